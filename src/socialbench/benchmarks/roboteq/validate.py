@@ -1,0 +1,337 @@
+"""Field-level checks for RobotEQ rows, and ``validate_roboteq`` for ``socialbench data validate``.
+
+The helpers here are pure: they take a raw field value and return the parsed value plus the
+messages of everything wrong with it, so the loader can report *every* malformed row (with
+file, row number and field) instead of stopping at the first.
+
+Checked problems: unparseable ``labels`` line, option / label count mismatch, labels that
+disagree with ``gt_labels``, unknown facet, malformed votes, bad grounding letters, a
+missing or unreadable image, and an image path that escapes the dataset folder (absolute
+paths, ``..`` and symbolic links that lead outside).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any, Sequence
+
+from socialbench.errors import Problem
+
+__all__ = [
+    "FACETS",
+    "LABELS",
+    "LETTERS",
+    "SUBSETS",
+    "normalise_label",
+    "normalise_subset",
+    "parse_label_lines",
+    "parse_list_field",
+    "parse_facets",
+    "parse_judgment_votes",
+    "parse_letters",
+    "resolve_image",
+    "image_problem",
+    "validate_roboteq",
+]
+
+#: The seven social facets of RobotEQ (paper §4.5, Table 6).
+FACETS = ("safety", "privacy", "proxemics", "cooperation", "politeness", "priority", "sensitivity")
+#: Behavior-judgment labels, in answer order.
+LABELS = ("proper", "improper")
+#: Spatial-grounding options (regions drawn on the image).
+LETTERS = ("A", "B", "C", "D")
+SUBSETS = ("synthetic", "real")
+
+_LABEL_ALIASES = {
+    "proper": "proper",
+    "improper": "improper",
+    "该做": "proper",  # the Chinese release wording ("should do")
+    "不该做": "improper",  # ("should not do")
+}
+_SUBSET_ALIASES = {
+    "synthetic": "synthetic",
+    "syn": "synthetic",
+    "generated": "synthetic",
+    "real": "real",
+    "real-world": "real",
+    "real_world": "real",
+}
+_LABEL_LINE = re.compile(r"^\s*\[\s*(\d+)\s*\]\s*(proper|improper|该做|不该做)\s*[:：]\s*(.*?)\s*$", re.IGNORECASE)
+
+
+def normalise_label(value: Any) -> str | None:
+    """``"proper"`` / ``"improper"`` for a label in any case (or the Chinese wording), else None."""
+    if not isinstance(value, str):
+        return None
+    return _LABEL_ALIASES.get(value.strip().strip(".").casefold())
+
+
+def normalise_subset(value: Any) -> str | None:
+    """``"synthetic"`` / ``"real"`` for a known spelling, else None."""
+    if not isinstance(value, str):
+        return None
+    return _SUBSET_ALIASES.get(value.strip().casefold())
+
+
+def parse_label_lines(text: str) -> tuple[list[tuple[int, str, str]], list[tuple[int, str]]]:
+    """Parse a ``labels`` field: lines ``[k] proper: <behavior>`` / ``[k] improper: <behavior>``.
+
+    Returns ``(entries, bad)``: entries are ``(k, label, behavior)`` in order; ``bad`` lists
+    ``(line number within the field, line)`` for every non-blank line that does not match
+    (including a line with an empty behavior).
+    """
+    entries: list[tuple[int, str, str]] = []
+    bad: list[tuple[int, str]] = []
+    for i, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        m = _LABEL_LINE.match(line)
+        if not m or not m.group(3):
+            bad.append((i, line))
+            continue
+        entries.append((int(m.group(1)), _LABEL_ALIASES[m.group(2).casefold()], m.group(3)))
+    return entries, bad
+
+
+def parse_list_field(value: Any) -> list[Any] | None:
+    """A list stored as a list, a JSON / Python-literal string, or a newline-separated string.
+
+    ``None`` and ``""`` give None (field absent). CSV exports store lists as strings.
+    """
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, str):
+        s = value.strip()
+        if not s:
+            return None
+        if s.startswith("["):
+            for loader in (json.loads, ast.literal_eval):
+                try:
+                    parsed = loader(s)
+                except (ValueError, SyntaxError):
+                    continue
+                if isinstance(parsed, (list, tuple)):
+                    return list(parsed)
+        return [part.strip() for part in s.splitlines() if part.strip()]
+    return [value]
+
+
+def _facet_names(value: Any) -> tuple[list[str], list[str]]:
+    """Facet list from a list or a comma / semicolon / pipe separated string -> (facets, unknown)."""
+    if isinstance(value, str):
+        raw = [p for p in re.split(r"[,;|/]", value) if p.strip()]
+    elif isinstance(value, (list, tuple)):
+        raw = list(value)
+    else:
+        return [], [repr(value)]
+    out: list[str] = []
+    unknown: list[str] = []
+    for f in raw:
+        name = f.strip().casefold() if isinstance(f, str) else None
+        if name in FACETS:
+            if name not in out:
+                out.append(name)
+        else:
+            unknown.append(repr(f))
+    return out, unknown
+
+
+def parse_facets(value: Any, ks: Sequence[int]) -> tuple[list[tuple[str, ...]], list[str]]:
+    """Facets per behavior (aligned with ``ks``) and error messages.
+
+    Accepted forms: absent (no facets); one list or string for the whole scene (every
+    behavior carries it); a list of per-behavior lists (one per behavior, in order); a dict
+    ``{k: [facets]}``. A JSON string of any of these is decoded first.
+    """
+    n = len(ks)
+    empty: list[tuple[str, ...]] = [() for _ in ks]
+    if value is None or value == "" or value == []:
+        return empty, []
+    if isinstance(value, str) and value.strip()[:1] in "[{":
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return empty, [f"facets is not valid JSON: {value!r}"]
+    errors: list[str] = []
+    known = ", ".join(FACETS)
+    if isinstance(value, dict):
+        per: dict[int, tuple[str, ...]] = {}
+        for key, v in value.items():
+            m = re.search(r"\d+", str(key))
+            if not m or int(m.group()) not in ks:
+                errors.append(f"facets names behavior {key!r}, which the row does not have")
+                continue
+            names, unknown = _facet_names(v)
+            if unknown:
+                errors.append(f"unknown facet(s) {', '.join(unknown)} for behavior {key} (known: {known})")
+            per[int(m.group())] = tuple(names)
+        return [per.get(k, ()) for k in ks], errors
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (list, tuple)) for v in value):
+        if len(value) != n:
+            return empty, [f"facets lists {len(value)} per-behavior entries but the row has {n} behaviors"]
+        out: list[tuple[str, ...]] = []
+        for k, v in zip(ks, value):
+            names, unknown = _facet_names(v)
+            if unknown:
+                errors.append(f"unknown facet(s) {', '.join(unknown)} for behavior {k} (known: {known})")
+            out.append(tuple(names))
+        return out, errors
+    if isinstance(value, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in value):
+        return empty, ["facets mixes lists and names; give one list per behavior or one list for the scene"]
+    names, unknown = _facet_names(value)
+    if unknown:
+        errors.append(f"unknown facet(s) {', '.join(unknown)} (known: {known})")
+    return [tuple(names) for _ in ks], errors
+
+
+def _vote_counts(v: Any) -> tuple[dict[str, int] | None, str | None]:
+    if isinstance(v, str):
+        v = [p for p in re.split(r"[,;|\s]+", v) if p]
+    if isinstance(v, dict):
+        counts: dict[str, int] = {}
+        for lab, c in v.items():
+            name = normalise_label(lab)
+            if name is None or not isinstance(c, int) or isinstance(c, bool) or c < 0:
+                return None, f"vote count {lab!r}: {c!r} is not a proper/improper count"
+            counts[name] = counts.get(name, 0) + c
+    elif isinstance(v, (list, tuple)):
+        counts = {}
+        for lab in v:
+            name = normalise_label(lab)
+            if name is None:
+                return None, f"vote {lab!r} is not proper or improper"
+            counts[name] = counts.get(name, 0) + 1
+    else:
+        return None, f"votes entry {v!r} is neither a list of labels nor a {{label: count}} object"
+    if sum(counts.values()) < 1:
+        return None, "a behavior has no votes"
+    return counts, None
+
+
+def parse_judgment_votes(value: Any, ks: Sequence[int]) -> tuple[list[dict[str, int]] | None, list[str]]:
+    """Per-annotator votes per behavior as ``{label: count}``, or None when absent.
+
+    Forms: a list with one entry per behavior, or a dict ``{k: entry}``; an entry is a list
+    of labels (one per annotator), a ``{label: count}`` object or a comma-separated string.
+    """
+    if value is None or value == "" or value == []:
+        return None, []
+    if isinstance(value, str) and value.strip()[:1] in "[{":
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None, [f"votes is not valid JSON: {value!r}"]
+    if isinstance(value, dict):
+        entries: dict[int, Any] = {}
+        for key, v in value.items():
+            m = re.search(r"\d+", str(key))
+            if not m or int(m.group()) not in ks:
+                return None, [f"votes names behavior {key!r}, which the row does not have"]
+            entries[int(m.group())] = v
+        missing = [k for k in ks if k not in entries]
+        if missing:
+            return None, [f"votes lack behavior(s) {missing}"]
+        seq = [entries[k] for k in ks]
+    elif isinstance(value, (list, tuple)):
+        if len(value) != len(ks):
+            return None, [f"votes lists {len(value)} entries but the row has {len(ks)} behaviors"]
+        seq = list(value)
+    else:
+        return None, [f"votes must be a list or an object, not {type(value).__name__}"]
+    out: list[dict[str, int]] = []
+    errors: list[str] = []
+    for k, v in zip(ks, seq):
+        counts, err = _vote_counts(v)
+        if err:
+            errors.append(f"behavior {k}: {err}")
+        else:
+            out.append(counts or {})
+    return (None if errors else out), errors
+
+
+def parse_letters(value: Any) -> tuple[tuple[str, ...] | None, str | None]:
+    """A set of grounding options: ``["A", "C"]``, ``"A, C"``, ``"AC"`` or ``'["A","C"]'``.
+
+    Returns the letters in A-D order (no duplicates) or an error message. An empty
+    selection is an error.
+    """
+    if isinstance(value, str):
+        s = value.strip()
+        if s.startswith("["):
+            parsed = parse_list_field(s)
+            value = parsed if parsed is not None else []
+        else:
+            value = [c for c in re.split(r"[\s,;|/&]+|(?<=[A-Za-z])(?=[A-Za-z])", s) if c]
+    if not isinstance(value, (list, tuple)):
+        return None, f"{value!r} is not a list of options A-D"
+    letters: set[str] = set()
+    for v in value:
+        if not isinstance(v, str) or v.strip().upper() not in LETTERS:
+            return None, f"{v!r} is not one of the options {', '.join(LETTERS)}"
+        letters.add(v.strip().upper())
+    if not letters:
+        return None, "no option selected; the answer needs at least one of A-D"
+    return tuple(o for o in LETTERS if o in letters), None
+
+
+def resolve_image(root: Path, base: Path, value: Any) -> tuple[str | None, str | None]:
+    """Resolve an image reference to a path relative to ``root`` (POSIX form).
+
+    ``base`` is the folder the reference is relative to (the metadata file's folder).
+    Returns ``(relative path, None)`` or ``(None, message)`` when the value is missing or
+    the path escapes the dataset folder (absolute path, ``..``, or a link leading outside).
+    """
+    if isinstance(value, dict):
+        value = value.get("path") or value.get("file_name")
+    if not isinstance(value, str) or not value.strip():
+        return None, "no image path (expected a file_name or image field)"
+    text = value.strip()
+    if PurePosixPath(text).is_absolute() or PureWindowsPath(text).is_absolute() or PureWindowsPath(text).drive:
+        return None, f"image path {text!r} is absolute and escapes the dataset folder"
+    root_r = root.resolve()
+    full = (base / text).resolve()
+    try:
+        rel = full.relative_to(root_r)
+    except ValueError:
+        return None, f"image path {text!r} escapes the dataset folder {root}"
+    return rel.as_posix(), None
+
+
+def image_problem(path: Path, *, decode: bool) -> str | None:
+    """None if ``path`` is a readable image; else what is wrong (missing / unreadable)."""
+    if not path.is_file():
+        return "image file is missing"
+    if not decode:
+        return None
+    from PIL import Image
+
+    try:
+        with Image.open(path) as img:
+            img.verify()
+    except Exception as exc:  # PIL raises many types for broken files
+        return f"image cannot be decoded ({type(exc).__name__}: {exc})"
+    return None
+
+
+def validate_roboteq(data: Path, task: str) -> list[Problem]:
+    """Every problem in a RobotEQ dataset folder for ``task`` (``behavior_judgment`` or
+    ``spatial_grounding``), images included (each is opened and verified)."""
+    from socialbench.benchmarks.roboteq.loader import resolve_data, scan_roboteq
+
+    root = resolve_data(data)
+    scan = scan_roboteq(root)
+    problems = scan.problems_for(task)
+    records = scan.scenes if task == "behavior_judgment" else scan.questions
+    for rec in records:
+        msg = image_problem(root / rec.image, decode=True)
+        if msg:
+            problems.append(Problem(rec.source, "image", f"{msg}: {rec.image}", "add the image or fix the path", rec.line))
+    if not records and not problems:
+        what = "behavior-judgment" if task == "behavior_judgment" else "spatial-grounding"
+        problems.append(Problem(str(root), "", f"no {what} rows found", "check that the folder holds the RobotEQ release"))
+    return problems

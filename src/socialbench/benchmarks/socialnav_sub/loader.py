@@ -1,0 +1,103 @@
+"""Load a SocialNav-SUB dataset folder (official layout, reference §a) into :class:`Item`\\ s.
+
+One :class:`~socialbench.types.Item` per sample; ``item_id`` is the sample id
+(``<a>_Spot_<b>_<F0>``), ``questions`` come from the prompt bank in the official query order
+and ``votes`` hold the human answer distributions of ``human_labels/<S>/common_answers.json``
+with canonical answers (multiple-select answers as tuples in option order).
+
+``Item.metadata`` keys (other modules rely on them; paths are absolute strings):
+
+- ``n_people`` (int), ``first_frame`` (int, F0)
+- ``sample_dir``: ``prompts/<S>``
+- ``tracks_path``: ``prompts/<S>/<S>_localized_obj_coords.json`` or None if absent
+- ``odometry_path``: ``front_view/<S>/traj_data.pkl`` or None if absent
+- ``frames``: ``front_view/<S>/<F0+t>.jpg`` for t = 0..9 (listed even if absent unless
+  ``require_images``)
+- ``composites``: ``prompts/<S>/sample_with_bev_<i>.png`` for i = 0..9 (same)
+- ``goal_xy``: ``[gx, gy]`` in metres in the initial robot frame, or None
+
+**socialbench extension:** an optional ``sample_metadata.json`` at the dataset root,
+``{sample_id: {attribute: value}}`` (e.g. ``{"101_Spot_1_155": {"indoors": false}}``), adds
+its attributes to the sample's metadata for facet analyses. It may not redefine the keys
+above.
+
+Only the labels are needed: images (and odometry pickles) are checked only when
+``require_images=True``. The prompt bank is the dataset's ``prompts/survey_prompt.json`` /
+``prompts/relevant_prev_questions.json`` when present, else the built-in one.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from socialbench.benchmarks.socialnav_sub.bank import PromptBank
+from socialbench.benchmarks.socialnav_sub.validate import N_FRAMES, SampleScan, scan_socialnav
+from socialbench.errors import DataError, UsageError
+from socialbench.types import Item
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SocialNavDataset:
+    """A loaded SocialNav-SUB dataset."""
+
+    root: Path
+    items: tuple[Item, ...]
+    bank: PromptBank
+    camera: dict
+    goal_info: dict
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @property
+    def n_questions(self) -> int:
+        """Total number of questions over all items (4968 for the official set)."""
+        return sum(len(item.questions) for item in self.items)
+
+
+def _metadata(root: Path, s: SampleScan) -> dict[str, Any]:
+    sid, f0 = s.sample_id, s.first_frame
+    meta: dict[str, Any] = {
+        "n_people": s.n_people,
+        "sample_dir": str(root / "prompts" / sid),
+        "tracks_path": str(s.tracks_path) if s.tracks_path is not None else None,
+        "odometry_path": str(s.odometry_path) if s.odometry_path is not None else None,
+        "frames": [str(root / "front_view" / sid / f"{f0 + t}.jpg") for t in range(N_FRAMES)],
+        "first_frame": f0,
+        "composites": [str(root / "prompts" / sid / f"sample_with_bev_{i}.png")
+                       for i in range(N_FRAMES)],
+        "goal_xy": list(s.goal_xy) if s.goal_xy is not None else None,
+    }
+    for key, value in s.extra.items():
+        meta.setdefault(key, value)
+    return meta
+
+
+def load_socialnav(root: Path | str, *, require_images: bool = False,
+                   limit: int | None = None) -> SocialNavDataset:
+    """Load the dataset folder ``root``; ``limit`` keeps only the first samples.
+
+    Raises :class:`DataError` listing every error found (warnings are logged).
+    """
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or limit < 0):
+        raise UsageError(f"limit must be a non-negative integer, got {limit!r}")
+    scan = scan_socialnav(root, check_images=require_images, check_odometry=require_images,
+                          limit=limit)
+    if scan.report.errors:
+        raise DataError(scan.report.errors)
+    for w in scan.report.warnings:
+        log.warning("%s", w)
+    assert scan.bank is not None  # no errors implies the bank loaded
+    items = tuple(
+        Item(item_id=s.sample_id, questions=s.questions, votes=s.votes,
+             metadata=_metadata(scan.root, s))
+        for s in scan.samples
+    )
+    return SocialNavDataset(root=scan.root, items=items, bank=scan.bank, camera=scan.camera,
+                            goal_info=scan.goal_info)

@@ -1,0 +1,397 @@
+"""Agreement metrics for SocialNav-SUB: PA, CWPA and the two human baselines.
+
+Two protocols are supported:
+
+``paper``
+    The equations of the SocialNav-SUB paper (seed ``001_…``, §3.4). For one item with
+    human answer distribution p_h and evaluated answer a:
+
+    * Eq. 1 (PA):   PA_q = (1/N_H) Σ_i I[a = A^h_{q,i}] = p_h(a)
+    * Eq. 2 (CWPA): CWPA_q = PA_q / HA_q, with HA_q = max_α p_h(α)
+
+    Multiple-select answers are compared as sets (order-insensitive). An invalid answer, or
+    a model failure with no answer, scores 0.
+
+``official``
+    What the official ``postprocess_results.py`` computes, bit for bit (reference
+    ``socialnav-sub-official.md`` §d.2, §d.3, §d.5, §e and §9): JSON parsing of the raw
+    text, order-sensitive multiple-select matching, an invalid answer scored as the FIRST
+    choice (§9.2), a leave-one-out (LOO) loop over the human labels with ``int()``
+    truncation of the counts (§9.1), and a LOO ratio in place of Eq. 2 (§9.3).
+
+In both protocols an entry whose model call failed (``error`` is not None) scores 0 for the
+model, never a guessed option: the official code never sees such entries (it retries API
+errors forever, §d.1), so scoring them as the first option would invent an answer. They are
+still counted in ``n``; the human rows are unaffected.
+
+Items with n <= 1 human answers are skipped in both protocols, as the official code does
+(§e skip rules); the average-human baseline is undefined for them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal, Sequence
+
+from socialbench.metrics.stats import mean_se
+from socialbench.types import Answer, HumanVotes, Question
+
+Protocol = Literal["paper", "official"]
+PROTOCOLS: tuple[str, ...] = ("paper", "official")
+
+CATEGORIES = ("Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning")
+
+INVALID = "INVALID"  # what the official parser stores for unparseable output (§d.2)
+
+ROWS = ("model", "human:average", "human:oracle")
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    """PA and CWPA of one answerer on one item."""
+
+    pa: float
+    cwpa: float
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_votes(votes: HumanVotes, where: str = "") -> None:
+    """Reject distributions the metrics cannot be defined on."""
+    tag = f"{where}: " if where else ""
+    if not votes.answers:
+        raise ValueError(f"{tag}human votes list no answers; every item needs at least one")
+    if len(votes.answers) != len(votes.probabilities):
+        raise ValueError(
+            f"{tag}human votes have {len(votes.answers)} answers but "
+            f"{len(votes.probabilities)} probabilities; the two lists must match"
+        )
+    if max(votes.probabilities) <= 0:
+        raise ValueError(f"{tag}human vote probabilities are all 0; at least one must be > 0")
+
+
+def _exact_counts(votes: HumanVotes) -> dict[Answer, int]:
+    """Integer vote counts (round(p * n)); they must add up to n."""
+    counts = votes.counts()
+    total = sum(counts.values())
+    if total != votes.n:
+        raise ValueError(
+            f"human vote counts add up to {total}, not n={votes.n} "
+            f"(probabilities {votes.probabilities}); fix the label file's probabilities or n"
+        )
+    return counts
+
+
+def protocol_ddof(protocol: str) -> int:
+    """The ddof of the SE under ``protocol``: 1 (sample std) for paper, 0 for official (§e)."""
+    if protocol == "paper":
+        return 1
+    if protocol == "official":
+        return 0
+    raise ValueError(f"unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)}")
+
+
+# --------------------------------------------------------------------------- paper protocol
+
+
+def pa_paper(votes: HumanVotes, answer: Answer | None) -> float:
+    """Eq. 1 (paper §3.4) for one item: the share of humans who gave ``answer``, p_h(answer).
+
+    ``answer`` must already be canonical (see :meth:`Question.canonical`); ``None`` (an
+    invalid answer or a failed call) scores 0.
+    """
+    _check_votes(votes)
+    return votes.probability(answer)
+
+
+def cwpa_paper(votes: HumanVotes, answer: Answer | None) -> float:
+    """Eq. 2 (paper §3.4) for one item: p_h(answer) / HA_q with HA_q = max_α p_h(α).
+
+    ``None`` scores 0.
+    """
+    _check_votes(votes)
+    return votes.probability(answer) / max(votes.probabilities)
+
+
+def human_average_paper(votes: HumanVotes) -> ItemScore:
+    """Average-human baseline (paper §3.4): each human scored against the other n-1.
+
+    Exact leave-one-out, no truncation. With integer counts c(x):
+
+    * PA = mean_j q_j(h_j) = Σ_x c(x)(c(x)-1) / (n(n-1)), i.e. Eq. 1 applied to one human
+      against the distribution q_j of the other n-1 answers, averaged over the n humans;
+    * CWPA = mean_j q_j(h_j) / max_x q_j(x), i.e. Eq. 2 against the same LOO distribution.
+
+    Requires n >= 2 (raises ``ValueError`` otherwise).
+    """
+    _check_votes(votes)
+    n = votes.n
+    if n < 2:
+        raise ValueError(f"average-human agreement needs at least 2 human answers, got n={n}")
+    counts = _exact_counts(votes)
+    pa = sum(c * (c - 1) for c in counts.values()) / (n * (n - 1))
+    cw_sum = 0.0
+    for x, c in counts.items():
+        if c == 0:
+            continue
+        others = max((d for y, d in counts.items() if y != x), default=0)
+        top = max(c - 1, others)  # >= 1 because n >= 2
+        cw_sum += c * (c - 1) / top
+    return ItemScore(pa=pa, cwpa=cw_sum / n)
+
+
+def human_oracle_paper(votes: HumanVotes) -> ItemScore:
+    """Human-oracle baseline (paper §3.4): the answer is the human mode.
+
+    PA (Eq. 1) = max_α p_h(α); CWPA (Eq. 2) = max p_h / max p_h = 1.
+    """
+    _check_votes(votes)
+    return ItemScore(pa=max(votes.probabilities), cwpa=1.0)
+
+
+# --------------------------------------------------------------------------- official protocol
+
+
+def official_parse(raw: str) -> Any:
+    """Official answer extraction (reference §d.2): ``json.loads(raw)["answer"]``.
+
+    Any exception (bad JSON, not an object, no ``answer`` key, ``raw`` not a string) gives
+    the string ``"INVALID"``. No trimming, lower-casing or synonym mapping.
+    """
+    try:
+        return json.loads(raw)["answer"]
+    except Exception:  # the official code catches everything here
+        return INVALID
+
+
+def official_match(question: Question, value: Any) -> Answer | None:
+    """The choice ``value`` denotes under the official matching rules, or ``None``.
+
+    Reference §b and §d.3:
+
+    * single choice: valid only if ``value`` is exactly one of the option strings;
+    * multiple select: a string becomes a 1-tuple; a list (or tuple) becomes a tuple in the
+      GIVEN order, duplicates kept, and is valid only if it equals one of the ordered
+      subsets in ``question.choices`` (so ``["turning right", "moving ahead"]`` is invalid,
+      §9.4).
+
+    (The official ``utils.py`` actually raises NameError on every multiple-select answer,
+    §9.5; this implements what it plainly intends.)
+    """
+    choices = question.choices
+    if question.kind == "multi":
+        if isinstance(value, str):
+            candidate: Any = (value,)
+        elif isinstance(value, (list, tuple)):
+            candidate = tuple(value)
+        else:
+            return None
+        for c in choices:  # equality only: elements may be unhashable (dicts, lists)
+            if c == candidate:
+                return c
+        return None
+    if isinstance(value, str) and value in question.options:
+        return value
+    return None
+
+
+def official_answer(question: Question, value: Any) -> Answer:
+    """The answer the official postprocessing scores for ``value`` (reference §d.5).
+
+    A valid value (see :func:`official_match`) is itself; an invalid one becomes the FIRST
+    choice (``question.choices[0]``), the first key of the all-zero one-hot dict picked by
+    ``max`` (bug §9.2).
+    """
+    matched = official_match(question, value)
+    if matched is not None:
+        return matched
+    return question.choices[0]
+
+
+def _official_loo(
+    question: Question, votes: HumanVotes, answer: Answer
+) -> tuple[ItemScore, ItemScore, ItemScore]:
+    """The official leave-one-out loop (reference §e), in the official order of operations.
+
+    Returns (model, average human, human oracle).
+    """
+    n = votes.n
+    choices = list(question.choices)
+    p_h: dict[Answer, float] = {c: 0.0 for c in choices}
+    for a, p in zip(votes.answers, votes.probabilities):
+        if a not in p_h:
+            raise ValueError(
+                f"{question.key}: human answer {a!r} is not one of the question's choices "
+                f"{choices}; fix the label file or the question definition"
+            )
+        p_h[a] = p
+    # One label per truncated count, in choice order.
+    labels: list[Answer] = []
+    for c in choices:
+        labels.extend([c] * int(p_h[c] * n))
+    if not labels:
+        raise ValueError(f"{question.key}: no human labels recovered from the probabilities")
+    contribution = 1.0 / n
+    vlm = vlm_cw = hum = hum_cw = orc = orc_cw = 0.0
+    for held in labels:
+        probs = dict(p_h)
+        probs[held] -= contribution
+        counts = {c: int(p * n) for c, p in probs.items()}  # truncation bug §9.1
+        z: float = sum(counts.values())
+        if z == 0:
+            z = 1.0
+        q = {c: k / z for c, k in counts.items()}
+        oracle_pa = max(q.values())
+        top = oracle_pa if oracle_pa != 0.0 else 1.0
+        pa_h = q[held]
+        pa_v = q[answer]
+        orc += oracle_pa
+        hum += pa_h
+        vlm += pa_v
+        vlm_cw += pa_v / top
+        hum_cw += pa_h / top
+        orc_cw += oracle_pa / top
+    m = len(labels)
+    return (
+        ItemScore(vlm / m, vlm_cw / m),
+        ItemScore(hum / m, hum_cw / m),
+        ItemScore(orc / m, orc_cw / m),
+    )
+
+
+def official_item_scores(
+    question: Question, votes: HumanVotes, value: Any
+) -> dict[str, ItemScore]:
+    """Official per-item scores (reference §e, "postprocess_results.py").
+
+    ``value`` is the parsed model answer (see :func:`official_parse`); it is mapped with
+    :func:`official_answer` (invalid -> first choice). Then, for each human label h_j
+    (labels rebuilt from the counts int(p_h(x)·n), in choice order):
+
+    * subtract 1/n from p_h(h_j), convert every entry back to a count with ``int(p·n)``
+      (truncation, §9.1), Z = sum of counts (1 if 0), q_j = count / Z;
+    * M_j = max q_j, replaced by 1 when 0;
+    * model: PA_j = q_j(a), CWPA_j = q_j(a)/M_j (a LOO ratio, not Eq. 2, §9.3);
+    * average human: PA_j = q_j(h_j), CWPA_j = q_j(h_j)/M_j;
+    * oracle: PA_j = max q_j, CWPA_j = max q_j / M_j (= 1).
+
+    Each is summed in label order and divided by the number of labels. Returns
+    ``{"model", "human:average", "human:oracle"}`` -> :class:`ItemScore`.
+    Raises ``ValueError`` when n <= 1 (the official code skips such items) or a human
+    answer is not one of the question's choices (the official code asserts).
+    """
+    _check_votes(votes, question.key)
+    if votes.n <= 1:
+        raise ValueError(
+            f"{question.key}: official scoring needs n >= 2 human answers, got n={votes.n}"
+        )
+    model, average, oracle = _official_loo(question, votes, official_answer(question, value))
+    return {"model": model, "human:average": average, "human:oracle": oracle}
+
+
+# --------------------------------------------------------------------------- aggregation
+
+
+@dataclass(frozen=True)
+class ScoringEntry:
+    """One answered (or failed) question, with what the scorer needs to know about it.
+
+    ``parsed`` is the parser's answer (option string, list/tuple of options, ``None``, or
+    the official string ``"INVALID"``); ``raw`` is the model's text when available (the
+    official protocol re-parses it with :func:`official_parse`); ``error`` is the error
+    kind of a failed model call, or ``None``.
+    """
+
+    item_id: str
+    question: Question
+    votes: HumanVotes
+    parsed: Any
+    raw: str | None = None
+    error: str | None = None
+
+
+def entry_scores(entry: ScoringEntry, protocol: Protocol) -> dict[str, ItemScore]:
+    """Per-item scores of one entry under ``protocol`` (see :func:`score_entries`)."""
+    q, votes = entry.question, entry.votes
+    if protocol == "paper":
+        answer = None if entry.error is not None else q.canonical(entry.parsed)
+        _check_votes(votes, q.key)
+        model = ItemScore(pa_paper(votes, answer), cwpa_paper(votes, answer))
+        return {
+            "model": model,
+            "human:average": human_average_paper(votes),
+            "human:oracle": human_oracle_paper(votes),
+        }
+    if protocol == "official":
+        value = official_parse(entry.raw) if entry.raw is not None else entry.parsed
+        scores = official_item_scores(q, votes, value)
+        if entry.error is not None:
+            scores["model"] = ItemScore(0.0, 0.0)
+        return scores
+    raise ValueError(f"unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)}")
+
+
+def _group_keys(entries: Sequence[ScoringEntry]) -> list[str]:
+    """Row order: All, the known categories, other categories, then base keys as met."""
+    seen_cats = {e.question.category for e in entries}
+    keys = ["All"] + [c for c in CATEGORIES if c in seen_cats]
+    for e in entries:
+        if e.question.category not in keys:
+            keys.append(e.question.category)
+    for e in entries:
+        if e.question.base_key not in keys:
+            keys.append(e.question.base_key)
+    return keys
+
+
+def score_entries(
+    entries: Sequence[ScoringEntry], protocol: Protocol
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Aggregate PA/CWPA over items (reference §e "Aggregation").
+
+    Returns ``{"model": B, "human:average": B, "human:oracle": B}``; B maps ``"All"``, each
+    category (``question.category``) and each base question key (``question.base_key``)
+    that occurs to ``{"PA", "CWPA", "PA_se", "CWPA_se", "n"}``. Every mean is a
+    micro-average over items (sample × person × question), as in the official code.
+
+    * ``paper``: model answer = ``question.canonical(parsed)``, invalid -> 0 (Eq. 1, 2);
+      human rows from :func:`human_average_paper` and :func:`human_oracle_paper`;
+      SE = sample std (ddof=1) / sqrt(n).
+    * ``official``: value = ``official_parse(raw)`` when ``raw`` is given, else ``parsed``;
+      scores from :func:`official_item_scores`; SE = population std (ddof=0) / sqrt(n).
+
+    In both, an entry with ``error`` set scores 0 for the model (never a guessed option)
+    and is still counted in n. Items with n <= 1 human answers are skipped (official skip
+    rule; the average human is undefined there). Raises ``ValueError`` when nothing is left
+    to score.
+    """
+    ddof = protocol_ddof(protocol)
+    kept = [e for e in entries if e.votes.n > 1]
+    if not kept:
+        raise ValueError(
+            "score_entries: no entries to score (none given, or all have n <= 1 human answers)"
+        )
+    keys = _group_keys(kept)
+    values: dict[str, dict[str, tuple[list[float], list[float]]]] = {
+        row: {k: ([], []) for k in keys} for row in ROWS
+    }
+    for e in kept:
+        scores = entry_scores(e, protocol)
+        groups = ("All", e.question.category, e.question.base_key)
+        for row in ROWS:
+            s = scores[row]
+            for g in dict.fromkeys(groups):  # a base key equal to a category counts once
+                values[row][g][0].append(s.pa)
+                values[row][g][1].append(s.cwpa)
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for row in ROWS:
+        block: dict[str, dict[str, float]] = {}
+        for k in keys:
+            pas, cwpas = values[row][k]
+            pa, pa_se, n = mean_se(pas, ddof)
+            cw, cw_se, _ = mean_se(cwpas, ddof)
+            block[k] = {"PA": pa, "CWPA": cw, "PA_se": pa_se, "CWPA_se": cw_se, "n": n}
+        out[row] = block
+    return out

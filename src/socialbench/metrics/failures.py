@@ -1,0 +1,102 @@
+"""Failure rate of a model on SocialNav-SUB (paper App. 7.6, Tables 4 and 5).
+
+A *failure* is an item where the model's chosen answer received zero human probability.
+The official code does not implement it (reference ``socialnav-sub-official.md`` §e, last
+item); like the reference driver, invalid answers and model errors count as failures
+(they have no answer any human gave). ``failure_rate_valid_only`` restricts the rate to
+items with a valid answer, so the two effects can be told apart.
+
+The protocol decides what counts as a valid answer and how the SE is computed:
+
+* ``paper``: ``question.canonical(parsed)`` (order-insensitive multiple select);
+  SE with the sample std (ddof=1);
+* ``official``: :func:`~socialbench.metrics.agreement.official_match` on
+  ``official_parse(raw)`` (or ``parsed`` when there is no raw text), order-sensitive;
+  an invalid answer is a failure here, NOT the first option; SE with ddof=0.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from socialbench.metrics.agreement import (
+    Protocol,
+    ScoringEntry,
+    protocol_ddof,
+    official_match,
+    official_parse,
+)
+from socialbench.metrics.stats import mean_se
+from socialbench.types import Answer
+
+
+def entry_answer(entry: ScoringEntry, protocol: Protocol) -> Answer | None:
+    """The valid answer of ``entry`` under ``protocol``, or ``None`` (invalid or error)."""
+    if entry.error is not None:
+        return None
+    if protocol == "paper":
+        return entry.question.canonical(entry.parsed)
+    value = official_parse(entry.raw) if entry.raw is not None else entry.parsed
+    return official_match(entry.question, value)
+
+
+def _rate(flags: Sequence[bool], ddof: int) -> tuple[float | None, float | None]:
+    if not flags:
+        return None, None
+    mean, se, _ = mean_se([1.0 if f else 0.0 for f in flags], ddof)
+    return mean, se
+
+
+def failure_summary(
+    entries: Sequence[ScoringEntry], protocol: Protocol = "paper"
+) -> dict[str, Any]:
+    """Failure, invalid-answer and error rates over ``entries``, each with its SE.
+
+    Returns a dict with:
+
+    * ``n``: number of entries;
+    * ``failure_rate`` / ``failure_rate_se``: share of entries whose answer got p_h = 0,
+      counting invalid answers and model errors as failures;
+    * ``failure_rate_valid_only`` / ``..._se`` and ``n_valid``: the same over entries with a
+      valid answer only (``None`` when there are none);
+    * ``invalid_rate`` / ``invalid_rate_se``: share with no error but an invalid answer;
+    * ``error_rate`` / ``error_rate_se``: share whose model call failed;
+    * ``protocol``.
+
+    SE = std / sqrt(n) of the 0/1 indicators (ddof per protocol, see the module doc).
+    Raises ``ValueError`` on an empty ``entries`` or an unknown protocol.
+    """
+    ddof = protocol_ddof(protocol)
+    if not entries:
+        raise ValueError("failure_summary: no entries given")
+    failed: list[bool] = []
+    failed_valid: list[bool] = []
+    invalid: list[bool] = []
+    errored: list[bool] = []
+    for e in entries:
+        answer = entry_answer(e, protocol)
+        is_error = e.error is not None
+        is_invalid = not is_error and answer is None
+        zero = answer is None or e.votes.probability(answer) == 0.0
+        failed.append(zero)
+        invalid.append(is_invalid)
+        errored.append(is_error)
+        if answer is not None:
+            failed_valid.append(zero)
+    fr, fr_se = _rate(failed, ddof)
+    fv, fv_se = _rate(failed_valid, ddof)
+    ir, ir_se = _rate(invalid, ddof)
+    er, er_se = _rate(errored, ddof)
+    return {
+        "protocol": protocol,
+        "n": len(entries),
+        "failure_rate": fr,
+        "failure_rate_se": fr_se,
+        "failure_rate_valid_only": fv,
+        "failure_rate_valid_only_se": fv_se,
+        "n_valid": len(failed_valid),
+        "invalid_rate": ir,
+        "invalid_rate_se": ir_se,
+        "error_rate": er,
+        "error_rate_se": er_se,
+    }

@@ -1,0 +1,75 @@
+"""``mock:`` — an in-process model for dry runs and tests (after Inspect AI's mockllm).
+
+``mock:first-option`` answers the first option on the prompt's ``Possible answers:`` line as
+JSON; ``mock:echo`` answers the prompt text. Tests may script it: each queued action is
+either text to return, a :class:`ModelError` to raise, or a ``(delay_s, action)`` pair.
+It goes through the engine, cache and parser like any remote model (``cacheable = True``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections import deque
+from typing import Any, Callable
+
+from socialbench.errors import UsageError
+from socialbench.models.base import ModelError
+from socialbench.models.registry import ModelOptions, register
+from socialbench.types import Generation, Request, Usage
+
+_POSSIBLE = re.compile(r"^Possible answers:\s*(.*)$", re.MULTILINE)
+
+
+def first_option_answer(prompt: str) -> str:
+    m = _POSSIBLE.search(prompt)
+    if not m:
+        return json.dumps({"answer": "ok"})
+    options = re.findall(r'"([^"]*)"', m.group(1))
+    first = options[0] if options else ""
+    if '"answer": ["' in prompt:
+        return json.dumps({"answer": [first]})
+    return json.dumps({"answer": first})
+
+
+class MockModel:
+    cacheable = True
+    needs_prompt = True
+
+    def __init__(self, spec: str, responder: Callable[[Request], str]):
+        self.spec = spec
+        self._responder = responder
+        self.script: deque[Any] = deque()
+        self.calls: list[Request] = []
+
+    def identity(self) -> str:
+        return self.spec
+
+    async def generate(self, request: Request) -> Generation:
+        self.calls.append(request)
+        action = self.script.popleft() if self.script else None
+        if isinstance(action, tuple):
+            delay, action = action
+            await asyncio.sleep(delay)
+        if isinstance(action, ModelError):
+            raise action
+        text = action if isinstance(action, str) else self._responder(request)
+        return Generation(text=text, usage=Usage(prompt_tokens=len(request.prompt) // 4, completion_tokens=len(text) // 4))
+
+    async def aclose(self) -> None:
+        return None
+
+
+_RESPONDERS: dict[str, Callable[[Request], str]] = {
+    "first-option": lambda r: first_option_answer(r.prompt),
+    "echo": lambda r: r.prompt,
+}
+
+
+@register("mock", summary="in-process mock model for dry runs (first-option | echo)", example="mock:first-option")
+def make_mock(rest: str, options: ModelOptions) -> MockModel:
+    name = rest or "first-option"
+    if name not in _RESPONDERS:
+        raise UsageError(f"mock:{name} is unknown; use mock:first-option or mock:echo")
+    return MockModel(f"mock:{name}", _RESPONDERS[name])

@@ -1,0 +1,328 @@
+"""OpenAI-compatible chat-completions backend: OpenAI, vLLM, SGLang, Ollama, LM Studio, ...
+
+Spec: ``openai:MODEL[@BASE_URL]``. The model name may contain ``/`` and ``:``; the base URL
+starts at the last ``@`` that is followed by ``http://`` or ``https://``::
+
+    openai:gpt-4o
+    openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1
+    openai:llama3.2-vision:11b@http://127.0.0.1:11434/v1
+
+The API key comes from the environment variable named by the model option ``api_key_env``
+(default ``OPENAI_API_KEY``). A local server (a base URL is given) gets the placeholder
+``EMPTY`` when that variable is unset. The key never appears in the spec, the identity,
+``repr``, error messages or logs.
+
+The model never retries: the SDK client is built with ``max_retries=0`` and every failure is
+raised as a :class:`RetryableModelError` or :class:`FatalModelError` with a stable kind
+(``rate_limit``, ``overloaded``, ``server_error``, ``timeout``, ``connection``,
+``malformed_response``, ``bad_request``, ``auth``, ``not_found``, ``refusal``,
+``empty_response``) for the engine to act on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import email.utils
+import json
+import logging
+import os
+import re
+import time
+from typing import TYPE_CHECKING, Any, Mapping
+
+from socialbench.errors import UsageError
+from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
+from socialbench.models.registry import ModelOptions, register
+from socialbench.types import EncodedImage, Generation, Request, Usage
+
+if TYPE_CHECKING:  # pragma: no cover
+    import openai
+
+log = logging.getLogger(__name__)
+
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+LOCAL_PLACEHOLDER_KEY = "EMPTY"
+_BASE_URL_AT = re.compile(r"@(?=https?://)")
+_MAX_MESSAGE_CHARS = 300
+
+
+# --------------------------------------------------------------------------- pure helpers
+
+
+def parse_spec(rest: str) -> tuple[str, str | None]:
+    """Split ``MODEL[@BASE_URL]`` at the last ``@`` followed by ``http://`` or ``https://``.
+
+    >>> parse_spec("llama3.2-vision:11b@http://127.0.0.1:11434/v1")
+    ('llama3.2-vision:11b', 'http://127.0.0.1:11434/v1')
+    """
+    matches = list(_BASE_URL_AT.finditer(rest))
+    if matches:
+        at = matches[-1].start()
+        model, base_url = rest[:at], rest[at + 1 :].rstrip("/")
+    else:
+        model, base_url = rest, None
+    if not model.strip():
+        raise UsageError(
+            f"model spec 'openai:{rest}' has no model name; "
+            "use openai:MODEL or openai:MODEL@http://HOST:PORT/v1 "
+            "(e.g. openai:gpt-4o, openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1)"
+        )
+    return model.strip(), base_url
+
+
+def image_data_url(image: EncodedImage) -> str:
+    """``data:<mime>;base64,<...>`` URL for an encoded image."""
+    return f"data:{image.mime};base64,{base64.b64encode(image.data).decode('ascii')}"
+
+
+def build_messages(request: Request) -> list[dict[str, Any]]:
+    """Chat messages for a request: optional system message, then one user message.
+
+    The user content is the text part first and then one ``image_url`` part per image (the
+    official GPT-4o order). Without images the content is the plain prompt string, which
+    text-only servers accept too.
+    """
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        messages.append({"role": "system", "content": request.system})
+    if request.images:
+        content: Any = [{"type": "text", "text": request.prompt}] + [
+            {"type": "image_url", "image_url": {"url": image_data_url(img)}} for img in request.images
+        ]
+    else:
+        content = request.prompt
+    messages.append({"role": "user", "content": content})
+    return messages
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or HTTP date)."""
+    if not headers:
+        return None
+    lower = {str(k).lower(): str(v) for k, v in headers.items()}
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = lower.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value.strip()) / divisor
+        except ValueError:
+            if name == "retry-after-ms":
+                continue
+            try:
+                when = email.utils.parsedate_to_datetime(value)
+            except (TypeError, ValueError):
+                continue
+            seconds = when.timestamp() - (time.time() if now is None else now)
+        if seconds == seconds and seconds >= 0:  # not NaN, not negative
+            return seconds
+        return 0.0
+    return None
+
+
+def _error_text(body: Any, fallback: str) -> tuple[str, str]:
+    """(message, param) from an OpenAI-style error body, tolerant of odd shapes."""
+    message, param = "", ""
+    if isinstance(body, Mapping):
+        err = body.get("error", body)
+        if isinstance(err, Mapping):
+            message = str(err.get("message") or "")
+            param = str(err.get("param") or "")
+        elif isinstance(err, str):
+            message = err
+    elif isinstance(body, str):
+        message = body
+    return (message or fallback), param
+
+
+def classify_status(code: int, message: str, retry_after: float | None = None) -> ModelError:
+    """Map an HTTP error status (and its message) to a socialbench model error."""
+    text = f"HTTP {code}: {message}"[:_MAX_MESSAGE_CHARS]
+    if code == 429:
+        return RetryableModelError("rate_limit", text, retry_after=retry_after)
+    if code == 529 or "overloaded" in message.lower():
+        return RetryableModelError("overloaded", text, retry_after=retry_after)
+    if code >= 500:
+        return RetryableModelError("server_error", text, retry_after=retry_after)
+    if code == 408:
+        return RetryableModelError("timeout", text)
+    if code in (401, 403):
+        return FatalModelError("auth", text)
+    if code == 404:
+        return FatalModelError("not_found", text)
+    return FatalModelError("bad_request", text)
+
+
+def parse_completion(body_text: str) -> Generation:
+    """Turn a chat-completions response body into a :class:`Generation` or raise."""
+    try:
+        data = json.loads(body_text)
+        choice = data["choices"][0]
+        message = choice["message"]
+        if not isinstance(message, Mapping):
+            raise TypeError("message is not an object")
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        snippet = body_text[:120].replace("\n", " ")
+        raise RetryableModelError(
+            "malformed_response", f"undecodable chat completion ({type(exc).__name__}): {snippet!r}"
+        ) from None
+    finish_reason = choice.get("finish_reason")
+    refusal = message.get("refusal")
+    if refusal or finish_reason == "content_filter":
+        reason = str(refusal) if refusal else "finish_reason=content_filter"
+        raise FatalModelError("refusal", reason[:_MAX_MESSAGE_CHARS])
+    content = message.get("content")
+    if isinstance(content, list):  # some servers return content parts
+        content = "".join(
+            str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text"
+        )
+    if content is None or not isinstance(content, str) or not content.strip():
+        raise FatalModelError("empty_response", f"no content (finish_reason={finish_reason})")
+    usage = data.get("usage") if isinstance(data, Mapping) else None
+    usage = usage if isinstance(usage, Mapping) else {}
+    return Generation(
+        text=content,
+        usage=Usage(
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+        ),
+    )
+
+
+class _ResponseFormatRejected(Exception):
+    """Internal: the server answered 400 to ``response_format``."""
+
+
+# --------------------------------------------------------------------------- the model
+
+
+class OpenAICompatModel:
+    """A model served behind an OpenAI-compatible ``/chat/completions`` endpoint."""
+
+    cacheable = True
+    needs_prompt = True
+
+    def __init__(self, model: str, base_url: str | None = None, options: ModelOptions | None = None):
+        options = options or ModelOptions()
+        self.model = model
+        self.base_url = base_url
+        self.timeout_s = float(options.timeout_s)
+        self.spec = f"openai:{model}@{base_url}" if base_url else f"openai:{model}"
+        key_env = options.get("api_key_env", DEFAULT_API_KEY_ENV) or DEFAULT_API_KEY_ENV
+        key = os.environ.get(key_env)
+        if not key:
+            if base_url is None:
+                raise UsageError(
+                    f"model {self.spec!r} needs an API key: export {key_env}=... "
+                    f"(or give a local server, e.g. openai:{model}@http://localhost:8000/v1, "
+                    "or choose the variable with --model-opt api_key_env=NAME)"
+                )
+            key = LOCAL_PLACEHOLDER_KEY
+        self._api_key = key
+        self._endpoint = base_url or os.environ.get("OPENAI_BASE_URL") or "default"
+        self._client: openai.AsyncOpenAI | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._response_format_ok = True
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatModel(model={self.model!r}, base_url={self.base_url!r})"
+
+    def identity(self) -> str:
+        return f"openai|{self.model}|{self._endpoint}"
+
+    @property
+    def response_format_supported(self) -> bool:
+        """False once the server has rejected ``response_format`` for this instance."""
+        return self._response_format_ok
+
+    def _get_client(self) -> "openai.AsyncOpenAI":
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            import openai
+
+            self._client = openai.AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                timeout=self.timeout_s,
+                max_retries=0,
+            )
+            self._client_loop = loop
+        return self._client
+
+    def _redact(self, text: str) -> str:
+        if self._api_key and self._api_key != LOCAL_PLACEHOLDER_KEY and len(self._api_key) >= 4:
+            text = text.replace(self._api_key, "***")
+        return text
+
+    async def generate(self, request: Request) -> Generation:
+        cfg = request.config
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": build_messages(request),
+            "temperature": cfg.temperature,
+            "max_tokens": cfg.max_tokens,
+        }
+        if cfg.seed is not None:
+            params["seed"] = cfg.seed
+        if cfg.json_mode and self._response_format_ok:
+            try:
+                return await self._send({**params, "response_format": {"type": "json_object"}})
+            except _ResponseFormatRejected:
+                if self._response_format_ok:
+                    self._response_format_ok = False
+                    log.info(
+                        "%s rejected response_format=json_object; sending requests without it",
+                        self.spec,
+                    )
+        return await self._send(params)
+
+    async def _send(self, params: dict[str, Any]) -> Generation:
+        import openai
+
+        client = self._get_client()
+        try:
+            raw = await client.chat.completions.with_raw_response.create(**params)
+            body_text = raw.http_response.text
+        except openai.APIStatusError as exc:
+            message, param = _error_text(exc.body, exc.message)
+            message = self._redact(message)
+            code = exc.status_code
+            if (
+                code == 400
+                and "response_format" in params
+                and ("response_format" in message.lower() or param == "response_format")
+            ):
+                raise _ResponseFormatRejected() from None
+            raise classify_status(code, message, parse_retry_after(exc.response.headers)) from None
+        except openai.APITimeoutError:
+            raise RetryableModelError("timeout", f"no answer within {self.timeout_s:g} s") from None
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            raise RetryableModelError(
+                "connection", self._redact(f"{type(cause).__name__}: {cause}")[:_MAX_MESSAGE_CHARS]
+            ) from None
+        except openai.APIResponseValidationError as exc:
+            raise RetryableModelError(
+                "malformed_response", self._redact(str(exc))[:_MAX_MESSAGE_CHARS]
+            ) from None
+        return parse_completion(body_text)
+
+    async def aclose(self) -> None:
+        client, self._client, self._client_loop = self._client, None, None
+        if client is not None:
+            try:
+                await client.close()
+            except RuntimeError:  # created on a loop that is already closed
+                pass
+
+
+@register(
+    "openai",
+    summary="Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, SGLang, Ollama, LM Studio)",
+    example="openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1",
+)
+def create_openai_model(rest: str, options: ModelOptions) -> OpenAICompatModel:
+    """OpenAI-compatible chat-completions endpoint: ``openai:MODEL[@BASE_URL]``."""
+    model, base_url = parse_spec(rest)
+    return OpenAICompatModel(model, base_url, options)

@@ -1,0 +1,91 @@
+"""Model spec strings -> model objects.
+
+A backend registers a prefix with :func:`register`; the registry imports the modules of
+:mod:`socialbench.models` on first use, so adding a backend is one new file with one
+``@register("prefix")`` line and no edits elsewhere. Heavy libraries are imported inside
+the backends, not here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from socialbench.errors import UsageError
+from socialbench.models.base import Model
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """Run-level settings a backend may use (all optional)."""
+
+    seed: int = 0
+    timeout_s: float = 120.0
+    data: Any = None  # the loaded benchmark, for baselines that read human votes
+    extra: tuple[tuple[str, str], ...] = ()  # --model-opt KEY=VALUE pairs
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        for k, v in self.extra:
+            if k == key:
+                return v
+        return default
+
+
+Factory = Callable[[str, ModelOptions], Model]
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    prefix: str
+    factory: Factory
+    summary: str
+    example: str
+
+
+_BACKENDS: dict[str, BackendInfo] = {}
+_LOADED = False
+
+
+def register(prefix: str, summary: str = "", example: str = "") -> Callable[[Factory], Factory]:
+    """Register ``factory(rest_of_spec, options) -> Model`` for specs ``prefix:...``."""
+
+    def deco(factory: Factory) -> Factory:
+        _BACKENDS[prefix] = BackendInfo(prefix, factory, summary or (factory.__doc__ or "").strip().split("\n")[0], example)
+        return factory
+
+    return deco
+
+
+def _load_all() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    import socialbench.models as pkg
+
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        if mod.name not in {"base", "registry"}:
+            importlib.import_module(f"socialbench.models.{mod.name}")
+    _LOADED = True
+
+
+def backends() -> list[BackendInfo]:
+    _load_all()
+    return sorted(_BACKENDS.values(), key=lambda b: b.prefix)
+
+
+def create_model(spec: str, options: ModelOptions | None = None) -> Model:
+    """Build a model from a spec such as ``openai:gpt-4o`` or ``baseline:random``."""
+    _load_all()
+    options = options or ModelOptions()
+    if spec in _BACKENDS:  # fixed names such as "baseline:random", "human:oracle"
+        return _BACKENDS[spec].factory("", options)
+    prefix, sep, rest = spec.partition(":")
+    if sep and prefix in _BACKENDS:
+        return _BACKENDS[prefix].factory(rest, options)
+    raise UsageError(
+        f"unknown model {spec!r}; known: "
+        + ", ".join(b.prefix if ":" in b.prefix else b.prefix + ":..." for b in backends())
+        + " (run `socialbench models` for details)"
+    )

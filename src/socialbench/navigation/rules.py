@@ -1,0 +1,313 @@
+"""The SocialNav-SUB rule-based baseline, on track coordinates in metres.
+
+The paper's rules (seed §7.10) are applied to the pedestrian tracks and robot path in the
+initial robot frame (x forward, y left), not to OCR'd circle positions. The official
+thresholds (reference §f) are fractions of the composite image's width and height and do
+not transfer, so each rule below states its own threshold in metres or degrees
+(:class:`RuleThresholds`). "Relative to the robot at t" means expressed in the robot's own
+frame at timestep t: its odometry position and yaw (the camera's direction).
+
+Rules
+-----
+* **Spatial position** (begin / end; begin = the person's first observed timestep, end =
+  their last), with bearing ``b = atan2(dy, dx)`` of the person relative to the robot:
+  ``|b| > 135°`` -> "behind"; ``dx > 0`` and (``|b| <= 20°`` or ``|dy| <= 0.5 m``) ->
+  "ahead of"; otherwise "to the left of" (dy > 0) / "to the right of". 20° is about the
+  central third of the SCAND front camera's ±46° view; 0.5 m is the robot's half width plus
+  a margin.
+* **Goal position** (begin = timestep 0, end = the last timestep), same sectors without
+  "behind" (a goal behind goes to its side): "ahead" / "to the left" / "to the right".
+  Without a goal, "ahead".
+* **Distance change**: distance d0 / d1 between the person and the robot at the person's
+  first / last observation. ``|d1 - d0| <= max(0.5 m, 10 % of d0)`` -> "about the same
+  distance to"; larger increase -> "further away from"; larger decrease -> "closer to".
+* **Robot moving direction**: heading change ``δ`` = yaw(end) − yaw(start) and lateral
+  drift ``λ`` = the end position's y in the start frame (used only if the robot moved
+  >= 0.3 m). Turning left/right if ``|δ| >= 10°`` (sign of δ), else if ``|λ| >= 0.5 m``
+  (sign of λ). A sharp turn (``|δ| >= 30°``) or no forward progress (< 0.3 m) drops
+  "moving ahead"; otherwise "moving ahead" is included. No turn -> ["moving ahead"].
+* **Obstructing path**: the robot's path to the goal is the segment from the robot at
+  timestep 0 to the goal (10 m straight ahead when the goal is unknown). "yes" if the
+  person's observed path (polyline through their positions; a point if seen once) comes
+  within 0.75 m of it (robot half width ~0.3 m plus ~0.45 m personal space); crossing it
+  counts.
+* **Obstructing end position**: "yes" if the person's last observed position lies within
+  0.75 m of the segment from the robot at that timestep to the goal and in front of the
+  robot (positive along-path coordinate, at most 0.75 m past the goal).
+* **Social questions** (paper §7.10): robot_affected = person_affected = obstructing
+  path; robot_action = person_action = "avoiding" if obstructing else "not considering";
+  robot_suggested_affected = obstructing end position; robot_suggested_action =
+  human_future_action_prediction = "avoid" if obstructing at the end else "not consider".
+* A label 1..n_people without a track (the dataset's count disagrees with the kept
+  tracks) gets: "ahead of", "about the same distance to", "no", "not considering",
+  "not consider".
+
+Where socialbench's rules differ from the official script (``run_heuristic.py``) and why
+---------------------------------------------------------------------------------------
+
+==========================  =====================================  ==========================================
+Aspect                      Official script                        socialbench (why)
+==========================  =====================================  ==========================================
+Input                       Hough circles + Tesseract OCR on the   Track coordinates in metres (exact; no
+                            composites, positions normalised by    OCR misreads; thresholds with physical
+                            the whole composite                    meaning; no OpenCV/Tesseract)
+Per-person answers          Never produced (looks up ``_p<i>``     Every person 1..n_people, every question
+                            keys in the base-key bank)             (the paper reports them)
+Robot direction             Crashes (``if not`` on a numpy         Heading change, then lateral drift, in
+                            array); x-shift of R in the image,     degrees / metres
+                            0.1 / 0.3
+Spatial position            x-offset 0.4 of image width; never     Angular sector + corridor relative to the
+                            "behind"; absolute image axes          robot's pose at that timestep; "behind"
+Goal questions              Person wording ("to the left of"),     Goal options "ahead" / "to the left" /
+                            not a valid option                     "to the right"
+Distance change             0.3 of the normalised image            Band max(0.5 m, 10 % of initial distance)
+Obstructing path            Strict proper intersection of R->G     Person's polyline within 0.75 m of R->G
+                            and P(first)->P(last)                  (someone walking along the robot's path
+                                                                   is in the way although lines never cross)
+Obstructing end position    Distance to the infinite line R-G      Distance to the segment ahead of the robot
+                            <= 0.1 (includes people behind the     <= 0.75 m
+                            robot or beyond the goal)
+Future / suggested actions  "avoiding" / "not considering" (not    "avoid" / "not consider" (the valid
+                            valid options)                         options)
+Future-action key           Un-suffixed                            ``q_human_future_action_prediction_p<i>``
+Output                      ``_results.json``, never scored        Answers through ``socialbench eval`` as a
+                                                                   model (``baseline:rule-based``)
+==========================  =====================================  ==========================================
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence, Union
+
+import numpy as np
+
+from socialbench.navigation.frames import Pose2D, wrap_angle, world_to_local
+from socialbench.navigation.tracks import PersonTrack, RobotPath, label_people
+
+RuleAnswer = Union[str, list[str]]
+
+DIRECTION_OPTIONS = ("moving ahead", "turning left", "turning right")
+SPATIAL_OPTIONS = ("ahead of", "to the left of", "to the right of", "behind")
+GOAL_OPTIONS = ("ahead", "to the left", "to the right")
+DISTANCE_OPTIONS = ("closer to", "further away from", "about the same distance to")
+YES_NO = ("yes", "no")
+ACTION_OPTIONS = ("avoiding", "overtaking", "not considering", "following", "yielding to")
+FUTURE_ACTION_OPTIONS = ("avoid", "overtake", "not consider", "follow", "yield to")
+
+GLOBAL_KEYS = ("q_robot_moving_direction", "q_goal_position_begin", "q_goal_position_end")
+PERSON_KEYS = (
+    "q_person_spatial_position_begin", "q_person_spatial_position_end", "q_person_distance_change",
+    "q_obstructing_path", "q_obstructing_end_position",
+    "q_robot_affected", "q_robot_action", "q_person_affected", "q_person_action",
+    "q_robot_suggested_affected", "q_robot_suggested_action", "q_human_future_action_prediction",
+)
+
+
+@dataclass(frozen=True)
+class RuleThresholds:
+    """Thresholds of the rules, in metres and degrees (see the module docstring)."""
+
+    ahead_half_angle_deg: float = 20.0
+    ahead_corridor_m: float = 0.5
+    behind_angle_deg: float = 135.0
+    distance_band_m: float = 0.5
+    distance_band_frac: float = 0.1
+    corridor_half_width_m: float = 0.75
+    turn_slight_deg: float = 10.0
+    turn_sharp_deg: float = 30.0
+    lateral_drift_m: float = 0.5
+    moving_min_m: float = 0.3
+    default_goal_distance_m: float = 10.0
+
+
+# --------------------------------------------------------------------------- geometry helpers
+
+
+def relative(point: Sequence[float], robot: RobotPath, t: int) -> tuple[float, float]:
+    """``point`` (initial frame) relative to the robot at timestep ``t``: (forward, left)."""
+    x, y, yaw = robot.pose(t)
+    d = world_to_local(np.asarray(point, dtype=float), Pose2D(x, y, yaw))
+    return (float(d[0]), float(d[1]))
+
+
+def point_segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    ab = b - a
+    denom = float(ab @ ab)
+    s = 0.0 if denom == 0.0 else min(1.0, max(0.0, float((p - a) @ ab) / denom))
+    return float(np.hypot(*(p - (a + s * ab))))
+
+
+def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
+
+
+def segments_cross(p1: np.ndarray, p2: np.ndarray, q1: np.ndarray, q2: np.ndarray) -> bool:
+    """Proper crossing of segments p1p2 and q1q2 (touching and collinear cases are covered
+    by the endpoint distances in :func:`polyline_segment_distance`)."""
+    d1, d2 = _cross(q1, q2, p1), _cross(q1, q2, p2)
+    d3, d4 = _cross(p1, p2, q1), _cross(p1, p2, q2)
+    return d1 * d2 < 0 and d3 * d4 < 0
+
+
+def polyline_segment_distance(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """Smallest distance between a polyline (``(N, 2)``, N >= 1) and segment ab."""
+    pts = np.asarray(points, dtype=float).reshape(-1, 2)
+    best = min(point_segment_distance(p, a, b) for p in pts)
+    for p, q in zip(pts[:-1], pts[1:]):
+        if segments_cross(p, q, a, b):
+            return 0.0
+        best = min(best, point_segment_distance(a, p, q), point_segment_distance(b, p, q))
+    return best
+
+
+# --------------------------------------------------------------------------- single rules
+
+
+def spatial_position(dx: float, dy: float, th: RuleThresholds = RuleThresholds()) -> str:
+    """Person option for a relative position (forward ``dx``, left ``dy``)."""
+    bearing = math.degrees(math.atan2(dy, dx))
+    if abs(bearing) > th.behind_angle_deg:
+        return "behind"
+    if dx > 0 and (abs(bearing) <= th.ahead_half_angle_deg or abs(dy) <= th.ahead_corridor_m):
+        return "ahead of"
+    return "to the left of" if dy > 0 else "to the right of"
+
+
+def goal_position(dx: float, dy: float, th: RuleThresholds = RuleThresholds()) -> str:
+    """Goal option for a relative position (no "behind": a goal behind goes to its side)."""
+    bearing = math.degrees(math.atan2(dy, dx))
+    if dx > 0 and (abs(bearing) <= th.ahead_half_angle_deg or abs(dy) <= th.ahead_corridor_m):
+        return "ahead"
+    return "to the left" if dy >= 0 else "to the right"
+
+
+def distance_change(d0: float, d1: float, th: RuleThresholds = RuleThresholds()) -> str:
+    band = max(th.distance_band_m, th.distance_band_frac * d0)
+    if abs(d1 - d0) <= band:
+        return "about the same distance to"
+    return "further away from" if d1 > d0 else "closer to"
+
+
+def robot_moving_direction(robot: RobotPath, th: RuleThresholds = RuleThresholds()) -> list[str]:
+    """Options of the multiple-select direction question, in option order."""
+    n = len(robot)
+    delta = math.degrees(wrap_angle(robot.yaw[-1] - robot.yaw[0]))
+    fx, fy = relative((robot.x[-1], robot.y[-1]), robot, 0)
+    moved = math.hypot(fx, fy) >= th.moving_min_m
+    lateral = fy if moved else 0.0
+    turn = 0
+    if abs(delta) >= th.turn_slight_deg:
+        turn = 1 if delta > 0 else -1
+    elif abs(lateral) >= th.lateral_drift_m:
+        turn = 1 if lateral > 0 else -1
+    ahead = n > 1 and fx >= th.moving_min_m and abs(delta) < th.turn_sharp_deg
+    out = []
+    if ahead or turn == 0:
+        out.append("moving ahead")
+    if turn > 0:
+        out.append("turning left")
+    elif turn < 0:
+        out.append("turning right")
+    return out
+
+
+def _goal_point(robot: RobotPath, goal_xy: Sequence[float] | None, th: RuleThresholds) -> np.ndarray:
+    if goal_xy is not None:
+        return np.asarray(goal_xy, dtype=float)
+    x, y, yaw = robot.pose(0)
+    d = th.default_goal_distance_m
+    return np.array([x + d * math.cos(yaw), y + d * math.sin(yaw)])
+
+
+def obstructs_path(track: PersonTrack, robot: RobotPath, goal: np.ndarray,
+                   th: RuleThresholds = RuleThresholds()) -> bool:
+    start = np.array([robot.x[0], robot.y[0]])
+    return polyline_segment_distance(track.positions(), start, goal) <= th.corridor_half_width_m
+
+
+def obstructs_end(track: PersonTrack, robot: RobotPath, goal: np.ndarray,
+                  th: RuleThresholds = RuleThresholds()) -> bool:
+    t = min(track.last.timestep, len(robot) - 1)
+    a = np.array([robot.x[t], robot.y[t]])
+    p = np.array(track.last.xy)
+    ab = goal - a
+    length = float(np.hypot(*ab))
+    if length == 0.0:
+        return bool(np.hypot(*(p - a)) <= th.corridor_half_width_m)
+    along = float((p - a) @ ab) / length
+    if along <= 0.0 or along > length + th.corridor_half_width_m:
+        return False
+    return point_segment_distance(p, a, goal) <= th.corridor_half_width_m
+
+
+# --------------------------------------------------------------------------- all answers
+
+
+def _social(path_yes: bool, end_yes: bool, i: int) -> dict[str, RuleAnswer]:
+    yn = lambda b: "yes" if b else "no"  # noqa: E731
+    act = "avoiding" if path_yes else "not considering"
+    fut = "avoid" if end_yes else "not consider"
+    return {
+        f"q_robot_affected_p{i}": yn(path_yes), f"q_person_affected_p{i}": yn(path_yes),
+        f"q_robot_action_p{i}": act, f"q_person_action_p{i}": act,
+        f"q_robot_suggested_affected_p{i}": yn(end_yes),
+        f"q_robot_suggested_action_p{i}": fut, f"q_human_future_action_prediction_p{i}": fut,
+    }
+
+
+def person_answers(i: int, track: PersonTrack | None, robot: RobotPath, goal: np.ndarray,
+                   th: RuleThresholds = RuleThresholds()) -> dict[str, RuleAnswer]:
+    """The 12 answers about person ``i`` (defaults when ``track`` is None)."""
+    if track is None:
+        out: dict[str, RuleAnswer] = {
+            f"q_person_spatial_position_begin_p{i}": "ahead of",
+            f"q_person_spatial_position_end_p{i}": "ahead of",
+            f"q_person_distance_change_p{i}": "about the same distance to",
+            f"q_obstructing_path_p{i}": "no", f"q_obstructing_end_position_p{i}": "no",
+        }
+        out.update(_social(False, False, i))
+        return out
+    last_t = len(robot) - 1
+    t0, t1 = min(track.first.timestep, last_t), min(track.last.timestep, last_t)
+    b = relative(track.first.xy, robot, t0)
+    e = relative(track.last.xy, robot, t1)
+    path_yes = obstructs_path(track, robot, goal, th)
+    end_yes = obstructs_end(track, robot, goal, th)
+    out = {
+        f"q_person_spatial_position_begin_p{i}": spatial_position(*b, th),
+        f"q_person_spatial_position_end_p{i}": spatial_position(*e, th),
+        f"q_person_distance_change_p{i}": distance_change(math.hypot(*b), math.hypot(*e), th),
+        f"q_obstructing_path_p{i}": "yes" if path_yes else "no",
+        f"q_obstructing_end_position_p{i}": "yes" if end_yes else "no",
+    }
+    out.update(_social(path_yes, end_yes, i))
+    return out
+
+
+def rule_based_answers(tracks: Mapping[int, PersonTrack] | Mapping[str, PersonTrack], robot_path: RobotPath,
+                       goal_xy: Sequence[float] | None, n_people: int | None = None,
+                       thresholds: RuleThresholds = RuleThresholds()) -> dict[str, RuleAnswer]:
+    """Answers to every question of a sample: ``{full question key: answer}``.
+
+    ``tracks`` are the labelled people ``{label: track}`` (as from
+    :func:`~socialbench.navigation.tracks.label_people`); a mapping keyed by tracker-id
+    strings is filtered and labelled first. Persons 1..``n_people`` (default: the number
+    of tracks) are answered. ``q_robot_moving_direction`` gets a list of options."""
+    if any(isinstance(k, str) for k in tracks):
+        people: Mapping[int, PersonTrack] = label_people(tracks)  # type: ignore[arg-type]
+    else:
+        people = tracks  # type: ignore[assignment]
+    th = thresholds
+    n = len(people) if n_people is None else n_people
+    goal = _goal_point(robot_path, goal_xy, th)
+    out: dict[str, RuleAnswer] = {"q_robot_moving_direction": robot_moving_direction(robot_path, th)}
+    if goal_xy is None:
+        out["q_goal_position_begin"] = out["q_goal_position_end"] = "ahead"
+    else:
+        out["q_goal_position_begin"] = goal_position(*relative(goal, robot_path, 0), th)
+        out["q_goal_position_end"] = goal_position(*relative(goal, robot_path, len(robot_path) - 1), th)
+    for i in range(1, n + 1):
+        out.update(person_answers(i, people.get(i), robot_path, goal, th))
+    return out

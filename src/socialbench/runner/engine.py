@@ -1,0 +1,142 @@
+"""Async request engine: bounded concurrency at the model call, retries, timeouts, cache.
+
+``Engine.run(request)`` never raises for model problems: it returns an
+:class:`~socialbench.types.Outcome` that carries either text or an error kind. Retries use
+exponential backoff with full jitter and honour a server's ``Retry-After``. The concurrency
+slot is held only while a call is in flight, not while backing off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from socialbench.models.base import FatalModelError, Model, ModelError, RetryableModelError
+from socialbench.runner.cache import ResponseCache, cache_key
+from socialbench.types import Outcome, Request, Usage
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Retry settings. Delay before retry k (1-based) is uniform in
+    [0.5, 1] x min(max_delay_s, base_delay_s * 2**(k-1)); when the server sends Retry-After,
+    that value is used instead."""
+
+    max_attempts: int = 6
+    base_delay_s: float = 1.0
+    max_delay_s: float = 60.0
+    timeout_s: float = 120.0  # per attempt
+
+    def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
+        backoff = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
+        jittered = backoff * (0.5 + 0.5 * rng.random())
+        if retry_after is not None and retry_after >= 0:
+            return retry_after  # the server said when to come back: honour it exactly
+        return jittered
+
+
+@dataclass
+class EngineStats:
+    requests: int = 0  # model calls attempted (each attempt counts)
+    completed: int = 0  # requests that produced an outcome (success or final error)
+    retries: int = 0
+    errors: int = 0  # final errors
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "requests": self.requests,
+            "completed": self.completed,
+            "retries": self.retries,
+            "errors": self.errors,
+            "cache_hits": self.cache_hits,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "error_kinds": dict(sorted(self.error_kinds.items())),
+        }
+
+
+class Engine:
+    def __init__(
+        self,
+        model: Model,
+        *,
+        concurrency: int = 16,
+        retry: RetryPolicy = RetryPolicy(),
+        cache: ResponseCache | None = None,
+        seed: int = 0,
+        on_update: Callable[[EngineStats], None] | None = None,
+    ):
+        self.model = model
+        self.retry = retry
+        self.cache = cache if getattr(model, "cacheable", False) else None
+        self.stats = EngineStats()
+        self._sem = asyncio.Semaphore(max(1, concurrency))
+        self._rng = random.Random(seed)
+        self._identity = model.identity()
+        self._on_update = on_update
+
+    def _notify(self) -> None:
+        if self._on_update is not None:
+            self._on_update(self.stats)
+
+    async def run(self, request: Request) -> Outcome:
+        key = cache_key(self._identity, request) if self.cache is not None else None
+        if key is not None:
+            hit = self.cache.get(key)  # type: ignore[union-attr]
+            if hit is not None:
+                self.stats.cache_hits += 1
+                self.stats.completed += 1
+                self._notify()
+                return Outcome(text=hit.text, error=None, usage=hit.usage, attempts=0, cached=True)
+        started = time.perf_counter()
+        attempt = 0
+        while True:
+            attempt += 1
+            self.stats.requests += 1
+            try:
+                async with self._sem:
+                    t0 = time.perf_counter()
+                    try:
+                        gen = await asyncio.wait_for(self.model.generate(request), self.retry.timeout_s)
+                    except asyncio.TimeoutError as exc:
+                        raise RetryableModelError("timeout", f"no answer within {self.retry.timeout_s:g} s") from exc
+                    latency = time.perf_counter() - t0
+            except ModelError as exc:
+                if isinstance(exc, RetryableModelError) and attempt < self.retry.max_attempts:
+                    self.stats.retries += 1
+                    self._notify()
+                    await asyncio.sleep(self.retry.delay(attempt, exc.retry_after, self._rng))
+                    continue
+                return self._fail(exc, attempt, time.perf_counter() - started)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a backend bug must not kill the run; record it
+                return self._fail(FatalModelError("backend_error", f"{type(exc).__name__}: {exc}"), attempt, time.perf_counter() - started)
+            self.stats.completed += 1
+            self.stats.prompt_tokens += gen.usage.prompt_tokens
+            self.stats.completion_tokens += gen.usage.completion_tokens
+            if key is not None:
+                self.cache.put(key, self._identity, gen)  # type: ignore[union-attr]
+            self._notify()
+            return Outcome(text=gen.text, error=None, latency_s=latency, usage=gen.usage, attempts=attempt)
+
+    def _fail(self, exc: ModelError, attempts: int, elapsed: float) -> Outcome:
+        self.stats.completed += 1
+        self.stats.errors += 1
+        self.stats.error_kinds[exc.kind] = self.stats.error_kinds.get(exc.kind, 0) + 1
+        self._notify()
+        return Outcome(
+            text=None,
+            error=exc.kind,
+            error_message=exc.message or str(exc),
+            latency_s=elapsed,
+            usage=Usage(),
+            attempts=attempts,
+        )

@@ -1,0 +1,67 @@
+"""A rich progress bar: done/total, rate, ETA, retries, errors and cache hits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from socialbench.runner.engine import EngineStats
+
+
+class RunProgress:
+    def __init__(self, total: int, done: int = 0, *, enabled: bool = True, label: str = "eval"):
+        self.enabled = enabled
+        self._progress: Progress | None = None
+        self._task: Any = None
+        self.total = total
+        self.done = done
+        self.label = label
+
+    def __enter__(self) -> "RunProgress":
+        if self.enabled:
+            self._progress = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TaskProgressColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                TextColumn("eta"),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[stats]}"),
+                console=Console(stderr=True),
+                transient=False,
+                refresh_per_second=4,
+            )
+            self._progress.__enter__()
+            self._task = self._progress.add_task(self.label, total=self.total, completed=self.done, rate="", stats="")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)  # type: ignore[arg-type]
+            self._progress = None
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        if self._progress is not None:
+            task = self._progress.tasks[0]
+            speed = task.speed
+            self._progress.update(self._task, advance=n, rate=f"{speed:.1f} q/s" if speed else "")
+
+    def update_stats(self, stats: EngineStats) -> None:
+        if self._progress is not None:
+            self._progress.update(
+                self._task,
+                stats=f"retries {stats.retries} · errors {stats.errors} · cache {stats.cache_hits}",
+            )

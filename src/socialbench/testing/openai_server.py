@@ -1,0 +1,579 @@
+"""A scripted, local OpenAI-compatible chat-completions server for tests and benchmarks.
+
+It is a real HTTP server (``aiohttp.web``) bound to ``127.0.0.1`` that speaks the
+chat-completions wire format: ``POST /v1/chat/completions`` and ``GET /v1/models``
+(plus ``GET /stats`` with request counters, handy from another process).
+
+In-process use (the server runs its own event loop in a background thread)::
+
+    with ScriptedOpenAIServer(delay_s=0.0) as srv:
+        srv.push(status(429, headers={"Retry-After": "1"}))   # first request gets a 429
+        ... point a client at srv.base_url ...                # "http://127.0.0.1:PORT/v1"
+        assert srv.count == 2
+
+As a subprocess (throughput benchmarks)::
+
+    python -m socialbench.testing.openai_server --port 0 --delay-ms 200 --max-concurrency 64
+
+prints ``READY http://127.0.0.1:PORT/v1`` on stdout and serves until killed. Delays are
+``asyncio.sleep`` calls, so hundreds of concurrent connections cost nothing.
+
+Each request consumes one scripted :class:`Action` (see :func:`ok`, :func:`status`,
+:func:`stall`, :func:`malformed`, :func:`refusal`, :func:`empty`) if any are queued, and
+otherwise is answered by the responder. The default responder, :func:`first_option_responder`,
+answers the first option of the ``Possible answers:`` line of the last user message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import re
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Mapping, Sequence
+
+from aiohttp import web
+
+Responder = Callable[[dict[str, Any]], str]
+ActionKind = Literal["ok", "status", "stall", "malformed", "refusal", "empty"]
+Overflow = Literal["queue", "reject"]
+
+DEFAULT_MODEL_NAME = "scripted-model"
+_IMAGE_TOKEN_ESTIMATE = 85  # a flat per-image cost, like a low-detail OpenAI image
+
+
+# --------------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True)
+class Action:
+    """One scripted reply. Build it with :func:`ok`, :func:`status`, :func:`stall`, ..."""
+
+    kind: ActionKind
+    text: str | None = None  # reply content (ok / stall), refusal text, or raw body (malformed)
+    code: int = 200
+    body: Any = None  # status(): JSON-able value or str; None means a standard error body
+    headers: Mapping[str, str] = field(default_factory=dict)
+    seconds: float = 0.0  # stall(): how long to sleep before answering
+
+
+def ok(text: str) -> Action:
+    """Answer 200 with ``text`` as the message content."""
+    return Action("ok", text=text)
+
+
+def status(code: int, body: Any = None, headers: Mapping[str, str] | None = None) -> Action:
+    """Answer with HTTP ``code``; ``body`` defaults to an OpenAI-style error object."""
+    return Action("status", code=code, body=body, headers=dict(headers or {}))
+
+
+def stall(seconds: float, text: str | None = None) -> Action:
+    """Sleep ``seconds`` and then answer normally (``text``, or the responder's answer)."""
+    return Action("stall", text=text, seconds=seconds)
+
+
+def malformed(body: str = "<html>upstream gateway hiccup: this is not JSON") -> Action:
+    """Answer 200 with a body that is not JSON (content type still ``application/json``)."""
+    return Action("malformed", text=body)
+
+
+def refusal(message: str = "I'm sorry, but I can't help with that.") -> Action:
+    """Answer 200 with ``message.refusal`` set, content null, finish_reason content_filter."""
+    return Action("refusal", text=message)
+
+
+def empty() -> Action:
+    """Answer 200 with an empty content string."""
+    return Action("empty", text="")
+
+
+# --------------------------------------------------------------------------- responder
+
+
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """The text of a chat message whose content is a string or a list of parts."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(p.get("text", ""))
+            for p in content
+            if isinstance(p, Mapping) and p.get("type") == "text"
+        )
+    return ""
+
+
+def last_user_text(request_json: Mapping[str, Any]) -> str:
+    """Text of the last ``user`` message of a chat-completions request ("" if none)."""
+    messages = request_json.get("messages")
+    if not isinstance(messages, list):
+        return ""
+    for message in reversed(messages):
+        if isinstance(message, Mapping) and message.get("role") == "user":
+            return message_text(message)
+    return ""
+
+
+def parse_possible_answers(line: str) -> list[str]:
+    """Options of a ``Possible answers: "a", "b"`` line (quoted, else comma-separated)."""
+    rest = line.split(":", 1)[1] if ":" in line else ""
+    quoted = [m.group(1).replace('\\"', '"') for m in _QUOTED.finditer(rest)]
+    if quoted:
+        return quoted
+    return [part.strip() for part in rest.split(",") if part.strip()]
+
+
+def first_option_responder(request_json: Mapping[str, Any]) -> str:
+    """Answer the first listed option as JSON, like the official dummy model.
+
+    Uses the last line starting with ``Possible answers:`` in the last user message; if the
+    text after that line asks for a list (contains ``"answer": ["``) the answer is a
+    one-element list. Without such a line the answer is ``{"answer": "ok"}``.
+    """
+    lines = last_user_text(request_json).splitlines()
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].strip().startswith("Possible answers:"):
+            options = parse_possible_answers(lines[index].strip())
+            if not options:
+                break
+            after = "\n".join(lines[index:])
+            if '"answer": ["' in after:
+                return json.dumps({"answer": [options[0]]})
+            return json.dumps({"answer": options[0]})
+    return json.dumps({"answer": "ok"})
+
+
+def estimate_prompt_tokens(request_json: Mapping[str, Any]) -> int:
+    """A cheap token estimate: ~4 characters a token plus a flat cost per image."""
+    chars = 0
+    images = 0
+    messages = request_json.get("messages")
+    for message in messages if isinstance(messages, list) else []:
+        if not isinstance(message, Mapping):
+            continue
+        chars += len(message_text(message))
+        content = message.get("content")
+        if isinstance(content, list):
+            images += sum(
+                1 for p in content if isinstance(p, Mapping) and p.get("type") == "image_url"
+            )
+    return max(1, chars // 4) + _IMAGE_TOKEN_ESTIMATE * images
+
+
+def _completion_tokens(text: str | None) -> int:
+    return max(1, len(text) // 4) if text else 0
+
+
+def _error_body(code: int) -> dict[str, Any]:
+    kinds = {
+        400: ("bad request", "invalid_request_error"),
+        401: ("Incorrect API key provided", "invalid_request_error"),
+        403: ("permission denied", "permission_error"),
+        404: ("The model does not exist", "invalid_request_error"),
+        429: ("Rate limit reached, please retry later", "rate_limit_error"),
+        529: ("Overloaded", "overloaded_error"),
+    }
+    message, kind = kinds.get(code, (f"scripted error {code}", "server_error"))
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+# --------------------------------------------------------------------------- server core
+
+
+class _Core:
+    """State and request handling shared by the threaded and the subprocess modes."""
+
+    def __init__(
+        self,
+        responder: Responder | None,
+        delay_s: float,
+        reject_response_format: bool,
+        max_concurrency: int | None,
+        overflow: Overflow,
+        model_name: str,
+    ) -> None:
+        self.responder: Responder = responder or first_option_responder
+        self.delay_s = delay_s
+        self.reject_response_format = reject_response_format
+        self.max_concurrency = max_concurrency
+        self.overflow = overflow
+        self.model_name = model_name
+        self.lock = threading.Lock()
+        self.script: collections.deque[Action] = collections.deque()
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.busy = 0  # requests holding a concurrency slot
+        self._slots: asyncio.Semaphore | None = None
+        self._serial = 0
+
+    def make_app(self) -> web.Application:
+        if self.max_concurrency is not None:
+            self._slots = asyncio.Semaphore(self.max_concurrency)
+        app = web.Application(client_max_size=256 * 1024 * 1024)
+        app.router.add_post("/v1/chat/completions", self.chat_completions)
+        app.router.add_get("/v1/models", self.models)
+        app.router.add_get("/stats", self.stats)
+        return app
+
+    def snapshot(self) -> dict[str, int]:
+        with self.lock:
+            return {
+                "count": len(self.requests),
+                "in_flight": self.in_flight,
+                "max_in_flight": self.max_in_flight,
+                "queued_actions": len(self.script),
+            }
+
+    async def stats(self, _: web.Request) -> web.Response:
+        return web.json_response(self.snapshot())
+
+    async def models(self, _: web.Request) -> web.Response:
+        return web.json_response(
+            {
+                "object": "list",
+                "data": [{"id": self.model_name, "object": "model", "created": 0, "owned_by": "socialbench"}],
+            }
+        )
+
+    async def chat_completions(self, request: web.Request) -> web.StreamResponse:
+        with self.lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._handle(request)
+        finally:
+            with self.lock:
+                self.in_flight -= 1
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        try:
+            body = json.loads(await request.read())
+            if not isinstance(body, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            return web.json_response(
+                {"error": {"message": "request body is not a JSON object", "type": "invalid_request_error"}},
+                status=400,
+            )
+        with self.lock:
+            self.requests.append(body)
+            self.headers.append({k.lower(): v for k, v in request.headers.items()})
+        if self.reject_response_format and "response_format" in body:
+            return web.json_response(
+                {
+                    "error": {
+                        "message": "response_format is not supported",
+                        "type": "invalid_request_error",
+                        "param": "response_format",
+                    }
+                },
+                status=400,
+            )
+        with self.lock:
+            action = self.script.popleft() if self.script else None
+        if self._slots is None:
+            return await self._respond(body, action)
+        if self.overflow == "reject" and self._slots.locked():
+            return web.json_response(_error_body(429), status=429, headers={"Retry-After": "1"})
+        async with self._slots:
+            return await self._respond(body, action)
+
+    async def _respond(self, body: dict[str, Any], action: Action | None) -> web.StreamResponse:
+        if self.delay_s > 0:
+            await asyncio.sleep(self.delay_s)
+        if action is None:
+            return self._completion(body, self.responder(body), "stop")
+        if action.kind == "ok":
+            return self._completion(body, action.text, "stop")
+        if action.kind == "stall":
+            await asyncio.sleep(action.seconds)
+            text = action.text if action.text is not None else self.responder(body)
+            return self._completion(body, text, "stop")
+        if action.kind == "empty":
+            return self._completion(body, "", "stop")
+        if action.kind == "refusal":
+            return self._completion(body, None, "content_filter", refusal_text=action.text)
+        if action.kind == "malformed":
+            return web.Response(
+                status=200, text=action.text or "", content_type="application/json"
+            )
+        payload = _error_body(action.code) if action.body is None else action.body
+        if isinstance(payload, str):
+            return web.Response(status=action.code, text=payload, headers=dict(action.headers))
+        return web.json_response(payload, status=action.code, headers=dict(action.headers))
+
+    def _completion(
+        self, body: dict[str, Any], text: str | None, finish_reason: str, refusal_text: str | None = None
+    ) -> web.Response:
+        with self.lock:
+            self._serial += 1
+            serial = self._serial
+        prompt_tokens = estimate_prompt_tokens(body)
+        completion_tokens = _completion_tokens(text if refusal_text is None else refusal_text)
+        message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": refusal_text}
+        return web.json_response(
+            {
+                "id": f"chatcmpl-scripted-{serial:08x}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": str(body.get("model") or self.model_name),
+                "system_fingerprint": "fp_scripted",
+                "choices": [
+                    {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+            }
+        )
+
+
+async def _start_site(core: _Core, host: str, port: int) -> tuple[web.AppRunner, int]:
+    runner = web.AppRunner(
+        core.make_app(), access_log=None, handler_cancellation=True, shutdown_timeout=1.0
+    )
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, backlog=2048)
+    await site.start()
+    bound = runner.addresses[0][1]
+    return runner, int(bound)
+
+
+# --------------------------------------------------------------------------- in-process
+
+
+class ScriptedOpenAIServer:
+    """An OpenAI-compatible server on 127.0.0.1 running in a background thread.
+
+    Use as a context manager; ``base_url`` is ``http://127.0.0.1:PORT/v1``. ``requests``,
+    ``count`` and ``max_in_flight`` (peak number of requests received and not yet answered)
+    may be read from any thread. With ``max_concurrency`` only that many requests are
+    worked on at once; the rest wait (``overflow="queue"``) or get a 429 (``"reject"``).
+    """
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        delay_s: float = 0.0,
+        *,
+        reject_response_format: bool = False,
+        max_concurrency: int | None = None,
+        overflow: Overflow = "queue",
+        model_name: str = DEFAULT_MODEL_NAME,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self._core = _Core(responder, delay_s, reject_response_format, max_concurrency, overflow, model_name)
+        self._host = host
+        self._port = port
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self._ready = threading.Event()
+        self._startup_error: BaseException | None = None
+
+    # -- configuration that tests may change while running
+    @property
+    def reject_response_format(self) -> bool:
+        return self._core.reject_response_format
+
+    @reject_response_format.setter
+    def reject_response_format(self, value: bool) -> None:
+        self._core.reject_response_format = value
+
+    @property
+    def responder(self) -> Responder:
+        return self._core.responder
+
+    @responder.setter
+    def responder(self, value: Responder | None) -> None:
+        self._core.responder = value or first_option_responder
+
+    # -- records
+    @property
+    def base_url(self) -> str:
+        if self._thread is None:
+            raise RuntimeError("ScriptedOpenAIServer is not running; use it as a context manager")
+        return f"http://{self._host}:{self._port}/v1"
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """A copy of the JSON bodies received so far, in arrival order."""
+        with self._core.lock:
+            return list(self._core.requests)
+
+    @property
+    def request_headers(self) -> list[dict[str, str]]:
+        """HTTP headers (lower-case names) of each recorded request, same order as ``requests``."""
+        with self._core.lock:
+            return list(self._core.headers)
+
+    @property
+    def count(self) -> int:
+        with self._core.lock:
+            return len(self._core.requests)
+
+    @property
+    def max_in_flight(self) -> int:
+        with self._core.lock:
+            return self._core.max_in_flight
+
+    @property
+    def pending_actions(self) -> int:
+        with self._core.lock:
+            return len(self._core.script)
+
+    def push(self, *actions: Action) -> None:
+        """Queue scripted replies; each request consumes one before the responder is used."""
+        with self._core.lock:
+            self._core.script.extend(actions)
+
+    # -- lifecycle
+    def start(self) -> "ScriptedOpenAIServer":
+        if self._thread is not None:
+            raise RuntimeError("ScriptedOpenAIServer already started")
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name="scripted-openai-server", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout=15):
+            self.stop()
+            raise RuntimeError("ScriptedOpenAIServer did not start within 15 s")
+        if self._startup_error is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+            err = self._startup_error
+            raise RuntimeError(f"ScriptedOpenAIServer failed to start: {err}") from err
+        return self
+
+    def _run(self) -> None:
+        loop = self._loop
+        assert loop is not None
+        asyncio.set_event_loop(loop)
+        try:
+            started = _start_site(self._core, self._host, self._port)
+            self._runner, self._port = loop.run_until_complete(started)
+        except BaseException as exc:  # reported to start()
+            self._startup_error = exc
+            self._ready.set()
+            loop.close()
+            return
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            loop.run_until_complete(self._shutdown())
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    async def _shutdown(self) -> None:
+        current = asyncio.current_task()
+        handlers = [t for t in asyncio.all_tasks() if t is not current]
+        for task in handlers:
+            task.cancel()
+        await asyncio.gather(*handlers, return_exceptions=True)
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def stop(self) -> None:
+        """Stop serving, cancel pending handlers, close the port and join the thread."""
+        thread, loop = self._thread, self._loop
+        if thread is None or loop is None:
+            return
+        if thread.is_alive() and not loop.is_closed():
+            loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=15)
+        self._thread = None
+        self._runner = None
+
+    def __enter__(self) -> "ScriptedOpenAIServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        where = f"{self._host}:{self._port}" if self._thread else "stopped"
+        return f"ScriptedOpenAIServer({where}, count={self.count})"
+
+
+# --------------------------------------------------------------------------- subprocess
+
+
+async def serve_forever(
+    port: int = 0,
+    host: str = "127.0.0.1",
+    delay_s: float = 0.0,
+    max_concurrency: int | None = None,
+    overflow: Overflow = "queue",
+    model_name: str = DEFAULT_MODEL_NAME,
+    reject_response_format: bool = False,
+) -> None:
+    """Serve with the default responder until cancelled; prints ``READY <base_url>`` first."""
+    core = _Core(None, delay_s, reject_response_format, max_concurrency, overflow, model_name)
+    runner, bound = await _start_site(core, host, port)
+    print(f"READY http://{host}:{bound}/v1", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python -m socialbench.testing.openai_server",
+        description="Scripted local OpenAI-compatible chat-completions server.",
+    )
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
+    p.add_argument("--delay-ms", type=float, default=0.0, help="sleep before each answer")
+    p.add_argument("--max-concurrency", type=int, default=None, help="requests worked on at once")
+    p.add_argument("--overflow", choices=["queue", "reject"], default="queue",
+                   help="beyond --max-concurrency: wait for a slot, or answer 429")
+    p.add_argument("--model-name", default=DEFAULT_MODEL_NAME)
+    p.add_argument("--reject-response-format", action="store_true")
+    args = p.parse_args(argv)
+    if args.max_concurrency is not None and args.max_concurrency < 1:
+        p.error("--max-concurrency must be at least 1")
+    if args.delay_ms < 0:
+        p.error("--delay-ms must not be negative")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parse_args(argv)
+    try:
+        asyncio.run(
+            serve_forever(
+                port=args.port,
+                host=args.host,
+                delay_s=args.delay_ms / 1000.0,
+                max_concurrency=args.max_concurrency,
+                overflow=args.overflow,
+                model_name=args.model_name,
+                reject_response_format=args.reject_response_format,
+            )
+        )
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,250 @@
+"""Core value types that flow through an evaluation run.
+
+Data flow: ``Benchmark.load`` -> :class:`Item` -> strategy builds :class:`Request` ->
+engine calls a model -> :class:`Outcome` -> parser -> :class:`SampleRecord` (one line of
+``samples.jsonl``) -> metrics.
+
+Answers are plain values: a single-choice answer is the option string; a multiple-select
+answer is a tuple of option strings. *Canonical* multiple-select answers list the options in
+the question's option order without duplicates; a model's raw answer may not be canonical and
+is kept as given (the ``official`` protocol needs the given order).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping, Sequence, Union
+
+Answer = Union[str, tuple[str, ...]]
+QuestionKind = Literal["single", "multi"]
+
+
+def ordered_subsets(options: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """All non-empty subsets of ``options``, by size then in option order.
+
+    For 3 options this gives the 2^3 - 1 = 7 choices of the SocialNav-SUB multiple-select
+    question: (a), (b), (c), (a, b), (a, c), (b, c), (a, b, c).
+    """
+    out: list[tuple[str, ...]] = []
+    for size in range(1, len(options) + 1):
+        out.extend(itertools.combinations(options, size))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question asked about one item (for SocialNav-SUB: one sample, maybe one person)."""
+
+    key: str  # full key, e.g. "q_person_action_p3"
+    base_key: str  # e.g. "q_person_action"
+    category: str  # e.g. "Social reasoning"
+    kind: QuestionKind
+    text: str  # rendered question text, e.g. "Person 3 is most likely ____ the robot."
+    options: tuple[str, ...]
+    person: int | None = None
+    depends_on: tuple[str, ...] = ()  # full keys of earlier questions (CoT)
+    instruction_block: str = ""  # name of the instruction block in the prompt bank
+
+    @property
+    def choices(self) -> tuple[Answer, ...]:
+        """The answer space: options, or the ordered non-empty subsets for multi-select."""
+        if self.kind == "multi":
+            return ordered_subsets(self.options)
+        return self.options
+
+    def canonical(self, answer: Any) -> Answer | None:
+        """Canonical form of ``answer`` for this question, or ``None`` if it is not valid.
+
+        Multi-select answers are matched order-insensitively (the ``paper`` protocol): a
+        string is a one-element selection, a list is a set of options.
+        """
+        if self.kind == "single":
+            return answer if isinstance(answer, str) and answer in self.options else None
+        if isinstance(answer, str):
+            answer = [answer]
+        if not isinstance(answer, (list, tuple)) or not answer:
+            return None
+        if not all(isinstance(a, str) and a in self.options for a in answer):
+            return None
+        chosen = set(answer)
+        return tuple(o for o in self.options if o in chosen)
+
+
+@dataclass(frozen=True)
+class HumanVotes:
+    """Distribution of human answers to one question.
+
+    ``answers`` are canonical answers; ``probabilities`` are count / n for each. Answers
+    not listed have probability 0.
+    """
+
+    answers: tuple[Answer, ...]
+    probabilities: tuple[float, ...]
+    n: int
+
+    def probability(self, answer: Answer | None) -> float:
+        if answer is None:
+            return 0.0
+        for a, p in zip(self.answers, self.probabilities):
+            if a == answer:
+                return p
+        return 0.0
+
+    def counts(self) -> dict[Answer, int]:
+        """Integer vote counts, recovered as round(p * n)."""
+        return {a: int(round(p * self.n)) for a, p in zip(self.answers, self.probabilities)}
+
+    def mode(self, choices: Sequence[Answer]) -> Answer:
+        """The most common answer; ties go to the earliest choice (official behaviour)."""
+        best = max(self.probabilities)
+        for c in choices:
+            if self.probability(c) == best:
+                return c
+        return self.answers[self.probabilities.index(best)]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One unit of a benchmark (a SocialNav-SUB sample, a RobotEQ scene)."""
+
+    item_id: str
+    questions: tuple[Question, ...]
+    votes: Mapping[str, HumanVotes]  # question key -> human answer distribution
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def question(self, key: str) -> Question:
+        for q in self.questions:
+            if q.key == key:
+                return q
+        raise KeyError(f"{self.item_id}: no question {key!r}")
+
+
+@dataclass(frozen=True)
+class EncodedImage:
+    """An image ready to send: encoded bytes plus what the image policy did to it."""
+
+    data: bytes
+    mime: str  # "image/jpeg" or "image/png"
+    width: int
+    height: int
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+@dataclass(frozen=True)
+class GenerationConfig:
+    """Decoding settings; part of the cache key."""
+
+    max_tokens: int = 1024
+    temperature: float = 0.0
+    json_mode: bool = True
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Request:
+    """One model call. ``item`` and ``question`` let baselines answer without a prompt; they
+    are context, not part of the request identity (see :meth:`fingerprint`)."""
+
+    prompt: str
+    images: tuple[EncodedImage, ...] = ()
+    config: GenerationConfig = GenerationConfig()
+    system: str | None = None
+    item: Item | None = field(default=None, compare=False, repr=False)
+    question: Question | None = field(default=None, compare=False, repr=False)
+
+    def fingerprint(self) -> str:
+        """SHA-256 over the prompt, the system text, image bytes and generation settings."""
+        h = hashlib.sha256()
+        h.update(b"system\0" + (self.system or "").encode())
+        h.update(b"\0prompt\0" + self.prompt.encode())
+        for img in self.images:
+            h.update(b"\0image\0" + img.sha256.encode())
+        c = self.config
+        h.update(f"\0cfg\0{c.max_tokens}|{c.temperature}|{c.json_mode}|{c.seed}".encode())
+        return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+
+
+@dataclass(frozen=True)
+class Generation:
+    """What a model returns for a request when it succeeds."""
+
+    text: str
+    usage: Usage = Usage()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the engine returns for a request: text or an error kind, never both."""
+
+    text: str | None
+    error: str | None  # None, or an error kind such as "timeout", "rate_limit", "refusal"
+    error_message: str | None = None
+    latency_s: float = 0.0
+    usage: Usage = Usage()
+    attempts: int = 1
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class SampleRecord:
+    """One line of ``samples.jsonl``: one answered (or failed) question."""
+
+    item_id: str
+    question_key: str
+    raw: str | None
+    parsed: Any  # option string, list of options, or None when invalid / failed
+    parse_method: str | None  # "json", "strict", "lenient", "human-mode", or None
+    error: str | None
+    latency_s: float
+    usage: dict[str, int]
+    request_hash: str | None = None
+    error_message: str | None = None
+    attempts: int = 0
+    cached: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "item_id": self.item_id,
+            "question_key": self.question_key,
+            "request_hash": self.request_hash,
+            "raw": self.raw,
+            "parsed": list(self.parsed) if isinstance(self.parsed, tuple) else self.parsed,
+            "parse_method": self.parse_method,
+            "error": self.error,
+            "error_message": self.error_message,
+            "latency_s": self.latency_s,
+            "usage": dict(self.usage),
+            "attempts": self.attempts,
+            "cached": self.cached,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "SampleRecord":
+        return cls(
+            item_id=d["item_id"],
+            question_key=d["question_key"],
+            raw=d.get("raw"),
+            parsed=d.get("parsed"),
+            parse_method=d.get("parse_method"),
+            error=d.get("error"),
+            latency_s=float(d.get("latency_s") or 0.0),
+            usage=dict(d.get("usage") or {}),
+            request_hash=d.get("request_hash"),
+            error_message=d.get("error_message"),
+            attempts=int(d.get("attempts") or 0),
+            cached=bool(d.get("cached", False)),
+        )

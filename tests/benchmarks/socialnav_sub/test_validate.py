@@ -1,0 +1,221 @@
+"""Tests for the SocialNav-SUB dataset validator: each malformed case yields a Problem."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
+from socialbench.benchmarks.socialnav_sub.synthetic import write_synthetic_dataset
+from socialbench.benchmarks.socialnav_sub.validate import (
+    goal_key,
+    parse_goal,
+    unsafe_relative_path,
+    validate_socialnav,
+)
+from socialbench.errors import DataError
+
+SID = "101_Spot_1_155"
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory) -> Path:
+    return write_synthetic_dataset(tmp_path_factory.mktemp("src") / "data", n_samples=2,
+                                   people=[2, 1], seed=4)
+
+
+@pytest.fixture()
+def root(source, tmp_path) -> Path:
+    return Path(shutil.copytree(source, tmp_path / "data"))
+
+
+def _labels(root: Path) -> Path:
+    return root / "human_labels" / SID / "common_answers.json"
+
+
+def _edit_labels(root: Path, **changes) -> Path:
+    path = _labels(root)
+    data = json.loads(path.read_text())
+    for key, value in changes.items():
+        if value is None:
+            del data[key]
+        else:
+            data[key] = value
+    path.write_text(json.dumps(data, indent=4))
+    return path
+
+
+def _errors(problems):
+    return [p for p in problems if not p.message.startswith("warning:")]
+
+
+def _find(problems, file, field):
+    hits = [p for p in problems if p.file == str(file) and p.field == field]
+    assert hits, f"no problem for {file} [{field}] in {[str(p) for p in problems]}"
+    return hits[0]
+
+
+def test_clean_dataset_has_no_problems(source):
+    assert validate_socialnav(source) == []
+
+
+def test_missing_question_key(root):
+    path = _edit_labels(root, q_person_action_p2=None)
+    _find(validate_socialnav(root), path, "q_person_action_p2")
+
+
+def test_missing_probabilities_and_n_answers(root):
+    path = _edit_labels(root, q_robot_action_p1_probabilities=None,
+                        q_robot_action_p1_n_answers=None)
+    problems = validate_socialnav(root)
+    _find(problems, path, "q_robot_action_p1_probabilities")
+    _find(problems, path, "q_robot_action_p1_n_answers")
+
+
+def test_probabilities_not_summing_to_one(root):
+    path = _edit_labels(root, q_person_affected_p1=["yes", "no"],
+                        q_person_affected_p1_probabilities=[0.5, 0.4],
+                        q_person_affected_p1_n_answers=10)
+    assert "sum to" in _find(validate_socialnav(root), path,
+                             "q_person_affected_p1_probabilities").message
+
+
+def test_lengths_mismatch(root):
+    path = _edit_labels(root, q_person_affected_p1=["yes", "no"],
+                        q_person_affected_p1_probabilities=[1.0])
+    _find(validate_socialnav(root), path, "q_person_affected_p1_probabilities")
+
+
+def test_fewer_than_two_answers(root):
+    path = _edit_labels(root, q_goal_position_end=["ahead"],
+                        q_goal_position_end_probabilities=[1.0], q_goal_position_end_n_answers=1)
+    assert "< 2" in _find(validate_socialnav(root), path, "q_goal_position_end_n_answers").message
+
+
+def test_answer_not_among_options(root):
+    path = _edit_labels(root, q_person_spatial_position_begin_p1=["ahead"],
+                        q_person_spatial_position_begin_p1_probabilities=[1.0])
+    problem = _find(validate_socialnav(root), path, "q_person_spatial_position_begin_p1")
+    assert "'ahead'" in problem.message and "ahead of" in problem.message
+
+
+def test_multi_select_answer_must_be_a_list(root):
+    path = _edit_labels(root, q_robot_moving_direction=["moving ahead"],
+                        q_robot_moving_direction_probabilities=[1.0])
+    _find(validate_socialnav(root), path, "q_robot_moving_direction")
+
+
+def test_sample_id_path_traversal(root):
+    info_path = root / "prompts" / "sample_info.json"
+    info = json.loads(info_path.read_text())
+    info["samples"][1]["folderpath"] = "../x"
+    info_path.write_text(json.dumps(info))
+    problem = _find(validate_socialnav(root), info_path, "samples[1].folderpath")
+    assert "path traversal" in problem.message
+
+
+@pytest.mark.parametrize("bad", ["../../etc/passwd.jpg", "/etc/passwd", "a/../../b.jpg"])
+def test_goal_image_path_traversal(root, bad):
+    path = root / "goal_info.json"
+    goals = json.loads(path.read_text())
+    goals["101_Spot_1/155.jpg"][0] = bad
+    path.write_text(json.dumps(goals))
+    assert "path traversal" in _find(validate_socialnav(root), path,
+                                     "101_Spot_1/155.jpg").message
+
+
+def test_malformed_json_reports_line(root):
+    path = _labels(root)
+    lines = path.read_text().splitlines()
+    lines[5] = lines[5] + " ,,"
+    path.write_text("\n".join(lines))
+    problem = _find(validate_socialnav(root), path, "")
+    assert problem.line == 6 and "invalid JSON" in problem.message
+
+
+def test_missing_labels_file(root):
+    _labels(root).unlink()
+    assert "missing" in _find(validate_socialnav(root), _labels(root), "").message
+
+
+def test_every_problem_is_collected(root):
+    path = _edit_labels(root, q_person_action_p1=None, q_robot_action_p2_n_answers=0)
+    (root / "goal_info.json").write_text("{")
+    problems = validate_socialnav(root)
+    _find(problems, path, "q_person_action_p1")
+    _find(problems, path, "q_robot_action_p2_n_answers")
+    _find(problems, root / "goal_info.json", "")
+
+
+def test_unreadable_image(root):
+    frame = root / "front_view" / SID / "158.jpg"
+    frame.write_bytes(b"not a jpeg")
+    assert "unreadable image" in _find(validate_socialnav(root), frame, "").message
+
+
+def test_images_are_skipped_when_not_checked(root):
+    (root / "front_view" / SID / "158.jpg").write_bytes(b"not a jpeg")
+    assert _errors(validate_socialnav(root, check_images=False)) == []
+
+
+class _Evil:
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_malicious_odometry_pickle(root, tmp_path):
+    marker = tmp_path / "created"
+    odo = root / "front_view" / SID / "traj_data.pkl"
+    odo.write_bytes(pickle.dumps({"position": _Evil(str(marker)), "yaw": []}))
+    problem = _find(validate_socialnav(root, check_images=False), odo, "")
+    assert "refused" in problem.message
+    assert not marker.exists()
+
+
+def test_short_odometry(root):
+    odo = root / "front_view" / SID / "traj_data.pkl"
+    odo.write_bytes(pickle.dumps({"position": np.zeros((160, 2)), "yaw": np.zeros(160)}))
+    assert "at least 165" in _find(validate_socialnav(root), odo, "position").message
+
+
+def test_truncating_counts_is_only_a_warning(root):
+    path = _edit_labels(root, q_obstructing_path_p1=["yes", "no"],
+                        q_obstructing_path_p1_probabilities=[15 / 22, 7 / 22],
+                        q_obstructing_path_p1_n_answers=22)
+    problem = _find(validate_socialnav(root), path, "q_obstructing_path_p1_probabilities")
+    assert problem.message.startswith("warning:") and "int(p*n)" in problem.message
+    assert load_socialnav(root).items[0].votes["q_obstructing_path_p1"].n == 22
+
+
+def test_loader_raises_the_same_errors(root):
+    path = _edit_labels(root, q_person_action_p1=None)
+    with pytest.raises(DataError) as err:
+        load_socialnav(root)
+    assert err.value.problems == _errors(validate_socialnav(root, check_images=False))
+    assert err.value.problems[0].file == str(path)
+
+
+def test_stray_next_key_is_ignored(source):
+    assert "" in json.loads(_labels(source).read_text())
+    assert validate_socialnav(source, check_images=False) == []
+
+
+def test_unsafe_relative_path():
+    assert unsafe_relative_path("front_view/a/1.jpg") is None
+    assert unsafe_relative_path("../a") is not None
+    assert unsafe_relative_path("/a") is not None
+    assert unsafe_relative_path("C:\\a") is not None
+
+
+def test_goal_helpers():
+    assert goal_key("101_Spot_1_155") == "101_Spot_1/155.jpg"
+    assert parse_goal("[7539, -2601]") == (7.539, -2.601)
+    assert parse_goal("[1, 2, 3]") is None

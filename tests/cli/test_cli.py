@@ -1,0 +1,86 @@
+"""The command line: exit codes, messages without tracebacks, score and validate."""
+
+import json
+import shutil
+
+import pytest
+
+from socialbench.cli import main
+from socialbench.testing.openai_server import ScriptedOpenAIServer, status
+
+
+def run_cli(*args):
+    with pytest.raises(SystemExit) as e:
+        main(list(args))
+        raise SystemExit(0)
+    return e.value.code
+
+
+def test_eval_baseline_exits_zero_and_writes_metrics(small_socialnav, tmp_path, capsys):
+    code = run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "-o", str(tmp_path / "r"), "--no-progress", "--no-cache")
+    assert code == 0 and (tmp_path / "r" / "metrics.json").exists()
+    assert "human:oracle" in capsys.readouterr().out
+
+
+def test_eval_with_model_errors_exits_two(small_socialnav, tmp_path):
+    with ScriptedOpenAIServer() as srv:
+        srv.push(*[status(400)] * 3)
+        code = run_cli(
+            "eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", f"openai:m@{srv.base_url}",
+            "-o", str(tmp_path / "r"), "--no-progress", "--no-cache", "--concurrency", "1", "--limit", "1",
+        )
+    assert code == 2
+
+
+def test_bad_method_is_a_usage_error_without_traceback(small_socialnav, tmp_path, capsys):
+    code = run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "--method", "magic", "-o", str(tmp_path / "r"))
+    err = capsys.readouterr().err
+    assert code == 1 and "--method" in err and "Traceback" not in err
+
+
+def test_unknown_model_prefix_is_a_usage_error(small_socialnav, tmp_path, capsys):
+    code = run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "nosuch:model", "-o", str(tmp_path / "r"))
+    assert code == 1 and "unknown model" in capsys.readouterr().err
+
+
+def test_missing_data_option_for_release_benchmark(capsys):
+    assert run_cli("eval", "-b", "socialnav-sub", "-m", "baseline:random") == 1
+    assert "--data is required" in capsys.readouterr().err
+
+
+def test_validate_ok_dataset(small_socialnav, capsys):
+    assert run_cli("data", "validate", "-b", "socialnav-sub", "-d", str(small_socialnav)) == 0
+    assert "OK" in capsys.readouterr().out
+
+
+def test_validate_lists_problems_and_exits_one(small_socialnav, tmp_path, capsys):
+    data = tmp_path / "data"
+    shutil.copytree(small_socialnav, data)
+    sample = json.loads((data / "prompts" / "sample_info.json").read_text())["samples"][0]["folderpath"]
+    ca = data / "human_labels" / sample / "common_answers.json"
+    obj = json.loads(ca.read_text())
+    obj["q_goal_position_begin_probabilities"] = [0.9] * len(obj["q_goal_position_begin_probabilities"])
+    del obj["q_goal_position_end_n_answers"]
+    ca.write_text(json.dumps(obj))
+    code = run_cli("data", "validate", "-b", "socialnav-sub", "-d", str(data))
+    err = capsys.readouterr().err
+    assert code == 1 and "q_goal_position_begin" in err and "q_goal_position_end" in err and "common_answers.json" in err
+
+
+def test_score_samples_file_matches_eval_metrics(small_socialnav, tmp_path):
+    run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "-o", str(tmp_path / "r"), "--no-progress", "--no-cache")
+    evaluated = json.loads((tmp_path / "r" / "metrics.json").read_text())["scores"]
+    code = run_cli("score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(tmp_path / "r" / "samples.jsonl"), "-o", str(tmp_path / "s"))
+    assert code == 0 and json.loads((tmp_path / "s" / "metrics.json").read_text())["scores"] == evaluated
+
+
+def test_score_official_protocol_records_protocol(small_socialnav, tmp_path):
+    run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "-o", str(tmp_path / "r"), "--no-progress", "--no-cache")
+    run_cli("score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(tmp_path / "r"), "--protocol", "official", "-o", str(tmp_path / "s"))
+    assert json.loads((tmp_path / "s" / "metrics.json").read_text())["protocol"] == "official"
+
+
+def test_models_lists_backends(capsys):
+    assert run_cli("models") == 0
+    out = capsys.readouterr().out
+    assert "openai:..." in out and "baseline:random" in out

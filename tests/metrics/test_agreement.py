@@ -1,0 +1,417 @@
+"""Tests for socialbench.metrics.agreement.
+
+Hand-computed cases for the paper's Eq. 1 (PA = p_h(a)) and Eq. 2 (CWPA = p_h(a)/max p_h),
+the exact leave-one-out (LOO) human baselines, and the official postprocessing
+(reference socialnav-sub-official.md §d, §e, §9), including its int() truncation bug.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Sequence
+
+import pytest
+
+from socialbench.metrics.agreement import (
+    CATEGORIES,
+    INVALID,
+    ItemScore,
+    ScoringEntry,
+    cwpa_paper,
+    human_average_paper,
+    human_oracle_paper,
+    official_answer,
+    official_item_scores,
+    official_parse,
+    pa_paper,
+    score_entries,
+)
+from socialbench.types import Answer, HumanVotes, Question
+
+YES_NO = ("yes", "no")
+SPATIAL = ("ahead of", "to the left of", "to the right of", "behind")
+DIRECTIONS = ("moving ahead", "turning left", "turning right")
+
+
+def question(
+    options: Sequence[str] = YES_NO,
+    key: str = "q_robot_affected_p1",
+    base_key: str = "q_robot_affected",
+    category: str = "Social reasoning",
+    kind: str = "single",
+) -> Question:
+    return Question(
+        key=key,
+        base_key=base_key,
+        category=category,
+        kind=kind,  # type: ignore[arg-type]
+        text="?",
+        options=tuple(options),
+    )
+
+
+def multi_question() -> Question:
+    return question(
+        DIRECTIONS,
+        key="q_robot_moving_direction",
+        base_key="q_robot_moving_direction",
+        category="Spatiotemporal reasoning",
+        kind="multi",
+    )
+
+
+def votes(counts: dict[Answer, int]) -> HumanVotes:
+    """Human votes as the data stores them: count/n as Python floats, most frequent first."""
+    n = sum(counts.values())
+    ordered = sorted(counts, key=lambda a: -counts[a])
+    return HumanVotes(tuple(ordered), tuple(counts[a] / n for a in ordered), n)
+
+
+def entry(
+    q: Question,
+    v: HumanVotes,
+    parsed: object,
+    raw: str | None = None,
+    error: str | None = None,
+    item_id: str = "s1",
+) -> ScoringEntry:
+    return ScoringEntry(item_id=item_id, question=q, votes=v, parsed=parsed, raw=raw, error=error)
+
+
+# --------------------------------------------------------------------------- paper protocol
+
+
+def test_unanimous_item_paper() -> None:
+    v = votes({"yes": 7})
+    assert pa_paper(v, "yes") == 1.0 and cwpa_paper(v, "yes") == 1.0  # Eq. 1, Eq. 2
+    assert pa_paper(v, "no") == 0.0 and cwpa_paper(v, "no") == 0.0
+    assert human_average_paper(v) == ItemScore(1.0, 1.0)
+    assert human_oracle_paper(v) == ItemScore(1.0, 1.0)
+
+
+def test_unanimous_item_official() -> None:
+    scores = official_item_scores(question(), votes({"yes": 7}), "yes")
+    assert scores == {
+        "model": ItemScore(1.0, 1.0),
+        "human:average": ItemScore(1.0, 1.0),
+        "human:oracle": ItemScore(1.0, 1.0),
+    }
+
+
+def test_half_half_tie_paper() -> None:
+    v = votes({"yes": 2, "no": 2})
+    # Eq. 1: 2/4; Eq. 2: (2/4)/(2/4)
+    assert pa_paper(v, "no") == 0.5 and cwpa_paper(v, "no") == 1.0
+    # LOO: each human agrees with 1 of the other 3 -> PA 1/3; q_j = (1/3, 2/3) -> CWPA 1/2
+    avg = human_average_paper(v)
+    assert avg.pa == pytest.approx(1 / 3) and avg.cwpa == pytest.approx(0.5)
+    assert human_oracle_paper(v) == ItemScore(0.5, 1.0)
+
+
+def test_half_half_tie_official_oracle_is_loo_mode_frequency() -> None:
+    # Every LOO distribution is (1/3, 2/3): the official oracle PA is 2/3, not max p_h = 1/2.
+    scores = official_item_scores(question(), votes({"yes": 2, "no": 2}), "yes")
+    assert scores["human:oracle"].pa == pytest.approx(2 / 3)
+    assert scores["human:average"].pa == pytest.approx(1 / 3)
+    assert scores["model"].pa == pytest.approx(0.5)
+
+
+def test_three_way_tie_paper() -> None:
+    v = votes({"ahead of": 1, "to the left of": 1, "behind": 1})
+    assert pa_paper(v, "behind") == pytest.approx(1 / 3)
+    assert cwpa_paper(v, "behind") == 1.0
+    assert pa_paper(v, "to the right of") == 0.0
+    # nobody agrees with anybody else
+    assert human_average_paper(v) == ItemScore(0.0, 0.0)
+    oracle = human_oracle_paper(v)
+    assert oracle.pa == pytest.approx(1 / 3) and oracle.cwpa == 1.0
+
+
+def test_three_way_tie_official() -> None:
+    q = question(SPATIAL, key="q_person_spatial_position_begin_p1",
+                 base_key="q_person_spatial_position_begin", category="Spatial reasoning")
+    v = votes({"ahead of": 1, "to the left of": 1, "behind": 1})
+    scores = official_item_scores(q, v, "behind")
+    # held-out x: q_j = 1/2 on the other two answers, 0 on x
+    assert scores["human:average"] == ItemScore(0.0, 0.0)
+    assert scores["human:oracle"] == ItemScore(0.5, 1.0)
+    # model "behind": q_j(behind) = 1/2 for two of the three held-out humans
+    assert scores["model"].pa == pytest.approx(1 / 3)
+    assert scores["model"].cwpa == pytest.approx(2 / 3)
+
+
+def test_invalid_answer_scores_zero_in_paper_protocol() -> None:
+    q, v = question(), votes({"yes": 5, "no": 2})
+    result = score_entries([entry(q, v, "maybe")], "paper")
+    assert result["model"]["All"]["PA"] == 0.0
+    assert result["model"]["All"]["CWPA"] == 0.0
+
+
+def test_invalid_answer_is_first_option_in_official_protocol() -> None:
+    q, v = question(), votes({"yes": 5, "no": 2})
+    assert official_answer(q, "maybe") == "yes"
+    invalid = official_item_scores(q, v, "maybe")["model"]
+    assert invalid == official_item_scores(q, v, "yes")["model"]
+    assert invalid.pa == pytest.approx(5 / 7)
+
+
+@pytest.mark.parametrize(
+    "raw", ["not json", '["yes"]', '{"choice": "yes"}', '"yes"', "", '{"answer": "yes"'],
+)
+def test_official_parse_failures_give_invalid(raw: str) -> None:
+    assert official_parse(raw) == INVALID
+
+
+def test_official_parse_takes_answer_field_verbatim() -> None:
+    assert official_parse('{"answer": " Yes"}') == " Yes"
+    assert official_parse('{"answer": ["moving ahead", "turning left"]}') == [
+        "moving ahead",
+        "turning left",
+    ]
+
+
+def test_official_single_choice_rejects_lists_and_paraphrases() -> None:
+    q = question()
+    assert official_answer(q, ["no"]) == "yes"
+    assert official_answer(q, "No") == "yes"
+    assert official_answer(q, {"answer": "no"}) == "yes"
+    assert official_answer(q, "no") == "no"
+
+
+def test_multi_select_paper_is_order_insensitive() -> None:
+    q = multi_question()
+    v = votes({("moving ahead", "turning right"): 3, ("moving ahead",): 1})
+    answer = q.canonical(["turning right", "moving ahead"])
+    assert answer == ("moving ahead", "turning right")
+    assert pa_paper(v, answer) == 0.75
+    result = score_entries([entry(q, v, ["turning right", "moving ahead"])], "paper")
+    assert result["model"]["All"]["PA"] == 0.75
+
+
+def test_multi_select_official_is_order_sensitive() -> None:
+    q = multi_question()
+    v = votes({("moving ahead", "turning right"): 3, ("moving ahead",): 1})
+    # wrong order -> invalid -> first choice ('moving ahead',), which 1 of 4 humans chose
+    assert official_answer(q, ["turning right", "moving ahead"]) == ("moving ahead",)
+    assert official_item_scores(q, v, ["turning right", "moving ahead"])["model"].pa == (
+        pytest.approx(0.25)
+    )
+    assert official_item_scores(q, v, ["moving ahead", "turning right"])["model"].pa == (
+        pytest.approx(0.75)
+    )
+
+
+def test_multi_select_official_string_and_duplicates() -> None:
+    q = multi_question()
+    assert official_answer(q, "turning left") == ("turning left",)
+    assert official_answer(q, ["turning left", "turning left"]) == ("moving ahead",)
+    assert official_answer(q, INVALID) == ("moving ahead",)
+
+
+# --------------------------------------------------------------------------- truncation bug
+
+
+def test_truncation_bug_lowers_official_average_human() -> None:
+    # votes 3/5, 2/5 (Python floats 0.6, 0.4). (0.6 - 1/5)*5 = 1.9999999999999998 -> int 1.
+    # held-out yes (x3): counts yes 1, no 2, Z 3: q(yes) = 1/3, M = 2/3, ratio 1/2
+    # held-out no  (x2): counts yes 3, no 1, Z 4: q(no)  = 1/4, M = 3/4, ratio 1/3
+    # official PA = (3/3 + 2/4)/5 = 0.3; exact LOO = (3*2 + 2*1)/(5*4) = 0.4
+    v = votes({"yes": 3, "no": 2})
+    official = official_item_scores(question(), v, "yes")["human:average"]
+    assert official.pa == pytest.approx(0.3, abs=1e-15)
+    assert official.cwpa == pytest.approx((3 * 0.5 + 2 / 3) / 5, abs=1e-15)
+    exact = human_average_paper(v)
+    assert exact.pa == pytest.approx(0.4, abs=1e-15)
+    # exact LOO CWPA: held-out yes -> (2/4)/(2/4) = 1; held-out no -> (1/4)/(3/4) = 1/3
+    assert exact.cwpa == pytest.approx((3 * 1 + 2 / 3) / 5, abs=1e-15)
+
+
+def test_truncation_bug_official_oracle_and_model() -> None:
+    # same item: oracle PA = (3 * 2/3 + 2 * 3/4)/5 = 0.7; model "yes": (3 * 1/3 + 2 * 3/4)/5 = 0.5
+    scores = official_item_scores(question(), votes({"yes": 3, "no": 2}), "yes")
+    assert scores["human:oracle"].pa == pytest.approx(0.7, abs=1e-15)
+    assert scores["model"].pa == pytest.approx(0.5, abs=1e-15)  # p_h(yes) = 0.6
+
+
+def test_five_ninths_four_ninths_survive_loo_exactly() -> None:
+    # The reference's example (5/9 - 1/9)*9 in fact evaluates to 4.0 in IEEE doubles, so
+    # this item is NOT hit by the truncation bug: official equals the exact LOO value.
+    assert (5 / 9 - 1 / 9) * 9 == 4.0 and (4 / 9 - 1 / 9) * 9 == 3.0
+    v = votes({"yes": 5, "no": 4})
+    official = official_item_scores(question(), v, "yes")["human:average"]
+    assert official.pa == pytest.approx(32 / 72, abs=1e-15)
+    assert human_average_paper(v).pa == pytest.approx(32 / 72, abs=1e-15)
+
+
+# --------------------------------------------------------------------------- official LOO vs paper
+
+
+def test_official_model_pa_equals_p_h_when_truncation_does_not_bite() -> None:
+    q = question(SPATIAL, key="q_person_spatial_position_end_p2",
+                 base_key="q_person_spatial_position_end", category="Spatial reasoning")
+    v = votes({"ahead of": 2, "to the left of": 1, "behind": 1})
+    for a in SPATIAL:
+        assert official_item_scores(q, v, a)["model"].pa == pytest.approx(
+            pa_paper(v, a), abs=1e-15
+        )
+
+
+def test_official_cwpa_is_loo_ratio_not_eq2() -> None:
+    # votes ahead 2, left 1, behind 1 (n=4); model "to the left of".
+    # Eq. 2: (1/4)/(2/4) = 0.5.
+    # Official: held-out ahead (x2): q = (1/3,1/3,0,1/3) -> ratio 1;
+    #           held-out left: q(left) = 0 -> 0; held-out behind: (2/3,1/3,0,0) -> 1/2.
+    #           mean = (1 + 1 + 0 + 0.5)/4 = 0.625
+    q = question(SPATIAL, category="Spatial reasoning")
+    v = votes({"ahead of": 2, "to the left of": 1, "behind": 1})
+    assert cwpa_paper(v, "to the left of") == 0.5
+    assert official_item_scores(q, v, "to the left of")["model"].cwpa == pytest.approx(0.625)
+
+
+def test_official_human_oracle_cwpa_is_one() -> None:
+    for counts in ({"yes": 3, "no": 2}, {"yes": 6, "no": 1}, {"yes": 4, "no": 4}):
+        assert official_item_scores(question(), votes(counts), "no")["human:oracle"].cwpa == 1.0
+
+
+def test_official_rejects_single_human() -> None:
+    with pytest.raises(ValueError, match="n >= 2"):
+        official_item_scores(question(), votes({"yes": 1}), "yes")
+
+
+def test_official_rejects_human_answer_outside_choices() -> None:
+    with pytest.raises(ValueError, match="not one of the question's choices"):
+        official_item_scores(question(), votes({"perhaps": 2, "yes": 1}), "yes")
+
+
+# --------------------------------------------------------------------------- property tests
+
+
+def _brute_force_average_human(labels: list[str]) -> tuple[Fraction, Fraction]:
+    """Each human against the other n-1, by enumeration (paper §3.4, Eq. 1 and Eq. 2)."""
+    n = len(labels)
+    pa = cw = Fraction(0)
+    for j, h in enumerate(labels):
+        others = labels[:j] + labels[j + 1 :]
+        agree = Fraction(others.count(h), n - 1)
+        top = Fraction(max(others.count(x) for x in set(others)), n - 1)
+        pa += agree
+        cw += agree / top
+    return pa / n, cw / n
+
+
+def test_property_random_distributions() -> None:
+    rng = random.Random(20240607)
+    for _ in range(400):
+        options = tuple(f"opt{i}" for i in range(rng.randint(2, 5)))
+        n = rng.randint(2, 14)
+        labels = [rng.choice(options) for _ in range(n)]
+        v = votes({o: labels.count(o) for o in options if labels.count(o)})
+        a = rng.choice(options)
+        scores = official_item_scores(question(options), v, a)
+        # official model PA stays within 1/n of Eq. 1
+        assert abs(scores["model"].pa - pa_paper(v, a)) <= 1 / n
+        assert scores["human:oracle"].cwpa == 1.0
+        # paper average human: closed form equals the enumerated leave-one-out definition
+        pa, cw = _brute_force_average_human(labels)
+        avg = human_average_paper(v)
+        assert avg.pa == pytest.approx(float(pa), abs=1e-12)
+        assert avg.cwpa == pytest.approx(float(cw), abs=1e-12)
+
+
+# --------------------------------------------------------------------------- aggregation
+
+
+def _three_entries() -> list[ScoringEntry]:
+    social1 = question(key="q_robot_affected_p1")
+    social2 = question(key="q_robot_affected_p2")
+    goal = question(("ahead", "to the left", "to the right"), key="q_goal_position_begin",
+                    base_key="q_goal_position_begin", category="Spatial reasoning")
+    return [
+        entry(social1, votes({"yes": 3, "no": 1}), "yes"),  # PA 0.75
+        entry(social2, votes({"yes": 1, "no": 3}), "yes"),  # PA 0.25
+        entry(goal, votes({"ahead": 4}), "to the left"),  # PA 0
+    ]
+
+
+def test_aggregation_rows_and_counts() -> None:
+    result = score_entries(_three_entries(), "paper")
+    assert set(result) == {"model", "human:average", "human:oracle"}
+    for block in result.values():
+        assert list(block) == [
+            "All", "Spatial reasoning", "Social reasoning",
+            "q_robot_affected", "q_goal_position_begin",
+        ]
+        assert {k: row["n"] for k, row in block.items()} == {
+            "All": 3, "Spatial reasoning": 1, "Social reasoning": 2,
+            "q_robot_affected": 2, "q_goal_position_begin": 1,
+        }
+        assert set(block["All"]) == {"PA", "CWPA", "PA_se", "CWPA_se", "n"}
+    assert CATEGORIES[1] not in result["model"]  # no spatiotemporal item given
+
+
+def test_aggregation_micro_average() -> None:
+    model = score_entries(_three_entries(), "paper")["model"]
+    assert model["All"]["PA"] == pytest.approx((0.75 + 0.25 + 0.0) / 3)
+    assert model["Social reasoning"]["PA"] == pytest.approx(0.5)
+    # Eq. 2 per item: 0.75/0.75, 0.25/0.75, 0
+    assert model["All"]["CWPA"] == pytest.approx((1 + 1 / 3 + 0) / 3)
+
+
+def test_aggregation_se_ddof_per_protocol() -> None:
+    # Social PA values [0.75, 0.25]: sample std 0.3536 -> SE 0.25; population std 0.25 -> SE 0.1768
+    paper = score_entries(_three_entries(), "paper")["model"]
+    official = score_entries(_three_entries(), "official")["model"]
+    assert paper["Social reasoning"]["PA_se"] == pytest.approx(0.25)
+    assert official["Social reasoning"]["PA_se"] == pytest.approx(0.25 / 2**0.5)
+    assert paper["Spatial reasoning"]["PA_se"] == 0.0  # n = 1
+
+
+def test_aggregation_skips_items_with_one_human() -> None:
+    lone = entry(question(key="q_robot_affected_p3"), votes({"no": 1}), "no")
+    entries = _three_entries() + [lone]
+    assert score_entries(entries, "paper")["model"]["All"]["n"] == 3
+
+
+def test_aggregation_rejects_empty_and_unknown_protocol() -> None:
+    with pytest.raises(ValueError, match="no entries"):
+        score_entries([], "paper")
+    with pytest.raises(ValueError, match="unknown protocol"):
+        score_entries(_three_entries(), "best")  # type: ignore[arg-type]
+
+
+def test_error_entry_scores_zero_for_model_in_both_protocols() -> None:
+    q, v = question(), votes({"yes": 5, "no": 2})
+    failed = entry(q, v, None, raw=None, error="timeout")
+    answered = entry(q, v, "no")
+    for protocol in ("paper", "official"):
+        result = score_entries([failed, answered], protocol)  # type: ignore[arg-type]
+        # 0 for the failure (never the first option "yes"), 2/7 for "no"
+        assert result["model"]["All"]["PA"] == pytest.approx((0 + 2 / 7) / 2)
+        assert result["model"]["All"]["n"] == 2
+        assert result["human:oracle"]["All"]["n"] == 2
+
+
+def test_error_entry_leaves_human_rows_unchanged() -> None:
+    q, v = question(), votes({"yes": 5, "no": 2})
+    for protocol in ("paper", "official"):
+        failed_entry = entry(q, v, None, error="refusal")
+        failed = score_entries([failed_entry], protocol)  # type: ignore[arg-type]
+        ok = score_entries([entry(q, v, "yes")], protocol)  # type: ignore[arg-type]
+        assert failed["human:average"] == ok["human:average"]
+        assert failed["human:oracle"] == ok["human:oracle"]
+
+
+def test_official_protocol_reparses_raw_text() -> None:
+    q, v = question(), votes({"yes": 5, "no": 2})
+    # raw says "no" although the lenient parser produced "yes"
+    result = score_entries([entry(q, v, "yes", raw='{"answer": "no"}')], "official")
+    assert result["model"]["All"]["PA"] == pytest.approx(2 / 7)
+
+
+def test_official_protocol_uses_parsed_invalid_marker_without_raw() -> None:
+    q, v = question(), votes({"yes": 2, "no": 5})
+    # an official experiment folder stores "INVALID" -> scored as the first option "yes"
+    result = score_entries([entry(q, v, INVALID, raw=None)], "official")
+    assert result["model"]["All"]["PA"] == pytest.approx(2 / 7)
+    assert score_entries([entry(q, v, INVALID)], "paper")["model"]["All"]["PA"] == 0.0

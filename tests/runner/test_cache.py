@@ -1,0 +1,35 @@
+"""SQLite response cache keys on model identity and the full request, images included."""
+
+from socialbench.runner.cache import ResponseCache, cache_key
+from socialbench.types import EncodedImage, Generation, GenerationConfig, Request, Usage
+
+
+def img(b: bytes) -> EncodedImage:
+    return EncodedImage(data=b, mime="image/png", width=1, height=1)
+
+
+def test_round_trip_keeps_text_and_usage(tmp_path):
+    c = ResponseCache(tmp_path / "c.sqlite")
+    k = cache_key("m", Request(prompt="p"))
+    c.put(k, "m", Generation("hello", Usage(3, 4)))
+    assert c.get(k) == Generation("hello", Usage(3, 4))
+
+
+def test_key_depends_on_image_bytes():
+    a = cache_key("m", Request(prompt="p", images=(img(b"1"),)))
+    b = cache_key("m", Request(prompt="p", images=(img(b"2"),)))
+    assert a != b
+
+
+def test_key_depends_on_model_identity_and_generation_settings():
+    r = Request(prompt="p")
+    assert cache_key("m1", r) != cache_key("m2", r)
+    assert cache_key("m", r) != cache_key("m", Request(prompt="p", config=GenerationConfig(max_tokens=7)))
+
+
+def test_cache_persists_across_connections(tmp_path):
+    k = cache_key("m", Request(prompt="p"))
+    c = ResponseCache(tmp_path / "c.sqlite")
+    c.put(k, "m", Generation("x"))
+    c.close()
+    assert ResponseCache(tmp_path / "c.sqlite").get(k).text == "x"

@@ -1,0 +1,109 @@
+"""A run end to end: run directory, resume without re-asking, errors recorded, methods."""
+
+import json
+
+import pytest
+
+from socialbench.benchmarks.base import EvalOptions
+from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
+from socialbench.errors import UsageError
+from socialbench.models.base import FatalModelError
+from socialbench.models.mock import MockModel, first_option_answer
+from socialbench.models.registry import ModelOptions, create_model
+from socialbench.runner.engine import RetryPolicy
+from socialbench.runner.run import RunRequest, run_eval
+
+N_QUESTIONS = 81
+FAST = RetryPolicy(max_attempts=2, base_delay_s=0.001, timeout_s=5)
+
+
+def mock() -> MockModel:
+    return MockModel("mock:first-option", lambda r: first_option_answer(r.prompt))
+
+
+def request(data, out, **opts) -> RunRequest:
+    return RunRequest(
+        benchmark_name="socialnav-sub", data=data, model_spec="mock", out=out,
+        options=EvalOptions(**opts), concurrency=4, retry=FAST, cache_path=None, show_progress=False,
+    )
+
+
+def test_run_writes_the_three_files(small_socialnav, tmp_path):
+    run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), mock())
+    assert {p.name for p in (tmp_path / "run").iterdir()} >= {"run.json", "samples.jsonl", "metrics.json"}
+
+
+def test_samples_have_the_interface_fields(small_socialnav, tmp_path):
+    run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), mock())
+    lines = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    assert len(lines) == N_QUESTIONS
+    assert {"item_id", "question_key", "raw", "parsed", "parse_method", "error", "latency_s", "usage"} <= set(lines[0])
+
+
+def test_metrics_have_all_rows_for_each_scorer(small_socialnav, tmp_path):
+    res = run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), mock())
+    scores = res.metrics["scores"]
+    assert set(scores) == {"model", "human:average", "human:oracle"}
+    rows = set(scores["model"])
+    assert {"All", "Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning"} <= rows
+    assert len(rows) == 4 + 15
+    assert set(scores["model"]["All"]) == {"PA", "CWPA", "PA_se", "CWPA_se", "n"}
+
+
+def test_rerun_into_same_directory_makes_zero_requests(small_socialnav, tmp_path):
+    m = mock()
+    run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), m)
+    calls = len(m.calls)
+    res = run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), m)
+    assert calls == N_QUESTIONS and len(m.calls) == calls and res.stats["requests"] == 0
+
+
+def test_model_errors_are_recorded_and_retried_on_resume(small_socialnav, tmp_path):
+    m = mock()
+    m.script.extend([FatalModelError("refusal")] * 5)
+    first = run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), m)
+    assert first.metrics["run"]["model_errors"] == 5 and not first.complete
+    second = run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), m)
+    assert second.stats["requests"] == 5 and second.complete
+
+
+def test_failed_answers_are_never_a_parsed_option(small_socialnav, tmp_path):
+    m = mock()
+    m.script.extend([FatalModelError("refusal")] * 3)
+    run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), m)
+    failed = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines() if '"refusal"' in x]
+    assert len(failed) == 3 and all(r["parsed"] is None and r["raw"] is None for r in failed)
+
+
+def test_resuming_with_a_different_model_is_refused(small_socialnav, tmp_path):
+    run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), mock())
+    other = create_model("baseline:random", ModelOptions())
+    with pytest.raises(UsageError, match="different run"):
+        run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), other)
+
+
+def test_cot_injects_earlier_answers_as_json(small_socialnav, tmp_path):
+    m = mock()
+    run_eval(request(small_socialnav, tmp_path / "run", method="cot", limit=1), SocialNavSub(), m)
+    end_prompt = next(r.prompt for r in m.calls if r.question.key == "q_person_spatial_position_end_p1")
+    assert '{"answer": "ahead of"}' in end_prompt
+
+
+def test_cot_gt_does_not_ask_spatial_questions(small_socialnav, tmp_path):
+    m = mock()
+    run_eval(request(small_socialnav, tmp_path / "run", method="cot-gt", limit=1), SocialNavSub(), m)
+    asked = {r.question.category for r in m.calls}
+    lines = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    assert asked == {"Social reasoning"}
+    assert all(r["parse_method"] == "human-mode" for r in lines if not r["question_key"].startswith(("q_robot_affected", "q_robot_action", "q_person_affected", "q_person_action", "q_robot_suggested", "q_human_future")))
+
+
+def test_baseline_runs_without_images(small_socialnav, tmp_path):
+    res = run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), create_model("human:oracle", ModelOptions()))
+    assert res.metrics["scores"]["model"]["All"]["PA"] == pytest.approx(res.metrics["scores"]["human:oracle"]["All"]["PA"])
+
+
+def test_requests_carry_ten_images(small_socialnav, tmp_path):
+    m = mock()
+    run_eval(request(small_socialnav, tmp_path / "run", limit=1), SocialNavSub(), m)
+    assert all(len(r.images) == 10 for r in m.calls)

@@ -1,0 +1,235 @@
+"""Tests for the scripted OpenAI-compatible server (real HTTP on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import selectors
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+import httpx
+import pytest
+
+from socialbench.testing.openai_server import (
+    ScriptedOpenAIServer,
+    first_option_responder,
+    ok,
+    parse_possible_answers,
+    status,
+)
+
+SINGLE_PROMPT = (
+    "Is the person moving toward the robot?\n"
+    'Possible answers: "moving toward", "moving away", "not moving"\n'
+    'Respond in JSON: {"answer": "<answer>"}'
+)
+MULTI_PROMPT = (
+    "Where is person 2?\n"
+    'Possible answers: "left", "ahead", "right"\n'
+    'You may select one or two possible answers: {"answer": ["<answer1>", "<answer2>"]}'
+)
+
+
+def _chat(text: str) -> dict[str, Any]:
+    return {"model": "m", "messages": [{"role": "user", "content": text}]}
+
+
+def _post(base_url: str, body: dict[str, Any], timeout: float = 5.0) -> tuple[int, dict[str, Any]]:
+    req = urllib.request.Request(
+        base_url + "/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def _content(response: dict[str, Any]) -> Any:
+    return json.loads(response["choices"][0]["message"]["content"])
+
+
+def test_default_responder_picks_first_option() -> None:
+    assert json.loads(first_option_responder(_chat(SINGLE_PROMPT))) == {"answer": "moving toward"}
+
+
+def test_default_responder_answers_a_list_for_multi_select_format() -> None:
+    assert json.loads(first_option_responder(_chat(MULTI_PROMPT))) == {"answer": ["left"]}
+
+
+def test_default_responder_without_options_answers_ok() -> None:
+    assert json.loads(first_option_responder(_chat("Describe the scene."))) == {"answer": "ok"}
+
+
+def test_default_responder_reads_text_parts_of_the_last_user_message() -> None:
+    body = {
+        "messages": [
+            {"role": "user", "content": 'Possible answers: "old"'},
+            {"role": "assistant", "content": '{"answer": "old"}'},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": 'Q2\nPossible answers: "new one", "other"'},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+                ],
+            },
+        ]
+    }
+    assert json.loads(first_option_responder(body)) == {"answer": "new one"}
+
+
+def test_parse_possible_answers_keeps_commas_inside_quotes() -> None:
+    assert parse_possible_answers('Possible answers: "a, b", "c"') == ["a, b", "c"]
+
+
+def test_completion_has_wire_format_fields_and_usage() -> None:
+    with ScriptedOpenAIServer() as srv:
+        code, resp = _post(srv.base_url, _chat(SINGLE_PROMPT))
+    assert code == 200
+    assert resp["id"].startswith("chatcmpl-")
+    assert resp["model"] == "m"
+    assert resp["choices"][0]["finish_reason"] == "stop"
+    assert _content(resp) == {"answer": "moving toward"}
+    usage = resp["usage"]
+    assert usage["prompt_tokens"] >= len(SINGLE_PROMPT) // 4
+    assert usage["completion_tokens"] > 0
+    assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
+
+
+def test_script_is_consumed_in_order_then_responder_is_used() -> None:
+    with ScriptedOpenAIServer(responder=lambda body: "fallback") as srv:
+        srv.push(status(503), ok("scripted"))
+        codes_texts = []
+        for _ in range(3):
+            code, resp = _post(srv.base_url, _chat("hi"))
+            codes_texts.append((code, resp["choices"][0]["message"]["content"] if code == 200 else None))
+        assert srv.count == 3
+    assert codes_texts == [(503, None), (200, "scripted"), (200, "fallback")]
+
+
+def test_status_action_sends_headers() -> None:
+    with ScriptedOpenAIServer() as srv:
+        srv.push(status(429, headers={"Retry-After": "7"}))
+        with httpx.Client() as client:
+            resp = client.post(srv.base_url + "/chat/completions", json=_chat("hi"))
+    assert (resp.status_code, resp.headers["retry-after"]) == (429, "7")
+    assert resp.json()["error"]["type"] == "rate_limit_error"
+
+
+def test_requests_are_recorded() -> None:
+    with ScriptedOpenAIServer() as srv:
+        _post(srv.base_url, {**_chat("first"), "temperature": 0.5})
+        _post(srv.base_url, _chat("second"))
+        recorded = srv.requests
+    assert [r["messages"][0]["content"] for r in recorded] == ["first", "second"]
+    assert recorded[0]["temperature"] == 0.5
+
+
+def test_reject_response_format_answers_400() -> None:
+    with ScriptedOpenAIServer(reject_response_format=True) as srv:
+        code, resp = _post(srv.base_url, {**_chat("hi"), "response_format": {"type": "json_object"}})
+        plain_code, _ = _post(srv.base_url, _chat("hi"))
+    assert code == 400
+    assert resp["error"]["param"] == "response_format"
+    assert plain_code == 200
+
+
+def test_models_endpoint_lists_the_model() -> None:
+    with ScriptedOpenAIServer(model_name="served-model") as srv:
+        with urllib.request.urlopen(srv.base_url + "/models", timeout=5) as resp:
+            data = json.loads(resp.read())
+    assert [m["id"] for m in data["data"]] == ["served-model"]
+
+
+async def _concurrent_posts(base_url: str, n: int) -> list[int]:
+    async with httpx.AsyncClient(timeout=10) as client:
+        responses = await asyncio.gather(
+            *(client.post(base_url + "/chat/completions", json=_chat(f"q{i}")) for i in range(n))
+        )
+    return [r.status_code for r in responses]
+
+
+def test_max_in_flight_reflects_concurrency_with_delay() -> None:
+    with ScriptedOpenAIServer(delay_s=0.4) as srv:
+        codes = asyncio.run(_concurrent_posts(srv.base_url, 8))
+        peak = srv.max_in_flight
+    assert codes == [200] * 8
+    assert peak == 8
+
+
+def test_sequential_requests_never_overlap() -> None:
+    with ScriptedOpenAIServer(delay_s=0.02) as srv:
+        for _ in range(3):
+            _post(srv.base_url, _chat("hi"))
+        assert srv.max_in_flight == 1
+
+
+def test_max_concurrency_queues_extra_requests() -> None:
+    with ScriptedOpenAIServer(delay_s=0.2, max_concurrency=2) as srv:
+        start = time.monotonic()
+        codes = asyncio.run(_concurrent_posts(srv.base_url, 6))
+        elapsed = time.monotonic() - start
+    assert codes == [200] * 6
+    assert elapsed >= 0.55  # 3 waves of 0.2 s
+
+
+def test_max_concurrency_reject_answers_429() -> None:
+    with ScriptedOpenAIServer(delay_s=0.4, max_concurrency=2, overflow="reject") as srv:
+        codes = asyncio.run(_concurrent_posts(srv.base_url, 6))
+    assert sorted(codes) == [200, 200, 429, 429, 429, 429]
+
+
+def test_exit_closes_port_and_thread() -> None:
+    before = {t.ident for t in threading.enumerate()}
+    with ScriptedOpenAIServer() as srv:
+        srv.push(ok("x"))
+        port = srv.port
+        _post(srv.base_url, _chat("hi"))
+    leaked = [t for t in threading.enumerate() if t.ident not in before]
+    assert leaked == []
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+def _read_ready_line(proc: subprocess.Popen[str], timeout: float) -> str:
+    assert proc.stdout is not None
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    try:
+        if not sel.select(timeout):
+            return ""
+        return proc.stdout.readline().strip()
+    finally:
+        sel.close()
+
+
+def test_subprocess_mode_prints_ready_and_answers() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "socialbench.testing.openai_server", "--port", "0", "--delay-ms", "50",
+         "--max-concurrency", "4"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = _read_ready_line(proc, timeout=20)
+        assert line.startswith("READY http://127.0.0.1:")
+        base_url = line.split(" ", 1)[1]
+        assert base_url.endswith("/v1")
+        code, resp = _post(base_url, _chat(SINGLE_PROMPT))
+        assert (code, _content(resp)) == (200, {"answer": "moving toward"})
+        with urllib.request.urlopen(base_url.removesuffix("/v1") + "/stats", timeout=5) as r:
+            assert json.loads(r.read())["count"] == 1
+    finally:
+        proc.kill()
+        proc.communicate(timeout=10)
