@@ -141,9 +141,9 @@ def _write_sample(tmp_path, n_frames=10, w=320, h=180):
         frames.append(str(p))
     tracks = {"track_id_to_object_trajectory": {
         "4": [{"center_x": 5.0 - 0.2 * t, "center_y": 1.0, "yaw": 0, "timestep": t,
-               "bbox": [60, 40, 100, 160], "pos_diff": 0.2} for t in range(n_frames)],
+               "bbox": [240, 160, 400, 640], "pos_diff": 0.2} for t in range(n_frames)],
         "8": [{"center_x": 6.0, "center_y": -2.0, "yaw": 0, "timestep": t,
-               "bbox": [250, 50, 280, 150], "pos_diff": 0.0} for t in range(n_frames)],
+               "bbox": [1000, 200, 1120, 600], "pos_diff": 0.0} for t in range(n_frames)],
     }}
     tp = pr / f"{sid}_localized_obj_coords.json"
     tp.write_text(json.dumps(tracks))
@@ -160,7 +160,9 @@ def test_render_sample_modes_and_sizes(tmp_path):
     assert len(comp) == 10 and comp[0].size == (320, 180 + 320)
     img = render_sample(meta, "img")
     assert img[0].size == (320, 180)
-    assert img[0].getpixel((80, 100 + 26)) == (0, 0, 255)  # person 1 (leftmost bbox) is blue
+    # bboxes are in 1280x720 pixels: centre (320, 400) -> (80, 100), radius 30 -> 8
+    assert img[0].getpixel((80, 100 + 6)) == (0, 0, 255)  # person 1 (leftmost bbox) is blue
+    assert img[0].getpixel((80, 100 + 11)) != (0, 0, 255)  # outside the scaled circle
     bev = render_sample(meta, "bev", bev_dpi=20)
     assert bev[0].size == (140, 140)
 

@@ -9,6 +9,7 @@ module under :mod:`socialbench.benchmarks` and nothing else.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,6 +119,8 @@ def _load_all() -> None:
             continue
         # A benchmark is a module, or a package whose ``benchmark`` module registers it.
         name = f"socialbench.benchmarks.{mod.name}" + (".benchmark" if mod.ispkg else "")
+        if mod.ispkg and importlib.util.find_spec(name) is None:
+            continue  # a helper package (data, shared code) that defines no benchmark
         importlib.import_module(name)
     _LOADED = True
 

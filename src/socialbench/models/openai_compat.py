@@ -6,6 +6,10 @@ starts at the last ``@`` that is followed by ``http://`` or ``https://``::
     openai:gpt-4o
     openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1
     openai:llama3.2-vision:11b@http://127.0.0.1:11434/v1
+    openai:Qwen/Qwen2.5-VL-7B-Instruct@http://node1:8000/v1,http://node2:8000/v1
+
+Several comma-separated URLs (or ``--model-opt endpoints_file=PATH``) build a
+:class:`~socialbench.models.endpoints.MultiEndpointModel` that spreads requests over them.
 
 The API key comes from the environment variable named by the model option ``api_key_env``
 (default ``OPENAI_API_KEY``). A local server (a base URL is given) gets the placeholder
@@ -38,6 +42,8 @@ from socialbench.types import EncodedImage, Generation, Request, Usage
 
 if TYPE_CHECKING:  # pragma: no cover
     import openai
+
+    from socialbench.models.endpoints import MultiEndpointModel
 
 log = logging.getLogger(__name__)
 
@@ -190,6 +196,14 @@ def parse_completion(body_text: str) -> Generation:
     )
 
 
+class EndpointUnreachable(RetryableModelError):
+    """A ``connection`` error raised before the request reached any server (the connection
+    could not be opened), so sending it to another endpoint cannot answer it twice."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__("connection", message)
+
+
 class _ResponseFormatRejected(Exception):
     """Internal: the server answered 400 to ``response_format``."""
 
@@ -205,6 +219,8 @@ class OpenAICompatModel:
 
     def __init__(self, model: str, base_url: str | None = None, options: ModelOptions | None = None):
         options = options or ModelOptions()
+        import openai  # noqa: F401  -- pay the SDK import here, not inside the first timed request
+
         self.model = model
         self.base_url = base_url
         self.timeout_s = float(options.timeout_s)
@@ -299,9 +315,10 @@ class OpenAICompatModel:
             raise RetryableModelError("timeout", f"no answer within {self.timeout_s:g} s") from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
-            raise RetryableModelError(
-                "connection", self._redact(f"{type(cause).__name__}: {cause}")[:_MAX_MESSAGE_CHARS]
-            ) from None
+            message = self._redact(f"{type(cause).__name__}: {cause}")[:_MAX_MESSAGE_CHARS]
+            if type(cause).__name__ == "ConnectError":  # httpx / httpx2: nothing was sent
+                raise EndpointUnreachable(message) from None
+            raise RetryableModelError("connection", message) from None
         except openai.APIResponseValidationError as exc:
             raise RetryableModelError(
                 "malformed_response", self._redact(str(exc))[:_MAX_MESSAGE_CHARS]
@@ -319,10 +336,21 @@ class OpenAICompatModel:
 
 @register(
     "openai",
-    summary="Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, SGLang, Ollama, LM Studio)",
+    summary="Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, SGLang, Ollama, LM Studio); "
+    "several URLs spread the load (options: api_key_env, endpoints_file, per_endpoint_concurrency, cooldown_s)",
     example="openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1",
 )
-def create_openai_model(rest: str, options: ModelOptions) -> OpenAICompatModel:
-    """OpenAI-compatible chat-completions endpoint: ``openai:MODEL[@BASE_URL]``."""
+def create_openai_model(rest: str, options: ModelOptions) -> "OpenAICompatModel | MultiEndpointModel":
+    """OpenAI-compatible chat-completions endpoint: ``openai:MODEL[@URL1[,URL2,...]]``.
+
+    One URL and no pool options give an :class:`OpenAICompatModel`; several URLs,
+    ``--model-opt endpoints_file=PATH`` or ``--model-opt per_endpoint_concurrency=N`` give a
+    :class:`socialbench.models.endpoints.MultiEndpointModel`.
+    """
     model, base_url = parse_spec(rest)
+    pooled = options.get("endpoints_file") or options.get("per_endpoint_concurrency")
+    if base_url is not None and ("," in base_url or pooled) or (base_url is None and pooled):
+        from socialbench.models.endpoints import create_pool_model, split_urls
+
+        return create_pool_model(model, split_urls(base_url or ""), options)
     return OpenAICompatModel(model, base_url, options)

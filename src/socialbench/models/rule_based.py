@@ -76,6 +76,10 @@ class RuleBasedModel:
                  official_offset: bool = False):
         if not math.isfinite(noise_m) or noise_m < 0:
             raise UsageError(f"{SPEC}: noise_m must be a non-negative number of metres, got {noise_m}")
+        if smooth:  # fail at start-up, not on the first question, when pykalman is missing
+            from socialbench.navigation.smoothing import _kalman_filter_class
+
+            _kalman_filter_class()
         self.seed = seed
         self.noise_m = noise_m
         self.smooth = smooth
@@ -86,13 +90,12 @@ class RuleBasedModel:
     def identity(self) -> str:
         return f"{SPEC}|noise_m={self.noise_m}|smooth={int(self.smooth)}|official_offset={int(self.official_offset)}"
 
-    def answers_for(self, item: Item) -> dict[str, Any]:
-        """All rule answers of ``item`` (memoised by item id)."""
-        cached = self._answers.get(item.item_id)
-        if cached is not None:
-            return cached
+    def scene_for(self, item: Item) -> Any:
+        """The item's :class:`~socialbench.navigation.frames.Scene` with the tracks the rules
+        see (after the noise and smoothing options)."""
+        from dataclasses import replace
+
         from socialbench.navigation.frames import load_scene
-        from socialbench.navigation.rules import rule_based_answers
 
         scene = load_scene(item.metadata, official_offset=self.official_offset)
         people = scene.people
@@ -102,8 +105,18 @@ class RuleBasedModel:
             from socialbench.navigation.smoothing import smooth_tracks
 
             people = smooth_tracks(people)
-        n = scene.n_people if scene.n_people is not None else len(people)
-        answers = rule_based_answers(people, scene.robot, scene.goal_xy, n)
+        return replace(scene, people=people)
+
+    def answers_for(self, item: Item) -> dict[str, Any]:
+        """All rule answers of ``item`` (memoised by item id)."""
+        cached = self._answers.get(item.item_id)
+        if cached is not None:
+            return cached
+        from socialbench.navigation.rules import rule_based_answers
+
+        scene = self.scene_for(item)
+        n = scene.n_people if scene.n_people is not None else len(scene.people)
+        answers = rule_based_answers(scene.people, scene.robot, scene.goal_xy, n)
         self._answers[item.item_id] = answers
         return answers
 

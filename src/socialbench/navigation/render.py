@@ -331,11 +331,16 @@ def _check_mode(mode: str) -> None:
 
 def render_scene(scene: Scene, mode: str = "img-with-bev",
                  frames: Sequence[Image.Image] | None = None,
-                 front_style: FrontStyle = FrontStyle(), bev_style: BevStyle | None = None) -> list[Image.Image]:
+                 front_style: FrontStyle = FrontStyle(), bev_style: BevStyle | None = None,
+                 bbox_space: tuple[int, int] = (1280, 720)) -> list[Image.Image]:
     """One image per timestep of ``scene.robot`` in ``mode``.
 
     ``frames`` (already loaded images, e.g. from a simulator) take precedence over
     ``scene.frames`` (paths); they are needed for ``img`` and ``img-with-bev``.
+
+    Bounding boxes are in pixels of a ``bbox_space`` image (the camera's native
+    resolution). Frames of another size get the marker positions scaled to them, and the
+    circle radius and font scaled with the width.
 
     With ``bev_style`` None, ``bev`` images are 7 in at 300 dpi (2100 px, official) and
     composites draw the BEV directly at the frame's width (dpi = width / 7), which looks the
@@ -365,7 +370,13 @@ def render_scene(scene: Scene, mode: str = "img-with-bev",
     for t in range(n_t):
         front = None
         if frames is not None and mode != "bev":
-            front = render_front_view(frames[t], front_markers(scene.people, t), n_labels, front_style)
+            frame = frames[t]
+            sx, sy = frame.width / bbox_space[0], frame.height / bbox_space[1]
+            markers = {k: (u * sx, v * sy) for k, (u, v) in front_markers(scene.people, t).items()}
+            style = front_style if sx == 1.0 else FrontStyle(
+                max(1, round(front_style.circle_radius * sx)), max(6, round(front_style.font_size * sx)),
+                front_style.text_color)
+            front = render_front_view(frame, markers, n_labels, style)
         if mode == "img":
             imgs.append(front)  # type: ignore[arg-type]
             continue
@@ -387,13 +398,17 @@ def _load_frame(path: Path) -> Image.Image:
 
 
 def render_sample(source: Mapping[str, Any] | Scene, mode: str = "img-with-bev",
-                  official_offset: bool = False, bev_dpi: float | None = None) -> list[Image.Image]:
+                  official_offset: bool = False, bev_dpi: float | None = None,
+                  bbox_space: tuple[int, int] = (1280, 720)) -> list[Image.Image]:
     """The 10 prompt images of one sample from raw frames, tracks, odometry and goal.
 
     ``source`` is a SocialNav-SUB item's metadata (``tracks_path``, ``odometry_path``,
     ``frames``, ``first_frame``, ``goal_xy``, ``n_people``) or a loaded :class:`Scene`.
-    ``bev_dpi`` None picks the defaults of :func:`render_scene`."""
+    ``bev_dpi`` None picks the defaults of :func:`render_scene`; ``bbox_space`` is the
+    resolution the tracks' bounding boxes refer to (``dataset_cfg.yaml``'s native
+    resolution)."""
     _check_mode(mode)
     scene = source if isinstance(source, Scene) else load_scene(
         source, official_offset=official_offset, require_odometry=(mode != "img"))
-    return render_scene(scene, mode, bev_style=None if bev_dpi is None else BevStyle(dpi=bev_dpi))
+    return render_scene(scene, mode, bev_style=None if bev_dpi is None else BevStyle(dpi=bev_dpi),
+                        bbox_space=bbox_space)

@@ -326,11 +326,14 @@ def validate_roboteq(data: Path, task: str) -> list[Problem]:
     root = resolve_data(data)
     scan = scan_roboteq(root)
     problems = scan.problems_for(task)
-    records = scan.scenes if task == "behavior_judgment" else scan.questions
-    for rec in records:
-        msg = image_problem(root / rec.image, decode=True)
+    for row_task, source, line, image in scan.images:
+        if row_task != task:
+            continue
+        msg = image_problem(root / image, decode=True)
         if msg:
-            problems.append(Problem(rec.source, "image", f"{msg}: {rec.image}", "add the image or fix the path", rec.line))
+            problems.append(Problem(source, "image", f"{msg}: {image}", "add the image or fix the path", line))
+    problems.sort(key=lambda p: (p.file, p.line or 0))
+    records = scan.scenes if task == "behavior_judgment" else scan.questions
     if not records and not problems:
         what = "behavior-judgment" if task == "behavior_judgment" else "spatial-grounding"
         problems.append(Problem(str(root), "", f"no {what} rows found", "check that the folder holds the RobotEQ release"))

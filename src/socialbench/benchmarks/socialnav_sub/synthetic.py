@@ -335,7 +335,8 @@ def _bev(scene: _Scene, t: int, width: int, font: Any) -> Any:
     from PIL import Image, ImageDraw
 
     pts = [p for person in scene.people for p in person.positions]
-    pts += [(r[0], r[1]) for r in scene.robot] + [(scene.goal_mm[0] / 1000, scene.goal_mm[1] / 1000)]
+    goal = (scene.goal_mm[0] / 1000, scene.goal_mm[1] / 1000)
+    pts += [(r[0], r[1]) for r in scene.robot] + [goal]
     xmin = min([0.0] + [p[0] - 0.5 for p in pts])
     xmax = max([10.0] + [p[0] + 0.5 for p in pts])
     ymin = min([-5.0] + [p[1] - 0.5 for p in pts])
@@ -360,7 +361,7 @@ def _bev(scene: _Scene, t: int, width: int, font: Any) -> Any:
     draw.rectangle([cx - r, cy - r, cx + r, cy + r], fill=(0, 0, 0))
     draw.line([(cx, cy), (hx, hy)], fill=(0, 0, 0), width=2)
     draw.text((cx + r + 1, cy - r), "R", fill=(0, 0, 0), font=font)
-    gx, gy = px((scene.goal_mm[0] / 1000, scene.goal_mm[1] / 1000))
+    gx, gy = px(goal)
     draw.polygon([(gx, gy - r), (gx + r, gy), (gx, gy + r), (gx - r, gy)], fill=(0, 0, 0))
     draw.text((gx + r + 1, gy - r), "G", fill=(0, 0, 0), font=font)
     return img

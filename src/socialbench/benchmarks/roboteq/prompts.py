@@ -1,0 +1,344 @@
+"""RobotEQ prompts, reply parsing and token estimates.
+
+Prompts (written for socialbench; the paper shows the format in Figures 18 and 20)
+-----------------------------------------------------------------------------------
+*Per scene* (default): the role question, the numbered candidate behaviors ``[k] text``
+and a request for one JSON object ``{"answer": {"k": "proper" | "improper", ...}}``.
+*Per behavior* (``--per-behavior``): the role question and one behavior, answered
+``{"answer": "proper"}`` or ``{"answer": "improper"}``.
+*Grounding*: the question, the optional region descriptions and a request for
+``{"answer": ["A", ...]}`` (one or more of A-D).
+
+Strategies change the prompt as follows: ``cot`` asks for step-by-step reasoning in a
+``"reasoning"`` field written before the ``"answer"`` field of the same JSON object (so JSON
+mode stays on; the reply may be longer: max_tokens 2048); ``no-image`` replaces the sentence
+that points at the image with one saying there is no image; ``rag`` prepends the retrieved
+social-norm documents.
+
+Reply parsing (per-scene judgments)
+-----------------------------------
+Every top-level JSON object in the reply is decoded (fenced or not); the *last* one that
+holds judgments wins (CoT replies reason first). Judgments are read from its ``answer``
+(or ``judgments`` / ``labels``) value, or from the object itself when its keys are behavior
+numbers: a ``{k: label}`` object (keys such as ``"1"``, ``"[1]"``, ``"b1"``,
+``"behavior 1"``), a list of ``{"k"|"id"|"behavior": k, "label"|"judgment"|"answer": ...}``
+objects, a plain list of labels when its length equals the number of behaviors, or a
+single label when the scene has one behavior. Without JSON, lines such as
+``[1] proper`` / ``2: improper`` are read (method ``lenient``).
+
+Each behavior is judged on its own: a behavior with no judgment, with a value that is not
+proper/improper, or with two conflicting judgments is *invalid* (``None``); the other
+behaviors of the scene keep their answers. Judgments for numbers the scene does not have are
+ignored.
+
+Token estimates (used for accounting and ``benchmarks/roboteq_cost.py``)
+------------------------------------------------------------------------
+* text: ``approx_tokens(text) = ceil(len(text) / 4)``, the usual ~4 characters per token of
+  English BPE vocabularies (cl100k / o200k are within ~15 % on this kind of prose);
+* images: :func:`image_tokens` (see there).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from socialbench.benchmarks.roboteq.validate import LABELS, LETTERS, normalise_label
+
+__all__ = [
+    "STRATEGIES",
+    "ParsedJudgments",
+    "scene_prompt",
+    "behavior_prompt",
+    "grounding_prompt",
+    "rag_block",
+    "parse_judgments",
+    "parse_grounding_letters",
+    "approx_tokens",
+    "image_tokens",
+]
+
+STRATEGIES = ("standard", "cot", "no-image", "rag")
+
+_LOOK = "Look at the first-person image from your camera."
+_NO_IMAGE = "No image is available; judge from the text alone."
+_COT = (
+    "Think step by step before answering: consider the people in the scene, their states and "
+    "needs, and the social norms that apply. Put this reasoning in the \"reasoning\" field of "
+    "your JSON reply, before the \"answer\" field."
+)
+
+
+def _reply(strategy: str, what: str, answer_example: str) -> str:
+    """The reply-format line: ``{"answer": ...}``, or ``{"reasoning": ..., "answer": ...}`` for CoT."""
+    if strategy == "cot":
+        return f'Reply with one JSON object {what}, for example: {{"reasoning": "<your reasoning>", "answer": {answer_example}}}'
+    return f'Reply with one JSON object {what}, for example: {{"answer": {answer_example}}}'
+
+
+def _intro(strategy: str) -> str:
+    return _NO_IMAGE if strategy == "no-image" else _LOOK
+
+
+def rag_block(documents: Sequence[tuple[str, str]]) -> str:
+    """The retrieved-knowledge preamble for ``(title, text)`` documents ("" for none)."""
+    if not documents:
+        return ""
+    parts = ["Reference social norms (retrieved from a knowledge base; apply them only where relevant):"]
+    for title, text in documents:
+        parts.append(f"--- {title} ---\n{text.strip()}")
+    return "\n\n".join(parts) + "\n\n"
+
+
+def scene_prompt(role: str, behaviors: Sequence[tuple[int, str]], strategy: str, knowledge: str = "") -> str:
+    """One request for all behaviors of a scene (Figure 18 format)."""
+    listing = "\n".join(f"[{k}] {text}" for k, text in behaviors)
+    example = ", ".join(f'"{k}": "<proper|improper>"' for k, _ in behaviors[:2])
+    lines = [
+        knowledge + role.strip(),
+        "",
+        f"{_intro(strategy)} For each candidate behavior below, decide whether you should perform it "
+        'in this scene ("proper") or should not ("improper"). Judge every behavior on its own; '
+        "any number of them may be proper.",
+        "",
+        "Candidate behaviors:",
+        listing,
+        "",
+    ]
+    if strategy == "cot":
+        lines += [_COT, ""]
+    lines.append(_reply(strategy, 'whose "answer" maps every behavior number to "proper" or "improper"', f"{{{example}}}"))
+    return "\n".join(lines)
+
+
+def behavior_prompt(role: str, behavior: str, strategy: str, knowledge: str = "") -> str:
+    """One request for one behavior (``--per-behavior``)."""
+    lines = [
+        knowledge + role.strip(),
+        "",
+        f"{_intro(strategy)} Decide whether you should perform the following behavior in this scene.",
+        "",
+        f"Behavior: {behavior.strip()}",
+        "",
+        'Answer "proper" if you should perform it and "improper" if you should not.',
+    ]
+    if strategy == "cot":
+        lines += [_COT]
+    lines += [
+        'Possible answers: "proper", "improper"',
+        _reply(strategy, 'whose "answer" is "proper" or "improper"', '"<proper|improper>"'),
+    ]
+    return "\n".join(lines)
+
+
+def grounding_prompt(question: str, options: Mapping[str, str], strategy: str, knowledge: str = "") -> str:
+    """One spatial-grounding request (multiple select over regions A-D, Figure 20 format)."""
+    look = _NO_IMAGE if strategy == "no-image" else "The image from your camera is marked with four candidate regions labelled A, B, C and D."
+    lines = [knowledge + question.strip(), "", f"{look} Select every region that answers the question; one or more may be correct."]
+    if options:
+        lines += ["", "Regions:"] + [f"{letter}: {options[letter]}" for letter in LETTERS if letter in options]
+    lines.append("")
+    if strategy == "cot":
+        lines += [_COT]
+    lines += [
+        "Possible answers: " + ", ".join(f'"{o}"' for o in LETTERS),
+        _reply(strategy, 'whose "answer" lists the selected letters', '["A", "C"]'),
+    ]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+@dataclass(frozen=True)
+class ParsedJudgments:
+    """Per-behavior judgments of one reply: ``values[k]`` is a label or None (invalid)."""
+
+    values: dict[int, str | None]
+    method: str | None  # "json" | "lenient" | None (nothing found)
+    extra: tuple[str, ...] = ()  # keys for behaviors the scene does not have
+
+
+class _Pairs(dict):
+    """A decoded JSON object that remembers every (key, value) pair, duplicates included."""
+
+    pairs: list[tuple[str, Any]]
+
+
+def _pairs_hook(pairs: list[tuple[str, Any]]) -> _Pairs:
+    obj = _Pairs(pairs)
+    obj.pairs = list(pairs)
+    return obj
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs_hook)
+
+
+def _json_objects(text: str) -> list[Any]:
+    """Top-level JSON objects in ``text``, in order."""
+    out: list[Any] = []
+    pos = 0
+    while True:
+        start = text.find("{", pos)
+        if start < 0:
+            return out
+        try:
+            obj, end = _DECODER.raw_decode(text, start)
+        except json.JSONDecodeError:
+            pos = start + 1
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+        pos = end
+
+
+def _behavior_number(key: Any) -> int | None:
+    if isinstance(key, bool):
+        return None
+    if isinstance(key, int):
+        return key
+    m = re.fullmatch(r"\s*\[?\s*(?:b|behaviou?r|option|action)?\s*#?\s*(\d+)\s*\]?\s*", str(key), re.IGNORECASE)
+    return int(m.group(1)) if m else None
+
+
+def _label(value: Any) -> str | None:
+    if isinstance(value, dict):
+        for name in ("label", "judgment", "judgement", "answer", "verdict"):
+            if name in value:
+                return _label(value[name])
+        return None
+    return normalise_label(value) if isinstance(value, str) else None
+
+
+def _pairs_of(obj: Any) -> list[tuple[str, Any]]:
+    return list(getattr(obj, "pairs", None) or (obj.items() if isinstance(obj, dict) else []))
+
+
+def _judgment_pairs(obj: Any, ks: Sequence[int]) -> list[tuple[Any, Any]] | None:
+    """(behavior key, value) pairs held by one decoded object, or None if it holds none."""
+    for name in ("answer", "judgments", "judgements", "labels", "answers"):
+        if isinstance(obj, dict) and name in obj:
+            value = obj[name]
+            # several "answer" keys in one object: take the last, as json.loads would
+            if isinstance(value, dict):
+                return _pairs_of(value)
+            if isinstance(value, list):
+                if value and all(isinstance(v, dict) for v in value):
+                    out = []
+                    for v in value:
+                        key = next((v[f] for f in ("k", "id", "behavior", "behaviour", "number", "index") if f in v), None)
+                        out.append((key, v))
+                    return out
+                if len(value) == len(ks):
+                    return list(zip(ks, value))
+                return []
+            if isinstance(value, str) and len(ks) == 1:
+                return [(ks[0], value)]
+            return []
+    pairs = _pairs_of(obj)
+    if pairs and all(_behavior_number(k) is not None for k, _ in pairs):
+        return pairs
+    return None
+
+
+_LENIENT_LEAD = re.compile(r"^\W*(?:behaviou?r\s*)?\[?\s*(\d+)\s*\]?[\s:.)\-=*]*(improper|proper)\b", re.IGNORECASE)
+_LENIENT_TAIL = re.compile(r"^\W*(?:behaviou?r\s*)?\[?\s*(\d+)\s*\]?[\s:.)\-=*]+\S.*?\b(improper|proper)\W*$", re.IGNORECASE)
+
+
+def _collect(pairs: list[tuple[Any, Any]], ks: Sequence[int]) -> tuple[dict[int, str | None], list[str]]:
+    found: dict[int, list[str | None]] = {}
+    extra: list[str] = []
+    for key, value in pairs:
+        k = _behavior_number(key)
+        if k is None or k not in ks:
+            extra.append(str(key))
+            continue
+        found.setdefault(k, []).append(_label(value))
+    values: dict[int, str | None] = {}
+    for k in ks:
+        got = found.get(k)
+        if not got or any(v is None for v in got) or len(set(got)) > 1:
+            values[k] = None  # missing, not a label, or conflicting duplicates
+        else:
+            values[k] = got[0]
+    return values, extra
+
+
+def parse_judgments(text: str | None, ks: Sequence[int]) -> ParsedJudgments:
+    """Per-behavior labels for behavior numbers ``ks`` from a per-scene reply."""
+    empty = {k: None for k in ks}
+    if not text or not text.strip():
+        return ParsedJudgments(empty, None)
+    for obj in reversed(_json_objects(text)):
+        pairs = _judgment_pairs(obj, ks)
+        if pairs is None:
+            continue
+        values, extra = _collect(pairs, ks)
+        return ParsedJudgments(values, "json", tuple(extra))
+    pairs = []
+    for line in text.splitlines():
+        m = _LENIENT_LEAD.match(line.strip()) or _LENIENT_TAIL.match(line.strip())
+        if m:
+            pairs.append((m.group(1), m.group(2)))
+    if pairs:
+        values, extra = _collect(pairs, ks)
+        return ParsedJudgments(values, "lenient", tuple(extra))
+    return ParsedJudgments(empty, None)
+
+
+_LETTER_LINE = re.compile(
+    r"(?i:answer|regions?|options?|select(?:ed)?|choose|choice)s?\s*(?i:is|are)?\s*[:：=]?\s*"
+    r"\**\s*([A-D](?:\s*(?:,|and|&|/|\s)\s*[A-D])*)\b(?![a-z])",
+)
+
+
+def parse_grounding_letters(text: str | None) -> list[str] | None:
+    """Letters A-D from a grounding reply without JSON: the last ``Answer: A, C``-style
+    phrase (case-sensitive letters). None if there is none."""
+    if not text:
+        return None
+    matches = list(_LETTER_LINE.finditer(text))
+    if not matches:
+        return None
+    letters = set(re.findall(r"[A-D]", matches[-1].group(1)))
+    return [o for o in LETTERS if o in letters] or None
+
+
+# --------------------------------------------------------------------------- token estimates
+
+
+def approx_tokens(text: str) -> int:
+    """``ceil(len(text) / 4)``: ~4 characters per token for English text."""
+    return math.ceil(len(text) / 4)
+
+
+def image_tokens(width: int, height: int, scheme: str = "tiles") -> int:
+    """Estimated prompt tokens of one image of ``width`` x ``height`` pixels.
+
+    ``tiles`` (OpenAI high-detail images, e.g. GPT-4o): scale to fit in 2048 x 2048, then so
+    that the shorter side is at most 768; cost = 85 + 170 x (number of 512 px tiles),
+    tiles = ceil(w / 512) * ceil(h / 512). A 768 x 432 image costs 85 + 170 x 2 = 425.
+
+    ``patch28`` (Qwen2-VL / Qwen2.5-VL style): one token per 28 x 28 pixel patch,
+    ceil(w / 28) * ceil(h / 28) (a 768 x 432 image: 28 x 16 = 448).
+    """
+    if width <= 0 or height <= 0:
+        raise ValueError(f"image size must be positive, got {width} x {height}")
+    if scheme == "patch28":
+        return math.ceil(width / 28) * math.ceil(height / 28)
+    if scheme != "tiles":
+        raise ValueError(f"unknown image token scheme {scheme!r}; use tiles or patch28")
+    w, h = float(width), float(height)
+    if max(w, h) > 2048:
+        s = 2048 / max(w, h)
+        w, h = w * s, h * s
+    if min(w, h) > 768:
+        s = 768 / min(w, h)
+        w, h = w * s, h * s
+    return 85 + 170 * math.ceil(w / 512) * math.ceil(h / 512)
+
+
+__all__ += ["LABELS"]

@@ -1,0 +1,237 @@
+"""Anthropic Messages API backend: ``anthropic:MODEL`` (official ``anthropic`` SDK).
+
+    anthropic:claude-sonnet-4-5
+    anthropic:claude-3-5-sonnet-20241022 --model-opt base_url=http://127.0.0.1:8080
+
+One user message holds the prompt text and the images as base64 ``image`` blocks (text
+first, as the OpenAI backend sends it; ``--model-opt images_first=true`` puts the images
+first, as Anthropic's guide suggests). ``Request.system`` goes in the top-level ``system``
+field. The key comes from the environment variable named by ``api_key_env`` (default
+``ANTHROPIC_API_KEY``) and never appears in the spec, the identity, ``repr`` or errors.
+
+Options (``--model-opt KEY=VALUE``): ``api_key_env``, ``base_url`` (a local or proxy
+server; without a key the placeholder ``EMPTY`` is sent there), ``images_first``,
+``send_temperature`` (the SDK no longer has a ``temperature`` argument and newer models
+reject it, so the request's temperature is sent only when this is ``true``).
+
+The model never retries (``max_retries=0``); failures are raised with the same kinds as the
+OpenAI backend: ``rate_limit`` (with the server's ``retry-after``), ``overloaded`` (HTTP
+529), ``server_error``, ``timeout``, ``connection``, ``malformed_response``,
+``bad_request``, ``auth``, ``not_found``, ``refusal`` (``stop_reason: "refusal"``) and
+``empty_response``. The Messages API has no JSON mode, so ``json_mode`` is not sent; the
+prompt asks for JSON and the parser copes. Usage counts input tokens (cache reads and
+writes included) and output tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+from typing import TYPE_CHECKING, Any, Mapping
+
+from socialbench.errors import UsageError
+from socialbench.models.base import FatalModelError, RetryableModelError
+from socialbench.models.openai_compat import classify_status, parse_retry_after
+from socialbench.models.registry import ModelOptions, register
+from socialbench.types import EncodedImage, Generation, Request, Usage
+
+if TYPE_CHECKING:  # pragma: no cover
+    import anthropic
+
+DEFAULT_API_KEY_ENV = "ANTHROPIC_API_KEY"
+LOCAL_PLACEHOLDER_KEY = "EMPTY"
+_MAX_MESSAGE_CHARS = 300
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _flag(options: ModelOptions, key: str, default: bool = False) -> bool:
+    value = options.get(key)
+    if value is None:
+        return default
+    low = value.strip().lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    raise UsageError(f"--model-opt {key}={value!r} must be true or false")
+
+
+def image_block(image: EncodedImage) -> dict[str, Any]:
+    """A base64 ``image`` content block for an encoded image."""
+    return {
+        "type": "image",
+        "source": {
+            "type": "base64",
+            "media_type": image.mime,
+            "data": base64.b64encode(image.data).decode("ascii"),
+        },
+    }
+
+
+def build_params(
+    model: str, request: Request, *, images_first: bool = False, send_temperature: bool = False
+) -> dict[str, Any]:
+    """Keyword arguments of ``messages.create`` for a request (pure)."""
+    text = {"type": "text", "text": request.prompt}
+    images = [image_block(img) for img in request.images]
+    content: Any = (images + [text] if images_first else [text] + images) if images else request.prompt
+    params: dict[str, Any] = {
+        "model": model,
+        "max_tokens": request.config.max_tokens,
+        "messages": [{"role": "user", "content": content}],
+    }
+    if request.system:
+        params["system"] = request.system
+    if send_temperature:
+        params["extra_body"] = {"temperature": request.config.temperature}
+    return params
+
+
+def error_message(body: Any, fallback: str) -> str:
+    """``error.message`` of an Anthropic error body (``{"type": "error", "error": {...}}``)."""
+    if isinstance(body, Mapping):
+        err = body.get("error", body)
+        if isinstance(err, Mapping) and err.get("message"):
+            return str(err["message"])
+        if isinstance(err, str) and err:
+            return err
+    elif isinstance(body, str) and body:
+        return body
+    return fallback
+
+
+def parse_message(body_text: str) -> Generation:
+    """Turn a Messages API response body into a :class:`Generation` or raise."""
+    try:
+        data = json.loads(body_text)
+        if not isinstance(data, Mapping) or not isinstance(data.get("content"), list):
+            raise TypeError("no content list")
+    except (ValueError, TypeError) as exc:
+        snippet = body_text[:120].replace("\n", " ")
+        raise RetryableModelError(
+            "malformed_response", f"undecodable message ({type(exc).__name__}): {snippet!r}"
+        ) from None
+    stop_reason = data.get("stop_reason")
+    text = "".join(
+        str(block.get("text", ""))
+        for block in data["content"]
+        if isinstance(block, Mapping) and block.get("type") == "text"
+    )
+    if stop_reason == "refusal":
+        raise FatalModelError("refusal", f"stop_reason=refusal {text}".strip()[:_MAX_MESSAGE_CHARS])
+    if not text.strip():
+        raise FatalModelError("empty_response", f"no text content (stop_reason={stop_reason})")
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, Mapping) else {}
+    prompt_tokens = sum(
+        int(usage.get(name) or 0)
+        for name in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    )
+    return Generation(
+        text=text,
+        usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=int(usage.get("output_tokens") or 0)),
+    )
+
+
+class AnthropicModel:
+    """A Claude model behind the Messages API (or a server that speaks it)."""
+
+    cacheable = True
+    needs_prompt = True
+
+    def __init__(self, model: str, options: ModelOptions | None = None) -> None:
+        options = options or ModelOptions()
+        if not model.strip():
+            raise UsageError("model spec 'anthropic:' has no model name; use e.g. anthropic:claude-sonnet-4-5")
+        self.model = model.strip()
+        self.spec = f"anthropic:{self.model}"
+        self.timeout_s = float(options.timeout_s)
+        self.base_url = (options.get("base_url") or "").rstrip("/") or None
+        self.images_first = _flag(options, "images_first")
+        self.send_temperature = _flag(options, "send_temperature")
+        key_env = options.get("api_key_env", DEFAULT_API_KEY_ENV) or DEFAULT_API_KEY_ENV
+        key = os.environ.get(key_env)
+        if not key:
+            if self.base_url is None:
+                raise UsageError(
+                    f"model {self.spec!r} needs an API key: export {key_env}=... "
+                    "(or choose the variable with --model-opt api_key_env=NAME)"
+                )
+            key = LOCAL_PLACEHOLDER_KEY
+        self._api_key = key
+        self._client: anthropic.AsyncAnthropic | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    def __repr__(self) -> str:
+        return f"AnthropicModel(model={self.model!r}, base_url={self.base_url!r})"
+
+    def identity(self) -> str:
+        return f"anthropic|{self.model}|{self.base_url or 'default'}"
+
+    def _get_client(self) -> "anthropic.AsyncAnthropic":
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            try:
+                import anthropic
+            except ImportError:
+                raise UsageError(
+                    "the anthropic backend needs the anthropic SDK: pip install 'socialbench[anthropic]'"
+                ) from None
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                timeout=self.timeout_s,
+                max_retries=0,
+            )
+            self._client_loop = loop
+        return self._client
+
+    def _redact(self, text: str) -> str:
+        if self._api_key and self._api_key != LOCAL_PLACEHOLDER_KEY and len(self._api_key) >= 4:
+            text = text.replace(self._api_key, "***")
+        return text[:_MAX_MESSAGE_CHARS]
+
+    async def generate(self, request: Request) -> Generation:
+        import anthropic
+
+        client = self._get_client()
+        params = build_params(
+            self.model, request, images_first=self.images_first, send_temperature=self.send_temperature
+        )
+        try:
+            raw = await client.messages.with_raw_response.create(**params)
+            body_text = raw.http_response.text
+        except anthropic.APIStatusError as exc:
+            message = error_message(exc.body, str(exc.message))
+            raise classify_status(
+                exc.status_code, self._redact(message), parse_retry_after(exc.response.headers)
+            ) from None
+        except anthropic.APITimeoutError:
+            raise RetryableModelError("timeout", f"no answer within {self.timeout_s:g} s") from None
+        except anthropic.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            raise RetryableModelError("connection", self._redact(f"{type(cause).__name__}: {cause}")) from None
+        except anthropic.APIResponseValidationError as exc:
+            raise RetryableModelError("malformed_response", self._redact(str(exc))) from None
+        return parse_message(body_text)
+
+    async def aclose(self) -> None:
+        client, self._client, self._client_loop = self._client, None, None
+        if client is not None:
+            try:
+                await client.close()
+            except RuntimeError:  # created on a loop that is already closed
+                pass
+
+
+@register(
+    "anthropic",
+    summary="Anthropic Messages API via the official SDK (options: api_key_env, base_url, images_first, send_temperature)",
+    example="anthropic:claude-sonnet-4-5",
+)
+def create_anthropic_model(rest: str, options: ModelOptions) -> AnthropicModel:
+    """Anthropic Messages API: ``anthropic:MODEL``."""
+    return AnthropicModel(rest, options)

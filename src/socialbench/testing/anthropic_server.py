@@ -1,0 +1,391 @@
+"""A scripted, local server that speaks Anthropic's Messages API, for tests and benchmarks.
+
+A real HTTP server (``aiohttp.web``) on ``127.0.0.1``: ``POST /v1/messages`` with the
+Messages wire format (``x-api-key`` and ``anthropic-version`` headers, content blocks,
+base64 image blocks, ``system``, ``usage``), errors in Anthropic's shape
+(``{"type": "error", "error": {"type": "rate_limit_error", "message": ...}}``), and
+``GET /stats``. It reuses the lifecycle of
+:class:`~socialbench.testing.openai_server.ScriptedOpenAIServer` and its scripted actions::
+
+    with ScriptedAnthropicServer() as srv:
+        srv.push(status(429, headers={"retry-after": "2"}), status(529))
+        client = anthropic.AsyncAnthropic(base_url=srv.base_url, api_key="test", max_retries=0)
+        ...                                   # 429, then 529 overloaded, then answers
+
+Actions (:func:`ok`, :func:`status`, :func:`stall`, :func:`malformed`, :func:`refusal`,
+:func:`empty`) behave as in the OpenAI server; :func:`refusal` answers
+``stop_reason: "refusal"``. Without a queued action the responder answers; the default
+one picks the first option of the ``Possible answers:`` line of the last user message.
+
+Requests are checked as the real API checks them: a missing key (``x-api-key`` or, as newer
+SDKs send it, ``Authorization: Bearer``) is a 401, a wrong one (when ``api_key`` is set) a 401, a missing ``anthropic-version`` or a malformed
+body (no ``model``, ``max_tokens`` not a positive integer, a bad image block, ...) a 400
+whose message names the field.
+
+As a subprocess: ``python -m socialbench.testing.anthropic_server --port 0 --delay-ms 100``
+prints ``READY http://127.0.0.1:PORT`` (the SDK's ``base_url``) and serves until killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import binascii
+import json
+import sys
+from typing import Any, Mapping, Sequence
+
+from aiohttp import web
+
+from socialbench.testing.openai_server import (
+    DEFAULT_MODEL_NAME,
+    Action,
+    Overflow,
+    Responder,
+    ScriptedOpenAIServer,
+    _Core,
+    _start_site,
+    empty,
+    first_option_responder,
+    malformed,
+    ok,
+    refusal,
+    stall,
+    status,
+)
+
+__all__ = [
+    "ScriptedAnthropicServer",
+    "Action",
+    "ok",
+    "status",
+    "stall",
+    "malformed",
+    "refusal",
+    "empty",
+    "error_body",
+    "first_option_responder",
+    "validate_messages_request",
+    "request_api_key",
+    "serve_forever",
+]
+
+IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+_IMAGE_TOKEN_ESTIMATE = 1600  # about what a ~1.2 MP image costs on the real API
+
+_ERROR_TYPES = {
+    400: ("invalid_request_error", "invalid request"),
+    401: ("authentication_error", "invalid x-api-key"),
+    403: ("permission_error", "your API key does not have permission to use the specified resource"),
+    404: ("not_found_error", "model not found"),
+    413: ("request_too_large", "request exceeds the maximum allowed number of bytes"),
+    429: ("rate_limit_error", "rate limit exceeded, please retry later"),
+    500: ("api_error", "internal server error"),
+    529: ("overloaded_error", "Overloaded"),
+}
+
+
+def error_body(code: int, message: str | None = None) -> dict[str, Any]:
+    """An Anthropic-style error object for HTTP ``code``."""
+    kind, default = _ERROR_TYPES.get(code, ("api_error", f"scripted error {code}"))
+    return {
+        "type": "error",
+        "error": {"type": kind, "message": message or default},
+        "request_id": f"req_scripted_{code}",
+    }
+
+
+def _text_blocks_ok(value: Any, where: str) -> str | None:
+    if isinstance(value, str):
+        return None
+    if not isinstance(value, list):
+        return f"{where}: expected a string or a list of content blocks"
+    for i, block in enumerate(value):
+        if not isinstance(block, Mapping) or block.get("type") != "text" or not isinstance(block.get("text"), str):
+            return f"{where}.{i}: expected a text block"
+    return None
+
+
+def _check_block(block: Any, where: str) -> str | None:
+    if not isinstance(block, Mapping):
+        return f"{where}: expected an object"
+    kind = block.get("type")
+    if kind == "text":
+        return None if isinstance(block.get("text"), str) else f"{where}.text: expected a string"
+    if kind != "image":
+        return f"{where}.type: unsupported block type {kind!r}"
+    source = block.get("source")
+    if not isinstance(source, Mapping) or source.get("type") != "base64":
+        return f"{where}.source.type: expected 'base64'"
+    if source.get("media_type") not in IMAGE_MEDIA_TYPES:
+        return f"{where}.source.media_type: must be one of {', '.join(IMAGE_MEDIA_TYPES)}"
+    data = source.get("data")
+    try:
+        if not isinstance(data, str) or not data:
+            raise ValueError("empty")
+        base64.b64decode(data, validate=True)
+    except (ValueError, binascii.Error):
+        return f"{where}.source.data: not valid base64"
+    return None
+
+
+def validate_messages_request(body: Any) -> str | None:
+    """``None`` for a well-formed Messages request, else the message of a 400 naming the field."""
+    if not isinstance(body, Mapping):
+        return "request body must be a JSON object"
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return "model: field required"
+    max_tokens = body.get("max_tokens")
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        return "max_tokens: must be an integer >= 1"
+    if "system" in body:
+        problem = _text_blocks_ok(body["system"], "system")
+        if problem:
+            return problem
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages: at least one message is required"
+    for i, message in enumerate(messages):
+        where = f"messages.{i}"
+        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
+            return f"{where}.role: must be 'user' or 'assistant'"
+        content = message.get("content")
+        if isinstance(content, str):
+            continue
+        if not isinstance(content, list) or not content:
+            return f"{where}.content: expected a string or a non-empty list of blocks"
+        for j, block in enumerate(content):
+            problem = _check_block(block, f"{where}.content.{j}")
+            if problem:
+                return problem
+    if messages[0].get("role") != "user":
+        return "messages.0.role: the first message must use the 'user' role"
+    return None
+
+
+def _estimate_input_tokens(body: Mapping[str, Any]) -> int:
+    chars = 0
+    images = 0
+    system = body.get("system")
+    if isinstance(system, str):
+        chars += len(system)
+    elif isinstance(system, list):
+        chars += sum(len(str(b.get("text", ""))) for b in system if isinstance(b, Mapping))
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(content, str):
+            chars += len(content)
+        elif isinstance(content, list):
+            for block in content:
+                if isinstance(block, Mapping) and block.get("type") == "image":
+                    images += 1
+                elif isinstance(block, Mapping):
+                    chars += len(str(block.get("text", "")))
+    return max(1, chars // 4) + _IMAGE_TOKEN_ESTIMATE * images
+
+
+def request_api_key(headers: Mapping[str, str]) -> str | None:
+    """The key of a request: ``x-api-key``, else an ``Authorization: Bearer`` token
+    (newer SDKs send the key that way). ``headers`` has lower-case names."""
+    key = headers.get("x-api-key")
+    if key:
+        return key
+    auth = headers.get("authorization", "")
+    if auth.lower().startswith("bearer ") and auth[7:].strip():
+        return auth[7:].strip()
+    return None
+
+
+class _MessagesCore(_Core):
+    """Request handling for ``/v1/messages`` on top of the OpenAI server's state."""
+
+    def __init__(self, *args: Any, api_key: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.api_key = api_key
+
+    def make_app(self) -> web.Application:
+        if self.max_concurrency is not None:
+            self._slots = asyncio.Semaphore(self.max_concurrency)
+        app = web.Application(client_max_size=256 * 1024 * 1024)
+        app.router.add_post("/v1/messages", self.messages)
+        app.router.add_get("/stats", self.stats)
+        return app
+
+    async def messages(self, request: web.Request) -> web.StreamResponse:
+        with self.lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._handle_messages(request)
+        finally:
+            with self.lock:
+                self.in_flight -= 1
+
+    def _header_problem(self, headers: Mapping[str, str]) -> web.Response | None:
+        key = request_api_key(headers)
+        if not key:
+            return web.json_response(
+                error_body(401, "x-api-key header (or Authorization: Bearer) is required"), status=401
+            )
+        if self.api_key is not None and key != self.api_key:
+            return web.json_response(error_body(401, "invalid x-api-key"), status=401)
+        if not headers.get("anthropic-version"):
+            return web.json_response(error_body(400, "anthropic-version: header is required"), status=400)
+        return None
+
+    async def _handle_messages(self, request: web.Request) -> web.StreamResponse:
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        try:
+            body: Any = json.loads(await request.read())
+        except ValueError:
+            body = None
+        with self.lock:
+            self.requests.append(body if isinstance(body, dict) else {})
+            self.headers.append(headers)
+        problem = self._header_problem(headers)
+        if problem is not None:
+            return problem
+        message = validate_messages_request(body)
+        if message is not None:
+            return web.json_response(error_body(400, message), status=400)
+        with self.lock:
+            action = self.script.popleft() if self.script else None
+        if self._slots is None:
+            return await self._answer(body, action)
+        if self.overflow == "reject" and self._slots.locked():
+            return web.json_response(error_body(429), status=429, headers={"retry-after": "1"})
+        async with self._slots:
+            return await self._answer(body, action)
+
+    async def _answer(self, body: dict[str, Any], action: Action | None) -> web.StreamResponse:
+        if self.delay_s > 0:
+            await asyncio.sleep(self.delay_s)
+        if action is None:
+            return self._message(body, self.responder(body), "end_turn")
+        if action.kind == "ok":
+            return self._message(body, action.text, "end_turn")
+        if action.kind == "stall":
+            await asyncio.sleep(action.seconds)
+            text = action.text if action.text is not None else self.responder(body)
+            return self._message(body, text, "end_turn")
+        if action.kind == "empty":
+            return self._message(body, "", "end_turn")
+        if action.kind == "refusal":
+            return self._message(body, None, "refusal")
+        if action.kind == "malformed":
+            return web.Response(status=200, text=action.text or "", content_type="application/json")
+        payload = error_body(action.code) if action.body is None else action.body
+        if isinstance(payload, str):
+            return web.Response(status=action.code, text=payload, headers=dict(action.headers))
+        return web.json_response(payload, status=action.code, headers=dict(action.headers))
+
+    def _message(self, body: dict[str, Any], text: str | None, stop_reason: str) -> web.Response:
+        with self.lock:
+            self._serial += 1
+            serial = self._serial
+        content = [] if text is None else [{"type": "text", "text": text}]
+        return web.json_response(
+            {
+                "id": f"msg_scripted_{serial:08x}",
+                "type": "message",
+                "role": "assistant",
+                "model": str(body.get("model") or self.model_name),
+                "content": content,
+                "stop_reason": stop_reason,
+                "stop_sequence": None,
+                "usage": {
+                    "input_tokens": _estimate_input_tokens(body),
+                    "output_tokens": max(1, len(text) // 4) if text else 0,
+                },
+            }
+        )
+
+
+class ScriptedAnthropicServer(ScriptedOpenAIServer):
+    """A Messages-API server on 127.0.0.1 in a background thread.
+
+    ``base_url`` is ``http://127.0.0.1:PORT`` (what the ``anthropic`` SDK takes; it adds
+    ``/v1/messages``). ``api_key``: when set, other keys get a 401. ``requests`` holds the
+    JSON bodies and ``request_headers`` the headers, for every request received.
+    """
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        delay_s: float = 0.0,
+        *,
+        api_key: str | None = None,
+        max_concurrency: int | None = None,
+        overflow: Overflow = "queue",
+        model_name: str = DEFAULT_MODEL_NAME,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        super().__init__(
+            responder, delay_s, max_concurrency=max_concurrency, overflow=overflow,
+            model_name=model_name, host=host, port=port,
+        )
+        self._core = _MessagesCore(
+            responder, delay_s, False, max_concurrency, overflow, model_name, api_key=api_key
+        )
+
+    @property
+    def base_url(self) -> str:
+        if self._thread is None:
+            raise RuntimeError("ScriptedAnthropicServer is not running; use it as a context manager")
+        return f"http://{self._host}:{self._port}"
+
+    def __repr__(self) -> str:
+        where = f"{self._host}:{self._port}" if self._thread else "stopped"
+        return f"ScriptedAnthropicServer({where}, count={self.count})"
+
+
+# --------------------------------------------------------------------------- subprocess
+
+
+async def serve_forever(
+    port: int = 0,
+    host: str = "127.0.0.1",
+    delay_s: float = 0.0,
+    max_concurrency: int | None = None,
+    overflow: Overflow = "queue",
+    api_key: str | None = None,
+) -> None:
+    """Serve with the default responder until cancelled; prints ``READY <base_url>`` first."""
+    core = _MessagesCore(None, delay_s, False, max_concurrency, overflow, DEFAULT_MODEL_NAME, api_key=api_key)
+    runner, bound = await _start_site(core, host, port)
+    print(f"READY http://{host}:{bound}", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m socialbench.testing.anthropic_server",
+        description="Scripted local Anthropic Messages API server.",
+    )
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
+    p.add_argument("--delay-ms", type=float, default=0.0, help="sleep before each answer")
+    p.add_argument("--max-concurrency", type=int, default=None, help="requests worked on at once")
+    p.add_argument("--overflow", choices=["queue", "reject"], default="queue")
+    p.add_argument("--api-key", default=None, help="accept only this x-api-key")
+    args = p.parse_args(argv)
+    if args.max_concurrency is not None and args.max_concurrency < 1:
+        p.error("--max-concurrency must be at least 1")
+    if args.delay_ms < 0:
+        p.error("--delay-ms must not be negative")
+    try:
+        asyncio.run(
+            serve_forever(args.port, args.host, args.delay_ms / 1000.0, args.max_concurrency, args.overflow, args.api_key)
+        )
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""Tiny, randomly initialised vision-language checkpoints for offline tests and benchmarks.
+
+Each builder trains a word-level tokenizer with the ``tokenizers`` library, wraps it with a
+processor and a config a few dozen parameters wide, seeds torch, and saves everything with
+``save_pretrained`` so it loads back through ``AutoProcessor`` /
+``AutoModelForImageTextToText`` like a real checkpoint (``hf:<folder>``). Nothing is
+downloaded. The output of a seeded tiny model is gibberish made of the vocabulary below,
+but it is deterministic and depends on the prompt and on the images.
+
+Families: ``llava`` (CLIP vision tower + Llama) and ``idefics3`` (SigLIP-style tower with a
+pixel-shuffle connector + Llama). Both use image processors that need no torchvision.
+
+    >>> path = build_tiny_vlm("llava", tmp_path / "tiny-llava")   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+#: Words the tiny tokenizers know; anything else becomes ``<unk>``.
+VOCABULARY = (
+    "which way should the robot go possible answers left right ahead stop person is moving "
+    "towards away from answer yes no not sure turning behind in front of respond as json "
+    '{ } " : , ? . [ ]'
+).split()
+
+#: A chat template in the processor style: content is a string or a list of text / image parts.
+CHAT_TEMPLATE = (
+    "{% for m in messages %}{{ m['role'] }}: "
+    "{% if m['content'] is string %}{{ m['content'] }}"
+    "{% else %}{% for p in m['content'] %}"
+    "{% if p['type'] == 'image' %}<image>{% else %}{{ p['text'] }}{% endif %}"
+    "{% endfor %}{% endif %} {% endfor %}"
+    "{% if add_generation_prompt %}assistant:{% endif %}"
+)
+
+BASE_SPECIALS = ("<pad>", "<s>", "</s>", "<unk>", "<image>")
+
+
+def train_word_tokenizer(special_tokens: tuple[str, ...] = BASE_SPECIALS) -> Any:
+    """A word-level ``PreTrainedTokenizerFast`` trained on :data:`VOCABULARY`."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    trainer = trainers.WordLevelTrainer(special_tokens=list(special_tokens), show_progress=False)
+    tok.train_from_iterator([" ".join(VOCABULARY)], trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        pad_token="<pad>",
+        bos_token="<s>",
+        eos_token="</s>",
+        unk_token="<unk>",
+    )
+    return fast
+
+
+def _text_config(vocab_size: int, width: int, layers: int) -> Any:
+    from transformers import LlamaConfig
+
+    return LlamaConfig(
+        vocab_size=vocab_size,
+        hidden_size=width,
+        intermediate_size=2 * width,
+        num_hidden_layers=layers,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=2048,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        initializer_range=0.5,  # large weights: outputs depend visibly on the input
+        tie_word_embeddings=False,
+    )
+
+
+def build_tiny_llava(path: str | Path, *, seed: int = 0, width: int = 16, layers: int = 1) -> Path:
+    """Save a tiny LLaVA (CLIP 16x16 pixels, patch 8 -> 4 image tokens) to ``path``."""
+    import torch
+    from transformers import CLIPVisionConfig, LlavaConfig, LlavaForConditionalGeneration, LlavaProcessor
+    from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
+
+    tokenizer = train_word_tokenizer()
+    processor = LlavaProcessor(
+        image_processor=CLIPImageProcessorPil(size={"shortest_edge": 16}, crop_size={"height": 16, "width": 16}),
+        tokenizer=tokenizer,
+        patch_size=8,
+        vision_feature_select_strategy="default",
+        num_additional_image_tokens=1,
+        chat_template=CHAT_TEMPLATE,
+    )
+    config = LlavaConfig(
+        vision_config=CLIPVisionConfig(
+            hidden_size=width, intermediate_size=2 * width, num_hidden_layers=1, num_attention_heads=2,
+            image_size=16, patch_size=8, projection_dim=width, initializer_range=0.5,
+        ),
+        text_config=_text_config(len(tokenizer), width, layers),
+        image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
+        vision_feature_select_strategy="default",
+        vision_feature_layer=-1,
+    )
+    torch.manual_seed(seed)
+    model = LlavaForConditionalGeneration(config).eval()
+    return _save(model, processor, path)
+
+
+def build_tiny_idefics3(path: str | Path, *, seed: int = 0, width: int = 16, layers: int = 1) -> Path:
+    """Save a tiny Idefics3 (32x32 pixels, patch 8, scale factor 2 -> 4 image tokens) to ``path``."""
+    import torch
+    from transformers import (
+        Idefics3Config,
+        Idefics3ForConditionalGeneration,
+        Idefics3Processor,
+        Idefics3VisionConfig,
+    )
+    from transformers.models.idefics3.image_processing_pil_idefics3 import Idefics3ImageProcessorPil
+
+    tokenizer = train_word_tokenizer(BASE_SPECIALS + ("<fake_token_around_image>", "<global-img>", "<end_of_utterance>"))
+    processor = Idefics3Processor(
+        image_processor=Idefics3ImageProcessorPil(
+            do_image_splitting=False, size={"longest_edge": 32}, max_image_size={"longest_edge": 32}
+        ),
+        tokenizer=tokenizer,
+        image_seq_len=4,
+        chat_template=CHAT_TEMPLATE,
+    )
+    config = Idefics3Config(
+        vision_config=Idefics3VisionConfig(
+            hidden_size=width, intermediate_size=2 * width, num_hidden_layers=1, num_attention_heads=2,
+            image_size=32, patch_size=8, initializer_range=0.5,
+        ),
+        text_config=_text_config(len(tokenizer), width, layers),
+        image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
+        scale_factor=2,
+        pad_token_id=0,
+    )
+    torch.manual_seed(seed)
+    model = Idefics3ForConditionalGeneration(config).eval()
+    return _save(model, processor, path)
+
+
+def _save(model: Any, processor: Any, path: str | Path) -> Path:
+    out = Path(path)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    processor.save_pretrained(out)
+    return out
+
+
+BUILDERS: dict[str, Callable[..., Path]] = {"llava": build_tiny_llava, "idefics3": build_tiny_idefics3}
+
+
+def build_tiny_vlm(family: str, path: str | Path, **kwargs: Any) -> Path:
+    """Build and save a tiny checkpoint of ``family`` (one of :data:`BUILDERS`)."""
+    try:
+        builder = BUILDERS[family]
+    except KeyError:
+        raise ValueError(f"unknown tiny VLM family {family!r}; choose one of {', '.join(BUILDERS)}") from None
+    return builder(path, **kwargs)

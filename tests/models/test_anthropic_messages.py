@@ -1,0 +1,235 @@
+"""Tests for the Anthropic Messages backend against the local Messages-API server."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+
+import pytest
+
+pytest.importorskip("anthropic")
+
+from socialbench.errors import UsageError  # noqa: E402
+from socialbench.models.anthropic_messages import AnthropicModel, build_params, parse_message  # noqa: E402
+from socialbench.models.base import FatalModelError, ModelError, RetryableModelError  # noqa: E402
+from socialbench.models.registry import ModelOptions, create_model  # noqa: E402
+from socialbench.runner.engine import Engine, RetryPolicy  # noqa: E402
+from socialbench.testing.anthropic_server import (  # noqa: E402
+    Action,
+    ScriptedAnthropicServer,
+    empty,
+    malformed,
+    request_api_key,
+    refusal,
+    stall,
+    status,
+)
+from socialbench.types import EncodedImage, Generation, GenerationConfig, Request  # noqa: E402
+
+SENTINEL_KEY = "sk-ant-SENTINEL-do-not-leak-0123456789"
+PROMPT = 'Which way?\nPossible answers: "left", "right"\nRespond as {"answer": "<answer>"}'
+IMAGE = EncodedImage(data=b"\xff\xd8\xff\xe0 fake jpeg bytes", mime="image/jpeg", width=4, height=3)
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _model(srv: ScriptedAnthropicServer, timeout_s: float = 5.0, **extra: str) -> AnthropicModel:
+    opts = ModelOptions(timeout_s=timeout_s, extra=tuple({"base_url": srv.base_url, **extra}.items()))
+    model = create_model("anthropic:claude-test", opts)
+    assert isinstance(model, AnthropicModel)
+    return model
+
+
+def _generate(model: AnthropicModel, request: Request) -> Generation:
+    async def go() -> Generation:
+        try:
+            return await model.generate(request)
+        finally:
+            await model.aclose()
+
+    return asyncio.run(go())
+
+
+def _error_for(action: Action, timeout_s: float = 5.0) -> ModelError:
+    with ScriptedAnthropicServer() as srv:
+        srv.push(action)
+        with pytest.raises(ModelError) as info:
+            _generate(_model(srv, timeout_s), Request(prompt=PROMPT))
+    return info.value
+
+
+# --------------------------------------------------------------------------- success
+
+
+def test_answers_through_the_messages_api() -> None:
+    with ScriptedAnthropicServer() as srv:
+        gen = _generate(_model(srv), Request(prompt=PROMPT))
+    assert json.loads(gen.text) == {"answer": "left"}
+
+
+def test_usage_is_taken_from_the_response() -> None:
+    with ScriptedAnthropicServer() as srv:
+        gen = _generate(_model(srv), Request(prompt=PROMPT))
+    assert gen.usage.prompt_tokens == len(PROMPT) // 4
+    assert gen.usage.completion_tokens == len(gen.text) // 4
+
+
+def test_images_are_base64_blocks_after_the_text() -> None:
+    with ScriptedAnthropicServer() as srv:
+        _generate(_model(srv), Request(prompt=PROMPT, images=(IMAGE, IMAGE)))
+        content = srv.requests[0]["messages"][0]["content"]
+    assert [b["type"] for b in content] == ["text", "image", "image"]
+    assert content[1]["source"] == {
+        "type": "base64",
+        "media_type": "image/jpeg",
+        "data": base64.b64encode(IMAGE.data).decode(),
+    }
+
+
+def test_images_first_option_puts_images_before_text() -> None:
+    params = build_params("m", Request(prompt="p", images=(IMAGE,)), images_first=True)
+    assert [b["type"] for b in params["messages"][0]["content"]] == ["image", "text"]
+
+
+def test_system_prompt_and_max_tokens_are_sent() -> None:
+    request = Request(prompt=PROMPT, system="You are a robot.", config=GenerationConfig(max_tokens=77))
+    with ScriptedAnthropicServer() as srv:
+        _generate(_model(srv), request)
+        body = srv.requests[0]
+    assert (body["system"], body["max_tokens"], body["model"]) == ("You are a robot.", 77, "claude-test")
+
+
+def test_temperature_is_sent_only_when_asked() -> None:
+    request = Request(prompt=PROMPT, config=GenerationConfig(temperature=0.0))
+    with ScriptedAnthropicServer() as srv:
+        _generate(_model(srv), request)
+        _generate(_model(srv, send_temperature="true"), request)
+        bodies = srv.requests
+    assert "temperature" not in bodies[0]
+    assert bodies[1]["temperature"] == 0.0
+
+
+def test_api_key_from_named_env_var_is_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_CLAUDE_KEY", SENTINEL_KEY)
+    with ScriptedAnthropicServer(api_key=SENTINEL_KEY) as srv:
+        gen = _generate(_model(srv, api_key_env="MY_CLAUDE_KEY"), Request(prompt=PROMPT))
+        headers = srv.request_headers[0]
+    assert request_api_key(headers) == SENTINEL_KEY and gen.text
+
+
+def test_missing_key_without_base_url_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="ANTHROPIC_API_KEY"):
+        create_model("anthropic:claude-test")
+
+
+def test_key_never_in_identity_repr_or_spec(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SENTINEL_KEY)
+    model = create_model("anthropic:claude-test")
+    for text in (model.identity(), repr(model), model.spec):
+        assert SENTINEL_KEY not in text
+    assert model.identity() == "anthropic|claude-test|default"
+
+
+def test_wrong_key_error_message_does_not_leak_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SENTINEL_KEY)
+    with ScriptedAnthropicServer(api_key="another") as srv:
+        srv.push(status(401, body={"type": "error", "error": {"type": "authentication_error", "message": f"bad key {SENTINEL_KEY}"}}))
+        with pytest.raises(FatalModelError) as info:
+            _generate(_model(srv), Request(prompt=PROMPT))
+    assert info.value.kind == "auth" and SENTINEL_KEY not in str(info.value)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_429_is_rate_limit_with_retry_after() -> None:
+    err = _error_for(status(429, headers={"retry-after": "3"}))
+    assert isinstance(err, RetryableModelError)
+    assert (err.kind, err.retry_after) == ("rate_limit", 3.0)
+
+
+def test_529_is_overloaded() -> None:
+    err = _error_for(status(529))
+    assert isinstance(err, RetryableModelError) and err.kind == "overloaded"
+
+
+def test_500_is_server_error() -> None:
+    err = _error_for(status(500))
+    assert isinstance(err, RetryableModelError) and err.kind == "server_error"
+
+
+def test_400_is_bad_request_with_the_server_message() -> None:
+    with ScriptedAnthropicServer() as srv:
+        model = _model(srv)
+        with pytest.raises(FatalModelError) as info:
+            _generate(model, Request(prompt=PROMPT, config=GenerationConfig(max_tokens=0)))
+    assert info.value.kind == "bad_request" and "max_tokens" in info.value.message
+
+
+def test_401_is_auth() -> None:
+    err = _error_for(status(401))
+    assert isinstance(err, FatalModelError) and err.kind == "auth"
+
+
+def test_refusal_stop_reason_is_refusal() -> None:
+    err = _error_for(refusal())
+    assert isinstance(err, FatalModelError) and err.kind == "refusal"
+
+
+def test_empty_text_is_empty_response() -> None:
+    err = _error_for(empty())
+    assert isinstance(err, FatalModelError) and err.kind == "empty_response"
+
+
+def test_non_json_body_is_malformed_response() -> None:
+    err = _error_for(malformed())
+    assert isinstance(err, RetryableModelError) and err.kind == "malformed_response"
+
+
+def test_slow_answer_is_timeout() -> None:
+    err = _error_for(stall(2.0), timeout_s=0.3)
+    assert isinstance(err, RetryableModelError) and err.kind == "timeout"
+
+
+def test_closed_port_is_connection_error() -> None:
+    srv = ScriptedAnthropicServer().start()
+    model = _model(srv)
+    srv.stop()
+    with pytest.raises(RetryableModelError) as info:
+        _generate(model, Request(prompt=PROMPT))
+    assert info.value.kind == "connection"
+
+
+def test_parse_message_counts_cache_tokens_as_input() -> None:
+    body = {
+        "content": [{"type": "text", "text": "hi"}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 5, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 7, "output_tokens": 2},
+    }
+    assert parse_message(json.dumps(body)).usage.prompt_tokens == 112
+
+
+# --------------------------------------------------------------------------- through the engine
+
+
+def test_engine_retries_429_and_529_then_succeeds() -> None:
+    with ScriptedAnthropicServer() as srv:
+        srv.push(status(429, headers={"retry-after": "0"}), status(529))
+        model = _model(srv)
+
+        async def go():  # type: ignore[no-untyped-def]
+            engine = Engine(model, concurrency=2, retry=RetryPolicy(max_attempts=4, base_delay_s=0.01, timeout_s=5))
+            try:
+                return await engine.run(Request(prompt=PROMPT))
+            finally:
+                await model.aclose()
+
+        outcome = asyncio.run(go())
+        served = srv.count
+    assert (outcome.error, outcome.attempts, served) == (None, 3, 3)
+    assert json.loads(outcome.text or "") == {"answer": "left"}

@@ -1,0 +1,42 @@
+"""A run against a real local OpenAI-compatible server that misbehaves on a script."""
+
+from socialbench.benchmarks.base import EvalOptions
+from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
+from socialbench.models.openai_compat import OpenAICompatModel
+from socialbench.models.registry import ModelOptions
+from socialbench.runner.engine import RetryPolicy
+from socialbench.runner.run import RunRequest, run_eval
+from socialbench.testing.openai_server import ScriptedOpenAIServer, malformed, stall, status
+
+
+def run(data, out, url, timeout=2.0, cache=None):
+    model = OpenAICompatModel("m", url, ModelOptions(timeout_s=timeout))
+    req = RunRequest(
+        benchmark_name="socialnav-sub", data=data, model_spec=model.spec, out=out,
+        options=EvalOptions(limit=1), concurrency=2,
+        retry=RetryPolicy(max_attempts=4, base_delay_s=0.01, timeout_s=timeout), cache_path=cache, show_progress=False,
+    )
+    return run_eval(req, SocialNavSub(), model)
+
+
+def test_transient_failures_are_retried_until_every_question_is_answered(small_socialnav, tmp_path):
+    with ScriptedOpenAIServer() as srv:
+        srv.push(status(429, headers={"Retry-After": "0"}), status(500), malformed(), stall(1.0))
+        res = run(small_socialnav, tmp_path / "r", srv.base_url, timeout=0.5)
+    assert res.complete and res.stats["retries"] == 4 and res.stats["errors"] == 0
+
+
+def test_second_run_is_served_from_the_cache(small_socialnav, tmp_path):
+    cache = tmp_path / "cache.sqlite"
+    with ScriptedOpenAIServer() as srv:
+        run(small_socialnav, tmp_path / "r1", srv.base_url, cache=cache)
+        first = srv.count
+        res = run(small_socialnav, tmp_path / "r2", srv.base_url, cache=cache)
+    assert first == 15 and srv.count == first and res.stats["cache_hits"] == 15
+
+
+def test_json_mode_is_requested_from_the_server(small_socialnav, tmp_path):
+    with ScriptedOpenAIServer() as srv:
+        run(small_socialnav, tmp_path / "r", srv.base_url)
+        bodies = list(srv.requests)
+    assert all(b.get("response_format") == {"type": "json_object"} and b.get("temperature") == 0 for b in bodies)
