@@ -22,6 +22,8 @@ from socialbench.errors import DataError, SocialbenchError, UsageError
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Measure the social intelligence of embodied agents.")
 data_app = typer.Typer(no_args_is_help=True, help="Check and transform datasets.")
 app.add_typer(data_app, name="data")
+sim_app = typer.Typer(no_args_is_help=True, help="Generate procedural datasets.")
+app.add_typer(sim_app, name="sim")
 
 out = Console()
 if not out.is_terminal:  # pipes and CI logs: wide enough for the results table
@@ -205,6 +207,38 @@ def validate_cmd(
     ds = bench.load(path, require_images=False, limit=None)
     n_q = sum(len(i.questions) for i in ds.items)
     out.print(f"OK: {path} — {len(ds.items)} items, {n_q} questions")
+
+
+def _parse_range(text: str, name: str) -> tuple[int, int]:
+    lo, sep, hi = text.partition("-")
+    try:
+        a, b = int(lo), int(hi if sep else lo)
+    except ValueError:
+        raise UsageError(f"{name} takes MIN-MAX, e.g. 2-8 (got {text!r})") from None
+    if a < 1 or b < a:
+        raise UsageError(f"{name} needs 1 <= MIN <= MAX (got {text!r})")
+    return a, b
+
+
+@sim_app.command("socialnav")
+def sim_socialnav_cmd(
+    out_dir: Path = typer.Option(..., "--out", "-o", help="folder to write the dataset into"),
+    scenes: int = typer.Option(20, min=1, help="number of scenes"),
+    seed: int = typer.Option(0, help="random seed (same seed, same bytes)"),
+    people: str = typer.Option("2-8", help="people per scene, MIN-MAX"),
+    annotators: int = typer.Option(1, min=1, help=">1: a synthetic annotator panel with noisy judgments"),
+    noise_m: float = typer.Option(0.67, min=0.0, help="tracking noise (average displacement error, metres)"),
+    composites: bool = typer.Option(False, "--composites/--no-composites", help="also write pre-rendered composites"),
+) -> None:
+    """Simulate SocialNav-SUB-format scenes with exact answers (official release layout)."""
+    from socialbench.navigation.sim_dataset import simulate_dataset
+
+    lo, hi = _parse_range(people, "--people")
+    path = simulate_dataset(
+        out_dir, scenes=scenes, seed=seed, people=(lo, hi), annotators=annotators,
+        noise_m=noise_m, write_composites=composites,
+    )
+    out.print(f"wrote {scenes} scenes to {path}; evaluate with: socialbench eval -b socialnav-sub -d {path} -m MODEL")
 
 
 @app.command("models")

@@ -12,9 +12,11 @@ is kept as given (the ``official`` protocol needs the given order).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import itertools
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal, Mapping, Sequence, Union
 
 Answer = Union[str, tuple[str, ...]]
@@ -130,9 +132,14 @@ class EncodedImage:
     width: int
     height: int
 
-    @property
+    @cached_property
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
+
+    @cached_property
+    def b64(self) -> str:
+        """Base64 text of the bytes, computed once (every question of a sample sends it)."""
+        return base64.b64encode(self.data).decode("ascii")
 
 
 @dataclass(frozen=True)

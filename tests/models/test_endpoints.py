@@ -174,6 +174,44 @@ def test_rate_limit_pauses_without_counting_a_failure() -> None:
     assert not a.cooling(clock.now)
 
 
+def test_acquire_waits_for_a_release_when_all_slots_are_taken() -> None:
+    async def go() -> tuple[bool, str | None]:
+        pool = EndpointPool(URLS[:1], per_endpoint_concurrency=1)
+        held = pool.pick()
+        assert held is not None
+        waiter = asyncio.create_task(pool.acquire())
+        await asyncio.sleep(0.02)
+        waited = not waiter.done()
+        pool.release(held, ok=True)
+        got = await asyncio.wait_for(waiter, 1.0)
+        return waited, got.url if got else None
+
+    assert asyncio.run(go()) == (True, URLS[0])
+
+
+def test_waiters_are_served_first_come_first_served() -> None:
+    async def go() -> list[int]:
+        pool = EndpointPool(URLS[:1], per_endpoint_concurrency=1)
+        held = pool.pick()
+        order: list[int] = []
+
+        async def wait(i: int) -> None:
+            ep = await pool.acquire()
+            order.append(i)
+            await asyncio.sleep(0)
+            pool.release(ep, ok=True)  # type: ignore[arg-type]
+
+        tasks = []
+        for i in range(4):
+            tasks.append(asyncio.create_task(wait(i)))
+            await asyncio.sleep(0.001)
+        pool.release(held, ok=True)  # type: ignore[arg-type]
+        await asyncio.wait_for(asyncio.gather(*tasks), 2.0)
+        return order
+
+    assert asyncio.run(go()) == [0, 1, 2, 3]
+
+
 # --------------------------------------------------------------------------- end to end
 
 

@@ -25,6 +25,7 @@ so a run can be resumed, and its cache reused, with more or fewer servers.
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import logging
 import time
@@ -44,6 +45,12 @@ DEFAULT_COOLDOWN_S = 5.0
 DEFAULT_MAX_COOLDOWN_S = 60.0
 #: Error kinds that say the endpoint, not the request, is in trouble.
 UNHEALTHY_KINDS = frozenset({"connection", "timeout", "server_error", "overloaded", "malformed_response"})
+_POLL_S = 0.25
+
+
+def _settle(fut: "asyncio.Future[None]") -> None:
+    if not fut.done():
+        fut.set_result(None)
 
 
 # --------------------------------------------------------------------------- parsing
@@ -160,12 +167,29 @@ class EndpointPool:
         self.max_cooldown_s = max(max_cooldown_s, cooldown_s)
         self._clock = clock
         self._turn = itertools.count()
-        self._waiters: list[asyncio.Future[None]] = []
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
 
     def _has_room(self, ep: EndpointState, now: float) -> bool:
         if ep.probing(now) and ep.outstanding > 0:
             return False
         return self.limit is None or ep.outstanding < self.limit
+
+    def _choose(self, skip: frozenset[str] | set[str], turn: int) -> EndpointState | None:
+        now = self._clock()
+        usable = [ep for ep in self.endpoints if ep.url not in skip]
+        if not usable:
+            return None
+        healthy = [ep for ep in usable if not ep.cooling(now)]
+        if healthy:
+            ready = [ep for ep in healthy if self._has_room(ep, now)]
+            if not ready:
+                return None
+            n = len(self.endpoints)
+            return min(ready, key=lambda ep: (ep.outstanding, (ep.index - turn) % n))
+        soonest = min(usable, key=lambda ep: (ep.down_until, ep.outstanding))
+        if self.limit is not None and soonest.outstanding >= self.limit:
+            return None
+        return soonest
 
     def pick(self, exclude: Iterable[str] = ()) -> EndpointState | None:
         """Reserve a slot on the best endpoint, or return ``None`` when all are full.
@@ -174,25 +198,9 @@ class EndpointPool:
         every endpoint not excluded is cooling down, the one whose cool-down ends first is
         used (as a probe) rather than stalling the run.
         """
-        now = self._clock()
-        skip = set(exclude)
-        usable = [ep for ep in self.endpoints if ep.url not in skip]
-        if not usable:
-            return None
-        turn = next(self._turn)
-        n = len(self.endpoints)
-        healthy = [ep for ep in usable if not ep.cooling(now)]
-        if healthy:
-            ready = [ep for ep in healthy if self._has_room(ep, now)]
-            if not ready:
-                return None
-            best = min(ready, key=lambda ep: (ep.outstanding, (ep.index - turn) % n))
-        else:
-            soonest = min(usable, key=lambda ep: (ep.down_until, ep.outstanding))
-            if self.limit is not None and soonest.outstanding >= self.limit:
-                return None
-            best = soonest
-        best.outstanding += 1
+        best = self._choose(frozenset(exclude), next(self._turn))
+        if best is not None:
+            best.outstanding += 1
         return best
 
     def release(self, ep: EndpointState, ok: bool | None, pause_s: float | None = None) -> None:
@@ -218,29 +226,53 @@ class EndpointPool:
         self._notify()
 
     def _notify(self) -> None:
-        """Wake every waiting :meth:`acquire` (they re-check; the loser waits again)."""
-        waiters, self._waiters = self._waiters, []
-        for fut in waiters:
+        """A slot may be free: wake the longest-waiting :meth:`acquire`."""
+        while self._waiters:
+            fut = self._waiters.popleft()
             if not fut.done():
                 fut.set_result(None)
+                return
 
     async def acquire(self, exclude: Iterable[str] = ()) -> EndpointState | None:
-        """Wait for a slot; ``None`` only when every endpoint is excluded."""
+        """Reserve a slot, waiting first-come first-served while all are taken.
+
+        Returns ``None`` only when every endpoint is excluded. A waiter is woken by a
+        release, or after 0.25 s anyway (a cool-down may have ended meanwhile).
+        """
         skip = frozenset(exclude)
         if all(ep.url in skip for ep in self.endpoints):
             return None
-        while True:
+        if not self._waiters:
             ep = self.pick(skip)
             if ep is not None:
                 return ep
-            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._waiters.append(fut)
-            # Wake on a release, or soon anyway: a cool-down may have ended meanwhile.
+        loop = asyncio.get_running_loop()
+        front = False
+        while True:
+            fut: asyncio.Future[None] = loop.create_future()
+            if front:
+                self._waiters.appendleft(fut)
+            else:
+                self._waiters.append(fut)
+            timer = loop.call_later(_POLL_S, _settle, fut)
             try:
-                await asyncio.wait_for(fut, timeout=0.25)
-            except asyncio.TimeoutError:
+                await fut
+            except asyncio.CancelledError:
                 if fut in self._waiters:
                     self._waiters.remove(fut)
+                else:  # it was woken for a slot it will not take: pass the wake on
+                    self._notify()
+                raise
+            finally:
+                timer.cancel()
+            if fut in self._waiters:  # woken by the timer
+                self._waiters.remove(fut)
+            ep = self.pick(skip)
+            if ep is not None:
+                if self._waiters and self._choose(frozenset(), 0) is not None:
+                    self._notify()  # more room (several releases at once): wake the next one
+                return ep
+            front = True
 
     def snapshot(self) -> list[dict[str, object]]:
         """Per-endpoint counters, for logs and tests."""

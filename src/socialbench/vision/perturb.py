@@ -23,7 +23,7 @@ looks the same on a 1376 px original and on a 768 px copy.
 Perturbations (``s`` = strength, ``L`` = longest image side in pixels)
 --------------------------------------------------------------------
 ``blur``
-    Gaussian blur with radius ``0.004 * L * s`` (PIL ``GaussianBlur``; ~5.5 px at s=1 on a
+    Gaussian blur with radius ``0.006 * L * s`` (PIL ``GaussianBlur``; ~8 px at s=1 on a
     1376 px image).
 ``fisheye``
     Equidistant-style barrel distortion: an output pixel at normalised radius ``r`` (radius
@@ -56,6 +56,7 @@ import math
 import os
 import shutil
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -100,30 +101,36 @@ def _to_image(arr: np.ndarray) -> Image.Image:
 
 def _bilinear(arr: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
     """Sample ``arr`` (H, W, C) at float source coordinates with edge clamping."""
-    h, w = arr.shape[:2]
-    sx = np.clip(sx, 0.0, w - 1.0)
-    sy = np.clip(sy, 0.0, h - 1.0)
-    x0 = np.floor(sx).astype(np.int64)
-    y0 = np.floor(sy).astype(np.int64)
-    x1 = np.minimum(x0 + 1, w - 1)
-    y1 = np.minimum(y0 + 1, h - 1)
+    h, w, c = arr.shape
+    sx = np.clip(sx, 0.0, w - 1.0).astype(np.float32, copy=False)
+    sy = np.clip(sy, 0.0, h - 1.0).astype(np.float32, copy=False)
+    x0 = np.floor(sx).astype(np.intp)
+    y0 = np.floor(sy).astype(np.intp)
     fx = (sx - x0)[..., None]
     fy = (sy - y0)[..., None]
-    top = arr[y0, x0] * (1 - fx) + arr[y0, x1] * fx
-    bottom = arr[y1, x0] * (1 - fx) + arr[y1, x1] * fx
-    return top * (1 - fy) + bottom * fy
+    dx = (x0 < w - 1).astype(np.intp)  # 0 at the right edge: x1 == x0
+    dy = (y0 < h - 1).astype(np.intp) * w
+    flat = arr.reshape(-1, c)
+    i00 = y0 * w + x0
+    top = np.take(flat, i00, axis=0)
+    top += (np.take(flat, i00 + dx, axis=0) - top) * fx
+    bottom = np.take(flat, i00 + dy, axis=0)
+    bottom += (np.take(flat, i00 + dy + dx, axis=0) - bottom) * fx
+    return top + (bottom - top) * fy
 
 
 # --------------------------------------------------------------------------- perturbations
 
 
 def _blur(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
-    radius = 0.004 * max(img.size) * s
+    radius = 0.006 * max(img.size) * s
     return img.filter(ImageFilter.GaussianBlur(radius=radius))
 
 
-def _fisheye_array(arr: np.ndarray, s: float) -> np.ndarray:
-    h, w = arr.shape[:2]
+@lru_cache(maxsize=8)
+def _fisheye_map(h: int, w: int, s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Source coordinates and circular mask of the fisheye for one image size (cached:
+    images of one dataset mostly share a size). The arrays are read-only."""
     cx, cy = (w - 1) / 2.0, (h - 1) / 2.0
     half_diag = math.hypot(w / 2.0, h / 2.0)
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -133,11 +140,18 @@ def _fisheye_array(arr: np.ndarray, s: float) -> np.ndarray:
     scale = np.ones_like(r)
     nz = r > 1e-9
     scale[nz] = (np.tan(r[nz] * theta) / math.tan(theta)) / r[nz]
-    out = _bilinear(arr, cx + dx * scale, cy + dy * scale)
     edge = 1.0 - 0.3 * min(s, 1.0)
     soft = 0.03
-    mask = np.clip((edge - r) / soft, 0.0, 1.0)[..., None]
-    return out * mask
+    mask = np.clip((edge - r) / soft, 0.0, 1.0)[..., None].astype(np.float32)
+    out = (cx + dx * scale, cy + dy * scale, mask)
+    for a in out:
+        a.setflags(write=False)
+    return out
+
+
+def _fisheye_array(arr: np.ndarray, s: float) -> np.ndarray:
+    sx, sy, mask = _fisheye_map(arr.shape[0], arr.shape[1], float(s))
+    return _bilinear(arr, sx, sy) * mask
 
 
 def _fisheye(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
@@ -205,7 +219,7 @@ def _jpeg(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
 
 
 PERTURBATIONS: dict[str, tuple[_Fn, str]] = {
-    "blur": (_blur, "Gaussian blur, radius 0.004 x longest side x strength"),
+    "blur": (_blur, "Gaussian blur, radius 0.006 x longest side x strength"),
     "fisheye": (_fisheye, "barrel (fisheye) distortion with a circular field of view"),
     "fisheye-water": (_fisheye_water, "fisheye plus water droplets on the lens"),
     "gaussian-noise": (_gaussian_noise, "additive Gaussian noise, sigma 0.06 x 255 x strength"),

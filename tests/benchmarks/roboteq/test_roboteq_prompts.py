@@ -75,6 +75,16 @@ def test_conflicting_duplicate_judgment_is_invalid_for_that_behavior_only() -> N
     assert r.values == {1: "proper", 2: None, 3: "proper"}
 
 
+def test_repeated_json_judgment_is_an_extra_judgment() -> None:
+    r = parse_judgments('{"answer": {"1": "proper", "2": "proper", "[2]": "proper", "3": "proper"}}', KS)
+    assert r.values == {1: "proper", 2: None, 3: "proper"}
+
+
+def test_repeated_plain_line_with_the_same_label_is_accepted() -> None:
+    r = parse_judgments("[1] proper\n[2] improper\n[3] proper\nSummary:\n[2] improper", KS)
+    assert r.values == {1: "proper", 2: "improper", 3: "proper"}
+
+
 def test_judgment_for_an_unknown_behavior_is_ignored() -> None:
     r = parse_judgments('{"answer": {"1": "proper", "2": "proper", "3": "proper", "4": "improper"}}', KS)
     assert r.values == {1: "proper", 2: "proper", 3: "proper"} and r.extra == ("4",)

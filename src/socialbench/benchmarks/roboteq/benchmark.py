@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from socialbench.benchmarks.base import EvalOptions, SolveContext, register_benchmark
 from socialbench.benchmarks.roboteq.loader import (
@@ -66,9 +66,9 @@ from socialbench.metrics.roboteq import (
     table1,
 )
 from socialbench.prompting.parsing import parse_answer
-from socialbench.types import EncodedImage, GenerationConfig, Item, Outcome, Request, SampleRecord
+from socialbench.types import EncodedImage, GenerationConfig, Item, Outcome, Question, Request, SampleRecord
 
-__all__ = ["RobotEQJudgment", "RobotEQGrounding", "judgment_requests"]
+__all__ = ["RobotEQJudgment", "RobotEQGrounding", "judgment_requests", "scene_query", "behavior_query"]
 
 _DEFAULT_IMAGES = EvalOptions().images
 _BASIS_NOTES = {
@@ -174,23 +174,42 @@ class _RobotEQ:
             cached=outcome.cached,
         )
 
-    @staticmethod
-    def _context_words(item: Item) -> str:
-        meta = item.metadata
-        return " ".join(str(x) for x in (meta.get("category"), meta.get("subcategory")) if x)
 
 
-def judgment_requests(item: Item, *, per_behavior: bool, strategy: str, knowledge: str = "") -> list[tuple[tuple[str, ...], str]]:
+def _context_words(item: Item) -> str:
+    meta = item.metadata
+    return " ".join(str(x) for x in (meta.get("category"), meta.get("subcategory")) if x)
+
+
+def scene_query(item: Item) -> str:
+    """The retrieval query of a per-scene request: role, all behaviors, category words."""
+    texts = "\n".join(q.text for q in item.questions)
+    return f"{item.metadata['role']}\n{texts}\n{_context_words(item)}"
+
+
+def behavior_query(item: Item, q: Question) -> str:
+    """The retrieval query of a per-behavior request: role, the behavior, category words."""
+    return f"{item.metadata['role']}\n{q.text}\n{_context_words(item)}"
+
+
+def judgment_requests(
+    item: Item, *, per_behavior: bool, strategy: str, knowledge: Callable[[str], str] | None = None
+) -> list[tuple[tuple[str, ...], str]]:
     """The prompts one judgment scene needs: ``[(question keys answered, prompt), ...]``.
 
-    One prompt for the whole scene, or one per behavior with ``per_behavior``. (Used by the
-    solver without RAG text and by ``benchmarks/roboteq_cost.py``.)
+    One prompt for the whole scene, or one per behavior with ``per_behavior``.
+    ``knowledge(query)`` returns the RAG preamble for a retrieval query (None: no RAG text).
+    The solver and ``benchmarks/roboteq_cost.py`` both build prompts through here.
     """
     role = item.metadata["role"]
     if per_behavior:
-        return [((q.key,), behavior_prompt(role, q.text, strategy, knowledge)) for q in item.questions]
+        return [
+            ((q.key,), behavior_prompt(role, q.text, strategy, knowledge(behavior_query(item, q)) if knowledge else ""))
+            for q in item.questions
+        ]
     behaviors = [(item.metadata["behaviors"][q.key]["k"], q.text) for q in item.questions]
-    return [(tuple(q.key for q in item.questions), scene_prompt(role, behaviors, strategy, knowledge))]
+    block = knowledge(scene_query(item)) if knowledge else ""
+    return [(tuple(q.key for q in item.questions), scene_prompt(role, behaviors, strategy, block))]
 
 
 class RobotEQJudgment(_RobotEQ):
@@ -207,9 +226,9 @@ class RobotEQJudgment(_RobotEQ):
         else:
             await self._ask_scene(item, [q.key for q in pending], images, ctx)
 
-    async def _ask_behavior(self, item: Item, q: Any, images: tuple[EncodedImage, ...], ctx: SolveContext) -> None:
+    async def _ask_behavior(self, item: Item, q: Question, images: tuple[EncodedImage, ...], ctx: SolveContext) -> None:
         role = item.metadata["role"]
-        knowledge, extra = self._knowledge(f"{role}\n{q.text}\n{self._context_words(item)}", ctx)
+        knowledge, extra = self._knowledge(behavior_query(item, q), ctx)
         request = Request(
             prompt=behavior_prompt(role, q.text, ctx.options.strategy, knowledge),
             images=images, config=ctx.generation, item=item, question=q,
@@ -222,10 +241,14 @@ class RobotEQJudgment(_RobotEQ):
         ctx.record(self._record(item.item_id, q.key, request, outcome, parsed, method, extra))
 
     async def _ask_scene(self, item: Item, pending: Sequence[str], images: tuple[EncodedImage, ...], ctx: SolveContext) -> None:
-        role = item.metadata["role"]
-        texts = "\n".join(q.text for q in item.questions)
-        knowledge, extra = self._knowledge(f"{role}\n{texts}\n{self._context_words(item)}", ctx)
-        ((keys, prompt),) = judgment_requests(item, per_behavior=False, strategy=ctx.options.strategy, knowledge=knowledge)
+        extra: dict[str, int] = {}
+
+        def knowledge(query: str) -> str:
+            block, usage = self._knowledge(query, ctx)
+            extra.update(usage)
+            return block
+
+        ((_, prompt),) = judgment_requests(item, per_behavior=False, strategy=ctx.options.strategy, knowledge=knowledge)
         request = Request(prompt=prompt, images=images, config=ctx.generation, item=item, question=None)
         outcome = await ctx.engine.run(request)
         ks = {q.key: item.metadata["behaviors"][q.key]["k"] for q in item.questions}
@@ -306,7 +329,7 @@ class RobotEQGrounding(_RobotEQ):
         images = await self._images(item, ctx)
         meta = item.metadata
         options_text = " ".join(meta.get("options", {}).values())
-        knowledge, extra = self._knowledge(f"{meta['question']}\n{options_text}\n{self._context_words(item)}", ctx)
+        knowledge, extra = self._knowledge(f"{meta['question']}\n{options_text}\n{_context_words(item)}", ctx)
         request = Request(
             prompt=grounding_prompt(meta["question"], meta.get("options", {}), ctx.options.strategy, knowledge),
             images=images, config=ctx.generation, item=item, question=q,
@@ -314,12 +337,7 @@ class RobotEQGrounding(_RobotEQ):
         outcome = await ctx.engine.run(request)
         parsed, method = None, None
         if outcome.error is None:
-            res = parse_answer(outcome.text, LETTERS, multi=True)
-            if res.value is not None and res.method != "lenient":
-                parsed, method = res.value, res.method
-            else:  # the generic lenient rung reads any "a" as option A: use the stricter rule
-                letters = parse_grounding_letters(outcome.text)
-                parsed, method = (letters, "lenient") if letters else (None, None)
+            parsed, method = _parse_grounding(outcome.text)
         ctx.record(self._record(item.item_id, q.key, request, outcome, parsed, method, extra))
 
     def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: str) -> dict[str, Any]:
@@ -367,6 +385,22 @@ class RobotEQGrounding(_RobotEQ):
             }
         )
         return out
+
+
+def _parse_grounding(text: str | None) -> tuple[list[str] | None, str | None]:
+    """Letters from a grounding reply: JSON ``{"answer": [...]}``; else the last
+    ``Answer: B, D`` phrase; else a reply that is just the letters. The generic lenient rung
+    is not used (it would read the article "a" as option A), nor the generic strict rung on
+    its own (it stops at the first comma of ``answer: B, D``)."""
+    res = parse_answer(text, LETTERS, multi=True)
+    if res.value is not None and res.method == "json":
+        return res.value, "json"
+    letters = parse_grounding_letters(text)
+    if letters:
+        return letters, "strict"
+    if res.value is not None and res.method == "strict":
+        return res.value, "strict"
+    return None, None
 
 
 @register_benchmark("roboteq-bj")

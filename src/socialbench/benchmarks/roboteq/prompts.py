@@ -27,9 +27,10 @@ single label when the scene has one behavior. Without JSON, lines such as
 ``[1] proper`` / ``2: improper`` are read (method ``lenient``).
 
 Each behavior is judged on its own: a behavior with no judgment, with a value that is not
-proper/improper, or with two conflicting judgments is *invalid* (``None``); the other
-behaviors of the scene keep their answers. Judgments for numbers the scene does not have are
-ignored.
+proper/improper, or with an extra judgment (judged twice in the JSON reply, e.g.
+``{"2": "proper", "2": "proper"}``; in plain lines only a conflicting repeat counts) is
+*invalid* (``None``); the other behaviors of the scene keep their answers. Judgments for
+numbers the scene does not have are ignored.
 
 Token estimates (used for accounting and ``benchmarks/roboteq_cost.py``)
 ------------------------------------------------------------------------
@@ -248,7 +249,9 @@ _LENIENT_LEAD = re.compile(r"^\W*(?:behaviou?r\s*)?\[?\s*(\d+)\s*\]?[\s:.)\-=*]*
 _LENIENT_TAIL = re.compile(r"^\W*(?:behaviou?r\s*)?\[?\s*(\d+)\s*\]?[\s:.)\-=*]+\S.*?\b(improper|proper)\W*$", re.IGNORECASE)
 
 
-def _collect(pairs: list[tuple[Any, Any]], ks: Sequence[int]) -> tuple[dict[int, str | None], list[str]]:
+def _collect(pairs: list[tuple[Any, Any]], ks: Sequence[int], *, strict: bool) -> tuple[dict[int, str | None], list[str]]:
+    """Labels per behavior from (key, value) pairs. A behavior judged twice is invalid when
+    ``strict`` (JSON: an extra judgment), else only when the two judgments conflict."""
     found: dict[int, list[str | None]] = {}
     extra: list[str] = []
     for key, value in pairs:
@@ -260,8 +263,8 @@ def _collect(pairs: list[tuple[Any, Any]], ks: Sequence[int]) -> tuple[dict[int,
     values: dict[int, str | None] = {}
     for k in ks:
         got = found.get(k)
-        if not got or any(v is None for v in got) or len(set(got)) > 1:
-            values[k] = None  # missing, not a label, or conflicting duplicates
+        if not got or any(v is None for v in got) or len(set(got)) > 1 or (strict and len(got) > 1):
+            values[k] = None  # missing, not a label, judged twice (JSON) or conflicting
         else:
             values[k] = got[0]
     return values, extra
@@ -276,7 +279,7 @@ def parse_judgments(text: str | None, ks: Sequence[int]) -> ParsedJudgments:
         pairs = _judgment_pairs(obj, ks)
         if pairs is None:
             continue
-        values, extra = _collect(pairs, ks)
+        values, extra = _collect(pairs, ks, strict=True)
         return ParsedJudgments(values, "json", tuple(extra))
     pairs = []
     for line in text.splitlines():
@@ -284,7 +287,7 @@ def parse_judgments(text: str | None, ks: Sequence[int]) -> ParsedJudgments:
         if m:
             pairs.append((m.group(1), m.group(2)))
     if pairs:
-        values, extra = _collect(pairs, ks)
+        values, extra = _collect(pairs, ks, strict=False)
         return ParsedJudgments(values, "lenient", tuple(extra))
     return ParsedJudgments(empty, None)
 

@@ -1,0 +1,597 @@
+"""In-process Hugging Face Transformers backend: ``hf:PATH_OR_ID``.
+
+    hf:HuggingFaceTB/SmolVLM-Instruct
+    hf:/checkpoints/my-llava --model-opt batch_size=8 --model-opt dtype=bfloat16
+
+The checkpoint is loaded once, on the first request (a fully cached run never loads it),
+with ``AutoProcessor`` and ``AutoModelForImageTextToText`` (or the class named in the
+config's ``architectures`` when the auto class does not know the model). Each request
+becomes one user turn rendered with the processor's chat template: the prompt text and then
+its images (``images_first=true`` puts them first; SocialNav-SUB sends 10), with
+``Request.system`` as a system turn (merged into the prompt when the template has no system
+role). Decoding is greedy, ``max_new_tokens`` is the request's ``max_tokens``; temperature
+and JSON mode do not apply.
+
+Batching: :meth:`HFLocalModel.generate` only enqueues. One worker thread owns the model; it
+takes the waiting requests, groups those with the same number of images (up to
+``batch_size``), pads them on the left and runs one ``generate`` per group, then resolves
+the awaiting callers. Greedy answers are the same batched or alone. Run the engine with a
+concurrency of at least ``batch_size`` so that batches fill.
+
+Options (``--model-opt KEY=VALUE``):
+
+``batch_size`` (16), ``batch_wait_ms`` (5: how long a short batch waits for company),
+``device`` (``auto``: CUDA when present, else CPU; or ``cpu``, ``cuda``, ``cuda:1``,
+``mps``), ``dtype`` (``auto``: bfloat16 on a CUDA GPU that supports it, else float16 on
+CUDA, float32 on CPU; or ``float32``, ``bfloat16``, ``float16``), ``max_pixels`` (shrink
+larger images, aspect kept, before the processor sees them), ``images_first``,
+``revision`` (hub revision), ``trust_remote_code`` (false).
+
+Errors: a load failure is ``load_error`` (fatal), an image that cannot be decoded or
+inputs the processor rejects ``bad_request``, running out of accelerator memory
+``out_of_memory`` (retryable; later batches are halved), an empty answer
+``empty_response``. The backend has no network and sets no timeout of its own: the engine's
+per-attempt timeout applies (raise ``--timeout`` for large models on CPU).
+
+torch and transformers are imported only when the model is used (``socialbench[hf]``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hashlib
+import io
+import logging
+import math
+import queue
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from socialbench.errors import UsageError
+from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
+from socialbench.models.registry import ModelOptions, register
+from socialbench.types import Generation, Request, Usage
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BATCH_SIZE = 16
+DEFAULT_BATCH_WAIT_S = 0.005
+_MAX_MESSAGE_CHARS = 300
+_DTYPE_NAMES = {
+    "float32": "float32", "fp32": "float32", "float": "float32",
+    "bfloat16": "bfloat16", "bf16": "bfloat16",
+    "float16": "float16", "fp16": "float16", "half": "float16",
+}
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+_STOP = object()
+
+
+# --------------------------------------------------------------------------- pure helpers
+
+
+def fit_max_pixels(width: int, height: int, max_pixels: int | None) -> tuple[int, int]:
+    """The largest size with the same aspect ratio and at most ``max_pixels`` pixels.
+
+    >>> fit_max_pixels(1280, 720, 1280 * 720 // 4)
+    (640, 360)
+    """
+    if not max_pixels or width * height <= max_pixels:
+        return width, height
+    scale = math.sqrt(max_pixels / float(width * height))
+    w, h = max(1, int(width * scale)), max(1, int(height * scale))
+    while w * h > max_pixels and (w > 1 or h > 1):  # floating-point edge cases
+        if w >= h:
+            w -= 1
+        else:
+            h -= 1
+    return w, h
+
+
+def build_chat(request: Request, images_first: bool = False, system_role: bool = True) -> list[dict[str, Any]]:
+    """Processor-style chat messages: optional system turn, one user turn with text and images.
+
+    With ``system_role=False`` the system text is put before the prompt in the user turn.
+    """
+    prompt = request.prompt
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        if system_role:
+            messages.append({"role": "system", "content": [{"type": "text", "text": request.system}]})
+        else:
+            prompt = f"{request.system}\n\n{prompt}"
+    text = [{"type": "text", "text": prompt}]
+    images = [{"type": "image"} for _ in request.images]
+    messages.append({"role": "user", "content": images + text if images_first else text + images})
+    return messages
+
+
+def resolve_device(option: str | None, cuda_available: bool) -> str:
+    """``auto`` -> ``cuda`` when available, else ``cpu``; anything else is kept."""
+    value = (option or "auto").strip().lower()
+    if value == "auto":
+        return "cuda" if cuda_available else "cpu"
+    if not (value in ("cpu", "cuda", "mps") or value.startswith("cuda:")):
+        raise UsageError(f"--model-opt device={option!r} is not a device; use auto, cpu, cuda, cuda:N or mps")
+    return value
+
+
+def resolve_dtype(option: str | None, device: str, bf16_supported: bool) -> str:
+    """``auto`` -> bfloat16 / float16 on CUDA (bf16 when supported), float32 elsewhere."""
+    value = (option or "auto").strip().lower()
+    if value == "auto":
+        if device.startswith("cuda"):
+            return "bfloat16" if bf16_supported else "float16"
+        return "float32"
+    if value not in _DTYPE_NAMES:
+        raise UsageError(f"--model-opt dtype={option!r} is unknown; use auto, float32, bfloat16 or float16")
+    return _DTYPE_NAMES[value]
+
+
+def group_same_shape(jobs: Sequence[Any], batch_size: int, key: Any) -> tuple[list[Any], list[Any]]:
+    """Split ``jobs`` into the first batch (jobs sharing the first job's key, at most
+    ``batch_size``, in order) and the rest (order kept)."""
+    if not jobs:
+        return [], []
+    first = key(jobs[0])
+    batch: list[Any] = []
+    rest: list[Any] = []
+    for job in jobs:
+        if len(batch) < batch_size and key(job) == first:
+            batch.append(job)
+        else:
+            rest.append(job)
+    return batch, rest
+
+
+def checkpoint_fingerprint(folder: Path) -> str:
+    """A cheap fingerprint of a local checkpoint: config.json text plus weight file names and sizes."""
+    h = hashlib.sha256()
+    config = folder / "config.json"
+    if config.is_file():
+        h.update(config.read_bytes())
+    for f in sorted(folder.iterdir()):
+        if f.suffix in (".safetensors", ".bin", ".pt", ".gguf") and f.is_file():
+            h.update(f"\0{f.name}\0{f.stat().st_size}".encode())
+    return h.hexdigest()[:16]
+
+
+def _int_option(options: ModelOptions, key: str, default: int | None) -> int | None:
+    value = options.get(key)
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise UsageError(f"--model-opt {key}={value!r} must be a whole number >= 1")
+    return number
+
+
+def _flag(options: ModelOptions, key: str) -> bool:
+    value = options.get(key)
+    if value is None:
+        return False
+    low = value.strip().lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    raise UsageError(f"--model-opt {key}={value!r} must be true or false")
+
+
+# --------------------------------------------------------------------------- the model
+
+
+@dataclass
+class _Job:
+    request: Request
+    future: "asyncio.Future[Generation]"
+    loop: asyncio.AbstractEventLoop
+
+    def live(self) -> bool:
+        return not self.future.done()
+
+    def resolve(self, result: Generation | BaseException) -> None:
+        """Settle the caller's future from the worker thread (no-op if it gave up)."""
+        def settle() -> None:
+            if self.future.done():
+                return
+            if isinstance(result, BaseException):
+                self.future.set_exception(result)
+            else:
+                self.future.set_result(result)
+
+        try:
+            self.loop.call_soon_threadsafe(settle)
+        except RuntimeError:  # the caller's loop is closed: nobody is waiting
+            pass
+
+
+class HFLocalModel:
+    """A vision-language model run in this process with Transformers (see module docstring)."""
+
+    cacheable = True
+    needs_prompt = True
+
+    def __init__(self, source: str, options: ModelOptions | None = None) -> None:
+        options = options or ModelOptions()
+        source = source.strip()
+        if not source:
+            raise UsageError("model spec 'hf:' has no checkpoint; use hf:PATH or hf:OWNER/NAME")
+        local = Path(source).expanduser()
+        if local.exists():
+            if not (local / "config.json").is_file():
+                raise UsageError(
+                    f"hf:{source}: {local} has no config.json; point hf: at a folder written by "
+                    "save_pretrained (config.json, weights, processor files)"
+                )
+            self.local_path: Path | None = local.resolve()
+        elif source.startswith(("/", ".", "~")):
+            raise UsageError(f"hf:{source}: no such folder; give an existing checkpoint folder or a hub id")
+        else:
+            self.local_path = None
+        self.source = source
+        self.spec = f"hf:{source}"
+        self.batch_size = _int_option(options, "batch_size", DEFAULT_BATCH_SIZE) or DEFAULT_BATCH_SIZE
+        self.max_pixels = _int_option(options, "max_pixels", None)
+        wait_ms = options.get("batch_wait_ms")
+        try:
+            self.batch_wait_s = DEFAULT_BATCH_WAIT_S if wait_ms in (None, "") else float(wait_ms) / 1000.0
+        except ValueError:
+            self.batch_wait_s = -1.0
+        if not self.batch_wait_s >= 0:
+            raise UsageError(f"--model-opt batch_wait_ms={wait_ms!r} must be a number >= 0")
+        self.images_first = _flag(options, "images_first")
+        self.trust_remote_code = _flag(options, "trust_remote_code")
+        self.revision = options.get("revision") or None
+        self._device_option = options.get("device", "auto")
+        self._dtype_option = options.get("dtype", "auto")
+        resolve_device(self._device_option, False)  # validate early
+        resolve_dtype(self._dtype_option, "cpu", False)
+        self.device: str | None = None
+        self.dtype: str | None = None
+        self._effective_batch = self.batch_size
+        self._queue: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self._processor: Any = None
+        self._model: Any = None
+        self._load_error: ModelError | None = None
+        self._system_role = True
+        self._identity: str | None = None
+        #: Sizes of the batches run so far (for tests and benchmarks).
+        self.batch_sizes: list[int] = []
+
+    def __repr__(self) -> str:
+        return f"HFLocalModel(source={self.source!r}, batch_size={self.batch_size})"
+
+    # -- identity ---------------------------------------------------------------------
+
+    def _resolved(self) -> tuple[str, str]:
+        if self.device is None or self.dtype is None:
+            try:
+                import torch
+            except ImportError:
+                raise UsageError(
+                    f"{self.spec} needs torch and transformers: pip install 'socialbench[hf]'"
+                ) from None
+
+            cuda = torch.cuda.is_available()
+            self.device = resolve_device(self._device_option, cuda)
+            bf16 = bool(self.device.startswith("cuda") and cuda and torch.cuda.is_bf16_supported())
+            self.dtype = resolve_dtype(self._dtype_option, self.device, bf16)
+        return self.device, self.dtype
+
+    def identity(self) -> str:
+        """Checkpoint (and its fingerprint or revision), dtype, image bound and order."""
+        if self._identity is None:
+            _, dtype = self._resolved()
+            where = (
+                f"local:{checkpoint_fingerprint(self.local_path)}"
+                if self.local_path is not None
+                else f"rev:{self.revision or 'main'}"
+            )
+            self._identity = "|".join(
+                [
+                    "hf",
+                    self.source,
+                    where,
+                    dtype,
+                    f"max_pixels={self.max_pixels or 'none'}",
+                    "images_first" if self.images_first else "text_first",
+                ]
+            )
+        return self._identity
+
+    # -- loading ----------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Load processor and weights now (the worker does it on first use otherwise)."""
+        if self._model is not None:
+            return
+        device, dtype_name = self._resolved()
+        try:
+            import torch
+            import transformers
+        except ImportError as exc:
+            raise UsageError(f"hf: models need torch and transformers: pip install 'socialbench[hf]' ({exc})") from None
+        source = str(self.local_path) if self.local_path is not None else self.source
+        common: dict[str, Any] = {"trust_remote_code": self.trust_remote_code}
+        if self.revision:
+            common["revision"] = self.revision
+        processor = transformers.AutoProcessor.from_pretrained(source, **common)
+        dtype = getattr(torch, dtype_name)
+        dtype_kw = "dtype" if _transformers_major_minor(transformers.__version__) >= (4, 56) else "torch_dtype"
+        try:
+            model = transformers.AutoModelForImageTextToText.from_pretrained(source, **{dtype_kw: dtype}, **common)
+        except ValueError as auto_error:  # the auto class does not map this config
+            config = transformers.AutoConfig.from_pretrained(source, **common)
+            names = list(getattr(config, "architectures", None) or [])
+            cls = next((getattr(transformers, n) for n in names if hasattr(transformers, n)), None)
+            if cls is None:
+                raise ValueError(
+                    f"{auto_error}; config.json architectures {names} name no class in transformers "
+                    f"{transformers.__version__}"
+                ) from None
+            model = cls.from_pretrained(source, **{dtype_kw: dtype}, **common)
+        model.to(device)
+        model.eval()
+        tokenizer = getattr(processor, "tokenizer", None)
+        if tokenizer is None:
+            raise ValueError("the processor has no tokenizer")
+        tokenizer.padding_side = "left"
+        if tokenizer.pad_token_id is None and tokenizer.eos_token_id is not None:
+            tokenizer.pad_token = tokenizer.eos_token
+        if getattr(processor, "chat_template", None) is None and getattr(tokenizer, "chat_template", None) is None:
+            raise ValueError(
+                "the checkpoint has no chat template; add chat_template.jinja (or chat_template in "
+                "processor_config.json) to the folder"
+            )
+        self._processor, self._model = processor, model
+        log.info("loaded %s on %s as %s", self.spec, device, dtype_name)
+
+    # -- request path -----------------------------------------------------------------
+
+    def _ensure_worker(self) -> None:
+        with self._start_lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._work, name=f"hf-worker:{self.source}", daemon=True)
+                self._thread.start()
+
+    async def generate(self, request: Request) -> Generation:
+        if self._load_error is not None:
+            raise self._load_error
+        loop = asyncio.get_running_loop()
+        job = _Job(request, loop.create_future(), loop)
+        self._ensure_worker()
+        self._queue.put(job)
+        return await job.future
+
+    def _work(self) -> None:
+        try:
+            self.load()
+        except BaseException as exc:  # every request gets the same clear error
+            self._load_error = FatalModelError("load_error", f"{self.spec}: {type(exc).__name__}: {exc}"[:1000])
+            log.error("%s", self._load_error)
+        pending: collections.deque[Any] = collections.deque()
+        stopping = False
+        while True:
+            if not pending:
+                if stopping:
+                    return
+                item = self._queue.get()
+                if item is _STOP:
+                    return
+                pending.append(item)
+            stopping = self._gather(pending) or stopping
+            live = [job for job in pending if job.live()]
+            batch, rest = group_same_shape(live, self._effective_batch, key=lambda j: len(j.request.images))
+            pending = collections.deque(rest)
+            if not batch:
+                continue
+            if self._load_error is not None:
+                for job in batch:
+                    job.resolve(self._load_error)
+                continue
+            self._run(batch)
+
+    def _gather(self, pending: collections.deque[Any]) -> bool:
+        """Add waiting jobs to ``pending``; wait ``batch_wait_s`` for more while the batch is
+        short. True when the stop signal was seen."""
+        wanted = self._effective_batch
+        while True:
+            try:
+                while True:
+                    item = self._queue.get_nowait()
+                    if item is _STOP:
+                        return True
+                    pending.append(item)
+            except queue.Empty:
+                pass
+            if len(pending) >= wanted or self.batch_wait_s <= 0:
+                return False
+            try:
+                item = self._queue.get(timeout=self.batch_wait_s)
+            except queue.Empty:
+                return False
+            if item is _STOP:
+                return True
+            pending.append(item)
+
+    def _run(self, batch: list[_Job]) -> None:
+        prepared: list[tuple[_Job, list[Any]]] = []
+        for job in batch:
+            try:
+                prepared.append((job, self._decode_images(job.request)))
+            except ModelError as exc:
+                job.resolve(exc)
+        if not prepared:
+            return
+        jobs = [job for job, _ in prepared]
+        try:
+            results = self._generate_batch([job.request for job in jobs], [imgs for _, imgs in prepared])
+        except Exception as exc:  # noqa: BLE001 - mapped to model errors below
+            error = self._map_error(exc, len(jobs))
+            if len(jobs) > 1 and error.kind not in ("out_of_memory",):
+                # One bad request must not sink its batch-mates: answer each alone.
+                for job, images in prepared:
+                    self._run_single(job, images)
+                return
+            for job in jobs:
+                job.resolve(error)
+            return
+        for job, result in zip(jobs, results):
+            job.resolve(result)
+
+    def _run_single(self, job: _Job, images: list[Any]) -> None:
+        try:
+            job.resolve(self._generate_batch([job.request], [images])[0])
+        except Exception as exc:  # noqa: BLE001
+            job.resolve(self._map_error(exc, 1))
+
+    def _map_error(self, exc: BaseException, batch_len: int) -> ModelError:
+        if isinstance(exc, ModelError):
+            return exc
+        text = f"{type(exc).__name__}: {exc}"[:_MAX_MESSAGE_CHARS]
+        if type(exc).__name__ == "OutOfMemoryError" or "out of memory" in str(exc).lower():
+            smaller = max(1, batch_len // 2)
+            if smaller < self._effective_batch:
+                self._effective_batch = smaller
+                log.warning("%s ran out of memory; batches now hold at most %d requests", self.spec, smaller)
+            _empty_cuda_cache()
+            return RetryableModelError("out_of_memory", text)
+        if isinstance(exc, (ValueError, TypeError, IndexError, KeyError)):
+            return FatalModelError("bad_request", text)
+        return FatalModelError("backend_error", text)
+
+    def _decode_images(self, request: Request) -> list[Any]:
+        from PIL import Image
+
+        images = []
+        for index, encoded in enumerate(request.images):
+            try:
+                with Image.open(io.BytesIO(encoded.data)) as raw:
+                    image = raw.convert("RGB")
+            except Exception as exc:  # noqa: BLE001 - any decoder failure
+                raise FatalModelError(
+                    "bad_request", f"image {index} ({encoded.mime}) cannot be decoded: {type(exc).__name__}"
+                ) from None
+            size = fit_max_pixels(image.width, image.height, self.max_pixels)
+            if size != image.size:
+                image = image.resize(size, Image.Resampling.BICUBIC)
+            images.append(image)
+        return images
+
+    def _render(self, request: Request) -> str:
+        processor = self._processor
+        if request.system and self._system_role:
+            try:
+                return processor.apply_chat_template(
+                    build_chat(request, self.images_first, system_role=True),
+                    add_generation_prompt=True,
+                    tokenize=False,
+                )
+            except Exception:  # noqa: BLE001 - templates without a system role raise
+                log.info("%s: chat template has no system role; system text goes into the prompt", self.spec)
+                self._system_role = False
+        return processor.apply_chat_template(
+            build_chat(request, self.images_first, system_role=False),
+            add_generation_prompt=True,
+            tokenize=False,
+        )
+
+    def _generate_batch(
+        self, requests: Sequence[Request], images: Sequence[list[Any]]
+    ) -> list[Generation | ModelError]:
+        """One padded ``generate`` over same-shaped requests: a generation (or an
+        ``empty_response`` error) per request, in order."""
+        import torch
+
+        processor, model = self._processor, self._model
+        tokenizer = processor.tokenizer
+        texts = [self._render(r) for r in requests]
+        kwargs: dict[str, Any] = {"text": texts, "return_tensors": "pt", "padding": True}
+        if any(images):
+            kwargs["images"] = [list(imgs) for imgs in images]
+        inputs = processor(**kwargs)
+        device, dtype_name = self._resolved()
+        dtype = getattr(torch, dtype_name)
+        moved = {}
+        for name, value in inputs.items():
+            if isinstance(value, torch.Tensor):
+                value = value.to(device)
+                if torch.is_floating_point(value):
+                    value = value.to(dtype)
+            moved[name] = value
+        max_new = max(r.config.max_tokens for r in requests)
+        with torch.inference_mode():
+            output = model.generate(**moved, max_new_tokens=max_new, do_sample=False, num_beams=1)
+        self.batch_sizes.append(len(requests))
+        prompt_len = moved["input_ids"].shape[1]
+        stop_ids = _eos_ids(model, tokenizer)
+        results: list[Generation | ModelError] = []
+        for row, request in enumerate(requests):
+            new_tokens = output[row, prompt_len:].tolist()[: request.config.max_tokens]
+            kept: list[int] = []
+            for token in new_tokens:
+                kept.append(token)
+                if token in stop_ids:
+                    break
+            completion = [t for t in kept if t != tokenizer.pad_token_id or t in stop_ids]
+            text = tokenizer.decode(kept, skip_special_tokens=True)
+            if not text.strip():
+                results.append(FatalModelError("empty_response", f"no text in {len(kept)} generated tokens"))
+                continue
+            prompt_tokens = int(moved["attention_mask"][row].sum()) if "attention_mask" in moved else prompt_len
+            results.append(Generation(text=text, usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=len(completion))))
+        return results
+
+    async def aclose(self) -> None:
+        thread = self._thread
+        if thread is not None and thread.is_alive():
+            self._queue.put(_STOP)
+            await asyncio.to_thread(thread.join)
+        self._thread = None
+        self._model = None
+        self._processor = None
+        _empty_cuda_cache()
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
+    ids: set[int] = set()
+    for value in (getattr(getattr(model, "generation_config", None), "eos_token_id", None), tokenizer.eos_token_id):
+        if isinstance(value, int):
+            ids.add(value)
+        elif isinstance(value, Iterable):
+            ids.update(int(v) for v in value if v is not None)
+    return ids
+
+
+def _empty_cuda_cache() -> None:
+    torch = __import__("sys").modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def _transformers_major_minor(version: str) -> tuple[int, int]:
+    parts = version.split(".")
+    try:
+        return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
+    except (IndexError, ValueError):
+        return (0, 0)
+
+
+@register(
+    "hf",
+    summary="Local Hugging Face Transformers VLM, batched in-process "
+    "(options: batch_size, device, dtype, max_pixels, images_first, revision)",
+    example="hf:HuggingFaceTB/SmolVLM-Instruct",
+)
+def create_hf_model(rest: str, options: ModelOptions) -> HFLocalModel:
+    """Local Transformers checkpoint or hub id: ``hf:PATH_OR_ID``."""
+    return HFLocalModel(rest, options)

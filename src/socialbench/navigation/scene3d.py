@@ -1,0 +1,377 @@
+"""Raw front-camera frames of a simulated scene: a simple 3-D world through a pinhole camera.
+
+The world (initial robot frame, x forward, y left, z up, metres) holds a ground plane with a
+1 m grid, optional corridor walls (vertical planes 2.6 m high along lines ``y = const``), a goal
+marker (a 1.5 m pole with a flag) and people drawn as upright coloured figures (legs,
+torso, head, ground shadow) whose size comes from :meth:`PinholeCamera.person_bbox`, the same
+box the tracks file stores. Everything is projected by
+:class:`~socialbench.navigation.projection.PinholeCamera` from the robot's pose at each
+timestep (the camera looks along the robot's yaw).
+
+Depth ordering and occlusion: walls are drawn first (from a camera inside the corridor they
+never hide the people or the goal), then the goal and people far to near (painter's
+algorithm), so nearer figures cover farther ones. :meth:`FrontViewRenderer.observe` measures
+what a detector would see: each person's box in native camera pixels (clipped to the image)
+and the visible share of their silhouette, from an ID buffer drawn in the same order at a
+fixed resolution (``visibility_size``), so visibility does not depend on the frame size
+asked for.
+
+These frames are *raw*: no numbers or circles. The annotated front view, the BEV and the
+composites come from :mod:`socialbench.navigation.render`, the same code that renders the
+real SocialNav-SUB frames, reading the tracks written next to the frames.
+
+Rendering uses Pillow only, with no randomness: the same inputs give the same pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from socialbench.navigation.frames import Pose2D, world_to_local
+from socialbench.navigation.projection import PinholeCamera
+from socialbench.navigation.simulate import Appearance
+
+RGB = tuple[int, int, int]
+BBox = tuple[float, float, float, float]
+
+WALL_HEIGHT = 2.6
+GOAL_POLE_HEIGHT = 1.5
+GRID_EXTENT = 25.0  # metres of ground grid drawn around the origin
+
+
+@dataclass(frozen=True)
+class Palette:
+    """Colours of one scene type."""
+
+    sky_top: RGB
+    sky_bottom: RGB
+    ground: RGB
+    grid: RGB
+    wall: RGB = (190, 185, 175)
+    wall_line: RGB = (150, 145, 138)
+
+
+PALETTES: dict[str, Palette] = {
+    "corridor": Palette((205, 205, 200), (225, 222, 215), (160, 150, 135), (135, 126, 112)),
+    "crossing": Palette((120, 165, 215), (190, 210, 230), (95, 95, 100), (230, 230, 225)),
+    "plaza": Palette((110, 160, 220), (185, 210, 235), (175, 165, 145), (145, 137, 120)),
+}
+
+
+@dataclass(frozen=True)
+class PersonView:
+    """One person to draw: position (initial robot frame), look and gait phase (radians)."""
+
+    x: float
+    y: float
+    appearance: Appearance = Appearance()
+    phase: float = 0.0
+    walking: bool = True
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What a detector sees of one person at one timestep.
+
+    ``bbox`` is in native camera pixels, clipped to the image (None when the person is not in
+    front of the camera); ``visible_fraction`` is the share of the person's in-image
+    silhouette not hidden by nearer people; ``in_view`` is the share of the box width inside
+    the image; ``depth`` the camera-frame distance (m)."""
+
+    bbox: BBox | None
+    visible_fraction: float
+    in_view: float
+    depth: float
+
+
+def scaled_camera(camera: PinholeCamera, size: tuple[int, int]) -> PinholeCamera:
+    """``camera`` with its intrinsics scaled to an image of ``size`` (same field of view)."""
+    sx, sy = size[0] / camera.width, size[1] / camera.height
+    return replace(camera, fx=camera.fx * sx, fy=camera.fy * sy, cx=camera.cx * sx, cy=camera.cy * sy,
+                   width=int(size[0]), height=int(size[1]))
+
+
+def _to_robot(points_xy: np.ndarray, pose: tuple[float, float, float]) -> np.ndarray:
+    return world_to_local(np.asarray(points_xy, dtype=float).reshape(-1, 2), Pose2D(*pose))
+
+
+def _clip_near(poly: np.ndarray, near: float) -> np.ndarray:
+    """Clip a camera-frame polygon ``(M, 3)`` to ``z >= near`` (Sutherland-Hodgman)."""
+    out: list[np.ndarray] = []
+    m = len(poly)
+    for i in range(m):
+        a, b = poly[i], poly[(i + 1) % m]
+        ina, inb = a[2] >= near, b[2] >= near
+        if ina:
+            out.append(a)
+        if ina != inb:
+            s = (near - a[2]) / (b[2] - a[2])
+            out.append(a + s * (b - a))
+    return np.array(out).reshape(-1, 3)
+
+
+def _clip_to_rect(pa: np.ndarray, pb: np.ndarray, x0: float, y0: float, x1: float,
+                  y1: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Liang-Barsky clipping of 2-D segments ``pa -> pb`` (``(M, 2)`` each) to a rectangle;
+    returns the clipped ends and a mask of the segments that remain."""
+    d = pb - pa
+    t0 = np.zeros(len(pa))
+    t1 = np.ones(len(pa))
+    ok = np.ones(len(pa), dtype=bool)
+    for p, q in ((-d[:, 0], pa[:, 0] - x0), (d[:, 0], x1 - pa[:, 0]),
+                 (-d[:, 1], pa[:, 1] - y0), (d[:, 1], y1 - pa[:, 1])):
+        parallel = p == 0
+        ok &= ~(parallel & (q < 0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(parallel, 0.0, q / np.where(parallel, 1.0, p))
+        t0 = np.where(~parallel & (p < 0), np.maximum(t0, r), t0)
+        t1 = np.where(~parallel & (p > 0), np.minimum(t1, r), t1)
+    ok &= t0 <= t1
+    return pa + t0[:, None] * d, pa + t1[:, None] * d, ok
+
+
+def _pixels(camera: PinholeCamera, cam_pts: np.ndarray) -> list[tuple[float, float]]:
+    z = cam_pts[:, 2]
+    u = camera.fx * cam_pts[:, 0] / z + camera.cx
+    v = camera.fy * cam_pts[:, 1] / z + camera.cy
+    return [(float(a), float(b)) for a, b in zip(u, v)]
+
+
+@lru_cache(maxsize=8)
+def _sky_ground(size: tuple[int, int], horizon: int, pal: Palette) -> Image.Image:
+    """Background: vertical sky gradient above the horizon row, flat ground below."""
+    w, h = size
+    rows = np.zeros((h, 3))
+    hz = int(np.clip(horizon, 0, h))
+    if hz > 0:
+        s = np.linspace(0.0, 1.0, hz)[:, None]
+        rows[:hz] = (1 - s) * np.array(pal.sky_top) + s * np.array(pal.sky_bottom)
+    rows[hz:] = pal.ground
+    arr = np.repeat(np.round(rows).astype(np.uint8)[:, None, :], w, axis=1)
+    return Image.fromarray(arr, "RGB")
+
+
+def _figure_shapes(box: BBox, phase: float, walking: bool) -> list[tuple[str, list[tuple[float, float]]]]:
+    """Body parts of a figure filling ``box``: (part, polygon or ellipse box)."""
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    cx = (x1 + x2) / 2.0
+    head_h = 0.13 * h
+    hip = y1 + 0.52 * h
+    swing = 0.16 * w * math.sin(phase) if walking else 0.0
+    leg_w = 0.26 * w
+    shapes: list[tuple[str, list[tuple[float, float]]]] = []
+    # legs (two quads from the hip to the feet), left then right
+    for side, sw in ((-1.0, swing), (1.0, -swing)):
+        top_c = cx + side * 0.14 * w
+        foot_c = top_c + sw
+        shapes.append(("trousers", [(top_c - leg_w / 2, hip), (top_c + leg_w / 2, hip),
+                                    (foot_c + leg_w / 2, y2), (foot_c - leg_w / 2, y2)]))
+    # torso: shoulders to hips
+    sh = y1 + head_h * 1.05
+    shapes.append(("shirt", [(x1 + 0.05 * w, sh), (x2 - 0.05 * w, sh), (x2 - 0.16 * w, hip + 0.03 * h),
+                             (x1 + 0.16 * w, hip + 0.03 * h)]))
+    # head
+    shapes.append(("skin", [(cx - 0.17 * w, y1), (cx + 0.17 * w, y1 + head_h)]))
+    return shapes
+
+
+def _draw_figure(draw: ImageDraw.ImageDraw, box: BBox, look: Appearance, phase: float, walking: bool,
+                 fill: int | None = None) -> None:
+    colours = {"trousers": look.trousers, "shirt": look.shirt, "skin": look.skin}
+    for part, pts in _figure_shapes(box, phase, walking):
+        colour = fill if fill is not None else colours[part]
+        if part == "skin":
+            draw.ellipse([pts[0], pts[1]], fill=colour)
+        else:
+            draw.polygon(pts, fill=colour)
+
+
+class FrontViewRenderer:
+    """Renders the raw frames of one scene and measures what a detector would see.
+
+    ``camera`` is the native camera (box coordinates); frames are drawn at ``size`` with
+    the intrinsics scaled to it. ``walls`` are the ``y`` of corridor walls in the initial
+    robot frame; ``goal_xy`` the goal marker (None: no marker)."""
+
+    def __init__(self, camera: PinholeCamera = PinholeCamera(), size: tuple[int, int] = (640, 360),
+                 scene_type: str = "plaza", walls: Sequence[float] = (),
+                 goal_xy: tuple[float, float] | None = None,
+                 visibility_size: tuple[int, int] = (320, 180)):
+        if scene_type not in PALETTES:
+            raise ValueError(f"scene_type must be one of {sorted(PALETTES)}, got {scene_type!r}")
+        self.native = camera
+        self.camera = scaled_camera(camera, size)
+        self.vis_camera = scaled_camera(camera, visibility_size)
+        self.size = (int(size[0]), int(size[1]))
+        self.palette = PALETTES[scene_type]
+        self.walls = tuple(float(w) for w in walls)
+        self.goal_xy = goal_xy
+
+    # ------------------------------------------------------------------ geometry
+
+    def _cam_points(self, pose: tuple[float, float, float], pts3: np.ndarray) -> np.ndarray:
+        """Initial-frame 3-D points -> camera frame of the robot at ``pose``."""
+        xy = _to_robot(pts3[:, :2], pose)
+        return self.camera.robot_to_camera(np.column_stack([xy, pts3[:, 2]]))
+
+    def _polygon(self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float], pts3: np.ndarray,
+                 colour: RGB) -> None:
+        cam = _clip_near(self._cam_points(pose, pts3), self.camera.near)
+        if len(cam) >= 3:
+            draw.polygon(_pixels(self.camera, cam), fill=colour)
+
+    def _segments(self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float], segs: np.ndarray,
+                  colour: RGB, width: int = 1) -> None:
+        """Draw initial-frame 3-D segments ``(M, 2, 3)``, clipped to the near plane and to the
+        image (all at once)."""
+        segs = np.asarray(segs, dtype=float).reshape(-1, 2, 3)
+        if len(segs) == 0:
+            return
+        cam = self._cam_points(pose, segs.reshape(-1, 3)).reshape(-1, 2, 3)
+        a, b = cam[:, 0, :], cam[:, 1, :]
+        near = self.camera.near
+        keep = (a[:, 2] >= near) | (b[:, 2] >= near)
+        a, b = a[keep], b[keep]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sa = np.where(a[:, 2] < near, (near - a[:, 2]) / (b[:, 2] - a[:, 2]), 0.0)
+            sb = np.where(b[:, 2] < near, (near - b[:, 2]) / (a[:, 2] - b[:, 2]), 0.0)
+        a2 = a + sa[:, None] * (b - a)
+        b2 = b + sb[:, None] * (a - b)
+        cam_ = self.camera
+        pa = np.column_stack([cam_.fx * a2[:, 0] / a2[:, 2] + cam_.cx, cam_.fy * a2[:, 1] / a2[:, 2] + cam_.cy])
+        pb = np.column_stack([cam_.fx * b2[:, 0] / b2[:, 2] + cam_.cx, cam_.fy * b2[:, 1] / b2[:, 2] + cam_.cy])
+        pa, pb, ok = _clip_to_rect(pa, pb, -2.0, -2.0, cam_.width + 2.0, cam_.height + 2.0)
+        for p, q in zip(pa[ok], pb[ok]):
+            draw.line([(float(p[0]), float(p[1])), (float(q[0]), float(q[1]))], fill=colour, width=width)
+
+    # ------------------------------------------------------------------ drawing
+
+    def _ground(self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float]) -> None:
+        lim = GRID_EXTENT
+        ylo, yhi = (min(self.walls), max(self.walls)) if len(self.walls) >= 2 else (-lim, lim)
+        cx, cy = round(pose[0]), round(pose[1])
+        ks = np.arange(-int(lim), int(lim) + 1, dtype=float)
+        across = np.stack([np.column_stack([cx + ks, np.full_like(ks, ylo), np.zeros_like(ks)]),
+                           np.column_stack([cx + ks, np.full_like(ks, yhi), np.zeros_like(ks)])], axis=1)
+        gy = cy + ks
+        gy = gy[(gy >= ylo) & (gy <= yhi)]
+        along = np.stack([np.column_stack([np.full_like(gy, cx - lim), gy, np.zeros_like(gy)]),
+                          np.column_stack([np.full_like(gy, cx + lim), gy, np.zeros_like(gy)])], axis=1)
+        self._segments(draw, pose, np.concatenate([across, along]), self.palette.grid)
+
+    def _walls(self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float]) -> None:
+        pal = self.palette
+        x0, x1 = pose[0] - GRID_EXTENT, pose[0] + GRID_EXTENT
+        ks = 2.0 * np.arange(int(math.floor(x0 / 2.0)), int(math.ceil(x1 / 2.0)) + 1)  # pillars every 2 m
+        for wy in self.walls:
+            quad = np.array([[x0, wy, 0.0], [x1, wy, 0.0], [x1, wy, WALL_HEIGHT], [x0, wy, WALL_HEIGHT]])
+            self._polygon(draw, pose, quad, pal.wall)
+            pillars = np.stack([np.column_stack([ks, np.full_like(ks, wy), np.zeros_like(ks)]),
+                                np.column_stack([ks, np.full_like(ks, wy), np.full_like(ks, WALL_HEIGHT)])], axis=1)
+            base = np.array([[[x0, wy, 0.0], [x1, wy, 0.0]]])
+            self._segments(draw, pose, np.concatenate([pillars, base]), pal.wall_line, 2)
+
+    def _goal(self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float]) -> None:
+        assert self.goal_xy is not None
+        gx, gy = self.goal_xy
+        rel = _to_robot(np.array([[gx, gy]]), pose)[0]
+        n = np.array([-rel[1], rel[0]]) / max(1e-9, float(np.hypot(*rel)))  # across the line of sight
+        c, s = math.cos(pose[2]), math.sin(pose[2])
+        side = np.array([c * n[0] - s * n[1], s * n[0] + c * n[1]])  # in the initial frame
+        hw = 0.05
+        a, b = np.array([gx, gy]) - hw * side, np.array([gx, gy]) + hw * side
+        pole = np.array([[a[0], a[1], 0.0], [b[0], b[1], 0.0], [b[0], b[1], GOAL_POLE_HEIGHT],
+                         [a[0], a[1], GOAL_POLE_HEIGHT]])
+        base = np.array([[gx - 0.3, gy - 0.3, 0.0], [gx + 0.3, gy - 0.3, 0.0], [gx + 0.3, gy + 0.3, 0.0],
+                         [gx - 0.3, gy + 0.3, 0.0]])
+        tip = np.array([gx, gy]) + 0.45 * side
+        flag = np.array([[b[0], b[1], GOAL_POLE_HEIGHT], [tip[0], tip[1], GOAL_POLE_HEIGHT - 0.15],
+                         [b[0], b[1], GOAL_POLE_HEIGHT - 0.3]])
+        self._polygon(draw, pose, base, (240, 120, 20))
+        self._polygon(draw, pose, pole, (200, 40, 30))
+        self._polygon(draw, pose, flag, (250, 210, 30))
+
+    def _people_order(self, pose: tuple[float, float, float], people: Sequence[PersonView]) -> list[tuple[int, float, np.ndarray]]:
+        """(index, depth, robot-frame xy) of the people in front of the camera, far to near."""
+        if not people:
+            return []
+        rel = _to_robot(np.array([[p.x, p.y] for p in people]), pose)
+        depth = rel[:, 0] - self.camera.x_offset
+        order = np.argsort(-depth, kind="stable")
+        return [(int(i), float(depth[i]), rel[i]) for i in order]
+
+    def render(self, pose: tuple[float, float, float], people: Sequence[PersonView]) -> Image.Image:
+        """The raw frame seen from the robot at ``pose`` = (x, y, yaw) (initial frame)."""
+        horizon = int(round(self.camera.cy))  # level camera: the horizon is the principal row
+        img = _sky_ground(self.size, horizon, self.palette).copy()
+        draw = ImageDraw.Draw(img)
+        self._ground(draw, pose)
+        self._walls(draw, pose)
+        sprites: list[tuple[float, int, str]] = []
+        if self.goal_xy is not None:
+            gd = float(_to_robot(np.array([self.goal_xy]), pose)[0, 0])
+            if gd > self.camera.near:
+                sprites.append((gd, -1, "goal"))
+        for i, depth, _ in self._people_order(pose, people):
+            if depth > self.camera.near + 0.3:
+                sprites.append((depth, i, "person"))
+        sprites.sort(key=lambda s: (-s[0], s[1]))
+        rels = {i: rel for i, _, rel in self._people_order(pose, people)}
+        for depth, i, kind in sprites:
+            if kind == "goal":
+                self._goal(draw, pose)
+                continue
+            p = people[i]
+            box = self.camera.person_bbox(float(rels[i][0]), float(rels[i][1]), p.appearance.height,
+                                          p.appearance.width)
+            if box is None:
+                continue
+            x1, y1, x2, y2 = box
+            w = x2 - x1
+            draw.ellipse([x1 - 0.15 * w, y2 - 0.06 * w, x2 + 0.15 * w, y2 + 0.06 * w], fill=(70, 70, 70))
+            _draw_figure(draw, box, p.appearance, p.phase, p.walking)
+        return img
+
+    def observe(self, pose: tuple[float, float, float], people: Sequence[PersonView]) -> list[Detection]:
+        """One :class:`Detection` per person (in input order) for the robot at ``pose``."""
+        cam = self.vis_camera
+        vw, vh = cam.width, cam.height
+        ids = Image.new("I", (vw, vh), 0)
+        draw = ImageDraw.Draw(ids)
+        dets: list[Detection] = [Detection(None, 0.0, 0.0, -math.inf)] * len(people)
+        full: dict[int, int] = {}
+        order = self._people_order(pose, people)
+        for i, depth, rel in order:
+            p = people[i]
+            native = self.native.person_bbox(float(rel[0]), float(rel[1]), p.appearance.height, p.appearance.width)
+            small = cam.person_bbox(float(rel[0]), float(rel[1]), p.appearance.height, p.appearance.width)
+            if native is None or small is None or depth <= self.native.near + 0.3:
+                dets[i] = Detection(None, 0.0, 0.0, depth)
+                continue
+            alone = Image.new("1", (vw, vh), 0)
+            _draw_figure(ImageDraw.Draw(alone), small, p.appearance, p.phase, p.walking, fill=1)
+            full[i] = int(np.count_nonzero(np.asarray(alone)))
+            _draw_figure(draw, small, p.appearance, p.phase, p.walking, fill=i + 1)
+            x1, y1, x2, y2 = native
+            W, H = self.native.width, self.native.height
+            cx1, cx2 = min(max(x1, 0.0), W), min(max(x2, 0.0), W)
+            cy1, cy2 = min(max(y1, 0.0), H), min(max(y2, 0.0), H)
+            in_view = (cx2 - cx1) / (x2 - x1) if x2 > x1 else 0.0
+            clipped = (round(cx1, 1), round(cy1, 1), round(cx2, 1), round(cy2, 1)) if cx2 > cx1 and cy2 > cy1 else None
+            dets[i] = Detection(clipped, 0.0, float(in_view), depth)
+        counts = np.bincount(np.asarray(ids, dtype=np.int64).reshape(-1), minlength=len(people) + 1)
+        for i, n_full in full.items():
+            frac = float(counts[i + 1]) / n_full if n_full > 0 else 0.0
+            dets[i] = replace(dets[i], visible_fraction=min(1.0, frac))
+        return dets
+
+
+__all__ = ["Palette", "PALETTES", "PersonView", "Detection", "FrontViewRenderer", "scaled_camera",
+           "WALL_HEIGHT", "GOAL_POLE_HEIGHT"]

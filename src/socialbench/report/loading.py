@@ -1,0 +1,354 @@
+"""Read run directories for reports and comparisons.
+
+A run directory (written by ``socialbench eval`` or ``socialbench score``) holds
+``metrics.json`` (needed), ``run.json`` (optional: model spec, method, data folder, ...)
+and ``samples.jsonl`` (optional: one record per question). Tables need ``metrics.json``
+only; item-level parts (the failure tables, the per-item viewer, ``compare``) also need the
+benchmark's labels, loaded from the ``data`` folder recorded in ``run.json`` or from an
+explicit ``--data``.
+
+Display labels: each run gets a short label from its model spec (``openai:gpt-4o@URL`` ->
+``gpt-4o``, ``baseline:rule-based`` -> ``Rule-Based``) plus its non-default settings
+(method, image mode, strategy, perturbation); labels are made unique across the runs of one
+report.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from socialbench.errors import DataError, UsageError
+from socialbench.metrics.agreement import ItemScore, ScoringEntry, cwpa_paper, entry_scores, pa_paper
+from socialbench.metrics.failures import entry_answer
+from socialbench.types import Answer, Item, SampleRecord
+
+SOCIALNAV_NAMES = ("socialnav-sub", "socialnav-sim")
+ROBOTEQ_NAMES = ("roboteq-bj", "roboteq-sg")
+
+#: Display names of the built-in baselines (the paper's row names where there is one).
+KNOWN_NAMES = {
+    "baseline:rule-based": "Rule-Based",
+    "baseline:random": "Random",
+    "human:oracle": "Human Oracle (run)",
+    "human:average": "Sampled Human",
+    "mock:first-option": "Mock (first option)",
+}
+
+#: Model-spec prefixes of reference rows (tables put them under "Baseline", not "VLM").
+BASELINE_PREFIXES = ("baseline:", "human:", "mock:", "replay:human")
+
+
+def _read_json(path: Path, what: str) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError.single(
+            path, "", f"{what} is not valid JSON (line {exc.lineno}: {exc.msg})",
+            "re-create it with `socialbench score` or restore the file",
+        ) from exc
+    if not isinstance(data, dict):
+        raise DataError.single(path, "", f"{what} must hold a JSON object", "re-create it with `socialbench score`")
+    return data
+
+
+def display_name(spec: str) -> str:
+    """Short display name of a model spec (see the module docstring)."""
+    if spec in KNOWN_NAMES:
+        return KNOWN_NAMES[spec]
+    prefix, sep, rest = spec.partition(":")
+    if not sep:
+        return spec
+    if prefix == "replay":
+        p = Path(rest)
+        return f"replay:{(p.parent.name if p.name == 'samples.jsonl' else p.name) or rest}"
+    name = rest.split("@", 1)[0]
+    if prefix in ("hf", "vllm") and "/" in name:
+        name = name.rstrip("/").rsplit("/", 1)[-1]
+    return name or spec
+
+
+@dataclass
+class RunDir:
+    """One run directory: its ``run.json``, ``metrics.json`` and (lazily) its samples."""
+
+    path: Path
+    run: Mapping[str, Any]
+    metrics: Mapping[str, Any]
+    label: str = ""
+    _samples: list[SampleRecord] | None = field(default=None, repr=False)
+
+    @property
+    def benchmark(self) -> str:
+        return str(self.metrics.get("benchmark") or self.run.get("benchmark") or "")
+
+    @property
+    def model(self) -> str:
+        return str(self.run.get("model") or self.metrics.get("model") or self.path.name)
+
+    @property
+    def protocol(self) -> str:
+        return str(self.metrics.get("protocol") or self.run.get("protocol") or "paper")
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.model.startswith(BASELINE_PREFIXES)
+
+    @property
+    def perturbation(self) -> tuple[str, float] | None:
+        p = self.run.get("perturb")
+        if isinstance(p, Mapping) and p.get("name"):
+            return str(p["name"]), float(p.get("strength", 1.0))
+        return None
+
+    @property
+    def strategy(self) -> str:
+        return str(self.run.get("strategy") or "standard")
+
+    def variant(self) -> str:
+        """Non-default settings, e.g. ``cot, img`` or ``rag, blur1`` ('' for defaults)."""
+        parts = []
+        method = self.run.get("method")
+        if method and method != "independent" and self.benchmark in SOCIALNAV_NAMES:
+            parts.append(str(method))
+        images = self.run.get("images")
+        if images and images != "img-with-bev" and self.benchmark in SOCIALNAV_NAMES:
+            parts.append(str(images))
+        if self.strategy != "standard":
+            parts.append(self.strategy)
+        if self.run.get("per_behavior"):
+            parts.append("per-behavior")
+        pert = self.perturbation
+        if pert:
+            parts.append(f"{pert[0]}{pert[1]:g}")
+        return ", ".join(parts)
+
+    def samples(self) -> list[SampleRecord]:
+        """The records of ``samples.jsonl`` (latest per question); [] when absent."""
+        if self._samples is None:
+            from socialbench.runner.store import read_samples
+
+            latest: dict[tuple[str, str], SampleRecord] = {}
+            for r in read_samples(self.path / "samples.jsonl"):
+                latest[(r.item_id, r.question_key)] = r
+            self._samples = list(latest.values())
+        return self._samples
+
+    def seconds_per_query(self) -> float | None:
+        """Mean model latency over answered, non-cached questions (None when unknown)."""
+        lat = [r.latency_s for r in self.samples() if r.error is None and not r.cached and r.latency_s > 0]
+        if lat:
+            return float(np.mean(lat))
+        wall = (self.metrics.get("run") or {}).get("wall_time_s")
+        n = (self.metrics.get("run") or {}).get("answered")
+        return float(wall) / float(n) if wall and n else None
+
+
+def load_run(path: str | Path) -> RunDir:
+    """Load a run directory; raises :class:`DataError` naming the file and the fix."""
+    p = Path(path)
+    if not p.is_dir():
+        if p.name == "metrics.json" and p.is_file():
+            p = p.parent
+        else:
+            raise DataError.single(p, "", "not a run directory", "give a folder written by `socialbench eval` or `score`")
+    mpath = p / "metrics.json"
+    if not mpath.is_file():
+        raise DataError.single(
+            mpath, "", "missing: the run was not scored",
+            f"run `socialbench score --predictions {p} ...` (or finish the eval) to write it",
+        )
+    metrics = _read_json(mpath, "metrics.json")
+    if not isinstance(metrics.get("scores"), Mapping) and not isinstance(metrics.get("overall"), Mapping):
+        note = metrics.get("note") or "it holds no scores"
+        raise DataError.single(mpath, "scores", f"nothing to report: {note}", "re-score the run with `socialbench score`")
+    rpath = p / "run.json"
+    run = _read_json(rpath, "run.json") if rpath.is_file() else {}
+    return RunDir(path=p, run=run, metrics=metrics)
+
+
+def assign_labels(runs: Sequence[RunDir], labels: Sequence[str] | None = None) -> None:
+    """Give every run a unique display label (explicit ``labels`` first, in order)."""
+    labels = list(labels or [])
+    if len(labels) > len(runs):
+        raise UsageError(f"{len(labels)} --label values for {len(runs)} runs; give at most one per run")
+    seen: dict[str, int] = {}
+    for i, r in enumerate(runs):
+        if i < len(labels) and labels[i]:
+            base = labels[i]
+        else:
+            v = r.variant()
+            base = display_name(r.model) + (f" ({v})" if v else "")
+        seen[base] = seen.get(base, 0) + 1
+        r.label = base if seen[base] == 1 else f"{base} #{seen[base]}"
+
+
+def load_runs(paths: Sequence[str | Path], labels: Sequence[str] | None = None) -> list[RunDir]:
+    """Load several run directories and label them."""
+    if not paths:
+        raise UsageError("give at least one run directory")
+    runs = [load_run(p) for p in paths]
+    assign_labels(runs, labels)
+    return runs
+
+
+def check_same_benchmark(runs: Sequence[RunDir]) -> str:
+    """The benchmark family shared by ``runs`` ("socialnav" or "roboteq"); error otherwise."""
+    families = {("socialnav" if r.benchmark in SOCIALNAV_NAMES else "roboteq" if r.benchmark in ROBOTEQ_NAMES else r.benchmark) for r in runs}
+    if len(families) != 1:
+        listing = ", ".join(f"{r.path} ({r.benchmark or 'unknown'})" for r in runs)
+        raise UsageError(f"runs of different benchmarks cannot share one report: {listing}")
+    return families.pop()
+
+
+# --------------------------------------------------------------------------- labels / items
+
+
+def data_path(run: RunDir, data: Path | None = None) -> Path | None:
+    """The labels folder of ``run``: ``data`` when given, else ``run.json``'s ``data``."""
+    if data is not None:
+        return Path(data)
+    recorded = run.run.get("data") or (run.metrics.get("source") or {}).get("data")
+    return Path(recorded) if recorded else None
+
+
+def load_dataset(run: RunDir, data: Path | None = None) -> Any:
+    """Load the benchmark's items (labels only, no images needed) for ``run``.
+
+    Raises :class:`UsageError` when the folder is unknown or gone, and lets the loader's
+    :class:`DataError` through.
+    """
+    path = data_path(run, data)
+    if path is None:
+        raise UsageError(f"{run.path}: run.json records no data folder; pass --data DIR")
+    if not path.exists():
+        raise UsageError(f"{run.path}: data folder {path} does not exist; pass --data DIR")
+    limit = run.run.get("limit")
+    if run.benchmark in SOCIALNAV_NAMES:
+        from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
+
+        return load_socialnav(path, require_images=False, limit=limit)
+    from socialbench.benchmarks.base import get_benchmark
+
+    bench, _ = get_benchmark(run.benchmark)
+    return bench.load(path, require_images=False, limit=limit)
+
+
+def scoring_entries(dataset: Any, records: Sequence[SampleRecord]) -> list[ScoringEntry]:
+    """One :class:`ScoringEntry` per question of ``dataset`` that has a record, in item order."""
+    by_key = {(r.item_id, r.question_key): r for r in records}
+    out: list[ScoringEntry] = []
+    for item in dataset.items:
+        for q in item.questions:
+            r = by_key.get((item.item_id, q.key))
+            if r is not None:
+                out.append(ScoringEntry(item.item_id, q, item.votes[q.key], r.parsed, r.raw, r.error))
+    return out
+
+
+@dataclass(frozen=True)
+class UnitScores:
+    """Per-question scores of one run on aligned questions (for paired comparisons)."""
+
+    keys: tuple[tuple[str, str], ...]
+    pa: np.ndarray
+    cwpa: np.ndarray
+    correct: np.ndarray  # answer is a most common human answer (a human mode)
+    failed: np.ndarray  # no human gave the answer (invalid and errors included)
+    invalid: np.ndarray  # no valid answer (unparseable or the model call failed)
+
+    @property
+    def clusters(self) -> list[str]:
+        """The item (scene) of each question: the resampling cluster."""
+        return [k[0] for k in self.keys]
+
+
+def model_item_score(entry: ScoringEntry, protocol: str) -> ItemScore | None:
+    """PA / CWPA of the model on one entry (``None`` when undefined: official protocol
+    with fewer than 2 human answers)."""
+    if protocol == "paper":
+        a = None if entry.error is not None else entry.question.canonical(entry.parsed)
+        return ItemScore(pa_paper(entry.votes, a), cwpa_paper(entry.votes, a))
+    if entry.votes.n <= 1:
+        return None
+    return entry_scores(entry, protocol)["model"]  # type: ignore[arg-type]
+
+
+def gold_answer(item: Item, key: str) -> Answer | None:
+    """The gold (majority) answer when the benchmark records one: RobotEQ behavior labels
+    (``metadata["behaviors"][key]["label"]``) and grounding answer sets; else ``None``."""
+    meta = item.metadata
+    beh = meta.get("behaviors")
+    if isinstance(beh, Mapping) and isinstance(beh.get(key), Mapping) and beh[key].get("label"):
+        return str(beh[key]["label"])
+    ans = meta.get("answer")
+    if isinstance(ans, (list, tuple)) and ans:
+        try:
+            return item.question(key).canonical(list(ans))
+        except KeyError:
+            return None
+    return None
+
+
+def unit_scores(
+    entries: Sequence[ScoringEntry],
+    protocol: str,
+    *,
+    skip_single: bool = True,
+    golds: Mapping[tuple[str, str], Answer | None] | None = None,
+) -> UnitScores:
+    """PA, CWPA and binary outcomes of every entry under ``protocol``.
+
+    ``correct`` (for McNemar) is "the answer equals the gold label" when ``golds`` gives one
+    for the question (RobotEQ), else "the answer is a human mode" (CWPA = 1 under the paper
+    protocol). With ``skip_single`` (SocialNav-SUB) items with n <= 1 human answers are
+    skipped, as in its scores.
+    """
+    kept = [e for e in entries if e.votes.n > 1 or not skip_single]
+    keys, pa, cw, correct, failed, invalid = [], [], [], [], [], []
+    for e in kept:
+        s = model_item_score(e, protocol)
+        if s is None:
+            continue
+        a = entry_answer(e, protocol)  # type: ignore[arg-type]
+        p = e.votes.probability(a) if a is not None else 0.0
+        gold = (golds or {}).get((e.item_id, e.question.key))
+        keys.append((e.item_id, e.question.key))
+        pa.append(s.pa)
+        cw.append(s.cwpa)
+        correct.append(a is not None and (a == gold if gold is not None else p == max(e.votes.probabilities)))
+        failed.append(a is None or p == 0.0)
+        invalid.append(a is None)
+    return UnitScores(
+        keys=tuple(keys),
+        pa=np.asarray(pa, dtype=float),
+        cwpa=np.asarray(cw, dtype=float),
+        correct=np.asarray(correct, dtype=bool),
+        failed=np.asarray(failed, dtype=bool),
+        invalid=np.asarray(invalid, dtype=bool),
+    )
+
+
+def align(scores: Sequence[UnitScores]) -> tuple[list[UnitScores], int]:
+    """Restrict every run to the questions all of them answered (same order).
+
+    Returns the aligned scores and the number of questions dropped from the largest run.
+    Raises :class:`UsageError` when the runs share no question.
+    """
+    common = set(scores[0].keys)
+    for s in scores[1:]:
+        common &= set(s.keys)
+    if not common:
+        raise UsageError("the runs share no scored question; compare runs made on the same dataset")
+    order = [k for k in scores[0].keys if k in common]
+    out = []
+    for s in scores:
+        index = {k: i for i, k in enumerate(s.keys)}
+        idx = np.fromiter((index[k] for k in order), dtype=np.int64, count=len(order))
+        out.append(UnitScores(tuple(order), s.pa[idx], s.cwpa[idx], s.correct[idx], s.failed[idx], s.invalid[idx]))
+    dropped = max(len(s.keys) for s in scores) - len(order)
+    return out, dropped

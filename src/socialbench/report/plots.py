@@ -1,0 +1,254 @@
+"""Report figures (matplotlib, Agg backend), each written as PNG and SVG.
+
+* :func:`radar` — one spoke per facet (RobotEQ facets, SocialNav-SUB question types), one
+  polygon per run, the human row drawn dashed;
+* :func:`category_bars` — grouped bars per category with SE error bars;
+* :func:`drop_bars` — the drop of a metric under each perturbation, per model;
+* :func:`question_errorbars` — per-question PA with SE error bars, one marker per run;
+* :func:`agreement_scatter` — per question type, human-human agreement (Average Human PA)
+  against the model's agreement with humans (PA), with the diagonal.
+
+:func:`socialnav_figures` / :func:`roboteq_figures` draw the set for a list of runs. The
+functions take plain numbers, so they can be reused outside reports. matplotlib is imported
+only when a figure is drawn; SVGs are reproducible (fixed hash salt, no date).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from socialbench.report.loading import RunDir
+
+#: Line styles of the human reference rows, in the order they are given.
+HUMAN_STYLES = ({"linestyle": "--", "color": "black"}, {"linestyle": ":", "color": "dimgray"})
+
+
+def _human_style(label: str, human: Sequence[str]) -> dict[str, Any]:
+    i = list(human).index(label)
+    return dict(HUMAN_STYLES[min(i, len(HUMAN_STYLES) - 1)])
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    plt.rcParams["svg.hashsalt"] = "socialbench"
+    plt.rcParams["svg.fonttype"] = "none"
+    return plt
+
+
+def save(fig: Any, stem: Path) -> list[Path]:
+    """Write ``stem.png`` (150 dpi) and ``stem.svg``; close the figure; return both paths."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    png, svg = stem.with_suffix(".png"), stem.with_suffix(".svg")
+    fig.savefig(png, dpi=150, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(svg, bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    _plt().close(fig)
+    return [png, svg]
+
+
+def _finite(v: Any) -> float:
+    return float(v) if isinstance(v, (int, float)) and math.isfinite(v) else math.nan
+
+
+def radar(spokes: Sequence[str], series: Mapping[str, Sequence[float]], title: str, stem: Path,
+          human: Sequence[str] = ()) -> list[Path]:
+    """A radar chart; ``series`` maps a label to one value in [0, 1] per spoke (NaN = gap);
+    labels in ``human`` are drawn dashed black."""
+    plt = _plt()
+    n = len(spokes)
+    if n < 3:
+        raise ValueError("a radar chart needs at least 3 spokes")
+    angles = [2 * math.pi * i / n for i in range(n)] + [0.0]
+    fig = plt.figure(figsize=(7, 7))
+    ax = fig.add_subplot(111, polar=True)
+    for label, values in series.items():
+        vals = [_finite(v) for v in values]
+        vals = vals + vals[:1]
+        style = _human_style(label, human) if label in human else {}
+        ax.plot(angles, vals, label=label, linewidth=1.5, **style)
+        if label not in human:
+            ax.fill(angles, [0 if math.isnan(v) else v for v in vals], alpha=0.08)
+    ax.set_xticks(angles[:-1])
+    ax.set_xticklabels(list(spokes), fontsize=7)
+    ax.set_ylim(0, 1)
+    ax.set_title(title, fontsize=11, pad=18)
+    ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.1), fontsize=8)
+    return save(fig, stem)
+
+
+def category_bars(categories: Sequence[str], series: Mapping[str, Sequence[tuple[float, float | None]]],
+                  ylabel: str, title: str, stem: Path) -> list[Path]:
+    """Grouped bars: one group per category, one bar per series, SE as error bars."""
+    plt = _plt()
+    k = max(len(series), 1)
+    width = 0.8 / k
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(categories) + 0.3 * k), 4))
+    for j, (label, values) in enumerate(series.items()):
+        xs = [i - 0.4 + width * (j + 0.5) for i in range(len(categories))]
+        ys = [_finite(v) for v, _ in values]
+        err = [0.0 if se is None else _finite(se) for _, se in values]
+        ax.bar(xs, ys, width, yerr=err, capsize=2, label=label)
+    ax.set_xticks(range(len(categories)))
+    ax.set_xticklabels(list(categories), fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=7, ncol=2)
+    ax.grid(axis="y", alpha=0.3)
+    return save(fig, stem)
+
+
+def drop_bars(models: Sequence[str], drops: Mapping[str, Sequence[float]], ylabel: str, title: str,
+              stem: Path) -> list[Path]:
+    """Bars of the drop (clean - perturbed) per model, one colour per perturbation."""
+    plt = _plt()
+    k = max(len(drops), 1)
+    width = 0.8 / k
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(models)), 4))
+    for j, (pert, values) in enumerate(drops.items()):
+        xs = [i - 0.4 + width * (j + 0.5) for i in range(len(models))]
+        ax.bar(xs, [_finite(v) for v in values], width, label=pert)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(models)))
+    ax.set_xticklabels(list(models), fontsize=8, rotation=20, ha="right")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return save(fig, stem)
+
+
+def question_errorbars(questions: Sequence[str], series: Mapping[str, Sequence[tuple[float, float | None]]],
+                       xlabel: str, title: str, stem: Path, human: Sequence[str] = ()) -> list[Path]:
+    """Per-question values with SE bars: questions on the y axis, one marker per series."""
+    plt = _plt()
+    k = max(len(series), 1)
+    step = 0.7 / k
+    fig, ax = plt.subplots(figsize=(7, max(3, 0.4 * len(questions) + 1)))
+    for j, (label, values) in enumerate(series.items()):
+        ys = [i - 0.35 + step * (j + 0.5) for i in range(len(questions))]
+        xs = [_finite(v) for v, _ in values]
+        err = [0.0 if se is None else _finite(se) for _, se in values]
+        style = {"color": _human_style(label, human)["color"], "marker": "|"} if label in human else {"marker": "o"}
+        ax.errorbar(xs, ys, xerr=err, linestyle="none", markersize=4, capsize=2, label=label, **style)
+    ax.set_yticks(range(len(questions)))
+    ax.set_yticklabels(list(questions), fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.02)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return save(fig, stem)
+
+
+def agreement_scatter(points: Mapping[str, Sequence[tuple[str, float, float]]], title: str, stem: Path) -> list[Path]:
+    """``points[label] = [(name, human agreement, model agreement), ...]`` with the y = x line."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.5, 5.5))
+    ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle=":")
+    for label, pts in points.items():
+        ax.scatter([_finite(p[1]) for p in pts], [_finite(p[2]) for p in pts], label=label, s=18)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("human agreement (Average Human PA)")
+    ax.set_ylabel("model agreement with humans (PA)")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return save(fig, stem)
+
+
+# --------------------------------------------------------------------------- figure sets
+
+
+def _sn(m: Mapping[str, Any], row: str, group: str, metric: str) -> tuple[float, float | None]:
+    b = ((m.get("scores") or {}).get(row) or {}).get(group) or {}
+    v = b.get(metric)
+    return (math.nan if v is None else float(v)), b.get(metric + "_se")
+
+
+def _drops(runs: Sequence[RunDir]) -> tuple[list[str], dict[str, list[float]], str] | None:
+    from socialbench.report.tables import robustness_table
+
+    t = robustness_table(runs)
+    if t is None:
+        return None
+    models = [r.stub[0] for r in t.rows]
+    perts = [g for g, span in t.groups if span == 2]
+    drops = {p: [] for p in perts}  # type: dict[str, list[float]]
+    for r in t.rows:
+        for j, p in enumerate(perts):
+            cell = r.cells[2 + 2 * j]
+            drops[p].append(math.nan if cell.value is None else float(cell.value))
+    return models, drops, t.columns[1]
+
+
+def socialnav_figures(runs: Sequence[RunDir], out: Path) -> list[Path]:
+    """Radar (per question type, with the human rows), category bars, per-question error
+    bars, the human-vs-model agreement scatter and, when perturbed runs exist, the drops."""
+    from socialbench.report.tables import QUESTION_TABLE, SN_GROUP_TITLES, SN_GROUPS
+
+    ref = runs[0].metrics
+    present = set(((ref.get("scores") or {}).get("human:oracle") or {}).keys())
+    for r in runs:
+        present |= set(((r.metrics.get("scores") or {}).get("model") or {}).keys())
+    qs = [q for q in QUESTION_TABLE if q[1] in present]
+    names = [n for _, _, n in qs]
+    files: list[Path] = []
+    humans = {"Human Oracle": ("human:oracle", ref), "Average Human": ("human:average", ref)}
+    series_rows = [(label, row, m) for label, (row, m) in humans.items()] + [(r.label, "model", r.metrics) for r in runs]
+    if len(qs) >= 3:
+        files += radar(names, {lab: [_sn(m, row, k, "PA")[0] for _, k, _ in qs] for lab, row, m in series_rows},
+                       "PA per question type", out / "radar_questions", human=list(humans))
+    cats = [g for g in SN_GROUPS]
+    files += category_bars([SN_GROUP_TITLES[c] for c in cats],
+                           {lab: [_sn(m, row, c, "PA") for c in cats] for lab, row, m in series_rows},
+                           "PA", "PA per category (± SE)", out / "category_bars")
+    if qs:
+        files += question_errorbars(names, {lab: [_sn(m, row, k, "PA") for _, k, _ in qs] for lab, row, m in series_rows},
+                                    "PA", "PA per question type (± SE)", out / "question_pa", human=list(humans))
+        pts = {r.label: [(n, _sn(ref, "human:average", k, "PA")[0], _sn(r.metrics, "model", k, "PA")[0]) for _, k, n in qs]
+               for r in runs}
+        files += agreement_scatter(pts, "Human vs model agreement per question type", out / "agreement_scatter")
+    d = _drops(runs)
+    if d:
+        files += drop_bars(d[0], d[1], f"drop in {d[2]}", "Drop under image perturbations", out / "perturbation_drops")
+    return files
+
+
+def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[str, float] | None = None) -> list[Path]:
+    """Radar of CWPA per facet (with the Human row when given), bars per subset, drops."""
+    files: list[Path] = []
+    facets: list[str] = []
+    for r in runs:
+        for f in (r.metrics.get("by_facet") or {}):
+            if f not in facets:
+                facets.append(f)
+
+    def val(block: Any, name: str) -> float:
+        stat = (block or {}).get(name) if isinstance(block, Mapping) else None
+        return math.nan if not isinstance(stat, Mapping) or stat.get("value") is None else float(stat["value"])
+
+    if len(facets) >= 3:
+        series = {r.label: [val((r.metrics.get("by_facet") or {}).get(f), "cwpa") for f in facets] for r in runs}
+        human = []
+        if human_by_facet:
+            series["Human"] = [float(human_by_facet.get(f, math.nan)) for f in facets]
+            human = ["Human"]
+        files += radar(facets, series, "CWPA per facet", out / "radar_facets", human=human)
+    subsets = ["synthetic", "real", "average"]
+    present = [s for s in subsets if any(s in (r.metrics.get("by_subset") or {}) for r in runs)]
+    if present:
+        series2: dict[str, list[tuple[float, float | None]]] = {}
+        for r in runs:
+            by = r.metrics.get("by_subset") or {}
+            series2[r.label] = [(val(by.get(s), "macro_f1"), ((by.get(s) or {}).get("macro_f1") or {}).get("se")) for s in present]
+        files += category_bars(present, series2, "macro-F1", "Macro-F1 per subset (± SE)", out / "category_bars")
+    d = _drops(runs)
+    if d:
+        files += drop_bars(d[0], d[1], f"drop in {d[2]}", "Drop under image perturbations", out / "perturbation_drops")
+    return files
