@@ -60,9 +60,20 @@ def _resolve_data(benchmark_name: str, data: Optional[Path]):
     path = data or bundled
     if path is None:
         raise UsageError(f"--data is required for {benchmark_name} (the folder of the dataset release)")
+    resolve = getattr(bench, "resolve_data", None)  # e.g. a hub id -> a local snapshot
+    if resolve is not None:
+        path = resolve(path)
     if not path.exists():
         raise UsageError(f"--data {path} does not exist")
     return bench, path
+
+
+def print_metrics(bench: Any, metrics: dict[str, Any]) -> None:
+    summary = getattr(bench, "format_summary", None)
+    if summary is not None:
+        out.print(summary(metrics), markup=False, highlight=False, soft_wrap=True)
+    else:
+        print_scores(metrics)
 
 
 def print_scores(metrics: dict[str, Any]) -> None:
@@ -152,7 +163,7 @@ def eval_cmd(
         show_progress=progress,
     )
     result = run_eval(req, bench, mdl)
-    print_scores(result.metrics)
+    print_metrics(bench, result.metrics)
     run = result.metrics.get("run", {})
     out.print(
         f"run directory: {run_dir} · answered {run.get('answered')}/{run.get('questions')} · "
@@ -187,8 +198,23 @@ def score_cmd(
     store = RunStore(target)
     metrics["source"] = {"predictions": str(predictions), "data": str(path), "dataset_fingerprint": bench.fingerprint(path)}
     store.write_metrics(metrics)
-    print_scores(metrics)
+    print_metrics(bench, metrics)
     out.print(f"metrics written to {target / 'metrics.json'}")
+
+
+@data_app.command("perturb")
+def perturb_cmd(
+    src: Path = typer.Option(..., "--data", "-d", help="image folder or dataset to copy"),
+    dst: Path = typer.Option(..., "--out", "-o", help="new folder for the perturbed copy"),
+    name: str = typer.Option(..., "--perturb", help="blur | fisheye | fisheye-water | gaussian-noise | low-light | jpeg"),
+    strength: float = typer.Option(1.0, "--perturb-strength"),
+    seed: int = typer.Option(0),
+) -> None:
+    """Write a perturbed copy of a dataset's images (deterministic for a seed)."""
+    from socialbench.vision.perturb import perturb_dataset
+
+    n = perturb_dataset(src, dst, name, strength, seed)
+    out.print(f"wrote {n} perturbed images to {dst}")
 
 
 @data_app.command("validate")
@@ -199,14 +225,16 @@ def validate_cmd(
     """List every problem in a dataset folder (file, field, what is wrong, how to fix)."""
     bench, path = _resolve_data(benchmark, data)
     problems = bench.validate(path)
-    if problems:
-        for p in problems:
-            err.print(str(p), markup=False, highlight=False)
-        err.print(f"{len(problems)} problem(s) in {path}")
+    errors = [p for p in problems if not p.message.startswith("warning:")]
+    for p in problems:
+        err.print(str(p), markup=False, highlight=False)
+    if errors:
+        err.print(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s) in {path}")
         raise typer.Exit(EXIT_USAGE)
     ds = bench.load(path, require_images=False, limit=None)
     n_q = sum(len(i.questions) for i in ds.items)
-    out.print(f"OK: {path} — {len(ds.items)} items, {n_q} questions")
+    warned = f" ({len(problems)} warning(s) above)" if problems else ""
+    out.print(f"OK: {path} — {len(ds.items)} items, {n_q} questions{warned}")
 
 
 def _parse_range(text: str, name: str) -> tuple[int, int]:

@@ -241,3 +241,18 @@ def test_rank_intervals_separate_clear_winners_and_overlap_for_ties() -> None:
     assert {ranks[1].rank, ranks[2].rank} == {2, 3}
     for r in ranks[1:]:
         assert (r.low, r.high) == (2, 3)
+
+
+def test_several_means_share_draws_and_match_single_column_bootstrap() -> None:
+    from socialbench.metrics.stats import bootstrap_means_ci
+
+    rng = np.random.default_rng(12)
+    values = rng.random(120)
+    clusters = [i // 4 for i in range(120)]
+    mask = np.column_stack([np.ones(120, bool), np.arange(120) % 4 < 2])  # every scene has both groups
+    both = bootstrap_means_ci(np.column_stack([values, values]), mask, clusters, n_boot=400, seed=3)
+    alone = bootstrap_mean_ci(values, clusters, n_boot=400, seed=3)
+    assert (both[0].estimate, both[0].low, both[0].high) == pytest.approx((alone.estimate, alone.low, alone.high))
+    assert both[1].estimate == pytest.approx(values[mask[:, 1]].mean())
+    assert both[1].n == 60 and both[1].n_clusters == 30
+    assert both[1].low < both[1].estimate < both[1].high

@@ -69,3 +69,13 @@ def test_empty_and_none_text_are_invalid():
 
 def test_find_json_object_takes_first_balanced_object():
     assert find_json_object('text {"a": 1} more {"b": 2}') == {"a": 1}
+
+
+def test_strict_multi_select_bare_list_keeps_every_option():
+    r = parse_answer("answer: moving ahead, turning left", DIR, multi=True)
+    assert (r.value, r.method) == (["moving ahead", "turning left"], "strict")
+
+
+def test_strict_single_takes_text_before_a_comma():
+    r = parse_answer("Answer: no, the person walks away", YN)
+    assert (r.value, r.method) == ("no", "strict")

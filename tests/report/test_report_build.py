@@ -193,10 +193,31 @@ def test_compare_command_prints_and_writes_results(sn_runs: dict[str, Path], tmp
     assert "Paired comparison" in res.output and "Rule-Based" in res.output
     data = json.loads((out / "compare.json").read_text())
     assert data["seed"] == 2 and len(data["pairs"]) == 1
-    assert (out / "compare.csv").read_text().startswith("Run A,Run B,")
+    rows = (out / "compare.csv").read_text().splitlines()
+    assert rows[0].startswith("run_a,run_b,measure,a,b,diff,low,high")
+    assert [r.split(",")[2] for r in rows[1:]] == ["PA", "CWPA", "correct"]
 
 
 def test_compare_command_needs_two_runs(sn_runs: dict[str, Path]) -> None:
     res = CliRunner().invoke(_app(), ["compare", str(sn_runs["rule"])])
     assert res.exit_code != 0
     assert "at least two" in str(res.exception) + res.output
+
+
+def _registered_in_cli() -> bool:
+    from socialbench import cli
+
+    return "report" in {c.name for c in cli.app.registered_commands}
+
+
+def test_socialbench_cli_report_and_data_error(sn_runs: dict[str, Path], tmp_path: Path, capsys) -> None:
+    if not _registered_in_cli():
+        pytest.skip("socialbench.cli does not call report.commands.register(app) yet")
+    from socialbench.cli import main
+
+    main(["report", str(sn_runs["rule"]), "--out", str(tmp_path / "r"), "--format", "md", "--no-plots"])
+    assert (tmp_path / "r" / "report.md").is_file()
+    with pytest.raises(SystemExit) as exc:
+        main(["report", str(tmp_path / "empty")])
+    assert exc.value.code == 1
+    assert "metrics.json" in capsys.readouterr().err

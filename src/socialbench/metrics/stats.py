@@ -7,7 +7,7 @@ population standard deviation (``ddof=0``), and 0 when ``n <= 1``. The ``paper``
 uses the same formula with the sample standard deviation (``ddof=1``).
 
 Inference helpers (below :func:`mean_se`): scene-clustered bootstrap confidence intervals
-(:func:`bootstrap_mean_ci`, :func:`cluster_bootstrap`), paired tests between two runs on the
+(:func:`bootstrap_mean_ci`, :func:`bootstrap_means_ci`, :func:`cluster_bootstrap`), paired tests between two runs on the
 same questions (:func:`mcnemar_exact`, :func:`paired_permutation_test`,
 :func:`paired_bootstrap_diff`), Holm's correction (:func:`holm`) and leaderboard rank
 intervals (:func:`bootstrap_rank_ci`). They need numpy only (no scipy).
@@ -276,6 +276,57 @@ def bootstrap_mean_ci(
         raise ValueError("bootstrap_mean_ci: give a non-empty 1-D sequence of values")
     data = np.column_stack([v, np.ones_like(v)])
     return cluster_bootstrap(data, clusters, _mean_of_totals, n_boot=n_boot, level=level, seed=seed)
+
+
+def bootstrap_means_ci(
+    values: Any,
+    mask: Any = None,
+    clusters: Sequence[Hashable] | None = None,
+    *,
+    n_boot: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> list[Interval]:
+    """Cluster-bootstrap CIs of several means at once, from the same replicates.
+
+    ``values`` is ``(n units, k columns)``; ``mask`` (same shape, boolean; ``None`` = all
+    True) says which units count in each column's mean, e.g. one column per question
+    category. All columns share the cluster draws (one bootstrap instead of ``k``): a
+    column's mean is treated as a domain (subpopulation) mean of the whole sample, clusters
+    being drawn from all clusters. When every cluster has units in every column this is
+    the same as :func:`bootstrap_mean_ci` on the column alone. A column with no unit gets
+    NaN bounds.
+    """
+    _check_level(level)
+    v = _as_matrix(values)
+    m = np.ones_like(v, dtype=bool) if mask is None else np.asarray(mask, dtype=bool).reshape(v.shape)
+    k = v.shape[1]
+    data = np.column_stack([np.where(m, v, 0.0), m.astype(float)])
+
+    def stat(t: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return t[:, :k] / t[:, k:]
+
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be at least 1, got {n_boot}")
+    sums = cluster_sums(data, clusters)
+    g = sums.shape[0]
+    point = stat(sums.sum(axis=0)[None, :])[0]
+    reps = np.concatenate([stat(w @ sums) for w in bootstrap_weights(g, n_boot, seed)])
+    codes = cluster_codes(clusters, v.shape[0])[0]
+    out = []
+    for j in range(k):
+        col = reps[:, j]
+        col = col[np.isfinite(col)]
+        n_j = int(m[:, j].sum())
+        g_j = int(np.unique(codes[m[:, j]]).size)
+        if col.size == 0:
+            out.append(Interval(float(point[j]), math.nan, math.nan, math.nan, level, 0, n_j, g_j))
+            continue
+        lo, hi = _percentile_interval(col, level)
+        se = float(np.std(col, ddof=1)) if col.size > 1 else 0.0
+        out.append(Interval(float(point[j]), lo, hi, se, level, int(col.size), n_j, g_j))
+    return out
 
 
 # --------------------------------------------------------------------------- paired tests

@@ -42,7 +42,8 @@ BBox = tuple[float, float, float, float]
 
 WALL_HEIGHT = 2.6
 GOAL_POLE_HEIGHT = 1.5
-GRID_EXTENT = 25.0  # metres of ground grid drawn around the origin
+GRID_EXTENT = 10.0  # the ground grid covers a square of ± this many metres around the robot
+WALL_EXTENT = 25.0  # walls are drawn ± this many metres along x around the robot
 
 
 @dataclass(frozen=True)
@@ -58,9 +59,9 @@ class Palette:
 
 
 PALETTES: dict[str, Palette] = {
-    "corridor": Palette((205, 205, 200), (225, 222, 215), (160, 150, 135), (135, 126, 112)),
-    "crossing": Palette((120, 165, 215), (190, 210, 230), (95, 95, 100), (230, 230, 225)),
-    "plaza": Palette((110, 160, 220), (185, 210, 235), (175, 165, 145), (145, 137, 120)),
+    "corridor": Palette((205, 205, 200), (225, 222, 215), (160, 150, 135), (142, 133, 119)),
+    "crossing": Palette((120, 165, 215), (190, 210, 230), (95, 95, 100), (122, 122, 124)),
+    "plaza": Palette((110, 160, 220), (185, 210, 235), (175, 165, 145), (152, 143, 126)),
 }
 
 
@@ -255,8 +256,10 @@ class FrontViewRenderer:
 
     def _ground(self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float]) -> None:
         lim = GRID_EXTENT
-        ylo, yhi = (min(self.walls), max(self.walls)) if len(self.walls) >= 2 else (-lim, lim)
         cx, cy = round(pose[0]), round(pose[1])
+        ylo, yhi = cy - lim, cy + lim
+        if len(self.walls) >= 2:
+            ylo, yhi = max(ylo, min(self.walls)), min(yhi, max(self.walls))
         ks = np.arange(-int(lim), int(lim) + 1, dtype=float)
         across = np.stack([np.column_stack([cx + ks, np.full_like(ks, ylo), np.zeros_like(ks)]),
                            np.column_stack([cx + ks, np.full_like(ks, yhi), np.zeros_like(ks)])], axis=1)
@@ -268,7 +271,7 @@ class FrontViewRenderer:
 
     def _walls(self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float]) -> None:
         pal = self.palette
-        x0, x1 = pose[0] - GRID_EXTENT, pose[0] + GRID_EXTENT
+        x0, x1 = pose[0] - WALL_EXTENT, pose[0] + WALL_EXTENT
         ks = 2.0 * np.arange(int(math.floor(x0 / 2.0)), int(math.ceil(x1 / 2.0)) + 1)  # pillars every 2 m
         for wy in self.walls:
             quad = np.array([[x0, wy, 0.0], [x1, wy, 0.0], [x1, wy, WALL_HEIGHT], [x0, wy, WALL_HEIGHT]])
@@ -298,14 +301,13 @@ class FrontViewRenderer:
         self._polygon(draw, pose, pole, (200, 40, 30))
         self._polygon(draw, pose, flag, (250, 210, 30))
 
-    def _people_order(self, pose: tuple[float, float, float], people: Sequence[PersonView]) -> list[tuple[int, float, np.ndarray]]:
-        """(index, depth, robot-frame xy) of the people in front of the camera, far to near."""
+    def _people_order(self, pose: tuple[float, float, float],
+                      people: Sequence[PersonView]) -> tuple[np.ndarray, np.ndarray]:
+        """(indices far to near, robot-frame xy ``(N, 2)``) of ``people``."""
         if not people:
-            return []
+            return np.zeros(0, dtype=int), np.zeros((0, 2))
         rel = _to_robot(np.array([[p.x, p.y] for p in people]), pose)
-        depth = rel[:, 0] - self.camera.x_offset
-        order = np.argsort(-depth, kind="stable")
-        return [(int(i), float(depth[i]), rel[i]) for i in order]
+        return np.argsort(-rel[:, 0], kind="stable"), rel
 
     def render(self, pose: tuple[float, float, float], people: Sequence[PersonView]) -> Image.Image:
         """The raw frame seen from the robot at ``pose`` = (x, y, yaw) (initial frame)."""
@@ -314,29 +316,25 @@ class FrontViewRenderer:
         draw = ImageDraw.Draw(img)
         self._ground(draw, pose)
         self._walls(draw, pose)
-        sprites: list[tuple[float, int, str]] = []
+        order, rel = self._people_order(pose, people)
+        boxes = person_boxes(self.camera, rel, [p.appearance.height for p in people],
+                             [p.appearance.width for p in people])
+        sprites: list[tuple[float, int]] = [(float(rel[i, 0]), int(i)) for i in order
+                                            if np.isfinite(boxes[i]).all()]
         if self.goal_xy is not None:
             gd = float(_to_robot(np.array([self.goal_xy]), pose)[0, 0])
             if gd > self.camera.near:
-                sprites.append((gd, -1, "goal"))
-        for i, depth, _ in self._people_order(pose, people):
-            if depth > self.camera.near + 0.3:
-                sprites.append((depth, i, "person"))
+                sprites.append((gd, -1))
         sprites.sort(key=lambda s: (-s[0], s[1]))
-        rels = {i: rel for i, _, rel in self._people_order(pose, people)}
-        for depth, i, kind in sprites:
-            if kind == "goal":
+        for _, i in sprites:
+            if i < 0:
                 self._goal(draw, pose)
                 continue
             p = people[i]
-            box = self.camera.person_bbox(float(rels[i][0]), float(rels[i][1]), p.appearance.height,
-                                          p.appearance.width)
-            if box is None:
-                continue
-            x1, y1, x2, y2 = box
+            x1, y1, x2, y2 = (float(v) for v in boxes[i])
             w = x2 - x1
             draw.ellipse([x1 - 0.15 * w, y2 - 0.06 * w, x2 + 0.15 * w, y2 + 0.06 * w], fill=(70, 70, 70))
-            _draw_figure(draw, box, p.appearance, p.phase, p.walking)
+            _draw_figure(draw, (x1, y1, x2, y2), p.appearance, p.phase, p.walking)
         return img
 
     def observe(self, pose: tuple[float, float, float], people: Sequence[PersonView]) -> list[Detection]:
@@ -345,27 +343,34 @@ class FrontViewRenderer:
         vw, vh = cam.width, cam.height
         ids = Image.new("I", (vw, vh), 0)
         draw = ImageDraw.Draw(ids)
-        dets: list[Detection] = [Detection(None, 0.0, 0.0, -math.inf)] * len(people)
+        order, rel = self._people_order(pose, people)
+        heights = [p.appearance.height for p in people]
+        widths = [p.appearance.width for p in people]
+        native = person_boxes(self.native, rel, heights, widths)
+        small = person_boxes(cam, rel, heights, widths)
+        W, H = self.native.width, self.native.height
+        dets: list[Detection] = []
         full: dict[int, int] = {}
-        order = self._people_order(pose, people)
-        for i, depth, rel in order:
-            p = people[i]
-            native = self.native.person_bbox(float(rel[0]), float(rel[1]), p.appearance.height, p.appearance.width)
-            small = cam.person_bbox(float(rel[0]), float(rel[1]), p.appearance.height, p.appearance.width)
-            if native is None or small is None or depth <= self.native.near + 0.3:
-                dets[i] = Detection(None, 0.0, 0.0, depth)
+        for i, p in enumerate(people):
+            depth = float(rel[i, 0] - self.native.x_offset)
+            if not (np.isfinite(native[i]).all() and np.isfinite(small[i]).all()):
+                dets.append(Detection(None, 0.0, 0.0, depth))
                 continue
-            alone = Image.new("1", (vw, vh), 0)
-            _draw_figure(ImageDraw.Draw(alone), small, p.appearance, p.phase, p.walking, fill=1)
-            full[i] = int(np.count_nonzero(np.asarray(alone)))
-            _draw_figure(draw, small, p.appearance, p.phase, p.walking, fill=i + 1)
-            x1, y1, x2, y2 = native
-            W, H = self.native.width, self.native.height
+            x1, y1, x2, y2 = (float(v) for v in native[i])
             cx1, cx2 = min(max(x1, 0.0), W), min(max(x2, 0.0), W)
             cy1, cy2 = min(max(y1, 0.0), H), min(max(y2, 0.0), H)
             in_view = (cx2 - cx1) / (x2 - x1) if x2 > x1 else 0.0
-            clipped = (round(cx1, 1), round(cy1, 1), round(cx2, 1), round(cy2, 1)) if cx2 > cx1 and cy2 > cy1 else None
-            dets[i] = Detection(clipped, 0.0, float(in_view), depth)
+            box = (round(cx1, 1), round(cy1, 1), round(cx2, 1), round(cy2, 1)) if cx2 > cx1 and cy2 > cy1 else None
+            dets.append(Detection(box, 0.0, float(in_view), depth))
+            if box is not None:
+                sb = tuple(float(v) for v in small[i])
+                alone = Image.new("1", (vw, vh), 0)
+                _draw_figure(ImageDraw.Draw(alone), sb, p.appearance, p.phase, p.walking, fill=1)  # type: ignore[arg-type]
+                full[i] = int(np.count_nonzero(np.asarray(alone)))
+        for i in order:  # far to near: nearer silhouettes overwrite farther ones
+            if int(i) in full:
+                sb = tuple(float(v) for v in small[i])
+                _draw_figure(draw, sb, people[i].appearance, people[i].phase, people[i].walking, fill=int(i) + 1)  # type: ignore[arg-type]
         counts = np.bincount(np.asarray(ids, dtype=np.int64).reshape(-1), minlength=len(people) + 1)
         for i, n_full in full.items():
             frac = float(counts[i + 1]) / n_full if n_full > 0 else 0.0
@@ -373,5 +378,27 @@ class FrontViewRenderer:
         return dets
 
 
-__all__ = ["Palette", "PALETTES", "PersonView", "Detection", "FrontViewRenderer", "scaled_camera",
+def person_boxes(camera: PinholeCamera, rel: np.ndarray, heights: Sequence[float],
+                 widths: Sequence[float], min_depth: float = 0.3) -> np.ndarray:
+    """Vectorised :meth:`PinholeCamera.person_bbox` for robot-frame positions ``rel``
+    ``(N, 2)``: ``(N, 4)`` boxes, NaN rows where a corner is closer than the near plane
+    plus ``min_depth`` (too close to draw or detect)."""
+    rel = np.asarray(rel, dtype=float).reshape(-1, 2)
+    n = len(rel)
+    if n == 0:
+        return np.zeros((0, 4))
+    h = np.asarray(heights, dtype=float)
+    hw = np.asarray(widths, dtype=float) / 2.0
+    x, y = rel[:, 0], rel[:, 1]
+    zero = np.zeros(n)
+    corners = np.stack([np.stack([x, y + hw, zero], 1), np.stack([x, y - hw, zero], 1),
+                        np.stack([x, y + hw, h], 1), np.stack([x, y - hw, h], 1)], axis=1)  # (N, 4, 3)
+    uv, z = camera.project(corners.reshape(-1, 3))
+    uv, z = uv.reshape(n, 4, 2), z.reshape(n, 4)
+    out = np.concatenate([uv.min(axis=1), uv.max(axis=1)], axis=1)  # x1, y1, x2, y2
+    out[(z <= camera.near + min_depth).any(axis=1)] = np.nan
+    return out
+
+
+__all__ = ["Palette", "PALETTES", "PersonView", "Detection", "FrontViewRenderer", "scaled_camera", "person_boxes",
            "WALL_HEIGHT", "GOAL_POLE_HEIGHT"]

@@ -36,7 +36,8 @@ class ParseResult:
 
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-_STRICT = re.compile(r"""["']?answer["']?\s*[:=]\s*(\[[^\]]*\]|"[^"\n]*"|'[^'\n]*'|[^\n,}]+)""", re.IGNORECASE)
+_STRICT = re.compile(r"""["']?answer["']?\s*[:=]\s*(\[[^\]]*\]|"[^"\n]*"|'[^'\n]*'|[^\n}]+)""", re.IGNORECASE)
+_LIST_SEP = re.compile(r"\s*(?:,|;|&|\band\b)\s*", re.IGNORECASE)
 
 
 def normalise(text: str) -> str:
@@ -122,9 +123,12 @@ def parse_answer(text: str | None, options: Sequence[str], multi: bool = False) 
     if m:
         raw = m.group(1).strip()
         try:
-            decoded: Any = json.loads(raw) if raw.startswith(("[", '"')) else raw
+            decoded: Any = json.loads(raw) if raw.startswith(("[", '"')) else None
         except json.JSONDecodeError:
-            decoded = raw
+            decoded = None
+        if decoded is None:  # bare text: "answer: B, D" (multi) or "answer: yes, because ..."
+            parts = [p for p in _LIST_SEP.split(raw) if p.strip()]
+            decoded = parts if multi else (parts[0] if parts else raw)
         value = _coerce(decoded, options, multi)
         if value is not None:
             return ParseResult(value, "strict")

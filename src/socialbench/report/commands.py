@@ -26,15 +26,17 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
+import numpy as np
 import typer
 
-from socialbench.errors import UsageError
+from socialbench.errors import SocialbenchError, UsageError
 from socialbench.report.loading import (
     SOCIALNAV_NAMES,
     RunDir,
     UnitScores,
     align,
     check_same_benchmark,
+    data_path,
     gold_answer,
     load_dataset,
     load_runs,
@@ -90,8 +92,6 @@ class ItemData:
         cache: dict[tuple[str, Any, str], Any] = {}
         for i, r in enumerate(runs):
             try:
-                from socialbench.report.loading import data_path
-
                 key = (str(data_path(r, data)), r.run.get("limit"), r.benchmark)
                 if key not in cache:
                     cache[key] = load_dataset(r, data)
@@ -102,7 +102,7 @@ class ItemData:
                     continue
                 self.datasets[i] = ds
                 self.entries[i] = scoring_entries(ds, samples)
-            except Exception as exc:  # report what is missing, keep the rest of the report
+            except (SocialbenchError, OSError, ValueError) as exc:  # say what is missing, keep the rest
                 self.notes.append(f"{r.label}: labels not loaded ({exc}); item-level analyses skip this run")
 
     @property
@@ -147,7 +147,7 @@ def socialnav_item_tables(runs: Sequence[RunDir], data: ItemData, attributes: Se
                           n_boot: int) -> list[Table]:
     """Failure tables (Tables 4, 5) and scene-clustered bootstrap CIs for SocialNav-SUB."""
     from socialbench.metrics.failures import action_distribution, failure_rate_by_attribute, failure_summary
-    from socialbench.metrics.stats import bootstrap_mean_ci
+    from socialbench.metrics.stats import bootstrap_means_ci
 
     protocol = _protocol_of(runs)
     items = data.items()
@@ -166,17 +166,17 @@ def socialnav_item_tables(runs: Sequence[RunDir], data: ItemData, attributes: Se
         us = unit_scores(entries, protocol)
         if not us.keys:
             continue
+        cat_of = {(e.item_id, e.question.key): e.question.category for e in entries}
+        cats = [cat_of[k] for k in us.keys]
+        masks = [np.ones(len(cats), dtype=bool) if g == "All" else np.array([c == g for c in cats]) for g in SN_GROUPS]
+        cols = [(us.pa, mk) for mk in masks] + [(us.cwpa, mk) for mk in masks]
+        cis = bootstrap_means_ci(np.column_stack([c[0] for c in cols]), np.column_stack([c[1] for c in cols]),
+                                 us.clusters, n_boot=n_boot, seed=seed)
+        k = len(SN_GROUPS)
         cells = []
-        cats = [e.question.category for e in entries if e.votes.n > 1]
-        for g in SN_GROUPS:
-            mask = [True] * len(us.keys) if g == "All" else [c == g for c in cats]
-            idx = [j for j, m in enumerate(mask) if m]
-            for values in (us.pa, us.cwpa):
-                if not idx:
-                    cells.append(EMPTY)
-                    continue
-                ci = bootstrap_mean_ci(values[idx], [us.keys[j][0] for j in idx], n_boot=n_boot, seed=seed)
-                cells.append(Cell(f"[{ci.low:.2f}, {ci.high:.2f}]", None, None))
+        for j in range(k):
+            for ci in (cis[j], cis[k + j]):
+                cells.append(EMPTY if ci.n == 0 else Cell(f"[{ci.low:.2f}, {ci.high:.2f}]", None, None))
         ci_rows.append(Row((r.label,), tuple(cells)))
     out: list[Table] = []
     t = failure_env_table(env)
@@ -426,8 +426,6 @@ def compare_runs(
     leaderboard: list[dict[str, Any]] = []
     for metric in ("PA", "CWPA"):
         scores = [getattr(u, metric.lower()) for u in units]
-        import numpy as np
-
         ranks = bootstrap_rank_ci(np.column_stack(scores), clusters, n_boot=n_boot, level=level, seed=seed)
         for r in sorted(ranks, key=lambda x: (x.rank, x.index)):
             leaderboard.append({"metric": metric, "run": runs[r.index].label, "score": r.score, "rank": r.rank,
@@ -441,7 +439,7 @@ def compare_runs(
 
 
 def _p(v: float) -> str:
-    return "<0.0001" if v < 1e-4 else f"{v:.4f}"
+    return f"{v:.1e}" if v < 1e-4 else f"{v:.4f}"
 
 
 def compare_tables(result: dict[str, Any]) -> list[Table]:
@@ -465,11 +463,16 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
         rows.append(Row((p["a"], p["b"]), tuple(cells)))
     per = ("A", "B", f"A − B [{lvl}% CI]", "p perm.", "p boot.") + (("p Holm",) if multi else ())
     columns = per + per + ("A only / B only", "p exact") + (("p Holm",) if multi else ())
-    groups = (("PA", len(per)), ("CWPA", len(per)), ("McNemar (correct = human mode / gold)", 3 if multi else 2))
+    groups = (("PA", len(per)), ("CWPA", len(per)), ("McNemar", 3 if multi else 2))
     note = (f"{result['n']} questions in {result['n_clusters']} scenes answered by every run (protocol {result['protocol']}); "
             f"CIs and p boot.: scene-clustered paired bootstrap ({result['n_boot']} replicates); p perm.: scene-level "
             f"sign-flip permutation test; seed {result['seed']}."
+            + " McNemar: exact binomial test on correctness (the answer is the gold label where the data has one,"
+            " else a most common human answer); A only / B only count the discordant questions."
             + (f" {result['dropped']} questions not answered by every run were left out." if result["dropped"] else "")
+            + (f" Only {result['n_clusters']} scenes: bootstrap intervals and p-values are unreliable with so few"
+               " clusters; the exact permutation p-value is valid but cannot go below 2 / 2^scenes."
+               if result["n_clusters"] < 10 else "")
             + (" p Holm: Holm-adjusted over all pairs." if multi else ""))
     out = [Table("compare_pairs", "Paired comparison", ("Run A", "Run B"), columns, tuple(rows), groups, (note,))]
     if multi:
@@ -483,6 +486,23 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
                          (f"Ranks from {result['n_boot']} scene-clustered bootstrap replicates (1 = best).",),
                          section_header="Metric"))
     return out
+
+
+def compare_csv(result: dict[str, Any]) -> str:
+    """Long-format CSV of :func:`compare_runs`: one row per pair and measure (PA, CWPA,
+    correct), every number unrounded."""
+    import csv
+    import io
+
+    cols = ["run_a", "run_b", "measure", "a", "b", "diff", "low", "high", "se", "p_permutation", "p_permutation_holm",
+            "p_bootstrap", "p_bootstrap_holm", "a_only", "b_only", "p_mcnemar", "p_mcnemar_holm"]
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, cols, lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    for p in result["pairs"]:
+        for measure in ("PA", "CWPA", "correct"):
+            w.writerow({"run_a": p["a"], "run_b": p["b"], "measure": measure, **p[measure]})
+    return buf.getvalue()
 
 
 # --------------------------------------------------------------------------- CLI
@@ -523,7 +543,7 @@ def register(app: typer.Typer) -> None:
         run_dirs: List[Path] = typer.Argument(..., help="two or more run directories on the same dataset"),
         protocol: Optional[str] = typer.Option(None, help="paper | official [default: the runs' protocol]"),
         seed: int = typer.Option(0, help="seed of the bootstrap and permutations"),
-        out: Optional[Path] = typer.Option(None, "--out", "-o", help="also write compare.md, compare.csv and compare.json here"),
+        out: Optional[Path] = typer.Option(None, "--out", "-o", help="also write compare.md, compare.csv (long format) and compare.json here"),
         data: Optional[Path] = typer.Option(None, "--data", "-d", help="labels folder (default: the one recorded in run.json)"),
         label: List[str] = typer.Option([], "--label", help="display name of each run, in order (repeatable)"),
         n_boot: int = typer.Option(2000, min=10, help="bootstrap replicates"),
@@ -541,7 +561,7 @@ def register(app: typer.Typer) -> None:
         if out is not None:
             out.mkdir(parents=True, exist_ok=True)
             (out / "compare.md").write_text(text, encoding="utf-8")
-            (out / "compare.csv").write_text("".join(RENDERERS["csv"][1](t) for t in tables[:1]), encoding="utf-8")
+            (out / "compare.csv").write_text(compare_csv(result), encoding="utf-8")
             (out / "compare.json").write_text(json.dumps(result, indent=2, default=_json_default) + "\n", encoding="utf-8")
             typer.echo(f"written to {out}")
 

@@ -122,6 +122,17 @@ def _facets(item: Item, entry: ScoringEntry, attributes: Sequence[str]) -> list[
     return tags
 
 
+def _context(item: Item | None, text: str) -> str:
+    """The scene prompt shown above the question when the item has one (RobotEQ role)."""
+    if item is None:
+        return ""
+    for key in ("role", "question"):
+        v = item.metadata.get(key)
+        if isinstance(v, str) and v and v != text:
+            return v
+    return ""
+
+
 def viewer_payload(
     labels: Sequence[str],
     entries_per_run: Sequence[Sequence[ScoringEntry]],
@@ -202,7 +213,7 @@ def viewer_payload(
             ])
         records.append({
             "i": k[0], "k": q.key, "b": q.base_key, "bn": QUESTION_NAMES.get(q.base_key, q.base_key),
-            "c": q.category, "t": q.text, "o": [choice_label(c) for c in q.choices],
+            "c": q.category, "t": q.text, "x": _context(item, q.text), "o": [choice_label(c) for c in q.choices],
             "h": human, "n": votes.n, "he": round(entropy_bits(votes.probabilities), 4),
             "me": round(case.model_entropy, 4), "sel": case.kind, "feat": feat, "pos": pos,
             "f": _facets(item, t, attributes) if item is not None else [],
@@ -286,6 +297,7 @@ function card(r){
   c.appendChild(tags);
   var imgs=data.images[r.i]||[];
   if(imgs.length){var box=el("div","imgs"); imgs.forEach(function(src){var im=document.createElement("img"); im.loading="lazy"; im.alt=r.i; im.src=src; box.appendChild(im);}); c.appendChild(box);}
+  if(r.x){c.appendChild(el("div","note",r.x));}
   c.appendChild(el("div","qtext",r.t));
   var dist=el("div","dist");
   r.h.slice().sort(function(a,b){return b[1]-a[1];}).forEach(function(p){

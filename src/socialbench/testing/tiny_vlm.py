@@ -80,7 +80,11 @@ def build_tiny_llava(path: str | Path, *, seed: int = 0, width: int = 16, layers
     """Save a tiny LLaVA (CLIP 16x16 pixels, patch 8 -> 4 image tokens) to ``path``."""
     import torch
     from transformers import CLIPVisionConfig, LlavaConfig, LlavaForConditionalGeneration, LlavaProcessor
-    from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
+
+    try:  # transformers 5: the PIL image processor needs no torchvision
+        from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
+    except ImportError:  # transformers 4: the "slow" processor is PIL-based already
+        from transformers import CLIPImageProcessor as CLIPImageProcessorPil
 
     tokenizer = train_word_tokenizer()
     processor = LlavaProcessor(
@@ -115,7 +119,11 @@ def build_tiny_idefics3(path: str | Path, *, seed: int = 0, width: int = 16, lay
         Idefics3Processor,
         Idefics3VisionConfig,
     )
-    from transformers.models.idefics3.image_processing_pil_idefics3 import Idefics3ImageProcessorPil
+
+    try:
+        from transformers.models.idefics3.image_processing_pil_idefics3 import Idefics3ImageProcessorPil
+    except ImportError:
+        from transformers import Idefics3ImageProcessor as Idefics3ImageProcessorPil
 
     tokenizer = train_word_tokenizer(BASE_SPECIALS + ("<fake_token_around_image>", "<global-img>", "<end_of_utterance>"))
     processor = Idefics3Processor(

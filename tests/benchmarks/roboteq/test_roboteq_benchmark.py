@@ -145,7 +145,11 @@ def test_perturbation_changes_the_sent_image(release: Path, tmp_path: Path) -> N
     run("roboteq-bj", release, tmp_path / "clean", clean)
     blurred = MockModel("mock:all-proper", all_proper)
     run("roboteq-bj", release, tmp_path / "blur", blurred, perturb="blur", perturb_strength=2.0)
-    assert clean.calls[0].images[0].sha256 != blurred.calls[0].images[0].sha256
+    clean_images = {c.item.item_id: c.images[0] for c in clean.calls}
+    blurred_images = {c.item.item_id: c.images[0] for c in blurred.calls}
+    assert clean_images.keys() == blurred_images.keys() == {"s1", "s2", "r1"}
+    assert all(clean_images[k].sha256 != blurred_images[k].sha256 for k in clean_images)
+    assert all(clean_images[k].width == blurred_images[k].width for k in clean_images)
 
 
 def test_rerun_resumes_without_new_requests(release: Path, tmp_path: Path) -> None:
@@ -156,15 +160,20 @@ def test_rerun_resumes_without_new_requests(release: Path, tmp_path: Path) -> No
 
 
 def test_failed_scene_request_is_recorded_and_retried_next_run(release: Path, tmp_path: Path) -> None:
-    model = MockModel("mock:all-proper", all_proper)
-    model.script.append(FatalModelError("refusal", "no"))
+    def refuse_hotel(request: Request) -> str:
+        if "hotel" in request.prompt:
+            raise FatalModelError("refusal", "no")
+        return all_proper(request)
+
     bench, _ = get_benchmark("roboteq-bj")
-    req = RunRequest("roboteq-bj", release, model.spec, tmp_path / "run", EvalOptions(), concurrency=1, cache_path=None, show_progress=False)
-    first = run_eval(req, bench, model)
-    assert not first.complete and first.metrics["overall"]["error_rate"]["value"] == pytest.approx(2 / 7)
-    retry = MockModel("mock:all-proper", all_proper)
+    req = RunRequest("roboteq-bj", release, "mock:t", tmp_path / "run", EvalOptions(), concurrency=1, cache_path=None, show_progress=False)
+    first = run_eval(req, bench, MockModel("mock:t", refuse_hotel))
+    assert not first.complete
+    assert first.metrics["overall"]["error_rate"]["value"] == pytest.approx(3 / 7)  # the 3 behaviors of s2
+    assert {r["item_id"] for r in samples(tmp_path / "run") if r["error"] == "refusal"} == {"s2"}
+    retry = MockModel("mock:t", all_proper)
     second = run_eval(req, bench, retry)
-    assert second.complete and len(retry.calls) == 1
+    assert second.complete and len(retry.calls) == 1 and "hotel" in retry.calls[0].prompt
 
 
 def test_grounding_run_scores_sets(release: Path, tmp_path: Path) -> None:

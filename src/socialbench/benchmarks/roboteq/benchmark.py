@@ -85,6 +85,15 @@ class _RobotEQ:
     task = TASK_BJ
 
     # data --------------------------------------------------------------------------------
+    def resolve_data(self, data: Path) -> Path:
+        """A local folder for ``--data``: the folder itself, or a hub snapshot."""
+        return resolve_data(data)
+
+    def format_summary(self, metrics: dict[str, Any]) -> str:
+        from socialbench.metrics.roboteq import format_summary
+
+        return format_summary(metrics)
+
     def load(self, data: Path, *, require_images: bool, limit: int | None) -> RobotEQDataset:
         return load_roboteq(data, self.task, require_images=require_images, limit=limit)
 

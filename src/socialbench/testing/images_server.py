@@ -1,0 +1,266 @@
+"""A local OpenAI-images-API server for tests: ``/v1/images/generations`` and ``/v1/images/edits``.
+
+It is a real HTTP server (``aiohttp.web``) on ``127.0.0.1`` running in a background thread,
+speaking the wire format the official ``openai`` SDK uses: generations take a JSON body,
+edits a multipart form (``image`` file part(s), optional ``mask``, ``prompt``, ``model``,
+``size``, ``n``). Replies are ``{"created", "data": [{"b64_json", "revised_prompt"}],
+"usage"}`` with small PNGs drawn deterministically from the prompt (edits draw on the
+uploaded image), or ``{"url": ...}`` entries served from ``/files/NAME`` when
+``response="url"``.
+
+Scripted failures, consumed one per request before normal answers::
+
+    with ScriptedImagesServer() as srv:
+        srv.push_status(429, retry_after=0)   # next request gets a 429
+        srv.push_malformed()                  # the one after gets a non-JSON 200
+        ... openai.AsyncOpenAI(base_url=srv.base_url, api_key="x").images.generate(...)
+        srv.requests  # [{"endpoint": "generations", "prompt": ..., "model": ..., ...}]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import collections
+import hashlib
+import io
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from aiohttp import web
+from PIL import Image, ImageDraw
+
+__all__ = ["ScriptedImagesServer", "draw_image", "edit_image"]
+
+DEFAULT_SIZE = (64, 48)
+
+
+def _colour(text: str, salt: str = "") -> tuple[int, int, int]:
+    h = hashlib.sha256((salt + text).encode()).digest()
+    return h[0], h[1], h[2]
+
+
+def _size(value: Any) -> tuple[int, int]:
+    if isinstance(value, str) and "x" in value:
+        try:
+            w, h = (int(v) for v in value.lower().split("x", 1))
+            if 0 < w <= 4096 and 0 < h <= 4096:
+                return w, h
+        except ValueError:
+            pass
+    return DEFAULT_SIZE
+
+
+def draw_image(prompt: str, size: tuple[int, int] = DEFAULT_SIZE) -> bytes:
+    """A PNG whose colours depend on the prompt (different prompts, different images)."""
+    img = Image.new("RGB", size, _colour(prompt, "bg"))
+    d = ImageDraw.Draw(img)
+    w, h = size
+    d.ellipse([w // 4, h // 4, 3 * w // 4, 3 * h // 4], fill=_colour(prompt, "fg"))
+    d.rectangle([0, h - max(2, h // 8), w, h], fill=_colour(prompt, "floor"))
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def edit_image(image: bytes, prompt: str) -> bytes:
+    """The uploaded image with a prompt-coloured band drawn over its top part."""
+    img = Image.open(io.BytesIO(image)).convert("RGB")
+    d = ImageDraw.Draw(img)
+    w, h = img.size
+    d.rectangle([0, 0, w, max(2, h // 6)], fill=_colour(prompt, "edit"))
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+@dataclass
+class _Scripted:
+    kind: Literal["status", "malformed", "stall", "no_data"]
+    code: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+class ScriptedImagesServer:
+    """OpenAI images API on 127.0.0.1 (see the module docstring). ``base_url`` ends in ``/v1``."""
+
+    def __init__(self, *, response: Literal["b64_json", "url"] = "b64_json", delay_s: float = 0.0,
+                 generator: Callable[[str, tuple[int, int]], bytes] | None = None,
+                 editor: Callable[[bytes, str], bytes] | None = None):
+        self.response = response
+        self.delay_s = delay_s
+        self.generator = generator or draw_image
+        self.editor = editor or edit_image
+        self._lock = threading.Lock()
+        self._script: collections.deque[_Scripted] = collections.deque()
+        self._requests: list[dict[str, Any]] = []
+        self._files: dict[str, bytes] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self._ready = threading.Event()
+        self._port = 0
+        self._serial = 0
+
+    # -- scripting and records
+    def push_status(self, code: int, retry_after: float | None = None) -> None:
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+        with self._lock:
+            self._script.append(_Scripted("status", code=code, headers=headers))
+
+    def push_malformed(self) -> None:
+        with self._lock:
+            self._script.append(_Scripted("malformed"))
+
+    def push_no_data(self) -> None:
+        """Next request gets a 200 with an empty ``data`` list."""
+        with self._lock:
+            self._script.append(_Scripted("no_data"))
+
+    def push_stall(self, seconds: float) -> None:
+        with self._lock:
+            self._script.append(_Scripted("stall", seconds=seconds))
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def count(self) -> int:
+        with self._lock:
+            return len(self._requests)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._port}/v1"
+
+    # -- handlers
+    def _next_action(self) -> _Scripted | None:
+        with self._lock:
+            return self._script.popleft() if self._script else None
+
+    async def _reply(self, record: dict[str, Any], make: Callable[[], bytes]) -> web.Response:
+        with self._lock:
+            self._requests.append(record)
+            self._serial += 1
+            serial = self._serial
+        action = self._next_action()
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        if action is not None:
+            if action.kind == "status":
+                body = {"error": {"message": f"scripted error {action.code}", "type": "server_error", "code": action.code}}
+                return web.json_response(body, status=action.code, headers=action.headers)
+            if action.kind == "malformed":
+                return web.Response(status=200, text="<html>not json", content_type="application/json")
+            if action.kind == "no_data":
+                return web.json_response({"created": int(time.time()), "data": []})
+            if action.kind == "stall":
+                await asyncio.sleep(action.seconds)
+        png = make()
+        item: dict[str, Any] = {"revised_prompt": record.get("prompt")}
+        if self.response == "url":
+            name = f"img{serial:06d}.png"
+            with self._lock:
+                self._files[name] = png
+            item["url"] = f"http://127.0.0.1:{self._port}/files/{name}"
+        else:
+            item["b64_json"] = base64.b64encode(png).decode("ascii")
+        prompt_tokens = max(1, len(str(record.get("prompt") or "")) // 4)
+        return web.json_response({
+            "created": int(time.time()),
+            "data": [item],
+            "usage": {"input_tokens": prompt_tokens, "output_tokens": 100, "total_tokens": prompt_tokens + 100},
+        })
+
+    async def _generations(self, request: web.Request) -> web.Response:
+        try:
+            body = json.loads(await request.read())
+        except ValueError:
+            return web.json_response({"error": {"message": "body is not JSON"}}, status=400)
+        if not isinstance(body, dict) or not isinstance(body.get("prompt"), str):
+            return web.json_response({"error": {"message": "prompt is required"}}, status=400)
+        record = {"endpoint": "generations", **{k: body.get(k) for k in ("prompt", "model", "size", "n", "response_format", "quality")}}
+        size = _size(body.get("size"))
+        return await self._reply(record, lambda: self.generator(body["prompt"], size))
+
+    async def _edits(self, request: web.Request) -> web.Response:
+        form = await request.post()
+        images = [v for k, v in form.items() if k in ("image", "image[]") and hasattr(v, "file")]
+        prompt = form.get("prompt")
+        if not images or not isinstance(prompt, str):
+            return web.json_response({"error": {"message": "image and prompt are required"}}, status=400)
+        data = images[0].file.read()
+        try:
+            Image.open(io.BytesIO(data)).verify()
+        except Exception:
+            return web.json_response({"error": {"message": "image is not a valid image file"}}, status=400)
+        record = {
+            "endpoint": "edits",
+            "prompt": prompt,
+            "model": form.get("model"),
+            "size": form.get("size"),
+            "n": form.get("n"),
+            "image_sha256": hashlib.sha256(data).hexdigest(),
+            "has_mask": "mask" in form,
+        }
+        return await self._reply(record, lambda: self.editor(data, prompt))
+
+    async def _file(self, request: web.Request) -> web.Response:
+        with self._lock:
+            data = self._files.get(request.match_info["name"])
+        if data is None:
+            return web.Response(status=404)
+        return web.Response(body=data, content_type="image/png")
+
+    # -- lifecycle
+    def start(self) -> "ScriptedImagesServer":
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name="scripted-images-server", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(15):
+            raise RuntimeError("ScriptedImagesServer did not start within 15 s")
+        return self
+
+    def _run(self) -> None:
+        loop = self._loop
+        assert loop is not None
+        asyncio.set_event_loop(loop)
+
+        async def setup() -> None:
+            app = web.Application(client_max_size=64 * 1024 * 1024)
+            app.router.add_post("/v1/images/generations", self._generations)
+            app.router.add_post("/v1/images/edits", self._edits)
+            app.router.add_get("/files/{name}", self._file)
+            self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+            await self._runner.setup()
+            site = web.TCPSite(self._runner, "127.0.0.1", 0)
+            await site.start()
+            self._port = int(self._runner.addresses[0][1])
+
+        loop.run_until_complete(setup())
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            if self._runner is not None:
+                loop.run_until_complete(self._runner.cleanup())
+            loop.close()
+
+    def stop(self) -> None:
+        if self._thread is None or self._loop is None:
+            return
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(15)
+        self._thread = None
+
+    def __enter__(self) -> "ScriptedImagesServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,86 @@
+"""Reading run directories: errors that name the file and the fix, labels, alignment."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from socialbench.errors import DataError, UsageError
+from socialbench.report.loading import UnitScores, align, check_same_benchmark, display_name, load_run, load_runs
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_missing_metrics_names_the_file_and_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(DataError) as exc:
+        load_run(tmp_path)
+    problem = exc.value.problems[0]
+    assert problem.file.endswith("metrics.json") and "socialbench score" in problem.fix
+
+
+def test_invalid_metrics_json_names_the_line(tmp_path: Path) -> None:
+    (tmp_path / "metrics.json").write_text('{"scores": \n oops}')
+    with pytest.raises(DataError, match="line 2"):
+        load_run(tmp_path)
+
+
+def test_metrics_without_scores_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "metrics.json").write_text(json.dumps({"benchmark": "socialnav-sub", "note": "nothing matched"}))
+    with pytest.raises(DataError, match="nothing matched"):
+        load_run(tmp_path)
+
+
+@pytest.mark.parametrize("spec, name", [
+    ("openai:gpt-4o@http://localhost:8000/v1", "gpt-4o"),
+    ("hf:Qwen/Qwen2.5-VL-7B-Instruct", "Qwen2.5-VL-7B-Instruct"),
+    ("baseline:rule-based", "Rule-Based"),
+    ("replay:runs/gpt4o/samples.jsonl", "replay:gpt4o"),
+    ("plain", "plain"),
+])
+def test_display_names(spec: str, name: str) -> None:
+    assert display_name(spec) == name
+
+
+def test_labels_add_variants_and_stay_unique(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(FIXTURES / "socialnav" / "gpt4o", a)
+    shutil.copytree(FIXTURES / "socialnav" / "gpt4o", b)
+    runs = load_runs([a, b, FIXTURES / "socialnav" / "o4mini_cot", FIXTURES / "socialnav" / "gpt4o_blur"])
+    assert [r.label for r in runs] == ["gpt-4o", "gpt-4o #2", "o4-mini (cot)", "gpt-4o (blur2)"]
+    named = load_runs([a, b], labels=["GPT-4o"])
+    assert [r.label for r in named] == ["GPT-4o", "gpt-4o"]
+
+
+def test_too_many_labels_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="at most one per run"):
+        load_runs([FIXTURES / "socialnav" / "gpt4o"], labels=["a", "b"])
+
+
+def test_benchmarks_cannot_be_mixed() -> None:
+    runs = load_runs([FIXTURES / "socialnav" / "gpt4o", FIXTURES / "roboteq" / "gpt55"])
+    with pytest.raises(UsageError, match="different benchmarks"):
+        check_same_benchmark(runs)
+
+
+def _units(keys: list[tuple[str, str]], pa: list[float]) -> UnitScores:
+    n = len(keys)
+    z = np.zeros(n, dtype=bool)
+    return UnitScores(tuple(keys), np.asarray(pa), np.asarray(pa), z, z, z)
+
+
+def test_align_keeps_common_questions_in_the_first_runs_order() -> None:
+    a = _units([("s1", "q1"), ("s1", "q2"), ("s2", "q1")], [0.1, 0.2, 0.3])
+    b = _units([("s2", "q1"), ("s1", "q1")], [0.9, 0.8])
+    (ua, ub), dropped = align([a, b])
+    assert ua.keys == ub.keys == (("s1", "q1"), ("s2", "q1"))
+    assert ua.pa.tolist() == [0.1, 0.3] and ub.pa.tolist() == [0.8, 0.9]
+    assert dropped == 1
+
+
+def test_align_without_common_questions_fails() -> None:
+    with pytest.raises(UsageError, match="share no scored question"):
+        align([_units([("a", "q")], [1.0]), _units([("b", "q")], [1.0])])
