@@ -3,23 +3,29 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test venv clean
+.PHONY: demo test venv extras clean
 
 $(BIN)/socialbench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,nav]'
+	$(BIN)/python -m pip install --quiet -e '.[test,nav,anthropic]'
 	@touch $@
 
 venv: $(BIN)/socialbench
 
 # Evaluate the built-in baselines on the bundled default scenes (offline, ~1 min on 2 cores).
 demo: venv
-	$(BIN)/socialbench eval --benchmark socialnav-sim --model baseline:random --out runs/demo/random --no-progress
-	$(BIN)/socialbench eval --benchmark socialnav-sim --model baseline:rule-based --out runs/demo/rule-based --no-progress
+	$(BIN)/socialbench eval --benchmark socialnav-sim --model baseline:random --out runs/demo/random --no-progress --no-cache
+	$(BIN)/socialbench eval --benchmark socialnav-sim --model baseline:rule-based --out runs/demo/rule-based --no-progress --no-cache
 
+# Tests that need torch/transformers (hf: backend) or chromium (HTML report) skip, with the
+# reason, when those are absent; `make extras` installs the Python ones (CPU torch).
 test: venv
 	$(BIN)/python -m pytest
+
+extras: venv
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[test,nav,anthropic,hf]'
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -283,6 +283,16 @@ def models_cmd() -> None:
     out.print(table)
 
 
+def _register_subcommands() -> None:
+    """Command groups that live with their code: `report`/`compare`, `build ...`."""
+    from socialbench.report.commands import register as register_report
+
+    register_report(app)
+
+
+_register_subcommands()
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     try:
         rv = app(args=argv, standalone_mode=False)

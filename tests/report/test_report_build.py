@@ -217,7 +217,9 @@ def test_socialbench_cli_report_and_data_error(sn_runs: dict[str, Path], tmp_pat
 
     main(["report", str(sn_runs["rule"]), "--out", str(tmp_path / "r"), "--format", "md", "--no-plots"])
     assert (tmp_path / "r" / "report.md").is_file()
+    (tmp_path / "empty").mkdir()
     with pytest.raises(SystemExit) as exc:
         main(["report", str(tmp_path / "empty")])
     assert exc.value.code == 1
-    assert "metrics.json" in capsys.readouterr().err
+    err = capsys.readouterr().err.replace("\n", "")  # rich wraps long lines
+    assert "metrics.json: missing: the run was not scored" in err

@@ -363,14 +363,15 @@ class FrontViewRenderer:
             box = (round(cx1, 1), round(cy1, 1), round(cx2, 1), round(cy2, 1)) if cx2 > cx1 and cy2 > cy1 else None
             dets.append(Detection(box, 0.0, float(in_view), depth))
             if box is not None:
-                sb = tuple(float(v) for v in small[i])
+                sb = (float(small[i, 0]), float(small[i, 1]), float(small[i, 2]), float(small[i, 3]))
                 alone = Image.new("1", (vw, vh), 0)
-                _draw_figure(ImageDraw.Draw(alone), sb, p.appearance, p.phase, p.walking, fill=1)  # type: ignore[arg-type]
+                _draw_figure(ImageDraw.Draw(alone), sb, p.appearance, p.phase, p.walking, fill=1)
                 full[i] = int(np.count_nonzero(np.asarray(alone)))
         for i in order:  # far to near: nearer silhouettes overwrite farther ones
             if int(i) in full:
-                sb = tuple(float(v) for v in small[i])
-                _draw_figure(draw, sb, people[i].appearance, people[i].phase, people[i].walking, fill=int(i) + 1)  # type: ignore[arg-type]
+                q = people[i]
+                sb = (float(small[i, 0]), float(small[i, 1]), float(small[i, 2]), float(small[i, 3]))
+                _draw_figure(draw, sb, q.appearance, q.phase, q.walking, fill=int(i) + 1)
         counts = np.bincount(np.asarray(ids, dtype=np.int64).reshape(-1), minlength=len(people) + 1)
         for i, n_full in full.items():
             frac = float(counts[i + 1]) / n_full if n_full > 0 else 0.0

@@ -69,7 +69,7 @@ from socialbench.navigation.questions import (
 )
 from socialbench.navigation.scene3d import Detection, FrontViewRenderer, PersonView
 from socialbench.navigation.simulate import SCENE_TYPES, SceneConfig, SimResult, build_scene, sample_config, simulate
-from socialbench.navigation.tracks import N_FRAMES, Observation, PersonTrack, RobotPath, label_people, write_tracks
+from socialbench.navigation.tracks import N_FRAMES, Observation, PersonTrack, label_people, write_tracks
 from socialbench.types import Answer
 
 #: Tracker visibility rule (see the module docstring).
@@ -83,6 +83,7 @@ CLOSE_M = 2.0
 STRIDE_M = 1.4  # one gait cycle per 1.4 m walked (drawing only)
 MAX_ATTEMPTS = 60
 JPEG_QUALITY = 70
+CARD_TITLE = "# SYNTHETIC SocialNav-SUB scenes (procedural simulation)"
 
 DATASET_CFG = """\
 dataset_name: scand_spot
@@ -187,7 +188,7 @@ def _attributes(s_cfg: SceneConfig, sim: SimResult, truth: SceneTruth, tracks: d
         d = np.hypot(*(sim.people[f0:f0 + N_FRAMES, agent_of[tid]] - robot.xy()).T)
         close += bool(d.min() <= CLOSE_M)
     lateral = float(np.abs(robot.y).max())
-    errs = [math.hypot(o.x - sim.people[f0 + o.timestep, agent_of[tid], 0], o.y - sim.people[f0 + o.timestep, agent_of[tid], 1])
+    errs = [float(np.hypot(*(np.array(o.xy) - sim.people[f0 + o.timestep, agent_of[tid]])))
             for tid in labels.values() for o in tracks[tid].observations]
     agents = sim.setup.agents
     roles = Counter(a.role for a in agents)
@@ -287,6 +288,20 @@ def common_answers(sample: SimSample, annotators: int, rng: np.random.Generator 
     return out
 
 
+def write_sample(root: Path, sample: SimSample, annotators: int, seed: int) -> None:
+    """Write one sample's own files: labels, tracks, odometry and frames (the panel's votes,
+    if any, are drawn from ``SeedSequence([seed, index, 1])``)."""
+    sid, f0 = sample.sample_id, sample.sim.first_frame
+    vote_rng = np.random.default_rng(np.random.SeedSequence([int(seed), sample.index, 1]))
+    _write_json(root / "human_labels" / sid / "common_answers.json", common_answers(sample, annotators, vote_rng))
+    tracks_path = root / "prompts" / sid / f"{sid}_localized_obj_coords.json"
+    tracks_path.parent.mkdir(parents=True, exist_ok=True)
+    write_tracks(tracks_path, sample.tracks.values())
+    _write_bytes(root / "front_view" / sid / "traj_data.pkl", _odometry_pickle(sample.odometry))
+    for t, img in enumerate(sample.frames):
+        _write_bytes(root / "front_view" / sid / f"{f0 + t}.jpg", _jpeg(img))
+
+
 def _jpeg(img: Any) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="JPEG", quality=JPEG_QUALITY, optimize=False, progressive=False)
@@ -313,11 +328,19 @@ def _versions() -> dict[str, str]:
 
 def simulate_dataset(out: Path, *, scenes: int, seed: int, people: tuple[int, int],
                      frame_size: tuple[int, int] = (640, 360), annotators: int = 1, noise_m: float = 0.67,
-                     write_composites: bool = False) -> Path:
+                     write_composites: bool = False, overwrite: bool = False) -> Path:
     """Write ``scenes`` simulated samples under ``out`` in the SocialNav-SUB layout; returns
     ``out``. ``people`` = (min, max) labelled people per scene; ``annotators`` = 1 stores the
     exact answers (n = 2, both votes on it), more draws a synthetic panel; ``noise_m`` is the
-    tracker's mean position error before smoothing (0: exact tracks)."""
+    tracker's mean position error before smoothing (0: exact tracks).
+
+    With 2 to 21 annotators ``int(p * n)`` recovers every vote count exactly (the official
+    scorer truncates; some counts of larger panels lose a vote there, and the validator
+    warns).
+
+    ``out`` must be empty or absent. With ``overwrite``, a folder previously written by this
+    function (recognised by its README) is cleared first; any other non-empty folder is
+    refused."""
     if isinstance(scenes, bool) or not isinstance(scenes, int) or scenes < 1:
         raise ValueError(f"scenes must be a positive integer, got {scenes!r}")
     lo, hi = (int(people[0]), int(people[1]))
@@ -332,7 +355,7 @@ def simulate_dataset(out: Path, *, scenes: int, seed: int, people: tuple[int, in
         raise ValueError(f"frame_size must be at least 64x36, got {frame_size!r}")
 
     root = Path(out)
-    root.mkdir(parents=True, exist_ok=True)
+    _prepare_folder(root, overwrite)
     data_dir = resources.files("socialbench.benchmarks.socialnav_sub") / "data"
     for name in ("survey_prompt.json", "relevant_prev_questions.json"):
         _write_bytes(root / "prompts" / name, (data_dir / name).read_bytes())
@@ -348,14 +371,7 @@ def simulate_dataset(out: Path, *, scenes: int, seed: int, people: tuple[int, in
         head = sid.rsplit("_", 1)[0]
         goal_info[f"{head}/{f0}.jpg"] = [f"{head}/{f0 + 40}.jpg", f"[{s.goal_mm[0]}, {s.goal_mm[1]}]"]
         metadata[sid] = s.attributes
-        vote_rng = np.random.default_rng(np.random.SeedSequence([int(seed), i, 1]))
-        _write_json(root / "human_labels" / sid / "common_answers.json", common_answers(s, annotators, vote_rng))
-        tracks_path = root / "prompts" / sid / f"{sid}_localized_obj_coords.json"
-        tracks_path.parent.mkdir(parents=True, exist_ok=True)
-        write_tracks(tracks_path, s.tracks.values())
-        _write_bytes(root / "front_view" / sid / "traj_data.pkl", _odometry_pickle(s.odometry))
-        for t, img in enumerate(s.frames):
-            _write_bytes(root / "front_view" / sid / f"{f0 + t}.jpg", _jpeg(img))
+        write_sample(root, s, annotators, seed)
 
     info = {"samples": [{"folderpath": s.sample_id, "n_people": s.n_people} for s in samples]}
     for rel in ("prompts/sample_info.json", "sample_info.json", "human_labels/sample_info.json"):
@@ -368,6 +384,31 @@ def simulate_dataset(out: Path, *, scenes: int, seed: int, people: tuple[int, in
     if write_composites:
         _write_composites(root, samples)
     return root
+
+
+_GENERATED = ("front_view", "prompts", "human_labels", "dataset_cfg.yaml", "goal_info.json", "sample_info.json",
+              "sample_metadata.json", "README.md")
+
+
+def _prepare_folder(root: Path, overwrite: bool) -> None:
+    import shutil
+
+    if root.exists() and not root.is_dir():
+        raise ValueError(f"{root} is a file; give a folder for the dataset")
+    if root.is_dir() and any(root.iterdir()):
+        readme = root / "README.md"
+        ours = readme.is_file() and readme.read_text(encoding="utf-8", errors="replace").startswith(CARD_TITLE)
+        if not overwrite:
+            raise ValueError(f"{root} is not empty; choose a new folder" + (" or pass overwrite" if ours else ""))
+        if not ours:
+            raise ValueError(f"{root} is not empty and was not written by simulate_dataset; refusing to clear it")
+        for name in _GENERATED:
+            p = root / name
+            if p.is_dir():
+                shutil.rmtree(p)
+            elif p.exists():
+                p.unlink()
+    root.mkdir(parents=True, exist_ok=True)
 
 
 def _write_composites(root: Path, samples: Sequence[SimSample]) -> None:
@@ -412,7 +453,7 @@ def dataset_card(samples: Sequence[SimSample], params: dict[str, Any]) -> str:
     ade = [s.attributes["track_ade_m"] for s in samples if s.attributes.get("track_ade_m") is not None]
     exact = params["annotators"] == 1
     lines = [
-        "# SYNTHETIC SocialNav-SUB scenes (procedural simulation)",
+        CARD_TITLE,
         "",
         "Generated by `socialbench.navigation.sim_dataset.simulate_dataset` "
         "(`socialbench sim socialnav`). Every file is **synthetic**: simulated people and robot, "
@@ -502,5 +543,5 @@ def dataset_card(samples: Sequence[SimSample], params: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["SimSample", "simulate_dataset", "generate_sample", "common_answers", "dataset_card", "scene_rng",
-           "DATASET_CFG", "SCORE_WEIGHTS"]
+__all__ = ["SimSample", "simulate_dataset", "generate_sample", "write_sample", "common_answers", "dataset_card",
+           "scene_rng", "DATASET_CFG", "SCORE_WEIGHTS", "CARD_TITLE"]

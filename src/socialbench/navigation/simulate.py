@@ -21,25 +21,31 @@ Each person ``i`` (position ``x_i``, velocity ``v_i``, radius ``r_i`` = 0.25 m) 
 simplified):
 
 * driving term ``(v0_i - v_i) / tau`` with ``tau`` = 0.5 s. ``v0_i`` is the desired velocity:
-  cruise speed times the unit vector to the person's destination (walkers, cross traffic,
-  group members), or for standing people ``k_stand · (spot_i - x_i)`` capped at 0.5 m/s (they
-  stay put but step aside when pressed and return);
+  the person's cruise speed along their walking direction (walkers, cross traffic, group
+  members; they walk through the scene), or for standing people ``k_stand · (spot_i - x_i)``
+  with ``k_stand`` = 1 s⁻¹, capped at 0.5 m/s (they stay put, step aside when pressed, and
+  return);
 * person-person repulsion ``A exp((r_i + r_j - d_ij) / B) n_ij · w(phi)`` with ``A`` = 2.1
   m/s², ``B`` = 0.3 m, where ``d_ij`` and ``n_ij`` are taken at the predicted closest
   approach within ``anticipation`` = 1 s if both keep their velocities (the
   collision-prediction variant of Zanlungo, Ikeda & Kanda 2011, so people start evading an
-  oncoming walker before it is close), and the anisotropy ``w = lambda + (1 - lambda)(1 + cos phi)/2``,
-  ``lambda`` = 0.35, where ``phi`` is the angle between person i's walking direction and the
-  direction to j (people react more to what is in front of them). Members of one group
+  oncoming walker before it is close), and the anisotropy
+  ``w = lambda + (1 - lambda)(1 + cos phi)/2``, ``lambda`` = 0.35, where ``phi`` is the angle
+  between person i's walking direction and the direction to j (people react more to what is in front of them). Members of one group
   repel each other with a third of ``A``;
-* robot-person repulsion, same form (with the prediction) with ``A_robot`` = 3.0 m/s², ``B_robot`` = 0.4 m and the
-  robot's radius 0.35 m (people give a machine more room);
+* robot-person repulsion, same form (with the prediction) with ``A_robot`` = 3.0 m/s²,
+  ``B_robot`` = 0.4 m and the robot's radius 0.35 m (people give a machine more room);
 * wall repulsion (corridors) ``A_wall exp((r_i - d_wall) / B_wall)`` with 10 m/s² and 0.2 m;
 * group cohesion ``k_group · (c_g - x_i) · max(0, 1 - R_group / |c_g - x_i|)``, ``c_g`` the
   centroid of the other members, ``k_group`` = 1.5 s⁻², ``R_group`` = 0.9 m.
 
 Velocities are integrated with semi-implicit Euler and capped at 1.3 × the cruise speed
 (at least 0.6 m/s).
+
+Libraries were weighed first: pysocialforce configures the root logger and writes a log file
+on import, and an ORCA binding (a compiled extension) would add a platform-dependent
+dependency to a generator whose output must be byte-stable; so the model is implemented here
+in numpy.
 
 Robot: a sampling (velocity-obstacle style) local planner
 ----------------------------------------------------------
@@ -52,10 +58,9 @@ and takes the cheapest:
 + w_social·Σ_i max_k exp(-max(0, d_ik - r_contact)² / (2 σ²)) + w_smooth·|omega - omega_prev|
 + collision·(K - k_c)/K + collision·[leaves the corridor]``
 
-where ``k_c`` is the first rollout step with some ``d_ik < r_contact`` (``K`` if none), so
-that when every candidate predicts a contact the one that delays it most wins
-
-with ``r_contact`` = robot + person radius + 0.05 m, ``σ`` = 0.45 m (personal space).
+with ``r_contact`` = robot + person radius + 0.05 m, ``σ`` = 0.45 m (personal space), and
+``k_c`` the first rollout step with some ``d_ik < r_contact`` (``K`` if none), so that when
+every candidate predicts a contact the one that delays it most wins.
 Commands are then followed with acceleration limits (1.0 m/s², 2.0 rad/s²). The social term
 makes it slow down behind, steer around or stop for people crossing its path, so yielding,
 avoiding and following emerge from geometry rather than from scripts.

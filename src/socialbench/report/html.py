@@ -164,7 +164,6 @@ def viewer_payload(
                 seen.add(k)
                 order.append(k)
         by_run.append(d)
-    order = [k for k in order if template[k].votes.n >= 1]
     aligned = [
         [d.get(k) or ScoringEntry(k[0], template[k].question, template[k].votes, None, None, "missing") for k in order]
         for d in by_run
@@ -213,7 +212,7 @@ def viewer_payload(
             ])
         records.append({
             "i": k[0], "k": q.key, "b": q.base_key, "bn": QUESTION_NAMES.get(q.base_key, q.base_key),
-            "c": q.category, "t": q.text, "x": _context(item, q.text), "o": [choice_label(c) for c in q.choices],
+            "c": q.category, "t": q.text, "x": _context(item, q.text),
             "h": human, "n": votes.n, "he": round(entropy_bits(votes.probabilities), 4),
             "me": round(case.model_entropy, 4), "sel": case.kind, "feat": feat, "pos": pos,
             "f": _facets(item, t, attributes) if item is not None else [],
