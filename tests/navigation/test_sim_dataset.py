@@ -105,7 +105,7 @@ def test_tracks_carry_tracker_noise_while_labels_use_the_truth(sim_data, samples
     errors = [math.hypot(o.x - sample.truth.people[label].xy[o.timestep, 0],
                          o.y - sample.truth.people[label].xy[o.timestep, 1])
               for label, tid in sample.labels.items() for o in tracks[tid].observations]
-    assert 0.1 < np.mean(errors) < 0.67  # noise of mean 0.67 m, reduced by the smoother
+    assert 0.2 < np.mean(errors) < 1.3  # noise of mean 1.3 m before smoothing, reduced by it
     assert sample.attributes["track_ade_m"] == pytest.approx(np.mean(errors), abs=1e-3)
 
 

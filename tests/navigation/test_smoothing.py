@@ -67,3 +67,12 @@ def test_smooth_track_keeps_timesteps_and_recomputes_pos_diff():
     filled = smooth_track(tr, fill_gaps=True)
     assert filled.timesteps == tuple(range(10))
     assert filled.at(3).bbox is None
+
+
+def test_a_track_seen_once_is_returned_unchanged():
+    from socialbench.navigation.smoothing import smooth_track
+    from socialbench.navigation.tracks import make_track
+
+    track = make_track("7", [(3.0, 1.0)], timesteps=[4])
+    out = smooth_track(track)
+    assert (out.observations[0].x, out.observations[0].y) == (3.0, 1.0)

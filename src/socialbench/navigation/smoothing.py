@@ -85,6 +85,8 @@ def smooth_positions(positions: Any, params: KalmanParams = KalmanParams()) -> S
     missing = ~np.isfinite(z).all(axis=1)
     if missing.all():
         raise ValueError("smooth_positions: no observed position")
+    if len(z) == 1:  # one observation: nothing to smooth (pykalman needs two rows)
+        return Smoothed(z.copy(), np.zeros_like(z))
     m = params.matrices()
     first = z[np.argmax(~missing)]
     P0 = np.diag([params.measurement_std ** 2] * 2 + [params.initial_velocity_std ** 2] * 2)

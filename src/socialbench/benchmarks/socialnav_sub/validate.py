@@ -562,10 +562,11 @@ def scan_socialnav(root: Path | str, *, check_images: bool = True, check_odometr
             composites = [root / "prompts" / sid / f"sample_with_bev_{i}.png"
                           for i in range(N_FRAMES)]
             present = [c for c in composites if c.is_file()]
-            if len(present) < N_FRAMES:
+            renderable = s.tracks_path is not None and s.odometry_path is not None
+            if len(present) < N_FRAMES and not renderable:
                 report.warn(root / "prompts" / sid, "",
                             f"{N_FRAMES - len(present)} pre-rendered composites missing",
-                            "socialbench renders composites from frames and tracks")
+                            "add them, or the tracks and odometry to render them from")
             for c in present:
                 _check_image(c, report, root_resolved)
     return DatasetScan(root, bank, camera, goal_info, samples, report)
