@@ -84,3 +84,27 @@ def test_models_lists_backends(capsys):
     assert run_cli("models") == 0
     out = capsys.readouterr().out
     assert "openai:..." in out and "baseline:random" in out
+
+
+def test_api_key_never_lands_in_the_run_directory(small_socialnav, tmp_path, monkeypatch):
+    secret = "sk-test-SENTINEL-0123456789"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    with ScriptedOpenAIServer() as srv:
+        srv.push(status(401, body={"error": {"message": f"bad key {secret}"}}))
+        run_cli(
+            "eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", f"openai:m@{srv.base_url}",
+            "-o", str(tmp_path / "r"), "--no-progress", "--cache", str(tmp_path / "c.sqlite"), "--limit", "1",
+        )
+    for f in (tmp_path / "r").iterdir():
+        assert secret not in f.read_text(), f.name
+    assert secret.encode() not in (tmp_path / "c.sqlite").read_bytes()
+
+
+def test_score_reads_an_official_experiment_folder(small_socialnav, tmp_path):
+    sample = json.loads((small_socialnav / "prompts" / "sample_info.json").read_text())["samples"][0]["folderpath"]
+    exp = tmp_path / "experiment_1_gpt4o_cot" / sample
+    exp.mkdir(parents=True)
+    (exp / "question_answers.json").write_text(json.dumps({"q_robot_moving_direction": ["moving ahead"], "q_goal_position_begin": "INVALID"}))
+    code = run_cli("score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(exp.parent), "--protocol", "official", "-o", str(tmp_path / "s"))
+    metrics = json.loads((tmp_path / "s" / "metrics.json").read_text())
+    assert code == 0 and metrics["n_scored"] == 2 and metrics["scores"]["model"]["All"]["n"] == 2
