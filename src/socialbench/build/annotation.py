@@ -1,0 +1,329 @@
+"""Label Studio tasks and labeling configs, and import of Label Studio JSON exports.
+
+Three annotation kinds (RobotEQ App. B.2 "Human Verification", App. D, App. E):
+
+``verification``
+    original vs edited image of a synthetic scene: ``original`` / ``edited`` / ``neither``,
+    plus free-text revision instructions when neither matches the scenario.
+``judgment``
+    one task per candidate behavior: ``proper`` / ``improper`` / ``invalid`` (single
+    choice) and the seven facets (multiple choice; the behavior stage's suggestion can be
+    pre-filled as a Label Studio *prediction*, which annotators correct).
+``grounding``
+    an image with regions A-D drawn on it and a question: any of ``A``, ``B``, ``C``,
+    ``D``, ``invalid`` (multiple choice). No model answer is shown.
+
+:func:`labeling_config` returns the XML of a kind; :func:`verification_tasks`,
+:func:`judgment_tasks` and :func:`grounding_tasks` build the task lists (``[{"data":
+{...}}]``) that Label Studio imports. Every task carries ``kind``, ``item_id`` (and ``k``
+for judgment) so an export maps back to our records.
+
+Images are referenced by URL (:class:`ImageRefs`): ``local-files`` (Label Studio's local
+file serving: start it with ``LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED=true`` and
+``LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT=<work folder>``), ``prefix`` (any URL prefix, e.g.
+a static file server) or ``data-uri`` (the image embedded in the task; self-contained but
+large).
+
+:func:`import_export` reads Label Studio JSON exports (the "JSON" export format: a list of
+tasks with ``annotations``) into one row per (item, annotator): cancelled annotations are
+skipped, and when an annotator submitted twice the later annotation wins (reported).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+from urllib.parse import quote
+from xml.sax.saxutils import quoteattr
+
+from socialbench.benchmarks.roboteq.validate import FACETS, LETTERS
+from socialbench.errors import DataError, Problem
+
+__all__ = [
+    "KINDS",
+    "JUDGMENT_LABELS",
+    "VERIFICATION_CHOICES",
+    "GROUNDING_CHOICES",
+    "ImageRefs",
+    "labeling_config",
+    "verification_tasks",
+    "judgment_tasks",
+    "grounding_tasks",
+    "ImportResult",
+    "import_export",
+]
+
+KINDS = ("verification", "judgment", "grounding")
+JUDGMENT_LABELS = ("proper", "improper", "invalid")
+VERIFICATION_CHOICES = ("original", "edited", "neither")
+GROUNDING_CHOICES = (*LETTERS, "invalid")
+
+
+def _choices(name: str, to: str, values: Sequence[str], multiple: bool, required: bool) -> str:
+    attrs = f'name="{name}" toName="{to}" choice="{"multiple" if multiple else "single"}" showInline="true"'
+    if required:
+        attrs += ' required="true"'
+    inner = "".join(f"<Choice value={quoteattr(v)}/>" for v in values)
+    return f"  <Choices {attrs}>{inner}</Choices>"
+
+
+def labeling_config(kind: str) -> str:
+    """The Label Studio labeling config (XML) for ``kind``."""
+    if kind == "verification":
+        return "\n".join([
+            "<View>",
+            '  <Header value="$title"/>',
+            '  <Text name="scenario" value="$scenario"/>',
+            '  <View style="display: flex; gap: 12px;">',
+            '    <View style="flex: 50%;"><Header value="Original" size="5"/><Image name="original" value="$original"/></View>',
+            '    <View style="flex: 50%;"><Header value="Edited" size="5"/><Image name="edited" value="$edited"/></View>',
+            "  </View>",
+            '  <Header value="Which image best matches the scenario?" size="5"/>',
+            _choices("choice", "scenario", VERIFICATION_CHOICES, False, True),
+            '  <TextArea name="instructions" toName="scenario" rows="3" editable="true" maxSubmissions="1" '
+            'placeholder="If neither matches: revision instructions"/>',
+            "</View>",
+        ])
+    if kind == "judgment":
+        return "\n".join([
+            "<View>",
+            '  <Image name="image" value="$image"/>',
+            '  <Header value="$question"/>',
+            '  <Text name="behavior" value="$behavior"/>',
+            '  <Header value="Is this next action proper, improper, or invalid for the benchmark?" size="5"/>',
+            _choices("label", "behavior", JUDGMENT_LABELS, False, True),
+            '  <Header value="Facets (select all that apply)" size="5"/>',
+            _choices("facets", "behavior", FACETS, True, False),
+            "</View>",
+        ])
+    if kind == "grounding":
+        return "\n".join([
+            "<View>",
+            '  <Image name="image" value="$image"/>',
+            '  <Header value="$question"/>',
+            '  <Text name="options" value="$options_text"/>',
+            '  <Header value="Select every appropriate region (or invalid)" size="5"/>',
+            _choices("regions", "image", GROUNDING_CHOICES, True, True),
+            "</View>",
+        ])
+    raise ValueError(f"unknown annotation kind {kind!r}; use {', '.join(KINDS)}")
+
+
+@dataclass(frozen=True)
+class ImageRefs:
+    """How task data refers to image files (see the module docstring)."""
+
+    mode: str = "local-files"  # local-files | prefix | data-uri
+    work: Path = Path(".")
+    document_root: Path | None = None  # local-files: default = work
+    prefix: str = ""
+
+    def url(self, rel: str) -> str:
+        path = (self.work / rel).resolve()
+        if self.mode == "data-uri":
+            mime = mimetypes.guess_type(path.name)[0] or "image/png"
+            return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+        if self.mode == "prefix":
+            return self.prefix + quote(rel)
+        if self.mode == "local-files":
+            root = (self.document_root or self.work).resolve()
+            try:
+                inner = path.relative_to(root).as_posix()
+            except ValueError:
+                raise DataError.single(path, "image", f"image is outside the document root {root}",
+                                       "pass --document-root above the work folder") from None
+            return f"/data/local-files/?d={quote(inner)}"
+        raise ValueError(f"unknown image reference mode {self.mode!r}; use local-files, prefix or data-uri")
+
+
+def verification_tasks(review_records: Iterable[Mapping[str, Any]], refs: ImageRefs, *, only_edited: bool = True) -> list[dict[str, Any]]:
+    """One task per reviewed image whose final image differs from the original."""
+    tasks = []
+    for r in review_records:
+        if only_edited and r["final"] == r["original"]:
+            continue
+        s = r.get("scenario") or {}
+        tasks.append({"data": {
+            "kind": "verification",
+            "item_id": r["id"],
+            "title": s.get("title") or r["id"],
+            "scenario": f"{s.get('description', '')}\nDecision point: {s.get('decision_point', '')}".strip(),
+            "original": refs.url(r["original"]),
+            "edited": refs.url(r["final"]),
+            "original_path": r["original"],
+            "edited_path": r["final"],
+        }})
+    return tasks
+
+
+def judgment_tasks(behavior_records: Iterable[Mapping[str, Any]], refs: ImageRefs, *, prefill_facets: bool = True) -> list[dict[str, Any]]:
+    """One task per (scene, behavior); suggested facets become a prediction when asked."""
+    tasks = []
+    for r in behavior_records:
+        url = refs.url(r["image"])
+        for b in r["behaviors"]:
+            task: dict[str, Any] = {"data": {
+                "kind": "judgment",
+                "item_id": r["id"],
+                "k": b["k"],
+                "image": url,
+                "image_path": r["image"],
+                "question": r["question"],
+                "behavior": b["text"],
+            }}
+            if prefill_facets and b.get("facets"):
+                task["predictions"] = [{"model_version": "behaviors-stage", "result": [{
+                    "from_name": "facets", "to_name": "behavior", "type": "choices", "value": {"choices": list(b["facets"])},
+                }]}]
+            tasks.append(task)
+    return tasks
+
+
+def grounding_tasks(grounding_records: Iterable[Mapping[str, Any]], refs: ImageRefs) -> list[dict[str, Any]]:
+    """One task per grounding question (the overlay image); no answer is included."""
+    tasks = []
+    for r in grounding_records:
+        options = r.get("options") or {}
+        text = "\n".join(f"{k}: {options[k]}" for k in LETTERS if options.get(k))
+        tasks.append({"data": {
+            "kind": "grounding",
+            "item_id": r["id"],
+            "image": refs.url(r["image"]),
+            "image_path": r["image"],
+            "question": r["question"],
+            "options_text": text or "Regions A-D are drawn on the image.",
+        }})
+    return tasks
+
+
+# --------------------------------------------------------------------------- import
+
+
+@dataclass
+class ImportResult:
+    rows: dict[str, list[dict[str, Any]]]  # kind -> rows
+    superseded: int = 0  # earlier annotations replaced by a later one of the same annotator
+    cancelled: int = 0
+    skipped_tasks: int = 0  # tasks without annotations
+
+
+def _annotator(ann: Mapping[str, Any]) -> str:
+    who = ann.get("completed_by")
+    if isinstance(who, dict):
+        return str(who.get("email") or who.get("id"))
+    if who is None:
+        return str(ann.get("created_username") or "unknown")
+    return str(who)
+
+
+def _results(ann: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for res in ann.get("result") or []:
+        if not isinstance(res, dict):
+            continue
+        value = res.get("value") or {}
+        name = res.get("from_name")
+        if "choices" in value:
+            out[name] = list(value["choices"])
+        elif "text" in value:
+            t = value["text"]
+            out[name] = "\n".join(t) if isinstance(t, list) else str(t)
+    return out
+
+
+def _kind_of(data: Mapping[str, Any]) -> str | None:
+    if data.get("kind") in KINDS:
+        return str(data["kind"])
+    if "behavior" in data:
+        return "judgment"
+    if "original" in data and "edited" in data:
+        return "verification"
+    if "options_text" in data:
+        return "grounding"
+    return None
+
+
+def import_export(paths: Sequence[str | Path]) -> ImportResult:
+    """Rows per kind from Label Studio JSON exports (see the module docstring).
+
+    Raises :class:`DataError` naming the file and task for exports that are not lists of
+    tasks, tasks without ``item_id`` or kind, and choices outside the allowed values.
+    """
+    problems: list[Problem] = []
+    latest: dict[str, tuple[tuple[Any, Any], dict[str, Any]]] = {}
+    result = ImportResult(rows={k: [] for k in KINDS})
+    for path in paths:
+        p = Path(path)
+        try:
+            doc = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise DataError.single(p, "", f"cannot read the export as JSON: {exc}", "export the project in JSON format") from exc
+        if not isinstance(doc, list):
+            raise DataError.single(p, "", "export is not a list of tasks", "use Label Studio's JSON export (not JSON-MIN or CSV)")
+        for t_index, task in enumerate(doc):
+            data = task.get("data") if isinstance(task, dict) else None
+            where = f"task {task.get('id', t_index) if isinstance(task, dict) else t_index}"
+            if not isinstance(data, dict):
+                problems.append(Problem(str(p), where, "task has no data", "export tasks created by socialbench build annotate export"))
+                continue
+            kind = _kind_of(data)
+            item = data.get("item_id")
+            if kind is None or not isinstance(item, str):
+                problems.append(Problem(str(p), f"{where}.data", "task has no kind/item_id", "export tasks created by socialbench build annotate export"))
+                continue
+            anns = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
+            if not anns:
+                result.skipped_tasks += 1
+            for ann in anns:
+                if ann.get("was_cancelled"):
+                    result.cancelled += 1
+                    continue
+                who = _annotator(ann)
+                res = _results(ann)
+                row: dict[str, Any] = {"kind": kind, "item_id": item, "annotator": who, "ls_task": task.get("id"),
+                                       "ls_annotation": ann.get("id"), "lead_time": ann.get("lead_time")}
+                if kind == "judgment":
+                    labels = res.get("label") or []
+                    if len(labels) != 1 or labels[0] not in JUDGMENT_LABELS:
+                        problems.append(Problem(str(p), f"{where}.annotation {ann.get('id')}", f"label {labels!r} is not one of {JUDGMENT_LABELS}", "annotate with the exported config"))
+                        continue
+                    facets = [f for f in res.get("facets") or []]
+                    unknown = [f for f in facets if f not in FACETS]
+                    if unknown:
+                        problems.append(Problem(str(p), f"{where}.annotation {ann.get('id')}", f"unknown facets {unknown}", "annotate with the exported config"))
+                        continue
+                    row.update({"k": int(data["k"]), "label": labels[0], "facets": facets})
+                    key = f"{item}#b{int(data['k'])}@{who}"
+                elif kind == "grounding":
+                    sel = res.get("regions") or []
+                    bad = [s for s in sel if s not in GROUNDING_CHOICES]
+                    if bad or not sel:
+                        problems.append(Problem(str(p), f"{where}.annotation {ann.get('id')}", f"selection {sel!r} is not among {GROUNDING_CHOICES}", "annotate with the exported config"))
+                        continue
+                    row.update({"selection": [x for x in LETTERS if x in sel], "invalid": "invalid" in sel})
+                    key = f"{item}@{who}"
+                else:
+                    choice = res.get("choice") or []
+                    if len(choice) != 1 or choice[0] not in VERIFICATION_CHOICES:
+                        problems.append(Problem(str(p), f"{where}.annotation {ann.get('id')}", f"choice {choice!r} is not one of {VERIFICATION_CHOICES}", "annotate with the exported config"))
+                        continue
+                    row.update({"choice": choice[0], "instructions": res.get("instructions") or ""})
+                    key = f"{item}@{who}"
+                row["id"] = key
+                order = (str(ann.get("updated_at") or ann.get("created_at") or ""), ann.get("id") or 0)
+                if key in latest:
+                    result.superseded += 1
+                    if latest[key][0] > order:
+                        continue
+                latest[key] = (order, row)
+    if problems:
+        raise DataError(problems)
+    for _, row in latest.values():
+        result.rows[row["kind"]].append(row)
+    for rows in result.rows.values():
+        rows.sort(key=lambda r: (r["item_id"], r.get("k", 0), r["annotator"]))
+    return result

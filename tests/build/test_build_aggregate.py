@@ -1,0 +1,148 @@
+"""Majority vote, escalation, agreement statistics and the image-necessity filter."""
+
+import json
+import math
+
+import pytest
+
+from socialbench.build.aggregate import (
+    aggregate_grounding,
+    aggregate_judgment,
+    annotator_accuracy,
+    fleiss_kappa,
+    image_necessity,
+    krippendorff_alpha_nominal,
+    load_text_only_predictions,
+    plurality,
+)
+
+# Fleiss (1971) as worked on Wikipedia: 10 subjects, 14 raters, 5 categories; kappa = 0.210.
+FLEISS_TABLE = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+                [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+
+
+def test_fleiss_kappa_textbook_example():
+    assert fleiss_kappa(FLEISS_TABLE) == pytest.approx(0.20993, abs=1e-5)
+
+
+def test_fleiss_kappa_by_hand_small_case():
+    # 2 items, 3 raters: [2 yes, 1 no], [3 yes]. P_i = 1/3, 1; P_bar = 2/3; p = 5/6, 1/6;
+    # P_e = 26/36; kappa = (2/3 - 26/36) / (1 - 26/36) = -0.2
+    assert fleiss_kappa([[2, 1], [3, 0]]) == pytest.approx(-0.2)
+
+
+def test_krippendorff_alpha_textbook_example():
+    # Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 coders, 12 units,
+    # missing values; nominal alpha = 0.743.
+    n = None
+    coders = [[1, 2, 3, 3, 2, 1, 4, 1, 2, n, n, n], [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, n, 3],
+              [n, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, n], [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, n]]
+    assert krippendorff_alpha_nominal(list(zip(*coders))) == pytest.approx(0.743, abs=5e-4)
+
+
+def test_krippendorff_alpha_by_hand_small_case():
+    # units (a, a), (a, b): o_aa = 2, o_ab = o_ba = 1, n_a = 3, n_b = 1, n = 4;
+    # alpha = 1 - (n - 1) * 2 / (2 * 3 * 1) = 0
+    assert krippendorff_alpha_nominal([("a", "a"), ("a", "b")]) == pytest.approx(0.0)
+
+
+def test_perfect_agreement_on_one_category_is_undefined():
+    assert math.isnan(fleiss_kappa([[3, 0], [3, 0]]))
+
+
+def test_plurality_escalates_three_way_split():
+    assert plurality(["proper", "improper", "invalid"])[0] is None
+    winner, counts, conf = plurality(["proper", "improper", "proper"])
+    assert winner == "proper" and conf == pytest.approx(2 / 3)
+
+
+def _rows(votes):
+    return [{"item_id": item, "k": k, "annotator": f"a{i}", "label": lab, "facets": fac}
+            for (item, k), labs in votes.items() for i, (lab, fac) in enumerate(labs)]
+
+
+BEHAVIORS = [{"id": "s1", "image": "a.png", "question": "q", "subset": "synthetic", "category": "C", "subcategory": "S",
+              "behaviors": [{"k": 1, "text": "Wave", "facets": ["politeness"]}, {"k": 2, "text": "Shove", "facets": ["safety"]},
+                            {"k": 3, "text": "Fly", "facets": []}, {"k": 4, "text": "Odd", "facets": []},
+                            {"k": 5, "text": "Rare", "facets": []}]}]
+VOTES = {
+    ("s1", 1): [("proper", ["politeness", "cooperation"]), ("proper", ["cooperation"]), ("improper", [])],
+    ("s1", 2): [("improper", []), ("improper", []), ("improper", [])],
+    ("s1", 3): [("invalid", []), ("invalid", []), ("proper", [])],
+    ("s1", 4): [("proper", []), ("improper", []), ("invalid", [])],
+    ("s1", 5): [("proper", []), ("proper", [])],
+}
+
+
+def test_judgment_majority_invalid_escalation_and_insufficient():
+    res = aggregate_judgment(BEHAVIORS, _rows(VOTES))
+    (scene,) = res.scenes
+    b = {x["k"]: x for x in scene["behaviors"]}
+    assert set(b) == {1, 2}
+    assert b[1]["label"] == "proper" and b[1]["votes"] == ["proper", "proper", "improper"] and b[1]["confidence"] == pytest.approx(0.6667, abs=1e-4)
+    assert b[1]["facets"] == ["cooperation"]  # chosen by 2 of 3 annotators
+    assert b[2]["facets"] == ["safety"]  # nobody chose facets: the suggestion stays
+    assert {r["id"]: r["reason"] for r in res.removed} == {"s1#b3": "invalid", "s1#b5": "insufficient_annotators"}
+    assert [e["id"] for e in res.escalations] == ["s1#b4"]
+
+
+def test_expert_resolution_settles_an_escalation():
+    res = aggregate_judgment(BEHAVIORS, _rows(VOTES), resolutions={("s1", 4): "improper"})
+    b = {x["k"]: x for x in res.scenes[0]["behaviors"]}
+    assert b[4]["label"] == "improper" and b[4]["resolved_by_expert"] and not res.escalations
+
+
+def test_annotator_accuracy_against_consensus():
+    res = aggregate_judgment(BEHAVIORS, _rows(VOTES))
+    acc = {a["annotator"]: (a["correct"], a["n"]) for a in res.annotators}
+    # consensus units: b1 proper, b2 improper, b3 invalid (b4 escalated, b5 insufficient)
+    assert acc == {"a0": (3, 3), "a1": (3, 3), "a2": (1, 3)}
+    assert res.annotators[-1]["annotator"] == "a2"
+
+
+def test_gold_labels_override_consensus_for_accuracy():
+    table = annotator_accuracy([("u1", "x", "proper"), ("u1", "y", "improper")], {"u1": "proper"}, {"u1": "improper"})
+    assert [(t["annotator"], t["accuracy"]) for t in table] == [("y", 1.0), ("x", 0.0)]
+
+
+def test_grounding_majority_answer_invalid_and_escalation():
+    items = [{"id": q, "image": "g.png", "question": "?"} for q in ("g1", "g2", "g3")]
+    rows = [
+        {"item_id": "g1", "annotator": "a", "selection": ["A", "C"], "invalid": False},
+        {"item_id": "g1", "annotator": "b", "selection": ["A"], "invalid": False},
+        {"item_id": "g1", "annotator": "c", "selection": ["A", "C"], "invalid": False},
+        {"item_id": "g2", "annotator": "a", "selection": [], "invalid": True},
+        {"item_id": "g2", "annotator": "b", "selection": ["B"], "invalid": True},
+        {"item_id": "g2", "annotator": "c", "selection": ["B"], "invalid": False},
+        {"item_id": "g3", "annotator": "a", "selection": ["A"], "invalid": False},
+        {"item_id": "g3", "annotator": "b", "selection": ["B"], "invalid": False},
+        {"item_id": "g3", "annotator": "c", "selection": ["C"], "invalid": False},
+    ]
+    res = aggregate_grounding(items, rows)
+    (q,) = res.questions
+    assert q["answer"] == ["A", "C"] and q["votes"] == [["A", "C"], ["A"], ["A", "C"]] and q["confidence"] == pytest.approx(0.6667, abs=1e-4)
+    assert res.removed == [{"id": "g2", "reason": "invalid", "invalid_votes": 2, "n_annotators": 3}]
+    assert [e["id"] for e in res.escalations] == ["g3"]
+
+
+def test_image_necessity_drops_what_text_only_runs_get_right(tmp_path):
+    scenes = [{"id": "s1", "behaviors": [{"k": 1, "label": "proper", "text": "a"}, {"k": 2, "label": "improper", "text": "b"},
+                                         {"k": 3, "label": "proper", "text": "c"}]}]
+    samples = [{"item_id": "s1", "question_key": "b1", "parsed": "proper"},
+               {"item_id": "s1", "question_key": "b2", "parsed": "proper"},
+               {"item_id": "s1", "question_key": "b3", "parsed": None}]
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples))
+    runs = load_text_only_predictions([tmp_path / "run"])
+    kept, dropped = image_necessity(scenes, runs)
+    assert [b["k"] for b in kept[0]["behaviors"]] == [2, 3]
+    assert dropped == [{"id": "s1#b1", "reason": "image_necessity", "label": "proper", "text_only_correct": 1.0,
+                        "runs": 1, "text": "a"}]
+
+
+def test_image_necessity_with_several_runs_needs_the_share():
+    scenes = [{"id": "s", "behaviors": [{"k": 1, "label": "proper", "text": "a"}]}]
+    runs = [{("s", 1): "proper"}, {("s", 1): "improper"}]
+    assert image_necessity(scenes, runs, min_correct=1.0)[1] == []
+    kept, dropped = image_necessity(scenes, runs, min_correct=0.5)
+    assert kept == [] and [d["reason"] for d in dropped] == ["image_necessity", "scene_without_behaviors"]

@@ -1,0 +1,74 @@
+"""Spatial-grounding overlays: region specs, readable badges at any resolution, palette."""
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from socialbench.build.jsonl import read_jsonl, write_jsonl
+from socialbench.build.overlays import PALETTE, delta_e, draw_overlay, parse_regions, simulate_cvd
+
+SPEC = {"regions": [
+    {"label": "A", "shape": "box", "box": [0.05, 0.4, 0.3, 0.9]},
+    {"label": "B", "shape": "polygon", "points": [[0.4, 0.5], [0.6, 0.5], [0.55, 0.9]]},
+    {"label": "C", "shape": "arrow", "points": [[0.5, 0.95], [0.7, 0.6]]},
+    {"label": "D", "shape": "path", "points": [[0.1, 0.95], [0.2, 0.7], [0.3, 0.6]]},
+]}
+
+
+@pytest.mark.parametrize("size", [(160, 120), (1600, 1200), (4000, 3000)])
+def test_badges_scale_with_the_image_and_stay_inside(size):
+    img = Image.new("RGB", size, (128, 128, 128))
+    regions, problems = parse_regions(SPEC, size)
+    assert problems == []
+    out, badges = draw_overlay(img, regions)
+    assert set(badges) == {"A", "B", "C", "D"}
+    for letter, (x0, y0, x1, y1) in badges.items():
+        assert 0 <= x0 and x1 <= size[0] and 0 <= y0 and y1 <= size[1]
+        diameter = x1 - x0
+        assert diameter >= 18 and diameter / min(size) >= 0.06  # readable: a fixed share of the image
+        crop = np.asarray(out.crop((x0, y0, x1, y1)))
+        letter = (crop.min(axis=2) > 150).sum()  # the badge colours all have a channel below 150
+        assert letter >= 0.04 * diameter ** 2  # the white letter covers a visible share of its badge
+    for a, b in combinations(badges.values(), 2):
+        assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]  # no overlapping badges
+
+
+def test_box_outline_uses_the_palette_colour():
+    img = Image.new("RGB", (400, 300), (128, 128, 128))
+    regions, _ = parse_regions({"regions": [{"label": "A", "shape": "box", "box": [100, 100, 300, 250]}], "coords": "pixel"}, img.size)
+    out, _ = draw_overlay(img, regions)
+    assert out.getpixel((200, 101)) == PALETTE["A"]
+
+
+def test_palette_stays_distinct_under_colour_blindness_unlike_red_green():
+    for kind in ("protanopia", "deuteranopia", "tritanopia"):
+        sim = [simulate_cvd(c, kind) for c in PALETTE.values()]
+        assert min(delta_e(a, b) for a, b in combinations(sim, 2)) > 15
+    red, green = simulate_cvd((200, 40, 40), "deuteranopia"), simulate_cvd((40, 160, 40), "deuteranopia")
+    assert delta_e(red, green) < 10
+
+
+def test_spec_problems_are_reported():
+    bad = {"regions": [{"label": "A", "shape": "box", "box": [0.5, 0.5, 0.2, 0.9]},
+                       {"label": "A", "shape": "box", "box": [0.1, 0.1, 0.2, 0.2]},
+                       {"label": "E", "shape": "box", "box": [0.1, 0.1, 0.2, 0.2]},
+                       {"label": "B", "shape": "polygon", "points": [[0.1, 0.1], [0.2, 0.2]]},
+                       {"label": "C", "shape": "arrow", "points": [[0.1, 0.1], [1.5, 0.2]]}], "answer": ["D"]}
+    _, problems = parse_regions(bad, (100, 100))
+    text = "\n".join(problems)
+    for msg in ("x0 < x1", "label A is used twice", "'E' is not one of A-D", "polygon needs at least 3 points",
+                "outside the image", "answer names regions that are not drawn"):
+        assert msg in text
+
+
+def test_cli_draws_overlays_and_writes_grounding_items(cli, work):
+    Image.new("RGB", (320, 240), (90, 90, 90)).save(work / "scene.png")
+    write_jsonl(work / "specs.jsonl", [{"id": "g1", "image": "scene.png", "question": "Where?", "options": {"A": "door"},
+                                        "answer": ["A"], **SPEC}])
+    res = cli("overlays", "--specs", work / "specs.jsonl", "--work", work)
+    assert res.exit_code == 0, res.output
+    (rec,) = read_jsonl(work / "grounding_items.jsonl")
+    assert rec["image"] == "overlays/g1.png" and rec["proposed_answer"] == ["A"]
+    assert Image.open(work / rec["image"]).size == (320, 240)
