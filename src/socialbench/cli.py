@@ -288,9 +288,11 @@ def models_cmd() -> None:
 
 def _register_subcommands() -> None:
     """Command groups that live with their code: `report`/`compare`, `build ...`."""
+    from socialbench.build.commands import register as register_build
     from socialbench.report.commands import register as register_report
 
     register_report(app)
+    register_build(app)
 
 
 _register_subcommands()

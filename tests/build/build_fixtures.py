@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import typer
 from PIL import Image, ImageDraw
@@ -114,7 +115,7 @@ def build_responder(body: dict[str, Any]) -> str:
                            "behaviors": behaviors})
     if text.startswith("You screen photos"):
         img = _image_from_request(body)
-        mean = sum(img.resize((8, 8)).convert("L").getdata()) / 64 if img else 0
+        mean = float(np.asarray(img.convert("L")).mean()) if img else 0.0
         ok = mean > 90
         return json.dumps({"robot_centric": ok, "suitable": ok, "reason": "bright scene" if ok else "too dark"})
     return json.dumps({"answer": "ok"})

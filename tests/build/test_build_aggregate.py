@@ -7,6 +7,7 @@ import pytest
 
 from socialbench.build.aggregate import (
     aggregate_grounding,
+    aggregate_verification,
     aggregate_judgment,
     annotator_accuracy,
     fleiss_kappa,
@@ -146,3 +147,16 @@ def test_image_necessity_with_several_runs_needs_the_share():
     assert image_necessity(scenes, runs, min_correct=1.0)[1] == []
     kept, dropped = image_necessity(scenes, runs, min_correct=0.5)
     assert kept == [] and [d["reason"] for d in dropped] == ["image_necessity", "scene_without_behaviors"]
+
+
+def test_verification_picks_the_majority_image_and_lists_neither_for_revision():
+    reviews = [{"id": v, "original": f"{v}/round0.png", "final": f"{v}/round1.png", "status": "passed", "scenario": {}}
+               for v in ("v1", "v2", "v3")]
+    reviews.append({"id": "v4", "original": "v4/round0.png", "final": "v4/round0.png", "status": "passed", "scenario": {}})
+    votes = {"v1": ["edited", "edited", "original"], "v2": ["neither", "neither", "edited"], "v3": ["original", "edited", "neither"]}
+    rows = [{"item_id": v, "annotator": f"a{i}", "choice": c, "instructions": "remove the poster" if c == "neither" else ""}
+            for v, cs in votes.items() for i, c in enumerate(cs)]
+    res = aggregate_verification(reviews, rows)
+    assert [(c["id"], c["image"]) for c in res["chosen"]] == [("v1", "v1/round1.png"), ("v4", "v4/round0.png")]
+    assert [(r["id"], r["instructions"]) for r in res["revise"]] == [("v2", ["remove the poster", "remove the poster"])]
+    assert [e["id"] for e in res["escalations"]] == ["v3"]

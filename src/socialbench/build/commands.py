@@ -30,11 +30,10 @@ import json
 import shutil
 import time
 from pathlib import Path
-from typing import Any, Callable, List, Optional
+from typing import Annotated, Any, Callable, List, Optional
 
 import typer
 from rich.console import Console
-from typing_extensions import Annotated
 
 from socialbench.build.jsonl import (
     StageOutput,
