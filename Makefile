@@ -25,7 +25,7 @@ test: venv
 
 extras: venv
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[test,nav,anthropic,hf,rag,dense]'
+	$(BIN)/python -m pip install --quiet -e '.[test,nav,anthropic,hf,rag,dense,hub]'
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
