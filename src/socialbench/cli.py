@@ -148,11 +148,12 @@ def eval_cmd(
         extra={k: v for k, v in (("rag_backend", rag_backend), ("rag_k", rag_k)) if v is not None},
     )
     bench.check_options(options)
-    mdl = create_model(model, _model_options(model_opt, seed, timeout))
+    model_options = _model_options(model_opt, seed, timeout)
+    mdl = create_model(model, model_options)
     variant = f"{method}-{images}" if benchmark.startswith("socialnav") else strategy + ("-per-behavior" if per_behavior else "")
     if perturb:
         variant += f"-{perturb}{perturb_strength:g}"
-    run_dir = out_dir or Path("runs") / benchmark / _slug(model) / variant
+    run_dir = out_dir or Path("runs") / benchmark / _slug(mdl.spec) / variant  # spec: no credentials
     req = RunRequest(
         benchmark_name=benchmark,
         data=path,
@@ -162,6 +163,7 @@ def eval_cmd(
         concurrency=concurrency,
         retry=RetryPolicy(max_attempts=max_attempts, timeout_s=timeout),
         cache_path=None if no_cache else (cache or default_cache_path()),
+        model_options=model_options.extra,
         image_policy=ImagePolicy(max_side=max_side),
         show_progress=progress,
     )
@@ -190,19 +192,29 @@ def score_cmd(
 ) -> None:
     """Score predictions made elsewhere (needs labels only, no images)."""
     from socialbench.benchmarks.base import EvalOptions
-    from socialbench.runner.store import RunStore
+    from socialbench.runner.store import write_json_atomic
 
     bench, path = _resolve_data(benchmark, data)
     bench.check_options(EvalOptions(protocol=protocol))
     dataset = bench.load(path, require_images=False, limit=None)
     records = bench.read_predictions(predictions)
     metrics = bench.score(dataset, records, protocol)
-    target = out_dir or (predictions if predictions.is_dir() and (predictions / "samples.jsonl").exists() else predictions.parent if predictions.is_file() else Path("runs") / "scores" / _slug(predictions.name))
-    store = RunStore(target)
+    if out_dir is not None:
+        target = out_dir
+    elif predictions.is_dir() and (predictions / "samples.jsonl").exists():
+        target = predictions
+    elif predictions.is_file():
+        target = predictions.parent
+    else:
+        target = Path("runs") / "scores" / _slug(predictions.name)
     metrics["source"] = {"predictions": str(predictions), "data": str(path), "dataset_fingerprint": bench.fingerprint(path)}
-    store.write_metrics(metrics)
+    # Never overwrite the metrics.json of an eval run: scoring into its folder without --out
+    # writes metrics.score-<protocol>.json beside it.
+    name = "metrics.json" if out_dir is not None or not (target / "run.json").exists() else f"metrics.score-{protocol}.json"
+    target.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(target / name, metrics)
     print_metrics(bench, metrics)
-    out.print(f"metrics written to {target / 'metrics.json'}")
+    out.print(f"metrics written to {target / name}")
 
 
 @data_app.command("perturb")

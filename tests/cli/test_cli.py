@@ -108,3 +108,18 @@ def test_score_reads_an_official_experiment_folder(small_socialnav, tmp_path):
     code = run_cli("score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(exp.parent), "--protocol", "official", "-o", str(tmp_path / "s"))
     metrics = json.loads((tmp_path / "s" / "metrics.json").read_text())
     assert code == 0 and metrics["n_scored"] == 2 and metrics["scores"]["model"]["All"]["n"] == 2
+
+
+def test_resume_with_different_model_options_is_refused(small_socialnav, tmp_path, capsys):
+    args = ["eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:rule-based", "-o", str(tmp_path / "r"), "--no-progress", "--no-cache"]
+    assert run_cli(*args, "--model-opt", "noise_m=2.0") == 0
+    assert run_cli(*args, "--model-opt", "noise_m=0") == 1
+    assert "model_options" in capsys.readouterr().err
+
+
+def test_score_into_an_eval_run_keeps_its_metrics_json(small_socialnav, tmp_path):
+    run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "-o", str(tmp_path / "r"), "--no-progress", "--no-cache")
+    before = (tmp_path / "r" / "metrics.json").read_text()
+    assert run_cli("score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(tmp_path / "r"), "--protocol", "official") == 0
+    assert (tmp_path / "r" / "metrics.json").read_text() == before
+    assert json.loads((tmp_path / "r" / "metrics.score-official.json").read_text())["protocol"] == "official"

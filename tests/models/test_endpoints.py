@@ -297,7 +297,7 @@ def test_run_completes_when_one_endpoint_stalls_mid_run() -> None:
     servers = _three_servers(answered)
     servers[1].push(*[stall(0.0)] * 5, *[stall(30.0)] * 200)  # 5 good answers, then hangs
     with servers[0], servers[1], servers[2]:
-        model = _pool(servers)  # no client timeout: the engine's 1 s cancels the attempt
+        model = _pool(servers, timeout_s=1.0)  # the pool times each HTTP call itself
         outcomes = _run_engine(model, 60)
         stalled = model.pool.endpoints[1]
     _assert_each_answered_once(outcomes, answered, 60)
@@ -356,3 +356,15 @@ def test_load_is_spread_evenly_over_equal_servers() -> None:
         counts = [s.count for s in servers]
     assert sum(counts) == 60
     assert min(counts) >= 15
+
+
+def test_waiting_for_a_free_endpoint_slot_is_not_an_attempt_timeout() -> None:
+    answered: list[str] = []
+    lock = threading.Lock()
+    with ScriptedOpenAIServer(_counting_responder(answered, lock), delay_s=0.3) as srv:
+        model = create_model(
+            f"openai:m@{srv.base_url},{srv.base_url}/",
+            ModelOptions(timeout_s=1.0, extra=(("per_endpoint_concurrency", "1"),)),
+        )
+        outcomes = _run_engine(model, 8)
+    assert [o.error for o in outcomes] == [None] * 8

@@ -304,3 +304,11 @@ def test_parse_retry_after_reads_http_dates() -> None:
 
 def test_parse_retry_after_without_header_is_none() -> None:
     assert parse_retry_after({"content-type": "application/json"}) is None
+
+
+def test_credentials_in_the_base_url_stay_out_of_spec_and_identity() -> None:
+    from socialbench.models.openai_compat import OpenAICompatModel
+
+    m = OpenAICompatModel("m", "https://user:s3cret@example.org:8443/v1?api-key=s3cret")
+    assert "s3cret" not in m.spec and "s3cret" not in m.identity()
+    assert m.spec == "openai:m@https://example.org:8443/v1"

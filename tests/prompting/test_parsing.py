@@ -1,6 +1,8 @@
 """The extraction ladder: JSON, then strict, then lenient; invalid is never a guessed option."""
 
-from socialbench.prompting.parsing import find_json_object, parse_answer
+import pytest
+
+from socialbench.prompting.parsing import ParseResult, find_json_object, parse_answer
 
 POS = ["ahead of", "to the left of", "to the right of", "behind"]
 DIR = ["moving ahead", "turning left", "turning right"]
@@ -79,3 +81,28 @@ def test_strict_multi_select_bare_list_keeps_every_option():
 def test_strict_single_takes_text_before_a_comma():
     r = parse_answer("Answer: no, the person walks away", YN)
     assert (r.value, r.method) == ("no", "strict")
+
+
+@pytest.mark.parametrize(
+    "text, options, multi",
+    [
+        ("I cannot determine this; there is no clear view of person 3.", YN, False),
+        ("Answer: no idea", YN, False),
+        ("The answer is not yes", YN, False),
+        ('{"answer": "unknown"} (no person 3 visible)', YN, False),
+        ('{"reasoning": "the answer: yes", "answer": "maybe"}', YN, False),
+        ("answer: yes, no", YN, False),
+        ('answer: "ahead of", "behind"', POS, False),
+        ('{"answer": ["moving ahead", "straight"]}', DIR, True),
+        ("The robot is moving ahead and is not turning left or turning right.", DIR, True),
+        ("It is unclear whether person 2 is to the left of the robot.", POS, False),
+        ("Person 4 is not behind the robot.", POS, False),
+    ],
+)
+def test_refusals_negations_and_conflicts_are_invalid(text, options, multi):
+    assert parse_answer(text, options, multi=multi) == ParseResult(None, None)
+
+
+def test_json_answer_sentence_maps_to_its_one_option():
+    r = parse_answer('{"answer": "Person 3 is to the left of the robot"}', POS)
+    assert (r.value, r.method) == ("to the left of", "lenient")

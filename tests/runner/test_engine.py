@@ -45,7 +45,8 @@ def test_retry_after_is_honoured():
     async def go():
         loop = asyncio.get_running_loop()
         t0 = loop.time()
-        await Engine(m, retry=FAST).run(Request(prompt=PROMPT))
+        policy = RetryPolicy(max_attempts=2, base_delay_s=0.001, max_delay_s=1.0, timeout_s=2.0)
+        await Engine(m, retry=policy).run(Request(prompt=PROMPT))
         return loop.time() - t0
 
     assert run(go()) >= 0.3
@@ -127,3 +128,17 @@ def test_retry_policy_delay_grows_and_is_capped():
     rng = random.Random(0)
     delays = [p.delay(k, None, rng) for k in (1, 2, 3, 4, 5)]
     assert 0.5 <= delays[0] <= 1.0 and all(d <= 4.0 for d in delays) and delays[4] >= 2.0
+
+
+def test_lone_surrogate_in_a_reply_is_replaced_and_cached(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    m = mock()
+    m.script.append('{"answer": "yes"} \ud83d')
+    out = run(Engine(m, retry=FAST, cache=cache).run(Request(prompt=PROMPT)))
+    assert out.error is None and out.text == '{"answer": "yes"} ?' and len(cache) == 1
+
+
+def test_retry_after_is_capped_at_max_delay():
+    import random
+
+    assert RetryPolicy(max_delay_s=5.0).delay(1, 3600.0, random.Random(0)) == 5.0

@@ -107,3 +107,51 @@ def test_requests_carry_ten_images(small_socialnav, tmp_path):
     m = mock()
     run_eval(request(small_socialnav, tmp_path / "run", limit=1), SocialNavSub(), m)
     assert all(len(r.images) == 10 for r in m.calls)
+
+
+def test_cot_does_not_ask_dependents_of_a_failed_question(small_socialnav, tmp_path):
+    class FailsOnce(MockModel):
+        failed = False
+
+        async def generate(self, request):
+            if request.question.key == "q_person_spatial_position_begin_p1" and not self.failed:
+                self.failed = True
+                raise FatalModelError("refusal")
+            return await super().generate(request)
+
+    m = FailsOnce("mock:first-option", lambda r: first_option_answer(r.prompt))
+    first = run_eval(request(small_socialnav, tmp_path / "run", method="cot", limit=1), SocialNavSub(), m)
+    lines = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    by_key = {r["question_key"]: r for r in lines}
+    assert by_key["q_person_spatial_position_end_p1"]["error"] == "dependency_error"
+    assert not any(r.question.key == "q_person_spatial_position_end_p1" for r in m.calls)
+    second = run_eval(request(small_socialnav, tmp_path / "run", method="cot", limit=1), SocialNavSub(), m)
+    end_prompt = next(r.prompt for r in m.calls if r.question.key == "q_person_spatial_position_end_p1")
+    assert not first.complete and second.complete and '{"answer": null}' not in end_prompt
+
+
+def test_a_broken_item_is_recorded_and_the_others_are_answered(small_socialnav, tmp_path):
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(small_socialnav, data)
+    broken = json.loads((data / "prompts" / "sample_info.json").read_text())["samples"][1]["folderpath"]
+    for f in (data / "prompts" / broken).glob("sample_with_bev_*.png"):
+        f.unlink()
+    (data / "prompts" / broken / f"{broken}_localized_obj_coords.json").unlink()
+    res = run_eval(request(data, tmp_path / "run"), SocialNavSub(), mock())
+    lines = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    errors = {r["item_id"] for r in lines if r["error"] == "item_error"}
+    assert errors == {broken} and res.metrics["run"]["answered"] == N_QUESTIONS - 27
+
+
+def test_a_run_directory_in_use_is_refused(small_socialnav, tmp_path):
+    from socialbench.runner.store import RunStore
+
+    holder = RunStore(tmp_path / "run")
+    holder.lock()
+    try:
+        with pytest.raises(UsageError, match="in use"):
+            run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), mock())
+    finally:
+        holder.unlock()

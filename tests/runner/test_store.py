@@ -52,3 +52,13 @@ def test_compact_orders_and_deduplicates(tmp_path):
     out = s.compact([("a", "q1"), ("a", "q2")])
     assert [r.question_key for r in out] == ["q1", "q2"]
     assert len((tmp_path / "samples.jsonl").read_text().splitlines()) == 2
+
+
+def test_complete_last_line_without_newline_gets_one_before_appending(tmp_path):
+    p = tmp_path / "samples.jsonl"
+    p.write_text(json.dumps(rec("a", "q1").to_json()))
+    s = RunStore(tmp_path)
+    s.load_samples()
+    s.append(rec("a", "q2"))
+    s.close()
+    assert [r.question_key for r in read_samples(p)] == ["q1", "q2"]

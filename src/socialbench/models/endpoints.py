@@ -321,6 +321,10 @@ class MultiEndpointModel:
     def __repr__(self) -> str:
         return f"MultiEndpointModel(model={self.model!r}, urls={self.urls!r})"
 
+    #: Each HTTP call carries its own timeout (ModelOptions.timeout_s); waiting for a free
+    #: endpoint slot is not part of an attempt, so the engine must not time the whole call.
+    enforces_timeout = True
+
     def identity(self) -> str:
         """Independent of the URL list, its order and its length: the same model anywhere."""
         return f"openai|{self.model}|pool"

@@ -26,7 +26,6 @@ raised as a :class:`RetryableModelError` or :class:`FatalModelError` with a stab
 from __future__ import annotations
 
 import asyncio
-import base64
 import email.utils
 import json
 import logging
@@ -34,6 +33,7 @@ import os
 import re
 import time
 from typing import TYPE_CHECKING, Any, Mapping
+from urllib.parse import urlsplit, urlunsplit
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
@@ -75,6 +75,19 @@ def parse_spec(rest: str) -> tuple[str, str | None]:
             "(e.g. openai:gpt-4o, openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1)"
         )
     return model.strip(), base_url
+
+
+def public_url(url: str) -> str:
+    """``url`` without user info or query string, which may hold credentials
+    (``https://user:key@host/v1?api-key=...``): what may be written to run records, folder
+    names, caches and logs."""
+    parts = urlsplit(url)
+    if not parts.scheme:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def image_data_url(image: EncodedImage) -> str:
@@ -224,7 +237,8 @@ class OpenAICompatModel:
         self.model = model
         self.base_url = base_url
         self.timeout_s = float(options.timeout_s)
-        self.spec = f"openai:{model}@{base_url}" if base_url else f"openai:{model}"
+        shown = public_url(base_url) if base_url else None
+        self.spec = f"openai:{model}@{shown}" if shown else f"openai:{model}"
         key_env = options.get("api_key_env", DEFAULT_API_KEY_ENV) or DEFAULT_API_KEY_ENV
         key = os.environ.get(key_env)
         if not key:
@@ -236,7 +250,7 @@ class OpenAICompatModel:
                 )
             key = LOCAL_PLACEHOLDER_KEY
         self._api_key = key
-        self._endpoint = base_url or os.environ.get("OPENAI_BASE_URL") or "default"
+        self._endpoint = public_url(base_url or os.environ.get("OPENAI_BASE_URL") or "default")
         self._client: openai.AsyncOpenAI | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._response_format_ok = True

@@ -13,10 +13,14 @@ Rungs
     ``answer: X`` / ``"answer": "X"`` written without valid JSON, or a reply that is exactly
     one option (quotes, trailing full stop and case ignored).
 ``lenient``
-    The options mentioned anywhere in the text as whole phrases. An option that is part of
-    another mentioned option (``"to the left"`` inside ``"to the left of"``) does not count.
-    For a single-choice question exactly one option must remain; for multiple-select, the
-    set of mentioned options is the answer.
+    Single-choice questions only: the one option named in free text as a whole phrase, not
+    negated ("not yes"), where an option inside a longer named option (``"to the left"`` in
+    ``"to the left of"``) does not count. Not used for yes/no questions or multiple-select,
+    nor for replies that hedge or decline ("cannot determine", "unclear", ...).
+
+An explicit answer decides: a JSON ``"answer"`` value or an ``answer:`` field that names no
+valid option, or names two for a single-choice question, makes the reply invalid; the rest
+of the text is not searched.
 """
 
 from __future__ import annotations
@@ -36,8 +40,15 @@ class ParseResult:
 
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-_STRICT = re.compile(r"""["']?answer["']?\s*[:=]\s*(\[[^\]]*\]|"[^"\n]*"|'[^'\n]*'|[^\n}]+)""", re.IGNORECASE)
+_STRICT = re.compile(r"""["']?answer["']?\s*[:=]\s*([^\n}]+)""", re.IGNORECASE)
 _LIST_SEP = re.compile(r"\s*(?:,|;|&|\band\b)\s*", re.IGNORECASE)
+# Replies that decline or hedge are invalid, whatever options they mention.
+_HEDGE = re.compile(
+    r"\b(cannot|can't|can not|unable|unclear|unknown|not sure|uncertain|impossible|"
+    r"no idea|not (?:possible|visible|enough)|insufficient|don't know|do not know)\b",
+    re.IGNORECASE,
+)
+_NEGATED = r"(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}$"
 
 
 def normalise(text: str) -> str:
@@ -100,18 +111,44 @@ def _coerce(value: Any, options: Sequence[str], multi: bool) -> Any:
 
 
 def _mentioned(text: str, options: Sequence[str]) -> list[str]:
+    """Options named in ``text`` as whole phrases, not negated ("not yes"), and not only as
+    part of a longer named option ("to the left" inside "to the left of")."""
     folded = text.casefold()
-    found = [
-        o
-        for o in options
-        if re.search(r"(?<![\w-])" + re.escape(o.casefold()) + r"(?![\w-])", folded)
-    ]
-    # Drop options that only appear as part of a longer mentioned option.
+    found = []
+    for o in options:
+        for m in re.finditer(r"(?<![\w-])" + re.escape(o.casefold()) + r"(?![\w-])", folded):
+            if not re.search(_NEGATED, folded[: m.start()]):
+                found.append(o)
+                break
     return [o for o in found if not any(o != p and o.casefold() in p.casefold() for p in found)]
 
 
+def _lenient(text: str, options: Sequence[str], multi: bool) -> ParseResult:
+    """The last rung: exactly one option named in free text of a single-choice question.
+
+    Not used for multiple-select (which options were *not* meant is not recoverable from
+    prose) nor for yes/no questions (bare "no" is too common a word), and never for replies
+    that hedge or decline.
+    """
+    if multi or {o.casefold() for o in options} <= {"yes", "no"} or _HEDGE.search(text):
+        return ParseResult(None, None)
+    mentioned = _mentioned(text, options)
+    if len(mentioned) == 1:
+        return ParseResult(mentioned[0], "lenient")
+    return ParseResult(None, None)
+
+
+def _strip_quotes(part: str) -> str:
+    return part.strip().strip("\"'`").strip()
+
+
 def parse_answer(text: str | None, options: Sequence[str], multi: bool = False) -> ParseResult:
-    """Extract the answer to a multiple-choice (or multiple-select) question from ``text``."""
+    """Extract the answer to a multiple-choice (or multiple-select) question from ``text``.
+
+    An explicit answer (a JSON ``"answer"`` value or an ``answer:`` field) decides: if it
+    does not name valid option(s), the reply is invalid — the rest of the text is not
+    searched for something that looks like an option.
+    """
     if text is None or not text.strip():
         return ParseResult(None, None)
     obj = find_json_object(text)
@@ -119,25 +156,31 @@ def parse_answer(text: str | None, options: Sequence[str], multi: bool = False) 
         value = _coerce(obj["answer"], options, multi)
         if value is not None:
             return ParseResult(value, "json")
+        given = obj["answer"]
+        return _lenient(given, options, multi) if isinstance(given, str) else ParseResult(None, None)
     m = _STRICT.search(text)
     if m:
-        raw = m.group(1).strip()
-        try:
-            decoded: Any = json.loads(raw) if raw.startswith(("[", '"')) else None
-        except json.JSONDecodeError:
-            decoded = None
-        if decoded is None:  # bare text: "answer: B, D" (multi) or "answer: yes, because ..."
-            parts = [p for p in _LIST_SEP.split(raw) if p.strip()]
-            decoded = parts if multi else (parts[0] if parts else raw)
+        field = m.group(1).strip()
+        decoded: Any = None
+        if field.startswith("["):
+            try:
+                decoded = json.loads(field[: field.index("]") + 1]) if "]" in field else None
+            except json.JSONDecodeError:
+                decoded = None
+        if decoded is None:
+            parts = [_strip_quotes(p) for p in _LIST_SEP.split(field) if _strip_quotes(p)]
+            if multi:
+                decoded = parts
+            else:
+                named = {o for p in parts if (o := _match_option(p, options)) is not None}
+                if len(named) > 1:  # "answer: yes, no" names two answers
+                    return ParseResult(None, None)
+                decoded = parts[0] if parts else field
         value = _coerce(decoded, options, multi)
         if value is not None:
             return ParseResult(value, "strict")
-    whole = _coerce(text, options, multi) if not multi else _coerce([text], options, multi)
+        return _lenient(field, options, multi)
+    whole = _coerce([text] if multi else text, options, multi)
     if whole is not None:
         return ParseResult(whole, "strict")
-    mentioned = _mentioned(text, options)
-    if multi and mentioned:
-        return ParseResult([o for o in options if o in mentioned], "lenient")
-    if not multi and len(mentioned) == 1:
-        return ParseResult(mentioned[0], "lenient")
-    return ParseResult(None, None)
+    return _lenient(text, options, multi)

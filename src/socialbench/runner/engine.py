@@ -9,21 +9,25 @@ slot is held only while a call is in flight, not while backing off.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 from socialbench.models.base import FatalModelError, Model, ModelError, RetryableModelError
 from socialbench.runner.cache import ResponseCache, cache_key
-from socialbench.types import Outcome, Request, Usage
+from socialbench.types import Generation, Outcome, Request, Usage
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
     """Retry settings. Delay before retry k (1-based) is uniform in
     [0.5, 1] x min(max_delay_s, base_delay_s * 2**(k-1)); when the server sends Retry-After,
-    that value is used instead."""
+    that value is used instead (capped at max_delay_s)."""
 
     max_attempts: int = 6
     base_delay_s: float = 1.0
@@ -34,7 +38,8 @@ class RetryPolicy:
         backoff = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
         jittered = backoff * (0.5 + 0.5 * rng.random())
         if retry_after is not None and retry_after >= 0:
-            return retry_after  # the server said when to come back: honour it exactly
+            # the server said when to come back: honour it, up to max_delay_s
+            return min(retry_after, self.max_delay_s)
         return jittered
 
 
@@ -45,6 +50,7 @@ class EngineStats:
     retries: int = 0
     errors: int = 0  # final errors
     cache_hits: int = 0
+    cache_errors: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     error_kinds: dict[str, int] = field(default_factory=dict)
@@ -56,10 +62,21 @@ class EngineStats:
             "retries": self.retries,
             "errors": self.errors,
             "cache_hits": self.cache_hits,
+            "cache_errors": self.cache_errors,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "error_kinds": dict(sorted(self.error_kinds.items())),
         }
+
+
+def _valid_utf8(gen: Generation) -> Generation:
+    """Replace lone surrogates and other unencodable code points (they would make the
+    cache and samples.jsonl writes fail, every time the same reply comes back)."""
+    try:
+        gen.text.encode("utf-8")
+        return gen
+    except UnicodeEncodeError:
+        return Generation(text=gen.text.encode("utf-8", "replace").decode("utf-8"), usage=gen.usage)
 
 
 class Engine:
@@ -80,6 +97,9 @@ class Engine:
         self._sem = asyncio.Semaphore(max(1, concurrency))
         self._rng = random.Random(seed)
         self._identity = model.identity()
+        # A model that times its own calls (e.g. a pool whose requests may first wait for a
+        # free endpoint) is not cut off by the engine; every other model gets timeout_s.
+        self._attempt_timeout = None if getattr(model, "enforces_timeout", False) else retry.timeout_s
         self._on_update = on_update
 
     def _notify(self) -> None:
@@ -89,7 +109,12 @@ class Engine:
     async def run(self, request: Request) -> Outcome:
         key = cache_key(self._identity, request) if self.cache is not None else None
         if key is not None:
-            hit = self.cache.get(key)  # type: ignore[union-attr]
+            try:
+                hit = self.cache.get(key)  # type: ignore[union-attr]
+            except sqlite3.Error as exc:
+                self.stats.cache_errors += 1
+                log.warning("response cache read failed (%s); asking the model", exc)
+                hit = None
             if hit is not None:
                 self.stats.cache_hits += 1
                 self.stats.completed += 1
@@ -104,7 +129,7 @@ class Engine:
                 async with self._sem:
                     t0 = time.perf_counter()
                     try:
-                        gen = await asyncio.wait_for(self.model.generate(request), self.retry.timeout_s)
+                        gen = await asyncio.wait_for(self.model.generate(request), self._attempt_timeout)
                     except asyncio.TimeoutError as exc:
                         raise RetryableModelError("timeout", f"no answer within {self.retry.timeout_s:g} s") from exc
                     latency = time.perf_counter() - t0
@@ -119,11 +144,16 @@ class Engine:
                 raise
             except Exception as exc:  # a backend bug must not kill the run; record it
                 return self._fail(FatalModelError("backend_error", f"{type(exc).__name__}: {exc}"), attempt, time.perf_counter() - started)
+            gen = _valid_utf8(gen)
             self.stats.completed += 1
             self.stats.prompt_tokens += gen.usage.prompt_tokens
             self.stats.completion_tokens += gen.usage.completion_tokens
             if key is not None:
-                self.cache.put(key, self._identity, gen)  # type: ignore[union-attr]
+                try:
+                    self.cache.put(key, self._identity, gen)  # type: ignore[union-attr]
+                except sqlite3.Error as exc:  # a cache problem must not lose the answer
+                    self.stats.cache_errors += 1
+                    log.warning("response cache write failed (%s); the answer is kept in the run", exc)
             self._notify()
             return Outcome(text=gen.text, error=None, latency_s=latency, usage=gen.usage, attempts=attempt)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
+import logging
 import hashlib
 import platform
 import subprocess
@@ -27,12 +28,15 @@ from socialbench.runner.cache import ResponseCache
 from socialbench.runner.engine import Engine, EngineStats, RetryPolicy
 from socialbench.runner.progress import RunProgress
 from socialbench.runner.store import RunStore
+from socialbench.types import SampleRecord
 from socialbench.vision.images import ImageEncoder, ImagePolicy
+
+log = logging.getLogger(__name__)
 
 #: Fields of run.json that must match for a run directory to be resumed.
 IDENTITY_FIELDS = (
-    "benchmark", "dataset_fingerprint", "model", "method", "strategy", "per_behavior",
-    "images", "perturb", "seed", "image_policy", "generation",
+    "benchmark", "dataset_fingerprint", "model", "model_identity", "model_options", "method",
+    "strategy", "per_behavior", "options", "images", "perturb", "seed", "image_policy", "generation",
 )
 
 
@@ -46,6 +50,7 @@ class RunRequest:
     concurrency: int = 16
     retry: RetryPolicy = RetryPolicy()
     cache_path: Path | None = None
+    model_options: tuple[tuple[str, str], ...] = ()  # --model-opt pairs (part of the identity)
     image_policy: ImagePolicy = ImagePolicy()
     show_progress: bool = True
 
@@ -96,13 +101,25 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
     dataset = benchmark.load(req.data, require_images=model.needs_prompt, limit=req.options.limit)
     generation = benchmark.generation_config(req.options)
     store = RunStore(req.out)
+    store.lock()
+    try:
+        return _run_locked(req, benchmark, model, dataset, generation, store)
+    finally:
+        store.close()
+        store.unlock()
+
+
+def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: Any, generation: Any, store: RunStore) -> RunResult:
     identity = {
         "benchmark": req.benchmark_name,
         "dataset_fingerprint": benchmark.fingerprint(req.data),
         "model": model.spec,
+        "model_identity": model.identity(),
+        "model_options": dict(req.model_options),
         "method": req.options.method,
         "strategy": req.options.strategy,
         "per_behavior": req.options.per_behavior,
+        "options": {k: req.options.extra[k] for k in sorted(req.options.extra)},
         "images": req.options.images,
         "perturb": None if req.options.perturb is None else {"name": req.options.perturb, "strength": req.options.perturb_strength},
         "seed": req.options.seed,
@@ -163,8 +180,24 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
             model=model, engine=engine, store=store, done=done, encoder=encoder,
             generation=generation, options=req.options, advance=progress.advance,
         )
+        keys_of: dict[str, list[str]] = {}
+        for item_id, key in order:
+            keys_of.setdefault(item_id, []).append(key)
+
+        async def solve_one(item: Any) -> None:
+            try:
+                await benchmark.solve(item, dataset, ctx)
+            except Exception as exc:  # one broken item must not stop the others
+                log.warning("%s failed: %s", item.item_id, exc)
+                for key in keys_of.get(item.item_id, []):
+                    if ctx.finished(item.item_id, key) is None:
+                        ctx.record(SampleRecord(
+                            item.item_id, key, None, None, None, "item_error", 0.0, {},
+                            error_message=f"{type(exc).__name__}: {exc}",
+                        ))
+
         try:
-            await asyncio.gather(*(benchmark.solve(item, dataset, ctx) for item in dataset.items))
+            await asyncio.gather(*(solve_one(item) for item in dataset.items))
         finally:
             await model.aclose()
         return engine.stats

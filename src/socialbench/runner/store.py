@@ -59,17 +59,46 @@ def read_samples(path: Path, *, repair: bool = False) -> list[SampleRecord]:
                 path, "line", f"not a valid sample record ({exc})", "delete or fix that line; other lines are kept", line=i
             ) from exc
         offset += len(line) + 1
+    else:
+        if repair and data and not data.endswith(b"\n"):
+            # the last record is complete but its newline was not written: add it, or the
+            # next append would join two records on one line
+            with open(path, "ab") as fh:
+                fh.write(b"\n")
     return records
 
 
 class RunStore:
-    """Owns one run directory."""
+    """Owns one run directory. ``lock()`` makes the ownership exclusive between processes."""
 
     def __init__(self, run_dir: str | Path):
         self.dir = Path(run_dir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.samples_path = self.dir / SAMPLES
         self._fh = None
+        self._lock_fh = None
+
+    def lock(self) -> None:
+        """Take the run directory's lock file, or fail if another process holds it (two
+        writers would lose each other's records when one compacts samples.jsonl)."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not on POSIX: no locking
+            return
+        fh = open(self.dir / ".lock", "w")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            from socialbench.errors import UsageError
+
+            raise UsageError(f"{self.dir} is in use by another socialbench process; wait for it or choose another --out") from None
+        self._lock_fh = fh
+
+    def unlock(self) -> None:
+        if self._lock_fh is not None:
+            self._lock_fh.close()
+            self._lock_fh = None
 
     # run.json --------------------------------------------------------------------------
     def read_run(self) -> dict[str, Any] | None:

@@ -129,15 +129,16 @@ class SocialNavSub:
                     images = await asyncio.to_thread(self._images, item, ctx.options.images, ctx)
             return images
 
-        async def ask(q: Any, earlier: dict[str, Any] | None) -> Any:
+        async def ask(q: Any, earlier: dict[str, Any] | None) -> SampleRecord:
             stored = ctx.finished(item.item_id, q.key)
             if stored is not None:
-                return stored.parsed
+                return stored
             if method == "cot-gt" and q.category != "Social reasoning":
                 mode = item.votes[q.key].mode(q.choices)
                 parsed = list(mode) if isinstance(mode, tuple) else mode
-                ctx.record(SampleRecord(item.item_id, q.key, None, parsed, "human-mode", None, 0.0, {}))
-                return parsed
+                rec = SampleRecord(item.item_id, q.key, None, parsed, "human-mode", None, 0.0, {})
+                ctx.record(rec)
+                return rec
             prompt = build_prompt(bank, q, earlier)
             imgs = await get_images() if ctx.model.needs_prompt else ()
             request = Request(prompt=prompt, images=imgs, config=ctx.generation, item=item, question=q)
@@ -147,31 +148,43 @@ class SocialNavSub:
                 parsed, method_used = res.value, res.method
             else:
                 parsed, method_used = None, None
-            ctx.record(
-                SampleRecord(
-                    item_id=item.item_id,
-                    question_key=q.key,
-                    raw=outcome.text,
-                    parsed=parsed,
-                    parse_method=method_used,
-                    error=outcome.error,
-                    latency_s=round(outcome.latency_s, 6),
-                    usage=outcome.usage.as_dict(),
-                    request_hash=request.fingerprint(),
-                    error_message=outcome.error_message,
-                    attempts=outcome.attempts,
-                    cached=outcome.cached,
-                )
+            rec = SampleRecord(
+                item_id=item.item_id,
+                question_key=q.key,
+                raw=outcome.text,
+                parsed=parsed,
+                parse_method=method_used,
+                error=outcome.error,
+                latency_s=round(outcome.latency_s, 6),
+                usage=outcome.usage.as_dict(),
+                request_hash=request.fingerprint(),
+                error_message=outcome.error_message,
+                attempts=outcome.attempts,
+                cached=outcome.cached,
             )
-            return parsed
+            ctx.record(rec)
+            return rec
 
         if method == "independent":
             await asyncio.gather(*(ask(q, None) for q in item.questions))
             return
         answers: dict[str, Any] = {}
+        failed: set[str] = set()
         for q in item.questions:  # the official order: dependencies come first
-            earlier = {dep: answers.get(dep) for dep in q.depends_on}
-            answers[q.key] = await ask(q, earlier)
+            broken = [dep for dep in q.depends_on if dep in failed]
+            if broken:
+                # Never ask with a hole where a failed answer should be: record the failure
+                # so that the next run asks the dependency first, then this question.
+                failed.add(q.key)
+                ctx.record(SampleRecord(
+                    item.item_id, q.key, None, None, None, "dependency_error", 0.0, {},
+                    error_message=f"earlier question {broken[0]} failed; asked again on the next run",
+                ))
+                continue
+            rec = await ask(q, {dep: answers.get(dep) for dep in q.depends_on})
+            if rec.error is not None:
+                failed.add(q.key)
+            answers[q.key] = rec.parsed
 
     # scoring -----------------------------------------------------------------------------
     def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: str) -> dict[str, Any]:
