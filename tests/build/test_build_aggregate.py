@@ -7,6 +7,7 @@ import pytest
 
 from socialbench.build.aggregate import (
     aggregate_grounding,
+    read_resolutions,
     aggregate_verification,
     aggregate_judgment,
     annotator_accuracy,
@@ -16,6 +17,8 @@ from socialbench.build.aggregate import (
     load_text_only_predictions,
     plurality,
 )
+from socialbench.build.jsonl import read_jsonl, write_jsonl
+from socialbench.errors import DataError
 
 # Fleiss (1971) as worked on Wikipedia: 10 subjects, 14 raters, 5 categories; kappa = 0.210.
 FLEISS_TABLE = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
@@ -160,3 +163,114 @@ def test_verification_picks_the_majority_image_and_lists_neither_for_revision():
     assert [(c["id"], c["image"]) for c in res["chosen"]] == [("v1", "v1/round1.png"), ("v4", "v4/round0.png")]
     assert [(r["id"], r["instructions"]) for r in res["revise"]] == [("v2", ["remove the poster", "remove the poster"])]
     assert [e["id"] for e in res["escalations"]] == ["v3"]
+
+
+def _edited(*ids):
+    return [{"id": v, "original": f"{v}/round0.png", "final": f"{v}/round1.png", "status": "passed", "scenario": {}}
+            for v in ids]
+
+
+def _choices(votes):
+    return [{"item_id": v, "annotator": f"a{i}", "choice": c, "instructions": ""}
+            for v, cs in votes.items() for i, c in enumerate(cs)]
+
+
+def test_verification_lists_an_edited_image_nobody_annotated():
+    res = aggregate_verification(_edited("v1", "v2"), _choices({"v1": ["edited"] * 3}))
+    assert [c["id"] for c in res["chosen"]] == ["v1"]
+    assert [(u["id"], u["reason"], u["n_annotators"]) for u in res["unannotated"]] == [("v2", "unannotated", 0)]
+
+
+def test_verification_lists_an_image_with_too_few_annotators():
+    res = aggregate_verification(_edited("v1"), _choices({"v1": ["edited", "edited"]}), min_annotators=3)
+    assert res["chosen"] == [] and res["revise"] == [] and res["escalations"] == []
+    (u,) = res["unannotated"]
+    assert (u["id"], u["reason"], u["n_annotators"], u["needed"]) == ("v1", "insufficient_annotators", 2, 3)
+
+
+# --------------------------------------------------------------------------- expert resolutions
+
+KNOWN = {"behaviors": [("s1", 1), ("s1", 4)], "questions": ["g1"]}
+
+
+def _resolution_file(tmp_path, *lines):
+    path = tmp_path / "resolutions.jsonl"
+    path.write_text("".join((json.dumps(x) if x is not None else "") + "\n" for x in lines))
+    return path
+
+
+def test_read_resolutions_returns_checked_decisions(tmp_path):
+    path = _resolution_file(tmp_path, {"item_id": "s1", "k": 4, "decision": "improper"},
+                            {"item_id": "g1", "answer": ["C", "A"]})
+    assert read_resolutions(path, **KNOWN) == ({("s1", 4): "improper"}, {"g1": ["A", "C"]})
+
+
+@pytest.mark.parametrize("line, expected", [
+    ({"item_id": "g1", "decision": "improper"}, 'needs "k"'),  # a judgment decision without k
+    ({"item_id": "g1", "answer": "a"}, "'a'"),
+    ({"item_id": "g1", "answer": []}, "non-empty"),
+    ({"item_id": "g1", "answer": ["A", "E"]}, "'E'"),
+    ({"item_id": "g1", "answer": ["a"]}, "'a'"),
+    ({"item_id": "s1", "k": 1, "decision": "invalid"}, "proper, improper, discard"),
+    ({"item_id": "s1", "k": "one", "decision": "proper"}, "not an integer"),
+    ({"item_id": "s1", "k": 9, "decision": "proper"}, "s1#b9 is not among"),
+    ({"item_id": "g9", "answer": ["A"]}, "'g9' is not among"),
+    ({"k": 1, "decision": "proper"}, "no item_id"),
+], ids=["judgment-without-k", "lower-case-string", "empty", "unknown-letter", "lower-case-letter",
+        "bad-judgment-label", "bad-k", "unknown-behavior", "unknown-question", "no-item"])
+def test_read_resolutions_rejects_a_bad_line_naming_file_and_line(tmp_path, line, expected):
+    path = _resolution_file(tmp_path, {"item_id": "s1", "k": 1, "decision": "proper"}, None, line)
+    with pytest.raises(DataError) as e:
+        read_resolutions(path, **KNOWN)
+    (problem,) = e.value.problems
+    assert problem.file == str(path) and problem.line == 3 and problem.fix
+    assert expected in problem.message
+
+
+def test_read_resolutions_rejects_conflicting_repeats(tmp_path):
+    path = _resolution_file(tmp_path, {"item_id": "g1", "answer": ["A"]}, {"item_id": "g1", "answer": "discard"})
+    with pytest.raises(DataError) as e:
+        read_resolutions(path, **KNOWN)
+    assert "already resolved" in str(e.value) and ":2" in str(e.value)
+
+
+@pytest.mark.parametrize("decision", ["improper", "a", [], ["A", "X"]])
+def test_grounding_aggregation_refuses_a_resolution_that_is_not_an_answer(decision):
+    items = [{"id": "g1", "image": "x.png", "question": "q"}]
+    rows = [{"item_id": "g1", "annotator": a, "selection": [s], "invalid": False} for a, s in (("u1", "A"), ("u2", "B"))]
+    with pytest.raises(ValueError):
+        aggregate_grounding(items, rows, resolutions={"g1": decision})
+
+
+def test_judgment_aggregation_refuses_an_unknown_resolution():
+    with pytest.raises(ValueError):
+        aggregate_judgment(BEHAVIORS, _rows(VOTES), resolutions={("s1", 4): "maybe"})
+
+
+# --------------------------------------------------------------------------- the aggregate command
+
+
+def _verification_work(work, votes):
+    write_jsonl(work / "review.jsonl", _edited("v1", "v2", "v3"))
+    write_jsonl(work / "annotation" / "verification" / "annotations.jsonl",
+                [{**r, "id": f"{r['item_id']}@{r['annotator']}"} for r in _choices(votes)])
+
+
+def test_cli_aggregate_lists_unannotated_verification_and_uses_min_annotators(cli, work):
+    _verification_work(work, {"v1": ["edited", "edited"], "v2": ["edited"]})
+    res = cli("aggregate", "--work", work, "--min-annotators", "2")
+    assert res.exit_code == 0, res.output
+    assert [c["id"] for c in read_jsonl(work / "aggregated" / "verification.jsonl")] == ["v1"]
+    left = read_jsonl(work / "aggregated" / "verification.unannotated.jsonl")
+    assert [(u["id"], u["reason"]) for u in left] == [("v2", "insufficient_annotators"), ("v3", "unannotated")]
+    summary = json.loads((work / "summaries" / "aggregate.json").read_text())
+    assert summary["removed"] == {"verification_insufficient_annotators": 1, "verification_unannotated": 1}
+
+
+def test_cli_aggregate_rejects_a_resolution_for_an_unknown_question(cli, work):
+    _verification_work(work, {"v1": ["edited"] * 3})
+    path = _resolution_file(work, {"item_id": "g1", "answer": ["A"]})
+    res = cli("aggregate", "--work", work, "--resolutions", path)
+    assert isinstance(res.exception, DataError)
+    assert "resolutions.jsonl:1" in str(res.exception) and "'g1' is not among" in str(res.exception)
+    assert not (work / "aggregated" / "verification.jsonl").exists()

@@ -105,3 +105,50 @@ def test_cli_export_then_import(cli, work):
     assert res.exit_code == 0, res.output
     rows = read_jsonl(work / "annotation" / "judgment" / "annotations.jsonl")
     assert len(rows) == 6 and {r["k"] for r in rows} == {1, 2}
+
+
+def _write_export(tmp_path, name, tasks):
+    path = tmp_path / name
+    path.write_text(json.dumps(tasks))
+    return path
+
+
+def test_import_keeps_verification_and_grounding_rows_of_the_same_item_and_annotator(tmp_path):
+    ver = [{"id": 1, "data": {"kind": "verification", "item_id": "park/s-001", "original": "a", "edited": "b"},
+            "annotations": [{"id": 10, "completed_by": 1, "updated_at": "2024-01-01T10:00:00Z",
+                             "result": [{"from_name": "choice", "value": {"choices": ["edited"]}}]}]}]
+    grd = [{"id": 2, "data": {"kind": "grounding", "item_id": "park/s-001", "options_text": "x"},
+            "annotations": [{"id": 11, "completed_by": 1, "updated_at": "2024-01-01T09:00:00Z",
+                             "result": [{"from_name": "regions", "value": {"choices": ["A"]}}]}]}]
+    res = import_export([_write_export(tmp_path, "ver.json", ver), _write_export(tmp_path, "grd.json", grd)])
+    assert [r["choice"] for r in res.rows["verification"]] == ["edited"]
+    assert [r["selection"] for r in res.rows["grounding"]] == [["A"]]
+    assert res.superseded == 0
+
+
+def test_import_compares_updated_at_as_times_not_text(tmp_path):
+    # as text "...:00Z" sorts after "...:00.5Z"; as times the half second is later
+    export = [{"id": 10, "data": {"kind": "judgment", "item_id": "s1", "k": 1, "behavior": "Wave"}, "annotations": [
+        _ann(1, 7, "improper", updated="2025-01-01T00:00:00.5Z"),
+        _ann(2, 7, "proper", updated="2025-01-01T00:00:00Z"),
+    ]}]
+    res = import_export([_write_export(tmp_path, "export.json", export)])
+    assert [r["label"] for r in res.rows["judgment"]] == ["improper"] and res.superseded == 1
+
+
+def test_import_compares_times_with_different_offsets(tmp_path):
+    # 01:00+02:00 is 23:00 UTC of the previous day: earlier than 00:00Z
+    export = [{"id": 10, "data": {"kind": "judgment", "item_id": "s1", "k": 1, "behavior": "Wave"}, "annotations": [
+        _ann(2, 7, "proper", updated="2025-01-01T01:00:00+02:00"),
+        _ann(1, 7, "improper", updated="2025-01-01T00:00:00Z"),
+    ]}]
+    res = import_export([_write_export(tmp_path, "export.json", export)])
+    assert [r["label"] for r in res.rows["judgment"]] == ["improper"]
+
+
+def test_import_rejects_a_time_that_is_not_iso_8601(tmp_path):
+    export = [{"id": 10, "data": {"kind": "judgment", "item_id": "s1", "k": 1, "behavior": "Wave"},
+               "annotations": [_ann(1, 7, "proper", updated="yesterday")]}]
+    with pytest.raises(DataError) as e:
+        import_export([_write_export(tmp_path, "export.json", export)])
+    assert "export.json" in str(e.value) and "yesterday" in str(e.value) and "updated_at" in str(e.value)

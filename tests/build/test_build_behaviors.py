@@ -64,3 +64,18 @@ def test_malformed_replies_exhaust_retries_and_are_recorded(cli, work, chat_serv
     assert not (work / "behaviors.jsonl").exists() or read_jsonl(work / "behaviors.jsonl") == []
     assert cli("behaviors", "--work", work, *llm_args(chat_server)).exit_code == 0
     assert len(read_jsonl(work / "behaviors.jsonl")) == 1
+
+
+def test_an_unreadable_image_fails_its_scene_only(cli, work, chat_server, llm_args):
+    _review(work, ["passed", "passed"])
+    broken = work / "images" / "s2" / "round0.png"
+    good = broken.read_bytes()
+    broken.write_bytes(b"not an image")
+    res = cli("behaviors", "--work", work, *llm_args(chat_server))
+    assert res.exit_code == 2
+    assert [r["id"] for r in read_jsonl(work / "behaviors.jsonl")] == ["restaurant/b00-1"]
+    (fail,) = read_jsonl(work / "behaviors.failures.jsonl")
+    assert (fail["id"], fail["kind"]) == ("restaurant/b00-2", "unreadable_image") and "round0.png" in fail["message"]
+    broken.write_bytes(good)  # fixed: the rerun retries the failed scene
+    assert cli("behaviors", "--work", work, *llm_args(chat_server)).exit_code == 0
+    assert {r["id"] for r in read_jsonl(work / "behaviors.jsonl")} == {"restaurant/b00-1", "restaurant/b00-2"}

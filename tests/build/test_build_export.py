@@ -95,3 +95,47 @@ def test_cli_export_and_dataset_report(cli, tmp_path):
     assert doc["dataset"]["facets"]["politeness"] == 2 and doc["dataset"]["answer_sizes"] == {"2": 1}
     md_path, _ = write_build_report(work, tmp_path / "r")
     assert md_path.read_text().startswith("# socialbench build report")
+
+
+def _scene_record(work, rid, colour, subset="synthetic"):
+    name = f"src{colour[0]}.png"
+    Image.new("RGB", (16, 12), colour).save(work / "img" / name)
+    return {"id": rid, "image": f"img/{name}", "subset": subset, "question": "You are a robot. What next?",
+            "behaviors": [{"k": 1, "text": "Wait", "label": "proper", "facets": [], "votes": ["proper"]}]}
+
+
+def _exported_colours(dest):
+    rows = [json.loads(line) for line in (dest / "roboteq.jsonl").read_text().splitlines()]
+    return {r["id"]: (r["image"], Image.open(dest / r["image"]).convert("RGB").getpixel((0, 0))) for r in rows}
+
+
+def test_export_gives_ids_that_sanitise_alike_their_own_image_files(tmp_path):
+    work, dest = tmp_path / "work", tmp_path / "dataset"
+    (work / "img").mkdir(parents=True)
+    ids = ["cafe s-1", "cafe?s-1", "cafe/s-1", "cafe__s-1"]
+    colours = [(10 * (i + 1), 0, 0) for i in range(len(ids))]
+    judgment = [_scene_record(work, rid, c) for rid, c in zip(ids, colours)]
+    res = export_dataset(judgment, [], work, dest)
+    got = _exported_colours(dest)
+    assert res.images == 4 and len({path for path, _ in got.values()}) == 4
+    assert {rid: colour for rid, (_, colour) in got.items()} == dict(zip(ids, colours))
+
+
+def test_export_keeps_judgment_foo_sg_and_grounding_foo_apart(tmp_path):
+    work, dest = tmp_path / "work", tmp_path / "dataset"
+    (work / "img").mkdir(parents=True)
+    judgment = [_scene_record(work, "foo-sg", (200, 0, 0))]
+    Image.new("RGB", (16, 12), (0, 0, 200)).save(work / "img" / "g.png")
+    grounding = [{"id": "foo", "image": "img/g.png", "question": "Where?", "answer": ["A"], "options": {"A": "door"},
+                  "subset": "synthetic"}]
+    export_dataset(judgment, grounding, work, dest)
+    got = _exported_colours(dest)
+    assert got["foo-sg"][0] != got["foo"][0]
+    assert (got["foo-sg"][1], got["foo"][1]) == ((200, 0, 0), (0, 0, 200))
+
+
+def test_export_keeps_file_names_of_safe_ids(tmp_path):
+    work, dest = tmp_path / "work", tmp_path / "dataset"
+    (work / "img").mkdir(parents=True)
+    export_dataset([_scene_record(work, "syn-0001", (1, 2, 3))], [], work, dest)
+    assert _exported_colours(dest)["syn-0001"][0] == "images/synthetic/syn-0001.png"

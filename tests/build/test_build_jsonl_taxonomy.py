@@ -80,3 +80,13 @@ def test_cli_taxonomy_copies_the_editable_file(cli, tmp_path):
     rows = read_jsonl(w / "taxonomy.jsonl")
     assert len(rows) == 56 and (w / "taxonomy.yaml").is_file()
     assert rows[0]["category"] == "Public Spaces & Urban Infrastructure" and rows[0]["role"]
+
+
+def test_unique_name_differs_for_ids_that_sanitise_alike():
+    from socialbench.build.jsonl import unique_name
+
+    ids = ["cafe s-1", "cafe?s-1", "cafe/s-1", "cafe__s-1", "x.", "x"]
+    names = [unique_name(i) for i in ids]
+    assert len(set(names)) == len(ids)
+    assert unique_name("cafe__s-1") == "cafe__s-1" and unique_name("cafe/s-1").startswith("cafe__s-1-")
+    assert all(safe_name(n) == n for n in names)

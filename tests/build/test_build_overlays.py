@@ -72,3 +72,16 @@ def test_cli_draws_overlays_and_writes_grounding_items(cli, work):
     (rec,) = read_jsonl(work / "grounding_items.jsonl")
     assert rec["image"] == "overlays/g1.png" and rec["proposed_answer"] == ["A"]
     assert Image.open(work / rec["image"]).size == (320, 240)
+
+
+def test_cli_gives_ids_that_sanitise_alike_their_own_overlay_files(cli, work):
+    specs = []
+    for rid, grey in (("cafe s-1", 40), ("cafe?s-1", 200)):
+        Image.new("RGB", (64, 48), (grey, grey, grey)).save(work / f"scene{grey}.png")
+        specs.append({"id": rid, "image": f"scene{grey}.png", "question": "Where?", **SPEC})
+    write_jsonl(work / "specs.jsonl", specs)
+    assert cli("overlays", "--specs", work / "specs.jsonl", "--work", work).exit_code == 0
+    recs = {r["id"]: r["image"] for r in read_jsonl(work / "grounding_items.jsonl")}
+    assert recs["cafe s-1"] != recs["cafe?s-1"]
+    corners = {rid: Image.open(work / path).convert("RGB").getpixel((0, 0)) for rid, path in recs.items()}
+    assert corners == {"cafe s-1": (40, 40, 40), "cafe?s-1": (200, 200, 200)}

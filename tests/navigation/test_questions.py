@@ -221,6 +221,28 @@ def test_future_crossing_person_who_arrives_first_is_yielded_to():
     assert (a["q_robot_suggested_affected"], a["q_robot_suggested_action"]) == ("yes", "yield to")
 
 
+def _at_end(position, velocity) -> PersonTruth:
+    """A person who is at ``position`` at the last frame, walking at constant ``velocity``."""
+    return person(np.asarray(position, float) - T[-1] * np.asarray(velocity, float), velocity)
+
+
+def test_future_crossing_person_whom_the_robot_passes_first_yields():
+    # at the end the robot is at x = 2.25 heading +x at 1 m/s; the person, 1 m to the left at
+    # x = 4.0, walks right at 0.4 m/s: the robot reaches x = 4.0 in 1.75 s, the person the
+    # robot's line in 2.5 s
+    a = answers(_at_end((4.0, 1.0), (0.0, -0.4)))
+    assert (a["q_robot_suggested_affected"], a["q_human_future_action_prediction"]) == ("yes", "yield to")
+
+
+@pytest.mark.parametrize("position, velocity", [
+    ((3.5, 0.3), (-0.5, 0.6)),  # walks towards the robot but away from its line (to the left)
+    ((3.05, 1.0), (-0.7, -0.75)),  # reaches the robot's line only behind the robot
+], ids=["away-from-the-line", "crossing-point-behind"])
+def test_future_crossing_person_without_a_crossing_ahead_is_avoided_not_yielding(position, velocity):
+    a = answers(_at_end(position, velocity))
+    assert (a["q_robot_suggested_affected"], a["q_human_future_action_prediction"]) == ("yes", "avoid")
+
+
 def test_no_future_interaction_once_the_robot_is_at_the_goal():
     a = answers(person((2.5, 0.2), (0.0, 0.0)), goal=(2.25, 0.0))
     assert a["q_robot_suggested_affected"] == "no"

@@ -5,18 +5,22 @@ Judgment (per candidate behavior)
     Needs at least ``min_annotators`` labels (default 3). The label with strictly the most
     votes wins; a tie at the top (e.g. a three-way split of proper / improper / invalid)
     goes to the **escalation list** for a domain expert. Expert decisions
-    (``resolutions``: ``{"item_id", "k", "decision": "proper" | "improper" | "discard"}``)
-    are applied when given. A behavior whose final label is ``invalid`` is removed.
+    (``resolutions``: ``{"item_id", "k", "decision": "proper" | "improper" | "discard"}``,
+    read and checked by :func:`read_resolutions`) are applied when given. A behavior whose final label is ``invalid`` is removed.
     ``confidence`` = winning votes / all votes. Facets: those chosen by more than half of
     the annotators, else the behavior stage's suggestion. Exported ``votes`` are the
     proper / improper labels (invalid votes are counted in ``n_invalid``).
 Grounding (per question)
     A region is in the answer when more than half of the annotators selected it; a
     question whose ``invalid`` got a majority is removed; one where no region reached a
-    majority is escalated (expert decisions: ``{"item_id", "answer": [...] | "discard"}``).
+    majority is escalated (expert decisions: ``{"item_id", "answer": ["A", ...] | "discard"}``,
+    a non-empty subset of A-D).
 Verification (per edited image)
-    ``original`` / ``edited`` / ``neither`` by majority; ties escalate; ``neither`` lists the
-    image for another revision with the annotators' instructions.
+    Needs at least ``min_annotators`` choices. ``original`` / ``edited`` / ``neither`` by
+    majority; ties escalate; ``neither`` lists the image for another revision with the
+    annotators' instructions. An edited image that nobody annotated, or too few annotators,
+    is listed in ``unannotated`` (reason ``unannotated`` / ``insufficient_annotators``), never
+    dropped silently.
 Agreement
     Fleiss' kappa (:func:`fleiss_kappa`, items may have different numbers of raters),
     Krippendorff's alpha for nominal data (:func:`krippendorff_alpha_nominal`, missing
@@ -40,7 +44,8 @@ import numpy as np
 
 from socialbench.benchmarks.roboteq.validate import LETTERS
 from socialbench.build.annotation import GROUNDING_CHOICES, JUDGMENT_LABELS, VERIFICATION_CHOICES
-from socialbench.build.jsonl import iter_jsonl
+from socialbench.build.jsonl import iter_jsonl, numbered_jsonl
+from socialbench.errors import DataError, Problem
 
 __all__ = [
     "fleiss_kappa",
@@ -53,6 +58,10 @@ __all__ = [
     "GroundingResult",
     "aggregate_grounding",
     "aggregate_verification",
+    "JUDGMENT_DECISIONS",
+    "judgment_decision",
+    "grounding_decision",
+    "read_resolutions",
     "annotator_accuracy",
     "load_text_only_predictions",
     "image_necessity",
@@ -162,6 +171,120 @@ def agreement_summary(unit_labels: Sequence[Sequence[str]], categories: Sequence
     }
 
 
+# --------------------------------------------------------------------------- expert resolutions
+
+
+JUDGMENT_DECISIONS = ("proper", "improper", "discard")
+
+
+def judgment_decision(value: Any) -> str:
+    """An expert decision on a behavior: ``proper``, ``improper`` or ``discard``.
+
+    Raises ValueError (with the accepted values) for anything else.
+    """
+    if not isinstance(value, str) or value not in JUDGMENT_DECISIONS:
+        raise ValueError(f"judgment decision {value!r} is not one of {', '.join(JUDGMENT_DECISIONS)}")
+    return value
+
+
+def grounding_decision(value: Any) -> str | list[str]:
+    """An expert decision on a grounding question: ``"discard"`` or a non-empty list of
+    distinct letters from A-D (returned in A-D order).
+
+    Raises ValueError for anything else: another string (``"improper"``, ``"a"``, ``"AC"``),
+    an empty list, lower-case or unknown letters, repeats.
+    """
+    if value == "discard":
+        return "discard"
+    if not isinstance(value, (list, tuple)) or not value:
+        raise ValueError(f"grounding decision {value!r} is neither \"discard\" nor a non-empty list of regions A-D")
+    bad = [v for v in value if not isinstance(v, str) or v not in LETTERS]
+    if bad:
+        raise ValueError(f"grounding decision {list(value)!r} has {bad!r}, not regions {', '.join(LETTERS)}")
+    if len(set(value)) != len(value):
+        raise ValueError(f"grounding decision {list(value)!r} repeats a region")
+    return [x for x in LETTERS if x in value]
+
+
+def read_resolutions(
+    path: str | Path,
+    *,
+    behaviors: Iterable[tuple[str, int]] = (),
+    questions: Iterable[str] = (),
+) -> tuple[dict[tuple[str, int], str], dict[str, str | list[str]]]:
+    """Expert decisions from a JSONL file: ``({(item_id, k): decision}, {item_id: decision})``.
+
+    A line with ``k`` resolves a behavior (``decision``: :data:`JUDGMENT_DECISIONS`) and
+    must name one of ``behaviors``; a line without ``k`` resolves a grounding question
+    (``decision`` or ``answer``: ``"discard"`` or a non-empty subset of A-D) and must name
+    one of ``questions``. Raises :class:`DataError` listing every bad line (file, line,
+    field and fix): missing fields, bad decisions, unknown items, conflicting repeats.
+    """
+    p = Path(path)
+    known_b = set(behaviors)
+    known_q = set(questions)
+    judg: dict[tuple[str, int], str] = {}
+    grnd: dict[str, str | list[str]] = {}
+    problems: list[Problem] = []
+
+    def bad(field_: str, message: str, fix: str, line: int) -> None:
+        problems.append(Problem(str(p), field_, message, fix, line))
+
+    for line, r in numbered_jsonl(p, require_id=False):
+        item = r.get("item_id")
+        decision = r.get("decision", r.get("answer"))
+        if not isinstance(item, str) or not item:
+            bad("item_id", "resolution has no item_id", 'name the escalated item, e.g. {"item_id": "x", "k": 2, '
+                '"decision": "improper"} or {"item_id": "g1", "answer": ["A", "C"]}', line)
+            continue
+        if decision is None:
+            bad("decision", f"resolution of {item!r} has no decision (or answer)",
+                'add "decision": proper / improper / discard (behavior, with "k") or "answer": ["A", ...] / '
+                '"discard" (grounding question)', line)
+            continue
+        if "k" in r:
+            k = r["k"]
+            if isinstance(k, bool) or not isinstance(k, int):
+                bad("k", f"k {k!r} of {item!r} is not an integer", "give the behavior number as in behaviors.jsonl, "
+                    'e.g. "k": 2', line)
+                continue
+            try:
+                decision = judgment_decision(decision)
+            except ValueError as exc:
+                bad("decision", str(exc), 'use "proper", "improper" or "discard"', line)
+                continue
+            key = (item, k)
+            if key not in known_b:
+                bad("item_id", f"behavior {item}#b{k} is not among the behaviors being aggregated",
+                    "check item_id and k against escalations.judgment.jsonl (and that its annotations were imported)", line)
+                continue
+            if key in judg and judg[key] != decision:
+                bad("decision", f"behavior {item}#b{k} already resolved as {judg[key]!r}", "keep one decision per behavior", line)
+                continue
+            judg[key] = decision
+        else:
+            try:
+                gdecision = grounding_decision(decision)
+            except ValueError as exc:
+                hint = (' (a behavior resolution needs "k": add the behavior number)'
+                        if isinstance(decision, str) and decision in ("proper", "improper") else "")
+                bad("decision", f"{exc}{hint}", 'use "discard" or a list of regions, e.g. "answer": ["A", "C"]', line)
+                continue
+            if item not in known_q:
+                bad("item_id", f"grounding question {item!r} is not among the questions being aggregated",
+                    "check item_id against escalations.grounding.jsonl (and that its annotations were imported); "
+                    'a behavior resolution needs "k"', line)
+                continue
+            if item in grnd and grnd[item] != gdecision:
+                bad("decision", f"grounding question {item!r} already resolved as {grnd[item]!r}",
+                    "keep one decision per question", line)
+                continue
+            grnd[item] = gdecision
+    if problems:
+        raise DataError(problems)
+    return judg, grnd
+
+
 # --------------------------------------------------------------------------- judgment
 
 
@@ -190,8 +313,11 @@ def aggregate_judgment(
     resolutions: Mapping[tuple[str, int], str] | None = None,
     gold: Mapping[tuple[str, int], str] | None = None,
 ) -> JudgmentResult:
-    """Final labels per behavior (see the module docstring)."""
-    resolutions = resolutions or {}
+    """Final labels per behavior (see the module docstring).
+
+    Raises ValueError for a resolution that is not proper / improper / discard.
+    """
+    resolutions = {key: judgment_decision(d) for key, d in (resolutions or {}).items()}
     by_behavior: dict[tuple[str, int], list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
         by_behavior[(r["item_id"], int(r["k"]))].append(r)
@@ -275,8 +401,11 @@ def aggregate_grounding(
     min_annotators: int = 3,
     resolutions: Mapping[str, Any] | None = None,
 ) -> GroundingResult:
-    """Majority answer set per grounding question (see the module docstring)."""
-    resolutions = resolutions or {}
+    """Majority answer set per grounding question (see the module docstring).
+
+    Raises ValueError for a resolution that is not ``"discard"`` or a non-empty subset of A-D.
+    """
+    resolutions = {item: grounding_decision(d) for item, d in (resolutions or {}).items()}
     by_item: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
         by_item[r["item_id"]].append(r)
@@ -303,7 +432,7 @@ def aggregate_grounding(
             if decision == "discard":
                 out.removed.append({"id": q["id"], "reason": "expert_discard"})
                 continue
-            answer = [x for x in LETTERS if x in decision]
+            answer = list(decision)
         elif invalid_votes > half:
             out.removed.append({"id": q["id"], "reason": "invalid", "invalid_votes": invalid_votes, "n_annotators": n})
             continue
@@ -334,27 +463,38 @@ def aggregate_grounding(
 
 
 def aggregate_verification(review_records: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]],
-                           *, min_annotators: int = 1) -> dict[str, Any]:
-    """Chosen image per reviewed scene: ``{"chosen", "revise", "escalations", "agreement"}``.
+                           *, min_annotators: int = 3) -> dict[str, Any]:
+    """Chosen image per reviewed scene: ``{"chosen", "revise", "escalations", "unannotated",
+    "agreement"}``.
 
-    Scenes that were not annotated (their image was not edited) keep their final image.
+    Scenes whose image was not edited (and not rejected by the review) need no annotation
+    and keep their image. An edited image without annotations, or with fewer than
+    ``min_annotators``, goes to ``unannotated`` with ``reason`` ``unannotated`` or
+    ``insufficient_annotators`` (annotate it and aggregate again).
     """
     by_item: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
         by_item[r["item_id"]].append(r)
-    chosen, revise, escalations, units = [], [], [], []
+    chosen, revise, escalations, unannotated, units = [], [], [], [], []
     for rec in review_records:
         vrows = by_item.get(rec["id"], [])
+        edited = rec["final"] != rec["original"]
         base = {"id": rec["id"], "scenario": rec.get("scenario") or {}, "original": rec["original"], "edited": rec["final"]}
-        if not vrows:
-            if rec["final"] == rec["original"] and rec.get("status") != "rejected":
+        if not vrows and not edited:
+            if rec.get("status") != "rejected":
                 chosen.append({**base, "choice": "original", "image": rec["original"], "votes": {}})
             continue
         labels = [r["choice"] for r in vrows]
-        units.append(labels)
-        if len(labels) < min_annotators:
+        if labels:
+            units.append(labels)
+        if not labels:
+            unannotated.append({**base, "reason": "unannotated", "n_annotators": 0, "needed": min_annotators})
             continue
         winner, counts, conf = plurality(labels)
+        if len(labels) < min_annotators:
+            unannotated.append({**base, "reason": "insufficient_annotators", "n_annotators": len(labels),
+                                "needed": min_annotators, "votes": dict(counts)})
+            continue
         if winner is None:
             escalations.append({**base, "votes": dict(counts)})
         elif winner == "neither":
@@ -363,7 +503,7 @@ def aggregate_verification(review_records: Sequence[Mapping[str, Any]], rows: Se
         else:
             chosen.append({**base, "choice": winner, "image": rec[winner if winner == "original" else "final"],
                            "votes": dict(counts), "confidence": round(conf, 4)})
-    return {"chosen": chosen, "revise": revise, "escalations": escalations,
+    return {"chosen": chosen, "revise": revise, "escalations": escalations, "unannotated": unannotated,
             "agreement": agreement_summary(units, VERIFICATION_CHOICES)}
 
 

@@ -25,8 +25,11 @@ a static file server) or ``data-uri`` (the image embedded in the task; self-cont
 large).
 
 :func:`import_export` reads Label Studio JSON exports (the "JSON" export format: a list of
-tasks with ``annotations``) into one row per (item, annotator): cancelled annotations are
-skipped, and when an annotator submitted twice the later annotation wins (reported).
+tasks with ``annotations``) into one row per (kind, item, annotator): cancelled annotations
+are skipped, and when an annotator submitted twice the later annotation wins (reported).
+"Later" compares ``updated_at`` (else ``created_at``) as parsed ISO 8601 times (a time
+without an offset counts as UTC), then the annotation id. Rows of different kinds never
+replace each other, even when a verification and a grounding task share an ``item_id``.
 """
 
 from __future__ import annotations
@@ -34,7 +37,9 @@ from __future__ import annotations
 import base64
 import json
 import mimetypes
+import re
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import quote
@@ -54,6 +59,7 @@ __all__ = [
     "judgment_tasks",
     "grounding_tasks",
     "ImportResult",
+    "annotation_time",
     "import_export",
 ]
 
@@ -247,6 +253,40 @@ def _kind_of(data: Mapping[str, Any]) -> str | None:
     return None
 
 
+_EPOCH = datetime.min.replace(tzinfo=timezone.utc)
+_ISO_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?(Z|z|[+-]\d{2}:?\d{2})?")
+
+
+def annotation_time(value: Any) -> datetime | None:
+    """``updated_at`` / ``created_at`` of a Label Studio annotation as an aware datetime.
+
+    Accepts ISO 8601 with any fraction precision and ``Z`` or an offset; a time without an
+    offset counts as UTC. Returns None for a missing value; raises ValueError for text that
+    is not an ISO 8601 time.
+    """
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not an ISO 8601 time")
+    text = value.strip()
+    m = _ISO_TIME.fullmatch(text)
+    if m:  # normalise what Python 3.10's fromisoformat refuses: any fraction length, Z, +HHMM
+        base, frac, offset = m.groups()
+        text = base + (f".{frac[:6].ljust(6, '0')}" if frac else "")
+        if offset:
+            text += "+00:00" if offset in ("Z", "z") else f"{offset[:3]}:{offset[-2:]}"
+    parsed = datetime.fromisoformat(text)
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
+
+
+def _order(ann: Mapping[str, Any]) -> tuple[datetime, Any]:
+    """Sort key of an annotation: (its time, else the epoch; its id)."""
+    stamp = ann.get("updated_at") or ann.get("created_at")
+    when = annotation_time(stamp)
+    aid = ann.get("id")
+    return (when or _EPOCH, aid if isinstance(aid, (int, float)) else 0)
+
+
 def import_export(paths: Sequence[str | Path]) -> ImportResult:
     """Rows per kind from Label Studio JSON exports (see the module docstring).
 
@@ -254,7 +294,8 @@ def import_export(paths: Sequence[str | Path]) -> ImportResult:
     tasks, tasks without ``item_id`` or kind, and choices outside the allowed values.
     """
     problems: list[Problem] = []
-    latest: dict[str, tuple[tuple[Any, Any], dict[str, Any]]] = {}
+    # keyed by (kind, row id): a verification and a grounding task may share an item_id
+    latest: dict[tuple[str, str], tuple[tuple[datetime, Any], dict[str, Any]]] = {}
     result = ImportResult(rows={k: [] for k in KINDS})
     for path in paths:
         p = Path(path)
@@ -314,12 +355,20 @@ def import_export(paths: Sequence[str | Path]) -> ImportResult:
                     row.update({"choice": choice[0], "instructions": res.get("instructions") or ""})
                     key = f"{item}@{who}"
                 row["id"] = key
-                order = (str(ann.get("updated_at") or ann.get("created_at") or ""), ann.get("id") or 0)
-                if key in latest:
+                try:
+                    order = _order(ann)
+                except ValueError:
+                    stamp = ann.get("updated_at") or ann.get("created_at")
+                    problems.append(Problem(str(p), f"{where}.annotation {ann.get('id')}.updated_at",
+                                            f"{stamp!r} is not an ISO 8601 time",
+                                            "keep Label Studio's updated_at / created_at values as exported"))
+                    continue
+                slot = (kind, key)
+                if slot in latest:
                     result.superseded += 1
-                    if latest[key][0] > order:
+                    if latest[slot][0] > order:
                         continue
-                latest[key] = (order, row)
+                latest[slot] = (order, row)
     if problems:
         raise DataError(problems)
     for _, row in latest.values():

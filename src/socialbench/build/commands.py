@@ -43,7 +43,7 @@ from socialbench.build.jsonl import (
     write_summary,
 )
 from socialbench.build.llm import LLMSettings, close_engine, fill_summary, open_engine, run_stage_tasks
-from socialbench.errors import DataError, UsageError
+from socialbench.errors import UsageError
 from socialbench.types import GenerationConfig
 
 __all__ = ["register", "build_app"]
@@ -136,7 +136,7 @@ async def _with_engine(settings: LLMSettings, body: Callable[[Any], Any]) -> Any
 
 
 def _run_llm_stage(*, stage: str, work: Path, inp: Path, output: Path, settings: LLMSettings,
-                   make_tasks: Callable[[list[dict[str, Any]], dict[str, int]], list[Any]],
+                   make_tasks: Callable[[list[dict[str, Any]], dict[str, int], StageOutput], list[Any]],
                    to_records: Callable[[Any], list[dict[str, Any]]], records: list[dict[str, Any]] | None = None) -> None:
     t0 = time.perf_counter()
     rows = records if records is not None else read_jsonl(inp)
@@ -144,7 +144,7 @@ def _run_llm_stage(*, stage: str, work: Path, inp: Path, output: Path, settings:
     summary = StageSummary(stage=stage, input=_rel(work, inp), output=_rel(work, output), n_in=len(rows),
                            models={"model": settings.model})
     summary.n_skipped = sum(1 for r in rows if r["id"] in so.done)
-    tasks = make_tasks([r for r in rows if r["id"] not in so.done], so.failure_counts())
+    tasks = make_tasks([r for r in rows if r["id"] not in so.done], so.failure_counts(), so)
 
     async def body(engine: Any) -> None:
         stats = await run_stage_tasks(engine, tasks, so, to_records, parse_retries=settings.parse_retries,
@@ -312,7 +312,7 @@ def image_prompts_cmd(
                   parse_retries=parse_retries, no_cache=no_cache, model_opt=model_opt, price_in=price_in,
                   price_out=price_out, progress=progress, temperature=temperature, max_tokens=max_tokens)
     _run_llm_stage(stage="image-prompts", work=work, inp=inp or work / "scenarios.jsonl", output=work / "image_prompts.jsonl",
-                   settings=s, make_tasks=lambda rows, salts: ip.image_prompt_tasks(rows, _config(s), salts),
+                   settings=s, make_tasks=lambda rows, salts, _out: ip.image_prompt_tasks(rows, _config(s), salts),
                    to_records=ip.image_prompt_records)
 
 
@@ -496,17 +496,21 @@ def behaviors_cmd(
                   price_out=price_out, progress=progress, temperature=temperature, max_tokens=max_tokens)
     policy = ImagePolicy()
 
-    def make_tasks(pending: list[dict[str, Any]], salts: dict[str, int]) -> list[Any]:
-        images = {}
+    def make_tasks(pending: list[dict[str, Any]], salts: dict[str, int], output: StageOutput) -> list[Any]:
+        images, readable = {}, []
         for sc in pending:
             try:
                 with Image.open(work / sc["image"]) as img:
                     img.load()
                     images[sc["id"]] = prepare_image(img, policy)
-            except OSError as exc:
-                raise DataError.single(work / sc["image"], "image", f"cannot read scene image: {exc}",
-                                       f"fix the image of {sc['id']} or rerun the stage that made it") from exc
-        return bh.behavior_tasks(pending, images, n_proper=proper, n_improper=improper, config=_config(s), salts=salts)
+            except (OSError, ValueError, Image.DecompressionBombError) as exc:
+                # one bad image fails its scene only; the rerun retries it
+                output.fail(sc["id"], "unreadable_image",
+                            f"cannot read scene image {work / sc['image']}: {exc} (fix the image of {sc['id']} "
+                            "or rerun the stage that made it, then run this command again)", image=sc["image"])
+                continue
+            readable.append(sc)
+        return bh.behavior_tasks(readable, images, n_proper=proper, n_improper=improper, config=_config(s), salts=salts)
 
     _run_llm_stage(stage="behaviors", work=work, inp=src, output=work / "behaviors.jsonl", settings=s,
                    make_tasks=make_tasks, to_records=bh.behavior_records, records=scenes)
@@ -590,29 +594,28 @@ def annotate_import_cmd(
 # --------------------------------------------------------------------------- aggregate
 
 
-def _resolutions(path: Optional[Path]) -> tuple[dict[tuple[str, int], str], dict[str, Any]]:
-    judg: dict[tuple[str, int], str] = {}
-    grnd: dict[str, Any] = {}
+def _resolutions(path: Optional[Path], behaviors: list[dict[str, Any]] | None,
+                 items: list[dict[str, Any]] | None) -> tuple[dict[tuple[str, int], str], dict[str, Any]]:
+    """Checked expert decisions (see :func:`socialbench.build.aggregate.read_resolutions`):
+    behaviors must be in ``behaviors`` (None: no judgment annotations imported), grounding
+    questions in ``items``."""
+    from socialbench.build.aggregate import read_resolutions
+
     if path is None:
-        return judg, grnd
-    for i, r in enumerate(read_jsonl(path, require_id=False), start=1):
-        decision = r.get("decision", r.get("answer"))
-        if "item_id" not in r or decision is None:
-            raise DataError.single(path, "decision", "resolution needs item_id and decision (or answer)",
-                                   'e.g. {"item_id": "x", "k": 2, "decision": "improper"}', i)
-        if "k" in r:
-            if decision not in ("proper", "improper", "discard"):
-                raise DataError.single(path, "decision", f"decision {decision!r} is not proper, improper or discard", "", i)
-            judg[(str(r["item_id"]), int(r["k"]))] = decision
-        else:
-            grnd[str(r["item_id"])] = decision
-    return judg, grnd
+        return {}, {}
+    keys = [(str(b_scene["id"]), int(b["k"])) for b_scene in behaviors or [] for b in b_scene["behaviors"]]
+    return read_resolutions(path, behaviors=keys, questions=[str(q["id"]) for q in items or []])
+
+
+def _count(summary: StageSummary, key: str, n: int) -> None:
+    if n:
+        summary.removed[key] = summary.removed.get(key, 0) + n
 
 
 @build_app.command("aggregate")
 def aggregate_cmd(
     work: Work = Path("build"),
-    min_annotators: Annotated[int, typer.Option(help="Annotators needed per behavior / question.")] = 3,
+    min_annotators: Annotated[int, typer.Option(help="Annotators needed per behavior / question / edited image.")] = 3,
     resolutions: Annotated[Optional[Path], typer.Option(help="Expert decisions for escalated items (JSONL).")] = None,
     gold: Annotated[Optional[Path], typer.Option(help="Expert gold labels for annotator accuracy (JSONL: item_id, k, label).")] = None,
     text_only: Annotated[Optional[List[Path]], typer.Option("--text-only", help="Run folder or samples.jsonl of a no-image eval (repeatable): image-necessity filter.")] = None,
@@ -622,18 +625,24 @@ def aggregate_cmd(
     from socialbench.build import aggregate as ag
 
     t0 = time.perf_counter()
+    if min_annotators < 1:
+        raise UsageError("--min-annotators must be at least 1")
     folder = work / "aggregated"
+    ann = work / "annotation"
+    has_judgment = (ann / "judgment" / "annotations.jsonl").is_file()
+    has_grounding = (ann / "grounding" / "annotations.jsonl").is_file()
+    has_verification = (ann / "verification" / "annotations.jsonl").is_file()
+    if not (has_judgment or has_grounding or has_verification):
+        raise UsageError(f"no imported annotations under {ann}; run `socialbench build annotate import EXPORT.json` first")
+    behaviors = read_jsonl(work / "behaviors.jsonl") if has_judgment else None
+    items = read_jsonl(work / "grounding_items.jsonl") if has_grounding else None
+    jres, gres = _resolutions(resolutions, behaviors, items)
     folder.mkdir(parents=True, exist_ok=True)
-    jres, gres = _resolutions(resolutions)
     agreement: dict[str, Any] = {}
     summary = StageSummary(stage="aggregate", input="annotation/", output="aggregated/")
-    done_any = False
-    ann = work / "annotation"
-    if (ann / "judgment" / "annotations.jsonl").is_file():
-        done_any = True
+    if behaviors is not None:
         rows = read_jsonl(ann / "judgment" / "annotations.jsonl")
         gold_map = {(str(r["item_id"]), int(r["k"])): r["label"] for r in read_jsonl(gold, require_id=False)} if gold else None
-        behaviors = read_jsonl(work / "behaviors.jsonl")
         res = ag.aggregate_judgment(behaviors, rows, min_annotators=min_annotators, resolutions=jres, gold=gold_map)
         scenes, removed = res.scenes, list(res.removed)
         if text_only:
@@ -649,15 +658,13 @@ def aggregate_cmd(
         summary.n_in += sum(len(s["behaviors"]) for s in behaviors)
         summary.n_out += sum(len(s["behaviors"]) for s in scenes)
         for r in removed:
-            summary.removed[r["reason"]] = summary.removed.get(r["reason"], 0) + 1
+            _count(summary, r["reason"], 1)
         if res.escalations:
             summary.removed["escalated"] = len(res.escalations)
             summary.notes.append(f"{len(res.escalations)} behavior(s) escalated: decide them in a --resolutions file "
                                  f"(see {folder / 'escalations.judgment.jsonl'})")
-    if (ann / "grounding" / "annotations.jsonl").is_file():
-        done_any = True
+    if items is not None:
         rows = read_jsonl(ann / "grounding" / "annotations.jsonl")
-        items = read_jsonl(work / "grounding_items.jsonl")
         gr = ag.aggregate_grounding(items, rows, min_annotators=min_annotators, resolutions=gres)
         write_jsonl(folder / "grounding.jsonl", gr.questions)
         write_jsonl(folder / "grounding.removed.jsonl", gr.removed)
@@ -667,22 +674,28 @@ def aggregate_cmd(
         summary.n_in += len(items)
         summary.n_out += len(gr.questions)
         for r in gr.removed:
-            summary.removed[f"grounding_{r['reason']}"] = summary.removed.get(f"grounding_{r['reason']}", 0) + 1
+            _count(summary, f"grounding_{r['reason']}", 1)
         if gr.escalations:
             summary.removed["grounding_escalated"] = len(gr.escalations)
-    if (ann / "verification" / "annotations.jsonl").is_file():
-        done_any = True
+            summary.notes.append(f"{len(gr.escalations)} grounding question(s) escalated: decide them in a --resolutions "
+                                 f"file (see {folder / 'escalations.grounding.jsonl'})")
+    if has_verification:
         rows = read_jsonl(ann / "verification" / "annotations.jsonl")
         reviews = read_jsonl(work / "review.jsonl")
-        vr = ag.aggregate_verification(reviews, rows)
+        vr = ag.aggregate_verification(reviews, rows, min_annotators=min_annotators)
         write_jsonl(folder / "verification.jsonl", vr["chosen"])
         write_jsonl(folder / "verification.revise.jsonl", vr["revise"])
         write_jsonl(folder / "escalations.verification.jsonl", vr["escalations"])
+        write_jsonl(folder / "verification.unannotated.jsonl", vr["unannotated"])
         agreement["verification"] = vr["agreement"]
-        if vr["revise"]:
-            summary.removed["verification_needs_revision"] = len(vr["revise"])
-    if not done_any:
-        raise UsageError(f"no imported annotations under {ann}; run `socialbench build annotate import EXPORT.json` first")
+        _count(summary, "verification_needs_revision", len(vr["revise"]))
+        _count(summary, "verification_escalated", len(vr["escalations"]))
+        for r in vr["unannotated"]:
+            _count(summary, f"verification_{r['reason']}", 1)
+        if vr["unannotated"]:
+            summary.notes.append(f"{len(vr['unannotated'])} edited image(s) without enough annotators (need "
+                                 f"{min_annotators}): annotate them and aggregate again "
+                                 f"(see {folder / 'verification.unannotated.jsonl'})")
     (folder / "agreement.json").write_text(json.dumps(agreement, indent=2) + "\n", encoding="utf-8")
     _finish(work, summary, [], t0)
 

@@ -4,7 +4,10 @@ Layout written to ``dest``::
 
     roboteq.jsonl                       canonical JSONL (docs/roboteq-format.md), written by
                                         socialbench.benchmarks.roboteq.loader.write_canonical
-    images/<subset>/<id>.<ext>          scene images; grounding overlays as <id>.png
+    images/<subset>/<name>.<ext>        scene images; grounding overlays as <name>-sg.<ext>
+                                        (<name>: the id when it is file-name safe, else
+                                        its safe form plus a short hash of the id, so
+                                        different records never share a file)
     data/behavior_judgment.jsonl        the same rows split by task, for ``datasets``
     data/spatial_grounding.jsonl        (the RobotEQ loader reads roboteq.jsonl only)
     README.md                           dataset card (Hugging Face YAML header with configs)
@@ -21,7 +24,7 @@ import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from socialbench.benchmarks.roboteq.loader import (
     TASK_BJ,
@@ -33,10 +36,10 @@ from socialbench.benchmarks.roboteq.loader import (
     write_canonical,
 )
 from socialbench.benchmarks.roboteq.validate import FACETS, LABELS, LETTERS, validate_roboteq
-from socialbench.build.jsonl import safe_name, write_jsonl
+from socialbench.build.jsonl import safe_name, short_hash, unique_name, write_jsonl
 from socialbench.errors import DataError, Problem, UsageError
 
-__all__ = ["ExportResult", "judgment_scene", "grounding_question", "export_dataset", "dataset_card"]
+__all__ = ["ExportResult", "judgment_scene", "grounding_question", "image_path", "export_dataset", "dataset_card"]
 
 
 @dataclass
@@ -81,16 +84,35 @@ def grounding_question(rec: Mapping[str, Any], image: str) -> GroundingQuestion:
     )
 
 
-def _copy(src: Path, dest_root: Path, rel: str, copied: dict[Path, str]) -> str:
+def image_path(record_id: str, subset: str, ext: str, *, grounding: bool, taken: dict[str, str]) -> str:
+    """The export path of a record's image, unique among ``taken`` (casefolded path ->
+    record id; updated). Uses :func:`unique_name`; when that path is already taken by
+    another record (e.g. judgment ``foo-sg`` and grounding ``foo``, or ``A1`` / ``a1`` on a
+    case-insensitive file system) a hash of the id is appended. Raises :class:`DataError`
+    if that clashes too."""
+    tail = f"-sg{ext}" if grounding else ext
+    candidates = [unique_name(record_id), f"{safe_name(record_id)}-{short_hash(('sg:' if grounding else 'bj:') + record_id)}"]
+    for stem in candidates:
+        rel = f"images/{subset}/{stem}{tail}"
+        owner = taken.get(rel.casefold())
+        if owner is None or owner == record_id:
+            taken[rel.casefold()] = record_id
+            return rel
+    raise DataError.single("export", "id", f"the image file of {record_id!r} clashes with that of {owner!r}",
+                           "rename one of the two records")
+
+
+def _copy(src: Path, dest_root: Path, rel: Callable[[], str], copied: dict[Path, str]) -> str:
     if src in copied:
         return copied[src]
     if not src.is_file():
         raise DataError.single(src, "image", "image file is missing", "rerun the stage that made it or fix the path")
-    target = dest_root / rel
+    path = rel()
+    target = dest_root / path
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src, target)
-    copied[src] = rel
-    return rel
+    copied[src] = path
+    return path
 
 
 def dataset_stats(scenes: Sequence[JudgmentScene], questions: Sequence[GroundingQuestion]) -> dict[str, Any]:
@@ -194,14 +216,18 @@ def export_dataset(
     if dups:
         raise DataError([Problem("export", "id", f"id {i!r} is used by {ids[i]} records", "give every scene and question its own id")
                          for i in dups])
+    taken: dict[str, str] = {}
+
+    def target(rec: Mapping[str, Any], src: Path, grounding: bool) -> Callable[[], str]:
+        return lambda: image_path(rec["id"], _subset(rec.get("subset")), src.suffix.lower() or ".png",
+                                  grounding=grounding, taken=taken)
+
     for rec in judgment:
         src = (work / rec["image"]).resolve()
-        rel = _copy(src, dest, f"images/{_subset(rec.get('subset'))}/{safe_name(rec['id'])}{src.suffix.lower() or '.png'}", copied)
-        scenes.append(judgment_scene(rec, rel))
+        scenes.append(judgment_scene(rec, _copy(src, dest, target(rec, src, False), copied)))
     for rec in grounding:
         src = (work / rec["image"]).resolve()
-        rel = _copy(src, dest, f"images/{_subset(rec.get('subset'))}/{safe_name(rec['id'])}-sg{src.suffix.lower() or '.png'}", copied)
-        questions.append(grounding_question(rec, rel))
+        questions.append(grounding_question(rec, _copy(src, dest, target(rec, src, True), copied)))
     write_canonical(dest / "roboteq.jsonl", [*scenes, *questions])
     write_jsonl(dest / "data" / "behavior_judgment.jsonl", [canonical_row(s) for s in scenes])
     write_jsonl(dest / "data" / "spatial_grounding.jsonl", [canonical_row(q) for q in questions])

@@ -19,6 +19,7 @@ Stage summaries (counts in/out, removed and why, tokens, cost) are written with
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -32,11 +33,14 @@ from socialbench.errors import DataError, Problem
 __all__ = [
     "read_jsonl",
     "iter_jsonl",
+    "numbered_jsonl",
     "write_jsonl",
     "append_jsonl",
     "latest_by_id",
     "failures_path",
     "safe_name",
+    "short_hash",
+    "unique_name",
     "StageOutput",
     "StageSummary",
     "write_summary",
@@ -63,18 +67,12 @@ def _parse_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]
         yield i, obj if isinstance(obj, dict) else None, line
 
 
-def iter_jsonl(path: str | Path, *, require_id: bool = True) -> Iterator[dict[str, Any]]:
-    """Yield the JSON objects of a JSONL file.
-
-    Raises :class:`DataError` listing every bad line (not JSON, not an object, or without
-    an ``id`` when ``require_id``) with file and line number. A truncated last line is
-    skipped silently (see the module docstring).
-    """
+def _checked_lines(path: str | Path, require_id: bool) -> list[tuple[int, dict[str, Any]]]:
     p = Path(path)
     if not p.is_file():
         raise DataError.single(p, "", "file not found", "run the previous build stage first or pass the right --in path")
     problems: list[Problem] = []
-    rows: list[dict[str, Any]] = []
+    rows: list[tuple[int, dict[str, Any]]] = []
     for line_no, obj, raw in _parse_lines(p):
         if obj is None:
             problems.append(Problem(str(p), "", f"line is not a JSON object: {raw[:80]!r}", "fix or delete the line", line_no))
@@ -82,10 +80,27 @@ def iter_jsonl(path: str | Path, *, require_id: bool = True) -> Iterator[dict[st
         if require_id and (not isinstance(obj.get("id"), str) or not obj["id"]):
             problems.append(Problem(str(p), "id", "record has no string id", "give every record a unique \"id\"", line_no))
             continue
-        rows.append(obj)
+        rows.append((line_no, obj))
     if problems:
         raise DataError(problems)
-    yield from rows
+    return rows
+
+
+def iter_jsonl(path: str | Path, *, require_id: bool = True) -> Iterator[dict[str, Any]]:
+    """Yield the JSON objects of a JSONL file.
+
+    Raises :class:`DataError` listing every bad line (not JSON, not an object, or without
+    an ``id`` when ``require_id``) with file and line number. A truncated last line is
+    skipped silently (see the module docstring).
+    """
+    for _, obj in _checked_lines(path, require_id):
+        yield obj
+
+
+def numbered_jsonl(path: str | Path, *, require_id: bool = True) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every object of a JSONL file (blank lines do not count
+    as objects but do count as lines), checked as :func:`iter_jsonl` does."""
+    return _checked_lines(path, require_id)
 
 
 def read_jsonl(path: str | Path, *, require_id: bool = True) -> list[dict[str, Any]]:
@@ -159,9 +174,27 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def safe_name(record_id: str) -> str:
-    """A file-name-safe form of an id (``bus-station/s-003`` -> ``bus-station__s-003``)."""
+    """A file-name-safe form of an id (``bus-station/s-003`` -> ``bus-station__s-003``).
+
+    Not one-to-one (``a b`` and ``a?b`` both give ``a_b``): use :func:`unique_name` where
+    different ids must never share a file.
+    """
     name = _UNSAFE.sub("_", record_id.replace("/", "__")).strip("._")
     return name or "item"
+
+
+def short_hash(text: str, n: int = 8) -> str:
+    """The first ``n`` hex digits of the SHA-256 of ``text`` (UTF-8)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:n]
+
+
+def unique_name(record_id: str) -> str:
+    """A file-name-safe form of an id that differs for different ids: the id itself when it
+    is already safe (``g1`` -> ``g1``), else :func:`safe_name` plus a short hash of the
+    original id (``cafe/s-1`` -> ``cafe__s-1-<8 hex>``, ``cafe s-1`` -> ``cafe_s-1-<8 hex>``,
+    and ``cafe?s-1`` gets another hash)."""
+    name = safe_name(record_id)
+    return name if name == record_id else f"{name}-{short_hash(record_id)}"
 
 
 class StageOutput:

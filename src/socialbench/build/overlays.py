@@ -273,7 +273,7 @@ def overlay_record(spec: Mapping[str, Any], image_rel: str, regions: Sequence[Re
 
 def render_spec(spec: Mapping[str, Any], work: Path, out_dir: Path) -> tuple[dict[str, Any] | None, list[str]]:
     """Draw one spec's overlay into ``out_dir``; returns (record, problems)."""
-    from socialbench.build.jsonl import safe_name
+    from socialbench.build.jsonl import unique_name
 
     problems = []
     for key in ("id", "image", "question"):
@@ -293,7 +293,7 @@ def render_spec(spec: Mapping[str, Any], work: Path, out_dir: Path) -> tuple[dic
         return None, problems
     drawn, _ = draw_overlay(image, regions)
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{safe_name(spec['id'])}.png"
+    path = out_dir / f"{unique_name(spec['id'])}.png"  # different ids never share a file
     tmp = path.with_name(path.name + ".tmp")
     drawn.save(tmp, format="PNG")
     tmp.replace(path)

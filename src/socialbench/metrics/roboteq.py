@@ -203,9 +203,14 @@ def request_costs(records: Sequence[SampleRecord]) -> dict[str, Any]:
     """Per-request accounting, counting each request once (records that share a
     ``request_hash`` came from one per-scene request).
 
+    Latency is averaged over the requests that reached the model: a request answered from
+    the response cache has latency 0 and would understate the time per query. When every
+    request was cached the averages are None and ``latency_note`` says why.
+
     RAG fields (``rag_added_tokens``, ``rag_retrieval_us`` in a record's usage) give the
-    Table 2 figures: added prompt tokens and retrieval seconds per query, plus the mean
-    time per query (model latency + retrieval).
+    Table 2 figures: added prompt tokens and retrieval seconds per query (retrieval runs for
+    cached requests too, so these cover every query), plus the mean time per query (model
+    latency + retrieval, over the non-cached queries).
     """
     seen: dict[str, SampleRecord] = {}
     for i, r in enumerate(records):
@@ -213,21 +218,29 @@ def request_costs(records: Sequence[SampleRecord]) -> dict[str, Any]:
     unique = [r for r in seen.values() if r.raw is not None or r.error is not None]
     if not unique:
         return {"requests": 0}
+    live = [r for r in unique if not r.cached]
     out: dict[str, Any] = {
         "requests": len(unique),
-        "cached": sum(1 for r in unique if r.cached),
+        "cached": len(unique) - len(live),
         "prompt_tokens": sum(int(r.usage.get("prompt_tokens", 0)) for r in unique),
         "completion_tokens": sum(int(r.usage.get("completion_tokens", 0)) for r in unique),
-        "latency_s_per_request": sum(r.latency_s for r in unique) / len(unique),
+        "latency_s_per_request": sum(r.latency_s for r in live) / len(live) if live else None,
     }
+    if not live:
+        out["latency_note"] = "every request was answered from the response cache: no latency was measured"
     rag = [r for r in unique if "rag_added_tokens" in r.usage]
     if rag:
-        retrieval = [r.usage.get("rag_retrieval_us", 0) / 1e6 for r in rag]
+        def retrieval(r: SampleRecord) -> float:
+            return r.usage.get("rag_retrieval_us", 0) / 1e6
+
+        rag_live = [r for r in rag if not r.cached]
         out["rag"] = {
             "queries": len(rag),
             "added_prompt_tokens_per_query": sum(r.usage["rag_added_tokens"] for r in rag) / len(rag),
-            "retrieval_s_per_query": sum(retrieval) / len(rag),
-            "time_s_per_query": (sum(r.latency_s for r in rag) + sum(retrieval)) / len(rag),
+            "retrieval_s_per_query": sum(retrieval(r) for r in rag) / len(rag),
+            "time_s_per_query": (
+                sum(r.latency_s + retrieval(r) for r in rag_live) / len(rag_live) if rag_live else None
+            ),
         }
     return out
 

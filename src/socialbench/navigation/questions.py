@@ -77,16 +77,26 @@ robot_suggested_affected        Future from the end state: the robot heads for t
                                 (< 0.4 m).
 robot_suggested_action          not suggested-affected: "not consider". Standing person:
                                 "avoid". Walking same way as ĝ: "follow" if their speed >=
-                                cruise - 0.15 m/s, else "overtake". Crossing and reaching
-                                the robot's line first (time to the line <= robot's time
-                                to that crossing point): "yield to". Otherwise "avoid".
+                                cruise - 0.15 m/s, else "overtake". Crossing and the person
+                                reaches the robot's line first (*person first*, below):
+                                "yield to". Otherwise "avoid".
 human_future_action_prediction  Future conflict as above, seen by the person: conflict and
                                 (person stands or the robot is in their front half), else
                                 "not consider". Standing: "yield to". Same direction as ĝ
                                 with the robot ahead: "overtake" if faster than cruise +
                                 0.15 m/s, else "follow". Crossing and the robot reaches the
-                                crossing point first: "yield to". Otherwise "avoid".
+                                crossing point first (*robot first*, below): "yield to".
+                                Otherwise "avoid" (also when the person walks away from
+                                the robot's line or the crossing point is behind the robot).
 ==============================  ===========================================================
+
+Crossing point (both future actions): a walking person in a *crossing* relation who moves
+towards the robot's line (the line through ``r_e`` along ĝ) reaches it after
+``t_p = |offset| / |v_across|``, at along-line distance ``s = (p_e - r_e)·ĝ +
+(v_p(e)·ĝ) t_p`` from the robot, which gets there after ``t_r = s / cruise``. Only a
+crossing point ahead of the robot (``s > 0``) counts: *person first* iff ``t_p <= t_r``,
+*robot first* iff ``t_r < t_p``. A person on the line or moving away from it, or a
+crossing point at or behind the robot, is neither.
 
 Synthetic annotator panel
 -------------------------
@@ -377,7 +387,8 @@ class _Future:
     person_side: bool
     standing: bool
     relation: str  # "same", "crossing", "opposite"
-    person_first: bool  # crossing: the person reaches the robot's line first
+    person_first: bool  # crossing ahead of the robot: the person reaches the robot's line first
+    robot_first: bool  # crossing ahead of the robot: the robot reaches the crossing point first
     person_speed: float
 
 
@@ -404,15 +415,18 @@ def _future(person: PersonTruth, robot: RobotPath, goal: Sequence[float], cruise
     ang = angle_between(vp, g) if not standing else 0.0
     relation = "same" if ang <= th.same_direction_deg else (
         "opposite" if ang >= th.opposite_direction_deg else "crossing")
-    person_first = False
+    person_first = robot_first = False
     if relation == "crossing" and not standing:
         across = float(-dp[0] * g[1] + dp[1] * g[0])  # person's offset from the robot's line
         v_across = float(-vp[0] * g[1] + vp[1] * g[0])
         if across * v_across < 0.0:  # moving towards the line
             t_p = abs(across) / abs(v_across)
             s_cross = float(dp @ g) + float(vp @ g) * t_p
-            person_first = s_cross > 0.0 and t_p <= s_cross / max(cruise, 1e-9)
-    return _Future(conflict, person_side, standing, relation, person_first, speed)
+            if s_cross > 0.0:  # the crossing point is ahead of the robot
+                t_r = s_cross / max(cruise, 1e-9)
+                person_first = t_p <= t_r
+                robot_first = t_r < t_p
+    return _Future(conflict, person_side, standing, relation, person_first, robot_first, speed)
 
 
 def future_answers(person: PersonTruth, robot: RobotPath, goal: Sequence[float], cruise: float,
@@ -435,7 +449,7 @@ def future_answers(person: PersonTruth, robot: RobotPath, goal: Sequence[float],
         human = "yield to"
     elif f.relation == "same":
         human = "overtake" if f.person_speed > cruise + th.speed_margin_mps else "follow"
-    elif f.relation == "crossing" and not f.person_first:
+    elif f.relation == "crossing" and f.robot_first:
         human = "yield to"
     else:
         human = "avoid"

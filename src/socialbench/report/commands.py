@@ -302,7 +302,7 @@ def build_report(
             tables.add(roboteq_table1(bj, human_subset))
             tables.add(roboteq_rag_table(bj))
         tables.add(roboteq_grounding_table(runs))
-        tables.add(roboteq_rag_table([r for r in runs if r.benchmark == "roboteq-sg"]))
+        tables.add(roboteq_rag_table([r for r in runs if r.benchmark == "roboteq-sg"]))  # "roboteq_sg_rag"
     tables.add(robustness_table(runs))
     files: list[Path] = []
     tdir = out / "tables"

@@ -9,8 +9,9 @@ explicit ``--data``.
 
 Display labels: each run gets a short label from its model spec (``openai:gpt-4o@URL`` ->
 ``gpt-4o``, ``baseline:rule-based`` -> ``Rule-Based``) plus its non-default settings
-(method, image mode, strategy, perturbation); labels are made unique across the runs of one
-report.
+(method, image mode, strategy, benchmark options such as the RAG backend and ``rag_k``,
+perturbation), and its benchmark when the report mixes benchmarks (``roboteq-bj`` and
+``roboteq-sg``); labels are made unique across the runs of one report.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ KNOWN_NAMES = {
     "human:average": "Sampled Human",
     "mock:first-option": "Mock (first option)",
 }
+
+#: Defaults of the benchmark options recorded in run.json ``options`` (``EvalOptions.extra``);
+#: an option equal to its default is not a distinguishing setting.
+OPTION_DEFAULTS: dict[str, Any] = {"rag_backend": "bm25", "rag_k": 2}
 
 #: Model-spec prefixes of reference rows (tables put them under "Baseline", not "VLM").
 BASELINE_PREFIXES = ("baseline:", "human:", "mock:", "replay:human")
@@ -109,8 +114,30 @@ class RunDir:
     def strategy(self) -> str:
         return str(self.run.get("strategy") or "standard")
 
+    def options(self) -> dict[str, Any]:
+        """Non-default benchmark options of run.json ``options``, sorted by name. RAG
+        settings (``rag_*``) count only for ``--strategy rag`` runs (they do nothing else)."""
+        opts = self.run.get("options")
+        if not isinstance(opts, Mapping):
+            return {}
+        out: dict[str, Any] = {}
+        for name in sorted(opts, key=str):
+            value = opts[name]
+            if value is None or (name in OPTION_DEFAULTS and str(value) == str(OPTION_DEFAULTS[name])):
+                continue
+            if str(name).startswith("rag_") and self.strategy != "rag":
+                continue
+            out[str(name)] = value
+        return out
+
+    def options_key(self, *, rag: bool = True) -> tuple[tuple[str, str], ...]:
+        """The non-default options as a hashable key (without ``rag_*`` ones unless ``rag``),
+        for pairing runs that must share every other setting."""
+        return tuple((k, str(v)) for k, v in self.options().items() if rag or not k.startswith("rag_"))
+
     def variant(self) -> str:
-        """Non-default settings, e.g. ``cot, img`` or ``rag, blur1`` ('' for defaults)."""
+        """Non-default settings, e.g. ``cot, img``, ``rag, dense, k=4`` or ``rag, blur1``
+        ('' for defaults)."""
         parts = []
         method = self.run.get("method")
         if method and method != "independent" and self.benchmark in SOCIALNAV_NAMES:
@@ -120,6 +147,13 @@ class RunDir:
             parts.append(str(images))
         if self.strategy != "standard":
             parts.append(self.strategy)
+        for name, value in self.options().items():
+            if name == "rag_backend":
+                parts.append(str(value))
+            elif name == "rag_k":
+                parts.append(f"k={value}")
+            else:
+                parts.append(f"{name}={value}")
         if self.run.get("per_behavior"):
             parts.append("per-behavior")
         pert = self.perturbation
@@ -172,16 +206,19 @@ def load_run(path: str | Path) -> RunDir:
 
 
 def assign_labels(runs: Sequence[RunDir], labels: Sequence[str] | None = None) -> None:
-    """Give every run a unique display label (explicit ``labels`` first, in order)."""
+    """Give every run a unique display label (explicit ``labels`` first, in order). When
+    the runs are of several benchmarks (e.g. ``roboteq-bj`` and ``roboteq-sg``) the derived
+    labels name the benchmark too."""
     labels = list(labels or [])
     if len(labels) > len(runs):
         raise UsageError(f"{len(labels)} --label values for {len(runs)} runs; give at most one per run")
+    mixed = len({r.benchmark for r in runs}) > 1
     seen: dict[str, int] = {}
     for i, r in enumerate(runs):
         if i < len(labels) and labels[i]:
             base = labels[i]
         else:
-            v = r.variant()
+            v = ", ".join(p for p in ((r.benchmark or "unknown benchmark") if mixed else "", r.variant()) if p)
             base = display_name(r.model) + (f" ({v})" if v else "")
         seen[base] = seen.get(base, 0) + 1
         r.label = base if seen[base] == 1 else f"{base} #{seen[base]}"

@@ -18,7 +18,8 @@ SocialNav-SUB
 RobotEQ
     :func:`roboteq_table1` (Table 1: PA, CWPA, MicF1, MacF1 per subset and the Avg CWPA /
     MacF1, in percent; best in bold, runner-up underlined) and :func:`roboteq_rag_table`
-    (Table 2: Macro-F1 raw vs RAG, the gain, and seconds per query).
+    (Table 2: Macro-F1 raw vs RAG, the gain, and seconds per query; ``roboteq_sg_rag`` for
+    spatial-grounding runs).
 Both
     :func:`robustness_table` (drop of the headline metric under each image perturbation,
     paired with the same model's clean run).
@@ -554,8 +555,9 @@ def _rq_cell(block: Mapping[str, Any] | None, name: str) -> Cell:
 def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]] | None = None) -> Table:
     """RobotEQ Table 1 (behavior judgment): PA, CWPA, MicF1, MacF1 per subset and Avg
     CWPA / MacF1, in percent, from each run's ``by_subset`` (``average`` = the unweighted
-    mean of the two subsets). Best of each column in bold, runner-up underlined (among the
-    runs; the Human row is not ranked). Rows: the runs with the standard strategy and clean
+    mean of the two subsets). Best of each column in bold, runner-up underlined, among the
+    VLM rows (baseline / oracle rows and the Human row are not ranked; all runs are ranked
+    when none is a VLM, as in the SocialNav-SUB Table 1). Rows: the runs with the standard strategy and clean
     images (all runs when there are none); the others belong to Table 2 and the
     robustness table.
 
@@ -574,12 +576,14 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
         cells += [_rq_cell(by.get("average"), m) for _, m in RQ_AVG]
         size = str(r.run.get("model_size") or "–")
         rows.append(Row((r.label, size), tuple(cells), "Baseline" if r.is_baseline else "VLM"))
-    rows = mark_best(rows, range(len(rows)), range(len(columns)), underline_second=True)
+    vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
+    rows = mark_best(rows, vlm or list(range(len(rows))), range(len(columns)), underline_second=True)
     if human:
         cells = [_rq_cell(human.get(s), m) for s, _ in RQ_SUBSETS for _, m in RQ_METRICS]
         cells += [_rq_cell(human.get("average"), m) for _, m in RQ_AVG]
         rows.append(Row(("Human", "–"), tuple(cells), "Human"))
-    notes = ("Percent. Avg: unweighted mean of the synthetic and real subsets. Bold: best; underlined: runner-up."
+    ranked = "VLM" if vlm else "run"
+    notes = (f"Percent. Avg: unweighted mean of the synthetic and real subsets. Bold: best {ranked}; underlined: runner-up."
              + (f" {left_out} run(s) with another strategy or a perturbation are in the RAG / robustness tables."
                 if left_out else ""),)
     return Table("roboteq_table1", "Main results on behavior judgment (RobotEQ Table 1)", ("Model", "Size"),
@@ -593,41 +597,57 @@ def _rag_macro_f1(r: RunDir) -> tuple[float | None, str]:
     return _rq_value(r.metrics.get("overall"), "macro_f1")[0], "overall"
 
 
-def _seconds_per_query(r: RunDir) -> float | None:
+def _seconds_per_query(r: RunDir) -> tuple[float | None, bool]:
+    """Mean seconds per model request (RAG runs: including retrieval) and whether it is
+    unknown because every request was answered from the response cache (a cached request
+    has latency 0 and says nothing about the model's speed)."""
     req = r.metrics.get("requests") or {}
+    n = req.get("requests")
+    if (n and int(req.get("cached") or 0) >= int(n)) or req.get("latency_note"):
+        return None, True
     rag = req.get("rag") or {}
-    if r.strategy == "rag" and rag.get("time_s_per_query") is not None:
-        return float(rag["time_s_per_query"])
-    if req.get("latency_s_per_request") is not None:
-        return float(req["latency_s_per_request"])
-    return r.seconds_per_query()
+    value = rag.get("time_s_per_query") if r.strategy == "rag" and rag else req.get("latency_s_per_request")
+    if value is not None:
+        return float(value), False
+    return r.seconds_per_query(), False
 
 
-def _clean_key(r: RunDir) -> tuple[str, str, bool]:
-    return (r.benchmark, r.model, bool(r.run.get("per_behavior")))
+def _pair_key(r: RunDir) -> tuple[Any, ...]:
+    """What a RAG run and its raw (standard) run share: benchmark, model, per-behavior and
+    every non-default option that is not a RAG setting."""
+    return (r.benchmark, r.model, bool(r.run.get("per_behavior")), r.options_key(rag=False))
 
 
 def roboteq_rag_table(runs: Sequence[RunDir]) -> Table | None:
     """RobotEQ Table 2: Macro-F1 (%) without and with RAG, the gain, and seconds per query.
 
     Pairs each ``--strategy rag`` run with the same model's ``standard`` run (same
-    benchmark, no perturbation). Macro-F1 is the synthetic subset's when present (as in the
-    paper), else the overall one. ``None`` when no pair exists.
+    benchmark and non-RAG options, no perturbation). Rows are labelled from the RAG run
+    (its ``--label``, or the model and its RAG settings), so runs that differ only in the
+    RAG backend or ``rag_k`` keep their own rows. Macro-F1 is the synthetic subset's when
+    present (as in the paper), else the overall one. Judgment runs give ``roboteq_table2``;
+    spatial-grounding runs (option-level Macro-F1) give ``roboteq_sg_rag``. ``None`` when
+    no pair exists. The runs must be of one benchmark (``roboteq-bj`` or ``roboteq-sg``).
     """
-    raw = {_clean_key(r): r for r in runs if r.strategy == "standard" and r.perturbation is None}
+    benches = {r.benchmark for r in runs}
+    if len(benches) > 1:
+        raise ValueError(f"roboteq_rag_table takes runs of one benchmark, got {sorted(benches)}")
+    raw = {_pair_key(r): r for r in runs if r.strategy == "standard" and r.perturbation is None}
     rows = []
     basis = set()
+    all_cached = False
     for r in runs:
         if r.strategy != "rag" or r.perturbation is not None:
             continue
-        base = raw.get(_clean_key(r))
+        base = raw.get(_pair_key(r))
         if base is None:
             continue
         f_raw, b1 = _rag_macro_f1(base)
         f_rag, b2 = _rag_macro_f1(r)
         basis |= {b1, b2}
         gain = None if f_raw is None or f_rag is None else f_rag - f_raw
-        t_raw, t_rag = _seconds_per_query(base), _seconds_per_query(r)
+        (t_raw, c_raw), (t_rag, c_rag) = _seconds_per_query(base), _seconds_per_query(r)
+        all_cached = all_cached or c_raw or c_rag
         cells = (
             EMPTY if f_raw is None else Cell(fmt_num(f_raw, 2, 100), 100 * f_raw),
             EMPTY if f_rag is None else Cell(fmt_num(f_rag, 2, 100), 100 * f_rag),
@@ -635,13 +655,20 @@ def roboteq_rag_table(runs: Sequence[RunDir]) -> Table | None:
             EMPTY if t_raw is None else Cell(f"{t_raw:.2f}", t_raw),
             EMPTY if t_rag is None else Cell(f"{t_rag:.2f}", t_rag),
         )
-        rows.append(Row((base.label, str(r.run.get("model_size") or "–")), cells))
+        rows.append(Row((r.label, str(r.run.get("model_size") or base.run.get("model_size") or "–")), cells))
     if not rows:
         return None
     where = "synthetic subset" if basis == {"synthetic"} else "overall" if basis == {"overall"} else "synthetic subset where present, else overall"
-    notes = (f"Macro-F1 on the {where}. Time: mean seconds per model request (RAG: including retrieval).",)
+    grounding = benches == {"roboteq-sg"}
+    what = "option-level Macro-F1" if grounding else "Macro-F1"
+    note = f"{what} on the {where}. Time: mean seconds per model request (RAG: including retrieval), over requests not answered from the cache."
+    if all_cached:
+        note += " —: every request of that run was answered from the response cache, so no time was measured."
+    if grounding:
+        return Table("roboteq_sg_rag", "Role of RAG on spatial grounding (RobotEQ, as Table 2)", ("Model", "Size"),
+                     ("Raw", "RAG", "Gain", "Raw", "RAG"), tuple(rows), (("Macro-F1 (%)", 3), ("Time (s/query)", 2)), (note,))
     return Table("roboteq_table2", "Role of RAG (RobotEQ Table 2)", ("Model", "Size"),
-                 ("Raw", "RAG", "Gain", "Raw", "RAG"), tuple(rows), (("Macro-F1 (%)", 3), ("Time (s/query)", 2)), notes)
+                 ("Raw", "RAG", "Gain", "Raw", "RAG"), tuple(rows), (("Macro-F1 (%)", 3), ("Time (s/query)", 2)), (note,))
 
 
 # --------------------------------------------------------------------------- robustness
@@ -664,7 +691,8 @@ def robustness_table(runs: Sequence[RunDir]) -> Table | None:
     points; positive = worse). ``None`` when no pair exists.
     """
     def key(r: RunDir) -> tuple[Any, ...]:
-        return (r.benchmark, r.model, r.strategy, bool(r.run.get("per_behavior")), r.run.get("method"), r.run.get("images"))
+        return (r.benchmark, r.model, r.strategy, bool(r.run.get("per_behavior")), r.run.get("method"), r.run.get("images"),
+                r.options_key(rag=True))
 
     clean = {key(r): r for r in runs if r.perturbation is None}
     perts: list[str] = []

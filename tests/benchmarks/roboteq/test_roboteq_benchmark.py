@@ -200,6 +200,13 @@ def test_grounding_reply_without_an_answer_is_invalid(release: Path, tmp_path: P
     assert metrics["overall"]["invalid_rate"]["value"] == 1.0
 
 
+def test_grounding_empty_json_answer_is_invalid_even_when_reasoning_names_a_letter(release: Path, tmp_path: Path) -> None:
+    reply = json.dumps({"reasoning": "The answer is B since region B is by the door.", "answer": []})
+    metrics = run("roboteq-sg", release, tmp_path / "sg", MockModel("mock:text", lambda r: reply))
+    assert {r["parsed"] for r in samples(tmp_path / "sg")} == {None}
+    assert metrics["overall"]["invalid_rate"]["value"] == 1.0
+
+
 @pytest.mark.parametrize(
     "bench_name, options, message",
     [

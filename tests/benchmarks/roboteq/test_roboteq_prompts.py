@@ -11,6 +11,7 @@ from socialbench.benchmarks.roboteq.prompts import (
     behavior_prompt,
     grounding_prompt,
     image_tokens,
+    parse_grounding,
     parse_grounding_letters,
     parse_judgments,
     rag_block,
@@ -136,6 +137,79 @@ def test_grounding_letters_from_an_answer_phrase() -> None:
 
 def test_grounding_letters_ignore_words_starting_with_a() -> None:
     assert parse_grounding_letters("A robot should wait. The answer is all of them.") is None
+
+
+# --- regressions: an explicit answer decides, nothing is guessed
+
+
+@pytest.mark.parametrize("reply", [
+    '{"reasoning": "The answer is B since the door is there.", "answer": []}',
+    '{"reasoning": "answer: B", "answer": ["E"]}',
+    '{"reasoning": "Answer: C", "answer": "none"}',
+])
+def test_grounding_json_answer_without_valid_letters_is_invalid_not_read_from_reasoning(reply: str) -> None:
+    assert parse_grounding(reply) == (None, None)
+
+
+@pytest.mark.parametrize("reply", [
+    "Regions A and C are correct, region B is not.",
+    "Option B looks free; I choose C maybe.",
+])
+def test_grounding_region_and_option_words_are_never_answers(reply: str) -> None:
+    assert parse_grounding(reply) == (None, None)
+
+
+def test_grounding_answer_phrase_is_not_overridden_by_later_option_words() -> None:
+    assert parse_grounding("The answer is A and C. Option B is wrong.") == (["A", "C"], "strict")
+
+
+def test_grounding_answer_phrase_must_end_at_its_letter_list() -> None:
+    assert parse_grounding("Answer: A person near region C") == (None, None)
+
+
+@pytest.mark.parametrize("reply, letters", [('{"answer": "A, C"}', ["A", "C"]), ('{"answer": "AC"}', ["A", "C"]), ('{"answer": ["b", "D."]}', ["B", "D"])])
+def test_grounding_json_answer_strings_go_through_parse_letters(reply: str, letters: list[str]) -> None:
+    assert parse_grounding(reply) == (letters, "json")
+
+
+def test_grounding_cut_off_json_reply_reads_only_its_answer_key() -> None:
+    assert parse_grounding('{"reasoning": "The answer is B since') == (None, None)
+    assert parse_grounding('{"reasoning": "the answer is B", "answer": ["C", "D"') == (["C", "D"], "strict")
+
+
+def test_grounding_reply_that_is_only_letters_is_read() -> None:
+    assert parse_grounding("A, C") == (["A", "C"], "strict")
+
+
+def test_flat_object_with_an_extra_key_keeps_its_numbered_judgments() -> None:
+    r = parse_judgments('{"1": "proper", "2": "improper", "3": "proper", "note": "x"}', KS)
+    assert r.values == {1: "proper", 2: "improper", 3: "proper"} and r.extra == ("note",) and r.method == "json"
+
+
+def test_later_answer_object_without_judgments_does_not_override_an_earlier_one() -> None:
+    text = '```json\n{"answer": {"1": "proper", "2": "improper", "3": "proper"}}\n```\n{"answer": "done"}'
+    assert parse_judgments(text, KS).values == {1: "proper", 2: "improper", 3: "proper"}
+
+
+def test_answer_without_judgments_decides_and_plain_lines_are_not_searched() -> None:
+    r = parse_judgments('{"answer": "done"}\n[1] proper\n[2] proper\n[3] proper', KS)
+    assert r.values == {1: None, 2: None, 3: None} and r.method is None
+
+
+@pytest.mark.parametrize("line", [
+    "[1] Proper greeting would be improper",
+    "1. Walking in is improper, while knocking is proper",
+    "1) It is not proper to interrupt",
+    "1: proper/improper",
+])
+def test_plain_line_that_names_a_label_ambiguously_is_invalid_for_that_behavior(line: str) -> None:
+    r = parse_judgments(f"{line}\n[2] improper\n[3] proper", KS)
+    assert r.values == {1: None, 2: "improper", 3: "proper"}
+
+
+def test_plain_line_with_one_label_word_after_the_behavior_is_read() -> None:
+    r = parse_judgments("1. Walking in unannounced is improper\n[2] improper: too loud\n3 - proper.", KS)
+    assert r.values == {1: "improper", 2: "improper", 3: "proper"}
 
 
 def test_approx_tokens_is_a_quarter_of_the_characters_rounded_up() -> None:

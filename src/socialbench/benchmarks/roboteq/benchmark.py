@@ -47,7 +47,7 @@ from socialbench.benchmarks.roboteq.prompts import (
     approx_tokens,
     behavior_prompt,
     grounding_prompt,
-    parse_grounding_letters,
+    parse_grounding,
     parse_judgments,
     rag_block,
     scene_prompt,
@@ -415,19 +415,10 @@ class RobotEQGrounding(_RobotEQ):
 
 
 def _parse_grounding(text: str | None) -> tuple[list[str] | None, str | None]:
-    """Letters from a grounding reply: JSON ``{"answer": [...]}``; else the last
-    ``Answer: B, D`` phrase; else a reply that is just the letters. The generic lenient rung
-    is not used (it would read the article "a" as option A), nor the generic strict rung on
-    its own (it stops at the first comma of ``answer: B, D``)."""
-    res = parse_answer(text, LETTERS, multi=True)
-    if res.value is not None and res.method == "json":
-        return res.value, "json"
-    letters = parse_grounding_letters(text)
-    if letters:
-        return letters, "strict"
-    if res.value is not None and res.method == "strict":
-        return res.value, "strict"
-    return None, None
+    """Letters from a grounding reply (see :func:`~.prompts.parse_grounding`): a JSON
+    ``"answer"`` decides; else an explicit ``Answer: B, D`` phrase or a reply that is only
+    letters; else invalid. Nothing is guessed from reasoning or region/option words."""
+    return parse_grounding(text)
 
 
 @register_benchmark("roboteq-bj")

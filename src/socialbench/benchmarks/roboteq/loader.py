@@ -316,7 +316,8 @@ def _row_task(row: dict[str, Any], folder_hint: str | None) -> str | None:
     task = row.get("task")
     if isinstance(task, str) and task.strip().casefold() in _TASKS:
         return _TASKS[task.strip().casefold()]
-    if "labels" in row or "behaviors" in row:
+    # CSV rows keep every column (empty ones as None): a column counts only when filled
+    if _filled(row.get("labels")) or _filled(row.get("behaviors")):
         return TASK_BJ
     for name in _ANSWER_FIELDS:
         raw = row.get(name)
@@ -330,6 +331,17 @@ def _row_task(row: dict[str, Any], folder_hint: str | None) -> str | None:
     if any(row.get(name) not in (None, "", []) for name in ("answer", "answers", "gt_answer", "gt")):
         return TASK_SG  # a grounding row with a malformed answer: report it as such
     return folder_hint
+
+
+def _filled(value: Any) -> bool:
+    """True unless ``value`` is absent: None, blank text or an empty list / object."""
+    if value is None:
+        return False
+    if isinstance(value, str):
+        return bool(value.strip())
+    if isinstance(value, (list, tuple, dict)):
+        return bool(value)
+    return True
 
 
 def _folder_hint(meta_dir: Path) -> str | None:
@@ -465,9 +477,16 @@ def _behaviors_canonical(row: dict[str, Any], report: Any) -> tuple[list[tuple[i
             report("behaviors", f"behaviors[{i}].text is missing", "give the behavior text")
             ok = False
         out.append((k if isinstance(k, int) else i, lab or "", text.strip() if isinstance(text, str) else ""))
-        facets.append(b.get("facets") or [])
+        facets.append(b.get("facets") if _filled(b.get("facets")) else [])
         votes.append(b.get("votes"))
     return (out, facets, votes) if ok else None
+
+
+def _behavior_votes(counts: dict[str, int] | None) -> tuple[tuple[str, int], ...] | None:
+    """``((label, count), ...)`` in label order, or None for a behavior without votes."""
+    if counts is None:
+        return None
+    return tuple((lab, counts[lab]) for lab in LABELS if counts.get(lab, 0) > 0)
 
 
 def _judgment_scene(row: _Row, root: Path, canonical: bool, report: Any, meta_rel: str) -> JudgmentScene | None:
@@ -488,6 +507,10 @@ def _judgment_scene(row: _Row, root: Path, canonical: bool, report: Any, meta_re
             votes_value = None
         if parsed and not any(facets_value):
             facets_value = None
+        elif parsed:
+            # per behavior, keyed by its number: a string such as "safety" (or
+            # "safety, privacy") belongs to that behavior alone, not to the whole scene
+            facets_value = {str(k): f for (k, _, _), f in zip(parsed[0], facets_value)}
     else:
         entries = _behaviors_published(d, report)
         facets_value = d.get("facets")
@@ -520,7 +543,7 @@ def _judgment_scene(row: _Row, root: Path, canonical: bool, report: Any, meta_re
             text=text,
             label=lab,
             facets=facets[i],
-            votes=None if votes is None else tuple((lab_, votes[i][lab_]) for lab_ in LABELS if votes[i].get(lab_, 0) > 0),
+            votes=_behavior_votes(votes[i] if votes is not None else None),
         )
         for i, (k, lab, text) in enumerate(entries)
     )

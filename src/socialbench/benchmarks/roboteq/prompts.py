@@ -19,18 +19,28 @@ Reply parsing (per-scene judgments)
 -----------------------------------
 Every top-level JSON object in the reply is decoded (fenced or not); the *last* one that
 holds judgments wins (CoT replies reason first). Judgments are read from its ``answer``
-(or ``judgments`` / ``labels``) value, or from the object itself when its keys are behavior
-numbers: a ``{k: label}`` object (keys such as ``"1"``, ``"[1]"``, ``"b1"``,
-``"behavior 1"``), a list of ``{"k"|"id"|"behavior": k, "label"|"judgment"|"answer": ...}``
-objects, a plain list of labels when its length equals the number of behaviors, or a
-single label when the scene has one behavior. Without JSON, lines such as
-``[1] proper`` / ``2: improper`` are read (method ``lenient``).
+(or ``judgments`` / ``labels``) value, or from the object itself when some of its keys are
+behavior numbers (other keys are extras): a ``{k: label}`` object (keys such as ``"1"``,
+``"[1]"``, ``"b1"``, ``"behavior 1"``), a list of ``{"k"|"id"|"behavior": k,
+"label"|"judgment"|"answer": ...}`` objects, a plain list of labels when its length equals
+the number of behaviors, or a single label when the scene has one behavior. An ``answer``
+value of no such form (``{"answer": "done"}``) holds no judgments: an earlier object is
+used, and when none holds judgments the reply is invalid (the text is not searched).
+Without JSON, numbered lines are read (method ``lenient``): the label right after the
+number (``[1] proper``, ``2: improper``, ``3 - proper: because ...``), or else the one
+label word of the line (``Behavior 3 - step back: proper``). A numbered line that names a
+label in any other way (``[1] Proper greeting would be improper``, ``2. Walking in is
+improper, while knocking is proper``, a negation) makes that behavior invalid.
 
 Each behavior is judged on its own: a behavior with no judgment, with a value that is not
 proper/improper, or with an extra judgment (judged twice in the JSON reply, e.g.
 ``{"2": "proper", "2": "proper"}``; in plain lines only a conflicting repeat counts) is
 *invalid* (``None``); the other behaviors of the scene keep their answers. Judgments for
 numbers the scene does not have are ignored.
+
+Reply parsing (grounding)
+-------------------------
+See :func:`parse_grounding`: an explicit answer decides, nothing is guessed from prose.
 
 Token estimates (used for accounting and ``benchmarks/roboteq_cost.py``)
 ------------------------------------------------------------------------
@@ -47,7 +57,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from socialbench.benchmarks.roboteq.validate import LABELS, LETTERS, normalise_label
+from socialbench.benchmarks.roboteq.validate import LABELS, LETTERS, normalise_label, parse_letters
 
 __all__ = [
     "STRATEGIES",
@@ -57,6 +67,7 @@ __all__ = [
     "grounding_prompt",
     "rag_block",
     "parse_judgments",
+    "parse_grounding",
     "parse_grounding_letters",
     "approx_tokens",
     "image_tokens",
@@ -218,35 +229,80 @@ def _pairs_of(obj: Any) -> list[tuple[str, Any]]:
     return list(getattr(obj, "pairs", None) or (obj.items() if isinstance(obj, dict) else []))
 
 
-def _judgment_pairs(obj: Any, ks: Sequence[int]) -> list[tuple[Any, Any]] | None:
-    """(behavior key, value) pairs held by one decoded object, or None if it holds none."""
-    for name in ("answer", "judgments", "judgements", "labels", "answers"):
-        if isinstance(obj, dict) and name in obj:
-            value = obj[name]
-            # several "answer" keys in one object: take the last, as json.loads would
-            if isinstance(value, dict):
-                return _pairs_of(value)
-            if isinstance(value, list):
-                if value and all(isinstance(v, dict) for v in value):
-                    out = []
-                    for v in value:
-                        key = next((v[f] for f in ("k", "id", "behavior", "behaviour", "number", "index") if f in v), None)
-                        out.append((key, v))
-                    return out
-                if len(value) == len(ks):
-                    return list(zip(ks, value))
-                return []
-            if isinstance(value, str) and len(ks) == 1:
-                return [(ks[0], value)]
-            return []
-    pairs = _pairs_of(obj)
-    if pairs and all(_behavior_number(k) is not None for k, _ in pairs):
-        return pairs
+_ANSWER_FIELDS = ("answer", "judgments", "judgements", "labels", "answers")
+
+
+def _has_number_key(pairs: Sequence[tuple[Any, Any]]) -> bool:
+    return any(_behavior_number(k) is not None for k, _ in pairs)
+
+
+def _answer_pairs(value: Any, ks: Sequence[int]) -> list[tuple[Any, Any]] | None:
+    """(behavior key, value) pairs of an ``answer`` value, or None when the value is not a
+    judgment structure (e.g. ``"done"``, or a list whose length is not the behavior count)."""
+    if isinstance(value, dict):
+        pairs = _pairs_of(value)
+        return pairs if _has_number_key(pairs) else None
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            out = []
+            for v in value:
+                key = next((v[f] for f in ("k", "id", "behavior", "behaviour", "number", "index") if f in v), None)
+                out.append((key, v))
+            return out if _has_number_key(out) else None
+        if len(value) == len(ks):
+            return list(zip(ks, value))
+        return None
+    if isinstance(value, str) and len(ks) == 1:
+        return [(ks[0], value)]
     return None
 
 
-_LENIENT_LEAD = re.compile(r"^\W*(?:behaviou?r\s*)?\[?\s*(\d+)\s*\]?[\s:.)\-=*]*(improper|proper)\b", re.IGNORECASE)
-_LENIENT_TAIL = re.compile(r"^\W*(?:behaviou?r\s*)?\[?\s*(\d+)\s*\]?[\s:.)\-=*]+\S.*?\b(improper|proper)\W*$", re.IGNORECASE)
+def _judgment_pairs(obj: Any, ks: Sequence[int]) -> tuple[list[tuple[Any, Any]] | None, bool]:
+    """(behavior key, value) pairs held by one decoded object (None if it holds none), and
+    whether the object has an explicit answer field."""
+    if not isinstance(obj, dict):
+        return None, False
+    for name in _ANSWER_FIELDS:
+        if name in obj:
+            # several "answer" keys in one object: the last, as json.loads keeps
+            return _answer_pairs(obj[name], ks), True
+    pairs = _pairs_of(obj)
+    return (pairs if _has_number_key(pairs) else None), False
+
+
+_LINE_NUMBER = re.compile(r"^\W*(?:behaviou?r\s*)?\[?\s*(\d+)\s*\]?(.*)$", re.IGNORECASE)
+_LEAD_LABEL = re.compile(r"^[\s:.)\-=*–—]*(improper|proper)\b\**(.*)$", re.IGNORECASE)
+_LABEL_WORD = re.compile(r"\b(improper|proper)\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|never|no)\b|n't\b", re.IGNORECASE)
+
+
+def _line_judgment(line: str) -> tuple[str, str | None] | None:
+    """(behavior number, label or None) from one plain-text line, or None when the line
+    is not a numbered line that names a label.
+
+    Accepted: the label right after the number (optionally after ``:``, ``-``, ``.``,
+    ``)``, ``=``), followed by nothing or by punctuation and no opposite label
+    (``[1] proper``, ``2: improper - she is busy``); or a line naming exactly one label
+    word and no negation (``Behavior 3 - step back: proper``). Any other numbered line
+    that names a label gives None for that behavior (invalid, never guessed)."""
+    m = _LINE_NUMBER.match(line.strip())
+    if not m:
+        return None
+    number, rest = m.group(1), m.group(2)
+    words = [w.casefold() for w in _LABEL_WORD.findall(rest)]
+    if not words:
+        return None
+    lead = _LEAD_LABEL.match(rest)
+    if lead:
+        label, tail = lead.group(1).casefold(), lead.group(2)
+        other = "improper" if label == "proper" else "proper"
+        clean_start = not tail.strip() or not re.match(r"\s*\w", tail)
+        if clean_start and other not in [w.casefold() for w in _LABEL_WORD.findall(tail)]:
+            return number, label
+        return number, None
+    if len(words) == 1 and not _NEGATION.search(rest):
+        return number, words[0]
+    return number, None
 
 
 def _collect(pairs: list[tuple[Any, Any]], ks: Sequence[int], *, strict: bool) -> tuple[dict[int, str | None], list[str]]:
@@ -275,39 +331,108 @@ def parse_judgments(text: str | None, ks: Sequence[int]) -> ParsedJudgments:
     empty = {k: None for k in ks}
     if not text or not text.strip():
         return ParsedJudgments(empty, None)
+    explicit = False
     for obj in reversed(_json_objects(text)):
-        pairs = _judgment_pairs(obj, ks)
+        pairs, has_answer = _judgment_pairs(obj, ks)
+        explicit = explicit or has_answer
         if pairs is None:
             continue
         values, extra = _collect(pairs, ks, strict=True)
         return ParsedJudgments(values, "json", tuple(extra))
-    pairs = []
-    for line in text.splitlines():
-        m = _LENIENT_LEAD.match(line.strip()) or _LENIENT_TAIL.match(line.strip())
-        if m:
-            pairs.append((m.group(1), m.group(2)))
+    if explicit:  # an explicit answer field without judgments decides: invalid
+        return ParsedJudgments(empty, None)
+    pairs = [j for line in text.splitlines() if (j := _line_judgment(line)) is not None]
     if pairs:
         values, extra = _collect(pairs, ks, strict=False)
         return ParsedJudgments(values, "lenient", tuple(extra))
     return ParsedJudgments(empty, None)
 
 
-_LETTER_LINE = re.compile(
-    r"(?i:answer|regions?|options?|select(?:ed)?|choose|choice)s?\s*(?i:is|are)?\s*[:：=]?\s*"
-    r"\**\s*([A-D](?:\s*(?:,|and|&|/|\s)\s*[A-D])*)\b(?![a-z])",
+# Grounding: "answer(s) is/are/:" phrases followed by a letter list that ends the phrase.
+_ANSWER_PHRASE = re.compile(r"\banswers?\b[\"'`*]*\s*(?:(?:is|are)\b\s*[:：=]?|[:：=])", re.IGNORECASE)
+_SEP = r"\s*[\"'`]?\s*(?:,|;|/|&|\band\b|\s)\s*[\"'`]?\s*"
+_PHRASE_LETTERS = re.compile(
+    r"[\s\[(\"'`*]*([A-D](?:" + _SEP + r"[A-D])*)[\"'`\])*]*(?=\s*$|\s*\n|\s*[.!;:,]|\s+[-–—(])"
 )
+_WHOLE_LETTERS = re.compile(r"[A-Da-d](?:" + _SEP + r"[A-Da-d])*")
 
 
-def parse_grounding_letters(text: str | None) -> list[str] | None:
-    """Letters A-D from a grounding reply without JSON: the last ``Answer: A, C``-style
-    phrase (case-sensitive letters). None if there is none."""
+def _letters_in(span: str) -> list[str]:
+    found = {c.upper() for c in re.findall(r"\b[A-Da-d]\b", span)}
+    return [o for o in LETTERS if o in found]
+
+
+def parse_grounding_letters(text: str | None, *, quoted_key_only: bool = False) -> list[str] | None:
+    """Letters A-D from a grounding reply without a decodable JSON answer: the last
+    explicit ``answer(s) is ...`` / ``Answer: A, C`` phrase whose letter list (case-sensitive
+    letters) ends the phrase (end of line, punctuation or a dash). Region/option words and
+    letters elsewhere never count (``Answer: A person near region C`` is no answer). With
+    ``quoted_key_only`` only a ``"answer": ...`` key counts. None if there is none."""
     if not text:
         return None
-    matches = list(_LETTER_LINE.finditer(text))
-    if not matches:
-        return None
-    letters = set(re.findall(r"[A-D]", matches[-1].group(1)))
-    return [o for o in LETTERS if o in letters] or None
+    found: list[str] | None = None
+    for m in _ANSWER_PHRASE.finditer(text):
+        if quoted_key_only and not (m.start() > 0 and text[m.start() - 1] in "\"'"):
+            continue
+        lm = _PHRASE_LETTERS.match(text, m.end())
+        if lm:
+            found = _letters_in(lm.group(1)) or found
+    return found
+
+
+def _answer_value_letters(value: Any) -> list[str] | None:
+    """Letters of a JSON ``answer`` value: a letter list (``["A", "C"]``) or a string such
+    as ``"A, C"`` or ``"AC"`` (read by :func:`parse_letters`); None if it names none or
+    anything else."""
+    if isinstance(value, str):
+        s = value.strip().strip("\"'`*").strip().rstrip(".").strip()
+        letters, err = parse_letters(s)
+        return None if err or not letters else list(letters)
+    if isinstance(value, (list, tuple)) and value:
+        out: set[str] = set()
+        for v in value:
+            got = _answer_value_letters(v) if isinstance(v, str) else None
+            if got is None:
+                return None
+            out.update(got)
+        return [o for o in LETTERS if o in out]
+    return None
+
+
+def parse_grounding(text: str | None) -> tuple[list[str] | None, str | None]:
+    """Selected regions of a grounding reply and the parse method (``json`` | ``strict``).
+
+    An explicit answer decides and nothing is guessed:
+
+    1. the last JSON object with an ``"answer"`` key: its value (a letter list, or a string
+       such as ``"A, C"`` / ``"AC"``) is the answer; anything else (``[]``, ``["E"]``,
+       ``"none"``) makes the reply invalid -- the reasoning is never searched;
+    2. a reply that is JSON but cannot be decoded (e.g. cut off): only a ``"answer": ...``
+       key counts;
+    3. plain text: the last explicit ``answer is`` / ``Answer:`` phrase followed by a letter
+       list (:func:`parse_grounding_letters`), or a reply that is only a letter list
+       (``A, C``);
+
+    otherwise ``(None, None)`` (invalid).
+    """
+    if not text or not text.strip():
+        return None, None
+    for obj in reversed(_json_objects(text)):
+        key = next((k for k in obj if isinstance(k, str) and k.strip().casefold() == "answer"), None)
+        if key is not None:
+            letters = _answer_value_letters(obj[key])
+            return (letters, "json") if letters else (None, None)
+    stripped = text.strip()
+    if stripped.startswith(("{", "```")):
+        letters = parse_grounding_letters(text, quoted_key_only=True)
+        return (letters, "strict") if letters else (None, None)
+    letters = parse_grounding_letters(text)
+    if letters:
+        return letters, "strict"
+    whole = stripped.strip("\"'`*").strip().rstrip(".").strip()
+    if _WHOLE_LETTERS.fullmatch(whole):
+        return _letters_in(whole), "strict"
+    return None, None
 
 
 # --------------------------------------------------------------------------- token estimates

@@ -29,6 +29,7 @@ __all__ = [
     "normalise_subset",
     "parse_label_lines",
     "parse_list_field",
+    "decode_structured",
     "parse_facets",
     "parse_judgment_votes",
     "parse_letters",
@@ -96,6 +97,20 @@ def parse_label_lines(text: str) -> tuple[list[tuple[int, str, str]], list[tuple
     return entries, bad
 
 
+_LITERAL_ERRORS = (ValueError, SyntaxError, TypeError, MemoryError, RecursionError)
+
+
+def decode_structured(text: str) -> tuple[Any, bool]:
+    """Decode a list / object written as JSON or as a Python literal (pandas writes
+    ``"['safety', 'privacy']"`` to CSV). Returns ``(value, True)`` or ``(None, False)``."""
+    for loader in (json.loads, ast.literal_eval):
+        try:
+            return loader(text), True
+        except _LITERAL_ERRORS:
+            continue
+    return None, False
+
+
 def parse_list_field(value: Any) -> list[Any] | None:
     """A list stored as a list, a JSON / Python-literal string, or a newline-separated string.
 
@@ -110,19 +125,18 @@ def parse_list_field(value: Any) -> list[Any] | None:
         if not s:
             return None
         if s.startswith("["):
-            for loader in (json.loads, ast.literal_eval):
-                try:
-                    parsed = loader(s)
-                except (ValueError, SyntaxError):
-                    continue
-                if isinstance(parsed, (list, tuple)):
-                    return list(parsed)
+            parsed, ok = decode_structured(s)
+            if ok and isinstance(parsed, (list, tuple)):
+                return list(parsed)
         return [part.strip() for part in s.splitlines() if part.strip()]
     return [value]
 
 
 def _facet_names(value: Any) -> tuple[list[str], list[str]]:
-    """Facet list from a list or a comma / semicolon / pipe separated string -> (facets, unknown)."""
+    """Facet list from a list, a JSON / Python-literal list string, or a comma / semicolon /
+    pipe separated string -> (facets, unknown)."""
+    if isinstance(value, str) and value.strip().startswith("["):
+        value = parse_list_field(value)
     if isinstance(value, str):
         raw = [p for p in re.split(r"[,;|/]", value) if p.strip()]
     elif isinstance(value, (list, tuple)):
@@ -146,17 +160,18 @@ def parse_facets(value: Any, ks: Sequence[int]) -> tuple[list[tuple[str, ...]], 
 
     Accepted forms: absent (no facets); one list or string for the whole scene (every
     behavior carries it); a list of per-behavior lists (one per behavior, in order); a dict
-    ``{k: [facets]}``. A JSON string of any of these is decoded first.
+    ``{k: [facets]}`` (a value may also be a string such as ``"safety, privacy"``). A JSON
+    or Python-literal string of any of these is decoded first.
     """
     n = len(ks)
     empty: list[tuple[str, ...]] = [() for _ in ks]
     if value is None or value == "" or value == []:
         return empty, []
     if isinstance(value, str) and value.strip()[:1] in "[{":
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return empty, [f"facets is not valid JSON: {value!r}"]
+        decoded, ok = decode_structured(value.strip())
+        if not ok:
+            return empty, [f"facets is neither valid JSON nor a Python list/dict literal: {value!r}"]
+        value = decoded
     errors: list[str] = []
     known = ", ".join(FACETS)
     if isinstance(value, dict):
@@ -189,6 +204,12 @@ def parse_facets(value: Any, ks: Sequence[int]) -> tuple[list[tuple[str, ...]], 
     return [tuple(names) for _ in ks], errors
 
 
+def _no_votes(v: Any) -> bool:
+    """True for a behavior whose votes are absent: ``None`` (as the canonical JSONL writes
+    it), ``""``, ``[]`` or ``{}``."""
+    return v is None or (isinstance(v, (str, list, tuple, dict)) and not (v.strip() if isinstance(v, str) else v))
+
+
 def _vote_counts(v: Any) -> tuple[dict[str, int] | None, str | None]:
     if isinstance(v, str):
         v = [p for p in re.split(r"[,;|\s]+", v) if p]
@@ -213,19 +234,22 @@ def _vote_counts(v: Any) -> tuple[dict[str, int] | None, str | None]:
     return counts, None
 
 
-def parse_judgment_votes(value: Any, ks: Sequence[int]) -> tuple[list[dict[str, int]] | None, list[str]]:
+def parse_judgment_votes(value: Any, ks: Sequence[int]) -> tuple[list[dict[str, int] | None] | None, list[str]]:
     """Per-annotator votes per behavior as ``{label: count}``, or None when absent.
 
-    Forms: a list with one entry per behavior, or a dict ``{k: entry}``; an entry is a list
-    of labels (one per annotator), a ``{label: count}`` object or a comma-separated string.
+    Forms: a list with one entry per behavior, or a dict ``{k: entry}`` (a JSON or
+    Python-literal string of either is decoded first); an entry is a list of labels (one
+    per annotator), a ``{label: count}`` object or a comma-separated string. An entry that
+    is ``None`` (or empty) means "no votes for this behavior": its slot in the result is
+    None, and the result is None when no behavior has votes.
     """
     if value is None or value == "" or value == []:
         return None, []
     if isinstance(value, str) and value.strip()[:1] in "[{":
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return None, [f"votes is not valid JSON: {value!r}"]
+        decoded, ok = decode_structured(value.strip())
+        if not ok:
+            return None, [f"votes is neither valid JSON nor a Python list/dict literal: {value!r}"]
+        value = decoded
     if isinstance(value, dict):
         entries: dict[int, Any] = {}
         for key, v in value.items():
@@ -243,15 +267,20 @@ def parse_judgment_votes(value: Any, ks: Sequence[int]) -> tuple[list[dict[str, 
         seq = list(value)
     else:
         return None, [f"votes must be a list or an object, not {type(value).__name__}"]
-    out: list[dict[str, int]] = []
+    out: list[dict[str, int] | None] = []
     errors: list[str] = []
     for k, v in zip(ks, seq):
+        if _no_votes(v):
+            out.append(None)
+            continue
         counts, err = _vote_counts(v)
         if err:
             errors.append(f"behavior {k}: {err}")
         else:
             out.append(counts or {})
-    return (None if errors else out), errors
+    if errors or all(c is None for c in out):
+        return None, errors
+    return out, errors
 
 
 def parse_letters(value: Any) -> tuple[tuple[str, ...] | None, str | None]:
