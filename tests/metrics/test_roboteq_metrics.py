@@ -145,3 +145,25 @@ def test_robustness_drop_refuses_different_benchmarks() -> None:
 def test_format_summary_prints_percentages() -> None:
     text = format_summary(metrics(0.7, 0.6))
     assert "70.00 ± 1.00" in text and "real (n=4)" in text
+
+
+def _timed(key: str, latency: float, cached: bool, **usage: int) -> SampleRecord:
+    return SampleRecord("s", "b1", "{}", "proper", "json", None, latency, {"prompt_tokens": 10, **usage}, key, cached=cached)
+
+
+def test_request_latency_is_averaged_over_requests_not_answered_from_the_cache() -> None:
+    out = request_costs([_timed("h1", 2.0, False), _timed("h2", 0.0, True), _timed("h3", 4.0, False)])
+    assert out["cached"] == 1 and out["latency_s_per_request"] == pytest.approx(3.0)
+
+
+def test_request_latency_is_none_with_a_note_when_every_request_was_cached() -> None:
+    out = request_costs([_timed("h1", 0.0, True, rag_added_tokens=5, rag_retrieval_us=1000)])
+    assert out["latency_s_per_request"] is None and "cache" in out["latency_note"]
+    assert out["rag"]["time_s_per_query"] is None and out["rag"]["retrieval_s_per_query"] == pytest.approx(0.001)
+
+
+def test_rag_time_per_query_skips_cached_requests() -> None:
+    recs = [_timed("h1", 1.0, False, rag_added_tokens=5, rag_retrieval_us=2000), _timed("h2", 0.0, True, rag_added_tokens=5, rag_retrieval_us=4000)]
+    rag = request_costs(recs)["rag"]
+    assert rag["time_s_per_query"] == pytest.approx(1.002)
+    assert rag["retrieval_s_per_query"] == pytest.approx(0.003)

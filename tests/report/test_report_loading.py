@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 
 from socialbench.errors import DataError, UsageError
-from socialbench.report.loading import UnitScores, align, check_same_benchmark, display_name, load_run, load_runs
+from socialbench.report.loading import (
+    RunDir,
+    UnitScores,
+    align,
+    assign_labels,
+    check_same_benchmark,
+    display_name,
+    load_run,
+    load_runs,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -84,3 +93,32 @@ def test_align_keeps_common_questions_in_the_first_runs_order() -> None:
 def test_align_without_common_questions_fails() -> None:
     with pytest.raises(UsageError, match="share no scored question"):
         align([_units([("a", "q")], [1.0]), _units([("b", "q")], [1.0])])
+
+
+# --- regressions: run options in labels, benchmark in labels of mixed reports
+
+
+def _run(name: str, bench: str = "roboteq-bj", strategy: str = "standard", options: dict | None = None) -> RunDir:
+    run = {"model": "openai:gpt-4o", "benchmark": bench, "strategy": strategy, "options": options or {}}
+    return RunDir(Path(name), run, {"benchmark": bench, "overall": {}})
+
+
+def test_variant_names_non_default_rag_options() -> None:
+    assert _run("a", strategy="rag", options={"rag_backend": "hybrid", "rag_k": 4}).variant() == "rag, hybrid, k=4"
+
+
+def test_variant_ignores_default_options_and_rag_options_of_non_rag_runs() -> None:
+    assert _run("a", strategy="rag", options={"rag_backend": "bm25", "rag_k": 2}).variant() == "rag"
+    assert _run("b", options={"rag_backend": "dense"}).variant() == ""
+
+
+def test_rag_runs_differing_only_in_backend_get_distinct_labels() -> None:
+    runs = [_run("a", strategy="rag"), _run("b", strategy="rag", options={"rag_backend": "dense"})]
+    assign_labels(runs)
+    assert [r.label for r in runs] == ["gpt-4o (rag)", "gpt-4o (rag, dense)"]
+
+
+def test_labels_name_the_benchmark_when_a_report_mixes_tasks() -> None:
+    runs = [_run("a"), _run("b", strategy="rag"), _run("c", bench="roboteq-sg"), _run("d", bench="roboteq-sg")]
+    assign_labels(runs, ["", "", "", "SG mine"])
+    assert [r.label for r in runs] == ["gpt-4o (roboteq-bj)", "gpt-4o (roboteq-bj, rag)", "gpt-4o (roboteq-sg)", "SG mine"]

@@ -70,3 +70,28 @@ def test_roboteq_compare_scores_correctness_against_gold_labels(rq_runs: dict[st
     m = json.loads((rq_runs["random"] / "metrics.json").read_text())
     assert pair["correct"]["b"] == pytest.approx(m["overall"]["accuracy"]["value"])
     assert pair["PA"]["b"] == pytest.approx(m["overall"]["pa"]["value"])
+
+
+def _rag_pair_runs(tmp_path: Path) -> list:
+    from socialbench.report.loading import RunDir, assign_labels
+
+    stat = {"value": 0.5, "se": 0.01}
+    block = {m: stat for m in ("pa", "cwpa", "micro_f1", "macro_f1")}
+    runs = []
+    for bench in ("roboteq-bj", "roboteq-sg"):
+        for strategy in ("standard", "rag"):
+            path = tmp_path / f"{bench}-{strategy}"
+            path.mkdir()
+            metrics = {"benchmark": bench, "protocol": "paper", "overall": block, "by_subset": {"synthetic": block},
+                       "requests": {"requests": 2, "cached": 0, "latency_s_per_request": 1.0}}
+            runs.append(RunDir(path, {"model": "openai:gpt-4o", "strategy": strategy, "benchmark": bench}, metrics))
+    assign_labels(runs)
+    return runs
+
+
+def test_report_mixing_judgment_and_grounding_rag_runs_keeps_both_rag_tables(tmp_path: Path) -> None:
+    res = build_report(_rag_pair_runs(tmp_path), tmp_path / "report", formats=["md", "html"], figures=False)
+    assert {"roboteq_table2", "roboteq_sg_rag"} <= set(res["tables"]) and len(res["tables"]) == len(set(res["tables"]))
+    assert "gpt-4o (roboteq-sg, rag)" in (tmp_path / "report" / "tables" / "roboteq_sg_rag.md").read_text()
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert page.count('id="table-roboteq_table2"') == 1 and page.count('id="table-roboteq_sg_rag"') == 1

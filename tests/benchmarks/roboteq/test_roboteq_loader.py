@@ -13,6 +13,8 @@ import pytest
 from roboteq_fixtures import GROUNDING_ROWS, JUDGMENT_ROWS, build_release, draw_image
 from socialbench.benchmarks.roboteq.loader import (
     TASK_BJ,
+    Behavior,
+    JudgmentScene,
     TASK_SG,
     load_roboteq,
     resolve_data,

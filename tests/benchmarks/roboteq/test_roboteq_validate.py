@@ -11,7 +11,13 @@ import pytest
 
 from roboteq_fixtures import GROUNDING_ROWS, JUDGMENT_ROWS, build_release
 from socialbench.benchmarks.roboteq.loader import TASK_BJ, TASK_SG, load_roboteq
-from socialbench.benchmarks.roboteq.validate import parse_label_lines, parse_letters, validate_roboteq
+from socialbench.benchmarks.roboteq.validate import (
+    parse_facets,
+    parse_judgment_votes,
+    parse_label_lines,
+    parse_letters,
+    validate_roboteq,
+)
 from socialbench.errors import DataError
 
 
@@ -167,3 +173,29 @@ def test_json_rows_must_be_objects(tmp_path: Path) -> None:
     meta.write_text(meta.read_text() + json.dumps(["a", "list"]) + "\n")
     (p,) = only(validate_roboteq(tmp_path / "x", TASK_BJ), "json")
     assert "JSON object" in p.message
+
+
+# --- regressions: Python-literal lists (pandas CSV) and per-behavior "no votes"
+
+
+def test_parse_facets_accepts_a_python_literal_scene_list() -> None:
+    assert parse_facets("['safety', 'privacy']", [1, 2]) == ([("safety", "privacy"), ("safety", "privacy")], [])
+
+
+def test_parse_facets_accepts_python_literal_per_behavior_lists() -> None:
+    assert parse_facets("[['safety'], ['privacy']]", [1, 2]) == ([("safety",), ("privacy",)], [])
+
+
+def test_parse_judgment_votes_accepts_a_python_literal() -> None:
+    votes, errors = parse_judgment_votes("[['proper', 'improper'], ['improper']]", [1, 2])
+    assert errors == [] and votes == [{"proper": 1, "improper": 1}, {"improper": 1}]
+
+
+def test_parse_judgment_votes_none_entry_is_a_behavior_without_votes() -> None:
+    assert parse_judgment_votes([["proper"], None], [1, 2]) == ([{"proper": 1}, None], [])
+    assert parse_judgment_votes([None, None], [1, 2]) == (None, [])
+
+
+def test_unreadable_facets_text_is_still_reported() -> None:
+    _, errors = parse_facets("['safety', ", [1])
+    assert errors and "neither valid JSON nor a Python" in errors[0]

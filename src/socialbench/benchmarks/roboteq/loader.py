@@ -35,8 +35,9 @@ optional
     from a path component named ``synthetic``/``real``), ``category``, ``subcategory``,
     ``facets`` (one list for the scene, one list per behavior, or ``{k: [...]}``; names
     from :data:`~socialbench.benchmarks.roboteq.validate.FACETS`) and ``votes``
-    (per-annotator labels: one entry per behavior, each a list of labels or a
-    ``{label: count}`` object; for grounding, a list of selections).
+    (per-annotator labels: one entry per behavior, each a list of labels, a
+    ``{label: count}`` object, or ``null`` for a behavior without votes; for grounding, a
+    list of selections). List fields may be JSON or Python-literal strings (pandas CSV).
 
 Canonical JSONL (``roboteq.jsonl`` at the dataset root; when present it is the only file
 read). One JSON object per line; image paths are relative to the root::
@@ -50,6 +51,9 @@ read). One JSON object per line; image paths are relative to the root::
      "question": "...", "options": {"A": "...", "B": "...", "C": "...", "D": "..."},
      "answer": ["A", "C"], "votes": [["A", "C"], ["A"], ["A", "C"]], "subset": "real"}
 
+A behavior's ``facets`` may also be a string (``"safety"`` or ``"safety, privacy"``; it
+belongs to that behavior only) and its ``votes`` may be ``null`` (no votes for that
+behavior: its distribution is the gold label, ``has_votes`` is false).
 :func:`write_canonical` writes this form (the construction pipeline uses it).
 
 Items
