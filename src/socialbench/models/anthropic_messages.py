@@ -43,20 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_API_KEY_ENV = "ANTHROPIC_API_KEY"
 LOCAL_PLACEHOLDER_KEY = "EMPTY"
 _MAX_MESSAGE_CHARS = 300
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
 
-
-def _flag(options: ModelOptions, key: str, default: bool = False) -> bool:
-    value = options.get(key)
-    if value is None:
-        return default
-    low = value.strip().lower()
-    if low in _TRUE:
-        return True
-    if low in _FALSE:
-        return False
-    raise UsageError(f"--model-opt {key}={value!r} must be true or false")
 
 
 def image_block(image: EncodedImage) -> dict[str, Any]:
@@ -150,8 +137,8 @@ class AnthropicModel:
         self.spec = f"anthropic:{self.model}"
         self.timeout_s = float(options.timeout_s)
         self.base_url = (options.get("base_url") or "").rstrip("/") or None
-        self.images_first = _flag(options, "images_first")
-        self.send_temperature = _flag(options, "send_temperature")
+        self.images_first = options.get_flag("images_first")
+        self.send_temperature = options.get_flag("send_temperature")
         key_env = options.get("api_key_env", DEFAULT_API_KEY_ENV) or DEFAULT_API_KEY_ENV
         key = os.environ.get(key_env)
         if not key:

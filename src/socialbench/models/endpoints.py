@@ -94,30 +94,6 @@ def read_endpoints_file(path: str | Path) -> list[str]:
     return urls
 
 
-def _positive_int(options: ModelOptions, key: str) -> int | None:
-    value = options.get(key)
-    if value is None or value == "":
-        return None
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise UsageError(f"--model-opt {key}={value!r} must be a whole number >= 1")
-    return number
-
-
-def _positive_float(options: ModelOptions, key: str, default: float) -> float:
-    value = options.get(key)
-    if value is None or value == "":
-        return default
-    try:
-        number = float(value)
-    except ValueError:
-        number = -1.0
-    if not number >= 0:
-        raise UsageError(f"--model-opt {key}={value!r} must be a number of seconds >= 0")
-    return number
 
 
 # --------------------------------------------------------------------------- routing
@@ -312,9 +288,9 @@ class MultiEndpointModel:
         self.spec = f"openai:{model}@pool"
         self.pool = EndpointPool(
             self.urls,
-            per_endpoint_concurrency=_positive_int(options, "per_endpoint_concurrency"),
-            cooldown_s=_positive_float(options, "cooldown_s", DEFAULT_COOLDOWN_S),
-            max_cooldown_s=_positive_float(options, "max_cooldown_s", DEFAULT_MAX_COOLDOWN_S),
+            per_endpoint_concurrency=options.get_count("per_endpoint_concurrency"),
+            cooldown_s=options.get_nonnegative("cooldown_s", DEFAULT_COOLDOWN_S),
+            max_cooldown_s=options.get_nonnegative("max_cooldown_s", DEFAULT_MAX_COOLDOWN_S),
         )
         self._members = {url: OpenAICompatModel(model, url, options) for url in self.urls}
 

@@ -65,8 +65,6 @@ _DTYPE_NAMES = {
     "bfloat16": "bfloat16", "bf16": "bfloat16",
     "float16": "float16", "fp16": "float16", "half": "float16",
 }
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
 _STOP = object()
 
 
@@ -159,29 +157,6 @@ def checkpoint_fingerprint(folder: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _int_option(options: ModelOptions, key: str, default: int | None) -> int | None:
-    value = options.get(key)
-    if value is None or value == "":
-        return default
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise UsageError(f"--model-opt {key}={value!r} must be a whole number >= 1")
-    return number
-
-
-def _flag(options: ModelOptions, key: str) -> bool:
-    value = options.get(key)
-    if value is None:
-        return False
-    low = value.strip().lower()
-    if low in _TRUE:
-        return True
-    if low in _FALSE:
-        return False
-    raise UsageError(f"--model-opt {key}={value!r} must be true or false")
 
 
 # --------------------------------------------------------------------------- the model
@@ -237,8 +212,8 @@ class HFLocalModel:
             self.local_path = None
         self.source = source
         self.spec = f"hf:{source}"
-        self.batch_size = _int_option(options, "batch_size", DEFAULT_BATCH_SIZE) or DEFAULT_BATCH_SIZE
-        self.max_pixels = _int_option(options, "max_pixels", None)
+        self.batch_size = options.get_count("batch_size", DEFAULT_BATCH_SIZE) or DEFAULT_BATCH_SIZE
+        self.max_pixels = options.get_count("max_pixels")
         wait_ms = options.get("batch_wait_ms")
         try:
             self.batch_wait_s = DEFAULT_BATCH_WAIT_S if wait_ms in (None, "") else float(wait_ms) / 1000.0
@@ -246,8 +221,8 @@ class HFLocalModel:
             self.batch_wait_s = -1.0
         if not self.batch_wait_s >= 0:
             raise UsageError(f"--model-opt batch_wait_ms={wait_ms!r} must be a number >= 0")
-        self.images_first = _flag(options, "images_first")
-        self.trust_remote_code = _flag(options, "trust_remote_code")
+        self.images_first = options.get_flag("images_first")
+        self.trust_remote_code = options.get_flag("trust_remote_code")
         self.revision = options.get("revision") or None
         self._device_option = options.get("device", "auto")
         self._dtype_option = options.get("dtype", "auto")

@@ -32,6 +32,47 @@ class ModelOptions:
                 return v
         return default
 
+    def get_flag(self, key: str, default: bool = False) -> bool:
+        """A boolean option: 1/true/yes/on or 0/false/no/off (empty = false)."""
+        value = self.get(key)
+        if value is None:
+            return default
+        low = value.strip().lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        raise UsageError(f"--model-opt {key}={value!r} must be true or false")
+
+    def get_count(self, key: str, default: int | None = None) -> int | None:
+        """A whole-number option >= 1 (unset or empty: ``default``)."""
+        value = self.get(key)
+        if value is None or value == "":
+            return default
+        try:
+            number = int(value)
+        except ValueError:
+            number = 0
+        if number < 1:
+            raise UsageError(f"--model-opt {key}={value!r} must be a whole number >= 1")
+        return number
+
+    def get_nonnegative(self, key: str, default: float) -> float:
+        """A number option >= 0 (seconds, metres; unset or empty: ``default``)."""
+        value = self.get(key)
+        if value is None or value == "":
+            return default
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not number >= 0:  # also rejects NaN
+            raise UsageError(f"--model-opt {key}={value!r} must be a number >= 0")
+        return number
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
 
 Factory = Callable[[str, ModelOptions], Model]
 

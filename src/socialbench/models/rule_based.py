@@ -39,14 +39,6 @@ from socialbench.types import Generation, Item, Request
 SPEC = "baseline:rule-based"
 
 
-def _flag(options: ModelOptions, key: str) -> bool:
-    v = (options.get(key, "0") or "0").strip().lower()
-    if v in {"1", "true", "yes", "on"}:
-        return True
-    if v in {"0", "false", "no", "off", ""}:
-        return False
-    raise UsageError(f"{SPEC}: option {key} must be 0 or 1, got {v!r}")
-
 
 def item_rng(seed: int, item_id: str) -> np.random.Generator:
     """A generator seeded from (run seed, item id), independent of call order."""
@@ -146,5 +138,5 @@ def make_rule_based(rest: str, options: ModelOptions) -> RuleBasedModel:
         noise = float(raw)
     except ValueError:
         raise UsageError(f"{SPEC}: noise_m must be a number of metres, got {raw!r}") from None
-    return RuleBasedModel(seed=options.seed, noise_m=noise, smooth=_flag(options, "smooth"),
-                          official_offset=_flag(options, "official_offset"))
+    return RuleBasedModel(seed=options.seed, noise_m=noise, smooth=options.get_flag("smooth"),
+                          official_offset=options.get_flag("official_offset"))

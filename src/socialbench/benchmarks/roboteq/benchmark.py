@@ -52,7 +52,7 @@ from socialbench.benchmarks.roboteq.prompts import (
     rag_block,
     scene_prompt,
 )
-from socialbench.benchmarks.roboteq.validate import LABELS, LETTERS, normalise_label, validate_roboteq
+from socialbench.benchmarks.roboteq.validate import LABELS, normalise_label, validate_roboteq
 from socialbench.errors import Problem, UsageError
 from socialbench.metrics.roboteq import (
     GroundingRow,
