@@ -267,7 +267,10 @@ def parse_votes(questions: tuple[Question, ...], data: Mapping[str, Any], file: 
 # --------------------------------------------------------------------------- media
 
 
-def _check_image(path: Path, report: ValidationReport, root_resolved: Path) -> bool:
+def _check_image(path: Path, report: ValidationReport, root_resolved: Path, verify: bool = True) -> bool:
+    """An image inside the dataset that opens; with ``verify`` its whole content is checked
+    (``data validate``), otherwise only its header (loading for an evaluation, where each
+    image is decoded once anyway and a broken one fails only its own sample)."""
     from PIL import Image  # local import: only needed when images are checked
 
     if not _is_within(root_resolved, path):
@@ -276,7 +279,8 @@ def _check_image(path: Path, report: ValidationReport, root_resolved: Path) -> b
         return False
     try:
         with Image.open(path) as img:
-            img.verify()
+            if verify:
+                img.verify()
     except FileNotFoundError:
         return False
     except Exception as exc:  # PIL raises many kinds of error on bad files
@@ -482,11 +486,12 @@ def _load_dataset_bank(root: Path, report: ValidationReport) -> PromptBank | Non
 
 
 def scan_socialnav(root: Path | str, *, check_images: bool = True, check_odometry: bool = True,
-                   limit: int | None = None) -> DatasetScan:
+                   limit: int | None = None, verify_images: bool = True) -> DatasetScan:
     """Read and check a dataset folder; never raises for data problems (see ``report``).
 
     ``limit`` keeps only the first samples of the sample list. ``check_images`` checks that
-    the 10 frames of every sample exist and open (and that present composites open);
+    the 10 frames of every sample exist and open (and that present composites open), reading
+    every byte when ``verify_images``, only the header otherwise;
     ``check_odometry`` loads every ``traj_data.pkl`` with the restricted unpickler.
     """
     root = Path(root).expanduser().absolute()
@@ -558,7 +563,7 @@ def scan_socialnav(root: Path | str, *, check_images: bool = True, check_odometr
                 if not frame.is_file():
                     report.error(frame, "", "missing frame", "add the raw camera frame")
                 else:
-                    _check_image(frame, report, root_resolved)
+                    _check_image(frame, report, root_resolved, verify_images)
             composites = [root / "prompts" / sid / f"sample_with_bev_{i}.png"
                           for i in range(N_FRAMES)]
             present = [c for c in composites if c.is_file()]
@@ -568,7 +573,7 @@ def scan_socialnav(root: Path | str, *, check_images: bool = True, check_odometr
                             f"{N_FRAMES - len(present)} pre-rendered composites missing",
                             "add them, or the tracks and odometry to render them from")
             for c in present:
-                _check_image(c, report, root_resolved)
+                _check_image(c, report, root_resolved, verify_images)
     return DatasetScan(root, bank, camera, goal_info, samples, report)
 
 
