@@ -8,12 +8,14 @@ module under :mod:`socialbench.benchmarks` and nothing else.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import importlib.util
 import pkgutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from concurrent.futures import Executor
+from typing import Any, Callable, Mapping, Protocol, Sequence, TypeVar
 
 from socialbench.errors import Problem, UsageError
 from socialbench.models.base import Model
@@ -21,6 +23,8 @@ from socialbench.runner.engine import Engine
 from socialbench.runner.store import RunStore
 from socialbench.types import GenerationConfig, Item, SampleRecord
 from socialbench.vision.images import ImageEncoder
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,13 @@ class SolveContext:
     generation: GenerationConfig
     options: EvalOptions
     advance: Callable[[int], None] = lambda n: None
+    #: Where CPU-bound preparation (decoding, resizing, rendering images) runs. One worker
+    #: keeps it from competing with the event loop for the GIL in several threads at once.
+    executor: Executor | None = None
+
+    async def prepare(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` off the event loop, in :attr:`executor`."""
+        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
 
     def record(self, rec: SampleRecord) -> None:
         self.store.append(rec)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
+from concurrent.futures import ThreadPoolExecutor
 import logging
 import hashlib
 import platform
@@ -172,6 +173,8 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
     t0 = time.perf_counter()
     interrupted = False
 
+    preparer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="socialbench-prepare")
+
     async def main() -> EngineStats:
         engine = Engine(model, concurrency=req.concurrency, retry=req.retry, cache=cache, seed=req.options.seed, on_update=progress.update_stats)
         stats_holder["s"] = engine.stats
@@ -179,6 +182,7 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
         ctx = SolveContext(
             model=model, engine=engine, store=store, done=done, encoder=encoder,
             generation=generation, options=req.options, advance=progress.advance,
+            executor=preparer,
         )
         keys_of: dict[str, list[str]] = {}
         for item_id, key in order:
@@ -200,6 +204,7 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
             await asyncio.gather(*(solve_one(item) for item in dataset.items))
         finally:
             await model.aclose()
+            preparer.shutdown(wait=False, cancel_futures=True)
         return engine.stats
 
     with progress:

@@ -168,7 +168,7 @@ class _RobotEQ:
         if ctx.options.strategy == "no-image" or not ctx.model.needs_prompt or ctx.encoder is None:
             return ()
         encoder = ctx.encoder
-        return (await asyncio.to_thread(encoder.encode, item.metadata["image"]),)
+        return (await ctx.prepare(encoder.encode, item.metadata["image"]),)
 
     def _knowledge(self, query: str, ctx: SolveContext) -> tuple[str, dict[str, int]]:
         """The RAG preamble for ``query`` and its accounting (empty unless strategy is rag)."""

@@ -126,7 +126,7 @@ class SocialNavSub:
             nonlocal images
             async with lock:
                 if images is None:
-                    images = await asyncio.to_thread(self._images, item, ctx.options.images, ctx)
+                    images = await ctx.prepare(self._images, item, ctx.options.images, ctx)
             return images
 
         async def ask(q: Any, earlier: dict[str, Any] | None) -> SampleRecord:
