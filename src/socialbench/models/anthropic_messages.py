@@ -25,14 +25,13 @@ writes included) and output tokens.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import os
 from typing import TYPE_CHECKING, Any, Mapping
 
 from socialbench.errors import UsageError
-from socialbench.models.base import FatalModelError, RetryableModelError
+from socialbench.models.base import FatalModelError, LoopBoundClient, RetryableModelError
 from socialbench.models.openai_compat import classify_status, parse_retry_after
 from socialbench.models.registry import ModelOptions, register
 from socialbench.types import EncodedImage, Generation, Request, Usage
@@ -123,7 +122,7 @@ def parse_message(body_text: str) -> Generation:
     )
 
 
-class AnthropicModel:
+class AnthropicModel(LoopBoundClient):
     """A Claude model behind the Messages API (or a server that speaks it)."""
 
     cacheable = True
@@ -149,8 +148,6 @@ class AnthropicModel:
                 )
             key = LOCAL_PLACEHOLDER_KEY
         self._api_key = key
-        self._client: anthropic.AsyncAnthropic | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
         return f"AnthropicModel(model={self.model!r}, base_url={self.base_url!r})"
@@ -159,22 +156,21 @@ class AnthropicModel:
         return f"anthropic|{self.model}|{self.base_url or 'default'}"
 
     def _get_client(self) -> "anthropic.AsyncAnthropic":
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
+        def make() -> "anthropic.AsyncAnthropic":
             try:
                 import anthropic
             except ImportError:
                 raise UsageError(
                     "the anthropic backend needs the anthropic SDK: pip install 'socialbench[anthropic]'"
                 ) from None
-            self._client = anthropic.AsyncAnthropic(
+            return anthropic.AsyncAnthropic(
                 api_key=self._api_key,
                 base_url=self.base_url,
                 timeout=self.timeout_s,
                 max_retries=0,
             )
-            self._client_loop = loop
-        return self._client
+
+        return self._loop_client(make)
 
     def _redact(self, text: str) -> str:
         if self._api_key and self._api_key != LOCAL_PLACEHOLDER_KEY and len(self._api_key) >= 4:
@@ -204,14 +200,6 @@ class AnthropicModel:
         except anthropic.APIResponseValidationError as exc:
             raise RetryableModelError("malformed_response", self._redact(str(exc))) from None
         return parse_message(body_text)
-
-    async def aclose(self) -> None:
-        client, self._client, self._client_loop = self._client, None, None
-        if client is not None:
-            try:
-                await client.close()
-            except RuntimeError:  # created on a loop that is already closed
-                pass
 
 
 @register(

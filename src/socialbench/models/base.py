@@ -8,7 +8,8 @@ again) or :class:`FatalModelError` (the engine records the error kind and moves 
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol, runtime_checkable
+import asyncio
+from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
 
 from socialbench.types import Generation, Request
 
@@ -60,3 +61,29 @@ class Model(Protocol):
     async def aclose(self) -> None:
         """Release connections, weights, processes."""
         ...
+
+
+class LoopBoundClient:
+    """Holds an SDK async client for the running event loop.
+
+    A model object may serve several ``asyncio.run`` calls (tests, a resumed run); SDK clients
+    are tied to the loop that created them, so the client is rebuilt when the loop changes.
+    """
+
+    _client: Any = None
+    _client_loop: asyncio.AbstractEventLoop | None = None
+
+    def _loop_client(self, make: Callable[[], Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            self._client = make()
+            self._client_loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        client, self._client, self._client_loop = self._client, None, None
+        if client is not None:
+            try:
+                await client.close()
+            except RuntimeError:  # created on a loop that is already closed
+                pass

@@ -25,7 +25,6 @@ raised as a :class:`RetryableModelError` or :class:`FatalModelError` with a stab
 
 from __future__ import annotations
 
-import asyncio
 import email.utils
 import json
 import logging
@@ -36,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from socialbench.errors import UsageError
-from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
+from socialbench.models.base import FatalModelError, LoopBoundClient, ModelError, RetryableModelError
 from socialbench.models.registry import ModelOptions, register
 from socialbench.types import EncodedImage, Generation, Request, Usage
 
@@ -224,7 +223,7 @@ class _ResponseFormatRejected(Exception):
 # --------------------------------------------------------------------------- the model
 
 
-class OpenAICompatModel:
+class OpenAICompatModel(LoopBoundClient):
     """A model served behind an OpenAI-compatible ``/chat/completions`` endpoint."""
 
     cacheable = True
@@ -251,8 +250,6 @@ class OpenAICompatModel:
             key = LOCAL_PLACEHOLDER_KEY
         self._api_key = key
         self._endpoint = public_url(base_url or os.environ.get("OPENAI_BASE_URL") or "default")
-        self._client: openai.AsyncOpenAI | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
         self._response_format_ok = True
 
     def __repr__(self) -> str:
@@ -267,11 +264,10 @@ class OpenAICompatModel:
         return self._response_format_ok
 
     def _get_client(self) -> "openai.AsyncOpenAI":
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
+        def make() -> "openai.AsyncOpenAI":
             import openai
 
-            self._client = openai.AsyncOpenAI(
+            return openai.AsyncOpenAI(
                 api_key=self._api_key,
                 base_url=self.base_url,
                 timeout=self.timeout_s,
@@ -280,8 +276,8 @@ class OpenAICompatModel:
                 # request than the default one at high concurrency (benchmarks/throughput.py).
                 http_client=openai.DefaultAioHttpClient(timeout=self.timeout_s),
             )
-            self._client_loop = loop
-        return self._client
+
+        return self._loop_client(make)
 
     def _redact(self, text: str) -> str:
         if self._api_key and self._api_key != LOCAL_PLACEHOLDER_KEY and len(self._api_key) >= 4:
@@ -351,14 +347,6 @@ class OpenAICompatModel:
                 "malformed_response", self._redact(str(exc))[:_MAX_MESSAGE_CHARS]
             ) from None
         return parse_completion(body_text)
-
-    async def aclose(self) -> None:
-        client, self._client, self._client_loop = self._client, None, None
-        if client is not None:
-            try:
-                await client.close()
-            except RuntimeError:  # created on a loop that is already closed
-                pass
 
 
 @register(
