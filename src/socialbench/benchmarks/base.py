@@ -101,6 +101,29 @@ class Benchmark(Protocol):
     def read_predictions(self, path: Path) -> list[SampleRecord]: ...
 
 
+def question_order(dataset: Dataset) -> list[tuple[str, str]]:
+    """Every (item id, question key) of a dataset, items in order, questions in item order."""
+    return [(item.item_id, q.key) for item in dataset.items for q in item.questions]
+
+
+def scoring_summary(
+    name: str, protocol: str, dataset: Dataset, by_key: Mapping[tuple[str, str], SampleRecord], n_scored: int
+) -> dict[str, Any]:
+    """The counts every ``metrics.json`` starts with: how many questions were scored, how
+    many have no prediction, and how many predictions name no question of the dataset."""
+    known = set(question_order(dataset))
+    out: dict[str, Any] = {
+        "benchmark": name,
+        "protocol": protocol,
+        "n_scored": n_scored,
+        "n_missing": sum(1 for k in known if k not in by_key),
+        "n_unknown_predictions": sum(1 for k in by_key if k not in known),
+    }
+    if not n_scored:
+        out["note"] = "no predictions matched the dataset: nothing could be scored"
+    return out
+
+
 _BENCHMARKS: dict[str, Callable[[], Benchmark]] = {}
 _ALIASES: dict[str, tuple[str, Callable[[], Path]]] = {}
 _LOADED = False

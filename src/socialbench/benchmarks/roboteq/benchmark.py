@@ -33,7 +33,13 @@ import asyncio
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from socialbench.benchmarks.base import EvalOptions, SolveContext, register_benchmark
+from socialbench.benchmarks.base import (
+    EvalOptions,
+    SolveContext,
+    question_order,
+    register_benchmark,
+    scoring_summary,
+)
 from socialbench.benchmarks.roboteq.loader import (
     TASK_BJ,
     TASK_SG,
@@ -161,7 +167,7 @@ class _RobotEQ:
         )
 
     def question_order(self, dataset: Any) -> list[tuple[str, str]]:
-        return [(item.item_id, q.key) for item in dataset.items for q in item.questions]
+        return question_order(dataset)
 
     # solving helpers ---------------------------------------------------------------------
     async def _images(self, item: Item, ctx: SolveContext) -> tuple[EncodedImage, ...]:
@@ -289,13 +295,11 @@ class RobotEQJudgment(_RobotEQ):
         by_key = {(r.item_id, r.question_key): r for r in records}
         rows: list[JudgmentRow] = []
         used: list[SampleRecord] = []
-        missing = 0
         for item in dataset.items:
             meta = item.metadata
             for q in item.questions:
                 r = by_key.get((item.item_id, q.key))
                 if r is None:
-                    missing += 1
                     continue
                 used.append(r)
                 b = meta["behaviors"][q.key]
@@ -307,16 +311,8 @@ class RobotEQJudgment(_RobotEQ):
                         category=meta.get("category"), subcategory=meta.get("subcategory"), facets=tuple(b["facets"]),
                     )
                 )
-        known = {(i.item_id, q.key) for i in dataset.items for q in i.questions}
-        out: dict[str, Any] = {
-            "benchmark": self.name,
-            "protocol": protocol,
-            "n_scored": len(rows),
-            "n_missing": missing,
-            "n_unknown_predictions": sum(1 for k in by_key if k not in known),
-        }
+        out = scoring_summary(self.name, protocol, dataset, by_key, len(rows))
         if not rows:
-            out["note"] = "no predictions matched the dataset: nothing could be scored"
             return out
         basis = cwpa_basis(rows)
         by_subset = subset_breakdown(rows, judgment_metrics)
@@ -371,13 +367,11 @@ class RobotEQGrounding(_RobotEQ):
         by_key = {(r.item_id, r.question_key): r for r in records}
         rows: list[GroundingRow] = []
         used: list[SampleRecord] = []
-        missing = 0
         for item in dataset.items:
             q = item.questions[0]
             meta = item.metadata
             r = by_key.get((item.item_id, q.key))
             if r is None:
-                missing += 1
                 continue
             used.append(r)
             pred = q.canonical(r.parsed) if r.error is None and r.parsed is not None else None
@@ -388,16 +382,8 @@ class RobotEQGrounding(_RobotEQ):
                     subcategory=meta.get("subcategory"), facets=tuple(meta.get("facets") or ()),
                 )
             )
-        known = {(i.item_id, q.key) for i in dataset.items for q in i.questions}
-        out: dict[str, Any] = {
-            "benchmark": self.name,
-            "protocol": protocol,
-            "n_scored": len(rows),
-            "n_missing": missing,
-            "n_unknown_predictions": sum(1 for k in by_key if k not in known),
-        }
+        out = scoring_summary(self.name, protocol, dataset, by_key, len(rows))
         if not rows:
-            out["note"] = "no predictions matched the dataset: nothing could be scored"
             return out
         out.update(
             {

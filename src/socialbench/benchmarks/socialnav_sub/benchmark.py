@@ -24,7 +24,14 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from socialbench.benchmarks.base import EvalOptions, SolveContext, register_alias, register_benchmark
+from socialbench.benchmarks.base import (
+    EvalOptions,
+    SolveContext,
+    question_order,
+    register_alias,
+    register_benchmark,
+    scoring_summary,
+)
 from socialbench.benchmarks.socialnav_sub import loader as _loader
 from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
 from socialbench.errors import Problem, UsageError
@@ -102,7 +109,7 @@ class SocialNavSub:
         )
 
     def question_order(self, dataset: Any) -> list[tuple[str, str]]:
-        return [(item.item_id, q.key) for item in dataset.items for q in item.questions]
+        return question_order(dataset)
 
     # solving -----------------------------------------------------------------------------
     def _images(self, item: Item, mode: str, ctx: SolveContext) -> tuple[EncodedImage, ...]:
@@ -189,27 +196,18 @@ class SocialNavSub:
     # scoring -----------------------------------------------------------------------------
     def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: str) -> dict[str, Any]:
         by_key = {(r.item_id, r.question_key): r for r in records}
-        entries: list[ScoringEntry] = []
-        missing = 0
-        for item in dataset.items:
-            for q in item.questions:
-                r = by_key.get((item.item_id, q.key))
-                if r is None:
-                    missing += 1
-                    continue
-                entries.append(ScoringEntry(item.item_id, q, item.votes[q.key], r.parsed, r.raw, r.error))
-        unknown = sorted({k for k in by_key} - {(i.item_id, q.key) for i in dataset.items for q in i.questions})
-        out: dict[str, Any] = {
-            "benchmark": self.name,
-            "protocol": protocol,
-            "scores": score_entries(entries, protocol) if entries else {},
-            "failures": failure_summary(entries, protocol) if entries else {},
-            "n_scored": len(entries),
-            "n_missing": missing,
-            "n_unknown_predictions": len(unknown),
-        }
-        if not entries:
-            out["note"] = "no predictions matched the dataset: nothing could be scored"
+        entries = [
+            ScoringEntry(item.item_id, q, item.votes[q.key], r.parsed, r.raw, r.error)
+            for item in dataset.items
+            for q in item.questions
+            if (r := by_key.get((item.item_id, q.key))) is not None
+        ]
+        out = scoring_summary(self.name, protocol, dataset, by_key, len(entries))
+        if entries:
+            out["scores"] = score_entries(entries, protocol)
+            out["failures"] = failure_summary(entries, protocol)
+        else:
+            out["scores"], out["failures"] = {}, {}
         return out
 
 
