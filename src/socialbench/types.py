@@ -166,6 +166,10 @@ class Request:
 
     def fingerprint(self) -> str:
         """SHA-256 over the prompt, the system text, image bytes and generation settings."""
+        return self._fingerprint
+
+    @cached_property
+    def _fingerprint(self) -> str:  # computed once: the cache key and the record both need it
         h = hashlib.sha256()
         h.update(b"system\0" + (self.system or "").encode())
         h.update(b"\0prompt\0" + self.prompt.encode())
