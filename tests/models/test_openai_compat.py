@@ -14,7 +14,9 @@ from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
 from socialbench.models.openai_compat import (
     OpenAICompatModel,
+    build_messages,
     create_openai_model,
+    encode_chat_body,
     parse_retry_after,
     parse_spec,
 )
@@ -107,6 +109,29 @@ def test_images_are_sent_as_data_urls_after_the_text() -> None:
     urls = [p["image_url"]["url"] for p in parts[1:]]
     expected = [f"data:{img.mime};base64,{base64.b64encode(img.data).decode()}" for img in images]
     assert urls == expected
+
+
+def test_encoded_body_decodes_to_params_and_messages() -> None:
+    images = (
+        EncodedImage(data=b"\x89PNG-fake-bytes", mime="image/png", width=2, height=2),
+        EncodedImage(data=b"\xff\xd8jpeg-bytes", mime="image/jpeg", width=3, height=1),
+    )
+    request = Request(prompt='Wer geht "links"?\n\u00e9\u2192 \\ end', system="sys \u00fc", images=images + images[:1])
+    params = {"model": "m/\u00e4", "temperature": 0.0, "max_tokens": 5, "response_format": {"type": "json_object"}}
+    body = encode_chat_body(request, params)
+    assert json.loads(body.decode("utf-8")) == {**params, "messages": build_messages(request)}
+
+
+def test_encoded_body_without_images_or_params_is_valid_json() -> None:
+    request = Request(prompt="plain text")
+    assert json.loads(encode_chat_body(request, {})) == {"messages": build_messages(request)}
+
+
+def test_request_is_sent_as_json_content() -> None:
+    with ScriptedOpenAIServer() as srv:
+        _generate(_model(srv), Request(prompt=PROMPT))
+        (headers,) = srv.request_headers
+    assert headers["content-type"] == "application/json"
 
 
 def test_local_server_without_key_sends_placeholder() -> None:

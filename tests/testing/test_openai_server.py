@@ -213,6 +213,13 @@ def _read_ready_line(proc: subprocess.Popen[str], timeout: float) -> str:
         sel.close()
 
 
+def test_server_without_keep_requests_counts_but_keeps_no_bodies() -> None:
+    with ScriptedOpenAIServer(keep_requests=False) as srv:
+        for _ in range(2):
+            assert _post(srv.base_url, _chat(SINGLE_PROMPT))[0] == 200
+        assert (srv.count, srv.requests, srv.request_headers) == (2, [], [])
+
+
 def test_subprocess_mode_prints_ready_and_answers() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "socialbench.testing.openai_server", "--port", "0", "--delay-ms", "50",

@@ -26,6 +26,7 @@ raised as a :class:`RetryableModelError` or :class:`FatalModelError` with a stab
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import logging
 import os
@@ -112,6 +113,42 @@ def build_messages(request: Request) -> list[dict[str, Any]]:
         content = request.prompt
     messages.append({"role": "user", "content": content})
     return messages
+
+
+@functools.lru_cache(maxsize=256)
+def _image_part_json(image: EncodedImage) -> str:
+    """The JSON text of one ``image_url`` content part. Every question of a sample sends the
+    same images, so each ~15-100 KB part is serialised once, not once per question."""
+    return json.dumps({"type": "image_url", "image_url": {"url": image_data_url(image)}}, ensure_ascii=False)
+
+
+_COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _dumps(value: Any) -> str:
+    return _COMPACT_JSON.encode(value)
+
+
+def encode_chat_body(request: Request, params: Mapping[str, Any]) -> bytes:
+    """The UTF-8 JSON body of a chat-completions call: ``params`` plus
+    ``"messages": build_messages(request)``, decoding to exactly that object.
+
+    Built from cached per-image fragments (:func:`_image_part_json`) so that the image bytes
+    are not walked by the JSON encoder for every question (benchmarks/throughput.py).
+    """
+    messages: list[str] = []
+    if request.system:
+        messages.append(_dumps({"role": "system", "content": request.system}))
+    if request.images:
+        parts = [_dumps({"type": "text", "text": request.prompt})]
+        parts.extend(_image_part_json(img) for img in request.images)
+        content = "[" + ",".join(parts) + "]"
+    else:
+        content = _dumps(request.prompt)
+    messages.append('{"role":"user","content":' + content + "}")
+    body = '"messages":[' + ",".join(messages) + "]"
+    head = _dumps(dict(params))
+    return (head[:-1] + ("," if len(head) > 2 else "") + body + "}").encode("utf-8")
 
 
 def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
@@ -288,7 +325,6 @@ class OpenAICompatModel(LoopBoundClient):
         cfg = request.config
         params: dict[str, Any] = {
             "model": self.model,
-            "messages": build_messages(request),
             "temperature": cfg.temperature,
             "max_tokens": cfg.max_tokens,
         }
@@ -296,7 +332,7 @@ class OpenAICompatModel(LoopBoundClient):
             params["seed"] = cfg.seed
         if cfg.json_mode and self._response_format_ok:
             try:
-                return await self._send({**params, "response_format": {"type": "json_object"}})
+                return await self._send(encode_chat_body(request, {**params, "response_format": {"type": "json_object"}}))
             except _ResponseFormatRejected:
                 if self._response_format_ok:
                     self._response_format_ok = False
@@ -304,26 +340,28 @@ class OpenAICompatModel(LoopBoundClient):
                         "%s rejected response_format=json_object; sending requests without it",
                         self.spec,
                     )
-        return await self._send(params)
+        return await self._send(encode_chat_body(request, params), json_mode=False)
 
-    async def _send(self, params: dict[str, Any]) -> Generation:
+    async def _send(self, body: bytes, json_mode: bool = True) -> Generation:
+        """Post a ready JSON ``body``; ``json_mode`` says it asks for ``response_format``."""
         import openai
 
         client = self._get_client()
         try:
-            # The body is already in wire format: post it as it is (the SDK's generic request
-            # path, with its auth, timeout and error handling) instead of through
+            # The body is posted as ready bytes through the SDK's generic request path (its
+            # auth, headers, timeout and error handling) instead of through
             # ``chat.completions.create``, which walks every content part against its
-            # TypedDicts — about half of the client's CPU per request with ten images
-            # (benchmarks/throughput.py). The reply is decoded by ``parse_completion``.
-            body_text = await client.post("/chat/completions", cast_to=str, body=params)
+            # TypedDicts and JSON-encodes every image again for every question — most of the
+            # client's CPU per request with ten images (benchmarks/throughput.py). The reply is
+            # decoded by ``parse_completion``.
+            body_text = await client.post("/chat/completions", cast_to=str, content=body)
         except openai.APIStatusError as exc:
             message, param = _error_text(exc.body, exc.message)
             message = self._redact(message)
             code = exc.status_code
             if (
                 code == 400
-                and "response_format" in params
+                and json_mode
                 and ("response_format" in message.lower() or param == "response_format")
             ):
                 raise _ResponseFormatRejected() from None

@@ -240,9 +240,7 @@ class _MessagesCore(_Core):
             body: Any = json.loads(await request.read())
         except ValueError:
             body = None
-        with self.lock:
-            self.requests.append(body if isinstance(body, dict) else {})
-            self.headers.append(headers)
+        self.record(body if isinstance(body, dict) else {}, headers)
         problem = self._header_problem(headers)
         if problem is not None:
             return problem
@@ -353,7 +351,7 @@ async def serve_forever(
     api_key: str | None = None,
 ) -> None:
     """Serve with the default responder until cancelled; prints ``READY <base_url>`` first."""
-    core = _MessagesCore(None, delay_s, False, max_concurrency, overflow, DEFAULT_MODEL_NAME, api_key=api_key)
+    core = _MessagesCore(None, delay_s, False, max_concurrency, overflow, DEFAULT_MODEL_NAME, keep_requests=False, api_key=api_key)
     runner, bound = await _start_site(core, host, port)
     print(f"READY http://{host}:{bound}", flush=True)
     try:

@@ -15,7 +15,8 @@ As a subprocess (throughput benchmarks)::
 
     python -m socialbench.testing.openai_server --port 0 --delay-ms 200 --max-concurrency 64
 
-prints ``READY http://127.0.0.1:PORT/v1`` on stdout and serves until killed. Delays are
+prints ``READY http://127.0.0.1:PORT/v1`` on stdout and serves until killed; it counts
+requests (``GET /stats``) but does not keep their bodies. Delays are
 ``asyncio.sleep`` calls, so hundreds of concurrent connections cost nothing.
 
 Each request consumes one scripted :class:`Action` (see :func:`ok`, :func:`status`,
@@ -200,8 +201,14 @@ class _Core:
         max_concurrency: int | None,
         overflow: Overflow,
         model_name: str,
+        keep_requests: bool = True,
     ) -> None:
         self.responder: Responder = responder or first_option_responder
+        # The in-process server keeps every body and header set for tests to inspect; the
+        # subprocess server only counts (nobody can read them, and a long benchmark would
+        # otherwise hold every image it was sent).
+        self.keep_requests = keep_requests
+        self.count = 0
         self.delay_s = delay_s
         self.reject_response_format = reject_response_format
         self.max_concurrency = max_concurrency
@@ -217,6 +224,14 @@ class _Core:
         self._slots: asyncio.Semaphore | None = None
         self._serial = 0
 
+    def record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+        """Count a received request (and keep its body and headers if ``keep_requests``)."""
+        with self.lock:
+            self.count += 1
+            if self.keep_requests:
+                self.requests.append(body)
+                self.headers.append(headers)
+
     def make_app(self) -> web.Application:
         if self.max_concurrency is not None:
             self._slots = asyncio.Semaphore(self.max_concurrency)
@@ -229,7 +244,7 @@ class _Core:
     def snapshot(self) -> dict[str, int]:
         with self.lock:
             return {
-                "count": len(self.requests),
+                "count": self.count,
                 "in_flight": self.in_flight,
                 "max_in_flight": self.max_in_flight,
                 "queued_actions": len(self.script),
@@ -266,9 +281,7 @@ class _Core:
                 {"error": {"message": "request body is not a JSON object", "type": "invalid_request_error"}},
                 status=400,
             )
-        with self.lock:
-            self.requests.append(body)
-            self.headers.append({k.lower(): v for k, v in request.headers.items()})
+        self.record(body, {k.lower(): v for k, v in request.headers.items()})
         if self.reject_response_format and "response_format" in body:
             return web.json_response(
                 {
@@ -362,6 +375,7 @@ class ScriptedOpenAIServer:
     ``count`` and ``max_in_flight`` (peak number of requests received and not yet answered)
     may be read from any thread. With ``max_concurrency`` only that many requests are
     worked on at once; the rest wait (``overflow="queue"``) or get a 429 (``"reject"``).
+    With ``keep_requests=False`` requests are only counted (``requests`` stays empty).
     """
 
     def __init__(
@@ -375,8 +389,11 @@ class ScriptedOpenAIServer:
         model_name: str = DEFAULT_MODEL_NAME,
         host: str = "127.0.0.1",
         port: int = 0,
+        keep_requests: bool = True,
     ) -> None:
-        self._core = _Core(responder, delay_s, reject_response_format, max_concurrency, overflow, model_name)
+        self._core = _Core(
+            responder, delay_s, reject_response_format, max_concurrency, overflow, model_name, keep_requests
+        )
         self._host = host
         self._port = port
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -428,7 +445,7 @@ class ScriptedOpenAIServer:
     @property
     def count(self) -> int:
         with self._core.lock:
-            return len(self._core.requests)
+            return self._core.count
 
     @property
     def max_in_flight(self) -> int:
@@ -526,7 +543,7 @@ async def serve_forever(
     reject_response_format: bool = False,
 ) -> None:
     """Serve with the default responder until cancelled; prints ``READY <base_url>`` first."""
-    core = _Core(None, delay_s, reject_response_format, max_concurrency, overflow, model_name)
+    core = _Core(None, delay_s, reject_response_format, max_concurrency, overflow, model_name, keep_requests=False)
     runner, bound = await _start_site(core, host, port)
     print(f"READY http://{host}:{bound}/v1", flush=True)
     try:

@@ -176,6 +176,45 @@ def test_symlink_escaping_root_is_rejected(root, tmp_path):
     assert "outside the dataset folder" in err.value.problems[0].message
 
 
+def test_symlinked_sample_folder_escaping_root_rejects_its_images(root, tmp_path):
+    folder = root / "front_view" / SID
+    outside = Path(shutil.copytree(folder, tmp_path / "outside_frames"))
+    shutil.rmtree(folder)
+    os.symlink(outside, folder)
+    with pytest.raises(DataError) as err:
+        load_socialnav(root, require_images=True)
+    flagged = {Path(p.file).name for p in err.value.problems if "outside the dataset folder" in p.message}
+    assert flagged >= {"155.jpg", "164.jpg"}
+
+
+def test_symlinked_image_escaping_root_is_rejected(root, tmp_path):
+    frame = root / "front_view" / SID / "158.jpg"
+    outside = tmp_path / "158.jpg"
+    outside.write_bytes(frame.read_bytes())
+    frame.unlink()
+    os.symlink(outside, frame)
+    with pytest.raises(DataError) as err:
+        load_socialnav(root, require_images=True)
+    assert [Path(p.file).name for p in err.value.problems] == ["158.jpg"]
+
+
+def test_symlink_inside_root_is_accepted(root):
+    frame = root / "front_view" / SID / "158.jpg"
+    copy = root / "front_view" / SID / "copy_of_158.jpg"
+    copy.write_bytes(frame.read_bytes())
+    frame.unlink()
+    os.symlink(copy, frame)
+    assert len(load_socialnav(root, require_images=True).items) == 3
+
+
+def test_image_that_is_not_an_image_fails_loading_for_inference(root):
+    frame = root / "front_view" / SID / "158.jpg"
+    frame.write_bytes(b"not a jpeg")
+    with pytest.raises(DataError) as err:
+        load_socialnav(root, require_images=True)
+    assert "unreadable image" in err.value.problems[0].message
+
+
 def test_missing_folder_is_a_data_error(tmp_path):
     with pytest.raises(DataError):
         load_socialnav(tmp_path / "nope")
