@@ -17,6 +17,7 @@ from socialbench.models.openai_compat import (
     build_messages,
     create_openai_model,
     encode_chat_body,
+    parse_completion,
     parse_retry_after,
     parse_spec,
 )
@@ -189,6 +190,12 @@ def test_connection_refused_maps_to_connection() -> None:
     with pytest.raises(RetryableModelError) as info:  # the server is gone now
         _generate(model, Request(prompt="hi"))
     assert info.value.kind == "connection"
+
+
+def test_body_that_is_not_utf8_maps_to_malformed_response() -> None:
+    with pytest.raises(RetryableModelError) as info:
+        parse_completion(b'{"choices": [{"message": {"content": "\xff"}}]}')
+    assert info.value.kind == "malformed_response"
 
 
 def test_malformed_body_maps_to_malformed_response() -> None:

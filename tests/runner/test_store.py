@@ -62,3 +62,16 @@ def test_complete_last_line_without_newline_gets_one_before_appending(tmp_path):
     s.append(rec("a", "q2"))
     s.close()
     assert [r.question_key for r in read_samples(p)] == ["q1", "q2"]
+
+
+def test_compact_after_load_writes_what_the_file_held_plus_appends(tmp_path):
+    p = tmp_path / "samples.jsonl"
+    p.write_text(json.dumps(rec("a", "q1").to_json()) + "\n" + json.dumps(rec("a", "q2", parsed=None, error="timeout").to_json()) + "\n")
+    s = RunStore(tmp_path)
+    s.load_samples()
+    s.append(rec("a", "q2"))
+    s.append(rec("a", "q3"))
+    out = s.compact([("a", "q3"), ("a", "q2"), ("a", "q1")])
+    on_disk = read_samples(p)
+    assert [r.to_json() for r in on_disk] == [r.to_json() for r in out]
+    assert [(r.question_key, r.error) for r in on_disk] == [("q3", None), ("q2", None), ("q1", None)]

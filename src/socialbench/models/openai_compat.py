@@ -209,16 +209,17 @@ def classify_status(code: int, message: str, retry_after: float | None = None) -
     return FatalModelError("bad_request", text)
 
 
-def parse_completion(body_text: str) -> Generation:
+def parse_completion(body: bytes | str) -> Generation:
     """Turn a chat-completions response body into a :class:`Generation` or raise."""
     try:
-        data = json.loads(body_text)
+        data = json.loads(body)
         choice = data["choices"][0]
         message = choice["message"]
         if not isinstance(message, Mapping):
             raise TypeError("message is not an object")
     except (ValueError, KeyError, IndexError, TypeError) as exc:
-        snippet = body_text[:120].replace("\n", " ")
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+        snippet = text[:120].replace("\n", " ")
         raise RetryableModelError(
             "malformed_response", f"undecodable chat completion ({type(exc).__name__}): {snippet!r}"
         ) from None
@@ -353,8 +354,8 @@ class OpenAICompatModel(LoopBoundClient):
             # ``chat.completions.create``, which walks every content part against its
             # TypedDicts and JSON-encodes every image again for every question — most of the
             # client's CPU per request with ten images (benchmarks/throughput.py). The reply is
-            # decoded by ``parse_completion``.
-            body_text = await client.post("/chat/completions", cast_to=str, content=body)
+            # decoded from its bytes by ``parse_completion``.
+            reply = await client.post("/chat/completions", cast_to=bytes, content=body)
         except openai.APIStatusError as exc:
             message, param = _error_text(exc.body, exc.message)
             message = self._redact(message)
@@ -384,7 +385,7 @@ class OpenAICompatModel(LoopBoundClient):
             raise RetryableModelError(
                 "malformed_response", self._redact(str(exc))[:_MAX_MESSAGE_CHARS]
             ) from None
-        return parse_completion(body_text)
+        return parse_completion(reply)
 
 
 @register(

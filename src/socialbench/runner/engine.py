@@ -14,7 +14,7 @@ import random
 import sqlite3
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Coroutine
 
 from socialbench.models.base import FatalModelError, Model, ModelError, RetryableModelError
 from socialbench.runner.cache import ResponseCache, cache_key
@@ -67,6 +67,19 @@ class EngineStats:
             "completion_tokens": self.completion_tokens,
             "error_kinds": dict(sorted(self.error_kinds.items())),
         }
+
+
+async def _within(call: Coroutine[Any, Any, Generation], timeout_s: float | None) -> Generation:
+    """Await ``call``, raising :class:`asyncio.TimeoutError` after ``timeout_s`` seconds.
+
+    Python 3.11's ``asyncio.timeout`` runs the call in the current task; ``wait_for`` (3.10)
+    wraps it in a new task per request.
+    """
+    timeout = getattr(asyncio, "timeout", None)
+    if timeout is None:  # Python 3.10
+        return await asyncio.wait_for(call, timeout_s)
+    async with timeout(timeout_s):
+        return await call
 
 
 def _valid_utf8(gen: Generation) -> Generation:
@@ -129,7 +142,7 @@ class Engine:
                 async with self._sem:
                     t0 = time.perf_counter()
                     try:
-                        gen = await asyncio.wait_for(self.model.generate(request), self._attempt_timeout)
+                        gen = await _within(self.model.generate(request), self._attempt_timeout)
                     except asyncio.TimeoutError as exc:
                         raise RetryableModelError("timeout", f"no answer within {self.retry.timeout_s:g} s") from exc
                     latency = time.perf_counter() - t0

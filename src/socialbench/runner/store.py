@@ -77,6 +77,10 @@ class RunStore:
         self.samples_path = self.dir / SAMPLES
         self._fh = None
         self._lock_fh = None
+        # Once load_samples() has read the file, every later append is mirrored here (latest
+        # record and the line written for it), so compact() need not read the file again.
+        self._mirror: dict[tuple[str, str], SampleRecord] | None = None
+        self._lines: dict[tuple[str, str], str] = {}
 
     def lock(self) -> None:
         """Take the run directory's lock file, or fail if another process holds it (two
@@ -122,13 +126,20 @@ class RunStore:
         out: dict[tuple[str, str], SampleRecord] = {}
         for r in read_samples(self.samples_path, repair=True):
             out[(r.item_id, r.question_key)] = r
+        self._mirror = dict(out)
+        self._lines = {}
         return out
 
     def append(self, record: SampleRecord) -> None:
         if self._fh is None:
             self._fh = open(self.samples_path, "a", encoding="utf-8")
-        self._fh.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+        line = json.dumps(record.to_json(), ensure_ascii=False)
+        self._fh.write(line + "\n")
         self._fh.flush()
+        if self._mirror is not None:
+            key = (record.item_id, record.question_key)
+            self._mirror[key] = record
+            self._lines[key] = line
 
     def close(self) -> None:
         if self._fh is not None:
@@ -138,14 +149,15 @@ class RunStore:
     def compact(self, order: Sequence[tuple[str, str]]) -> list[SampleRecord]:
         """Rewrite samples.jsonl atomically: one record per key, in ``order`` (unknown keys last)."""
         self.close()
-        latest = self.load_samples()
+        latest = self._mirror if self._mirror is not None else self.load_samples()
         rank = {k: i for i, k in enumerate(order)}
         keys = sorted(latest, key=lambda k: (rank.get(k, len(rank)), k))
         records = [latest[k] for k in keys]
         tmp = self.samples_path.with_name(SAMPLES + ".tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
-            for r in records:
-                fh.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
+            for k, r in zip(keys, records):
+                line = self._lines.get(k)
+                fh.write((line if line is not None else json.dumps(r.to_json(), ensure_ascii=False)) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.samples_path)
