@@ -31,7 +31,7 @@ import os
 from typing import TYPE_CHECKING, Any, Mapping
 
 from socialbench.errors import UsageError
-from socialbench.models.base import FatalModelError, LoopBoundClient, RetryableModelError
+from socialbench.models.base import FatalModelError, LoopBoundClient, RetryableModelError, warm_platform_probe
 from socialbench.models.openai_compat import classify_status, parse_retry_after
 from socialbench.models.registry import ModelOptions, register
 from socialbench.types import EncodedImage, Generation, Request, Usage
@@ -138,6 +138,7 @@ class AnthropicModel(LoopBoundClient):
         self.base_url = (options.get("base_url") or "").rstrip("/") or None
         self.images_first = options.get_flag("images_first")
         self.send_temperature = options.get_flag("send_temperature")
+        warm_platform_probe()
         key_env = options.get("api_key_env", DEFAULT_API_KEY_ENV) or DEFAULT_API_KEY_ENV
         key = os.environ.get(key_env)
         if not key:

@@ -63,6 +63,23 @@ class Model(Protocol):
         ...
 
 
+def warm_platform_probe() -> None:
+    """Ask :mod:`platform` for the OS once, now, so that its answer is cached.
+
+    The OpenAI and Anthropic SDKs look up the platform (for their ``X-Stainless-OS`` header)
+    on a worker thread at the first request of each client. When a run opens with 64
+    concurrent requests, that is 64 simultaneous first-time lookups (each reads the
+    interpreter binary for ``libc_ver``) fighting for the GIL: about 0.3 s before the first
+    request leaves (benchmarks/throughput.py). Called from the backends' constructors.
+    """
+    import platform
+
+    try:
+        platform.platform()
+    except Exception:  # the SDK falls back to "Unknown"; nothing to warm
+        pass
+
+
 class LoopBoundClient:
     """Holds an SDK async client for the running event loop.
 

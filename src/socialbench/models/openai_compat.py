@@ -36,7 +36,13 @@ from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from socialbench.errors import UsageError
-from socialbench.models.base import FatalModelError, LoopBoundClient, ModelError, RetryableModelError
+from socialbench.models.base import (
+    FatalModelError,
+    LoopBoundClient,
+    ModelError,
+    RetryableModelError,
+    warm_platform_probe,
+)
 from socialbench.models.registry import ModelOptions, register
 from socialbench.types import EncodedImage, Generation, Request, Usage
 
@@ -270,6 +276,8 @@ class OpenAICompatModel(LoopBoundClient):
     def __init__(self, model: str, base_url: str | None = None, options: ModelOptions | None = None):
         options = options or ModelOptions()
         import openai  # noqa: F401  -- pay the SDK import here, not inside the first timed request
+
+        warm_platform_probe()
 
         self.model = model
         self.base_url = base_url
