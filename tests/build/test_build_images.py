@@ -5,6 +5,7 @@ import json
 
 from PIL import Image
 
+from socialbench.build.images import ImageResult, save_image
 from socialbench.build.jsonl import read_jsonl, write_jsonl
 
 
@@ -27,7 +28,7 @@ def test_one_candidate_per_prompt_saved_with_provenance(cli, work, images_server
     rows = {r["id"]: r for r in read_jsonl(work / "images.jsonl")}
     assert len(rows) == 3 and images_server.count == 3
     r = rows["restaurant/b00-2"]
-    assert r["image"] == "images/restaurant__b00-2/round0.png"
+    assert r["image"] == "images/restaurant/b00-2/round0.png"
     data = (work / r["image"]).read_bytes()
     assert hashlib.sha256(data).hexdigest() == r["sha256"]
     assert Image.open(work / r["image"]).size == (48, 32) == (r["width"], r["height"])
@@ -73,3 +74,18 @@ def test_url_replies_are_downloaded(cli, work, tmp_path):
         assert srv.requests[0]["response_format"] is None
     (row,) = read_jsonl(work / "images.jsonl")
     assert Image.open(work / row["image"]).size == (48, 32)
+
+
+def test_ids_with_the_same_safe_form_get_separate_image_folders(tmp_path):
+    result_a = ImageResult(data=b"\x89PNG-a", mime="image/png", width=1, height=1)
+    result_b = ImageResult(data=b"\x89PNG-b", mime="image/png", width=1, height=1)
+    a = save_image(tmp_path, "cafe s-1", 1, result_a, {})
+    b = save_image(tmp_path, "cafe?s-1", 1, result_b, {})
+    assert a["image"] != b["image"]
+    assert (tmp_path / a["image"]).read_bytes() == b"\x89PNG-a"
+    assert (tmp_path / b["image"]).read_bytes() == b"\x89PNG-b"
+
+
+def test_a_safe_id_names_its_image_folder_as_it_is(tmp_path):
+    out = save_image(tmp_path, "bus-station_s-003", 2, ImageResult(data=b"x", mime="image/png", width=1, height=1), {})
+    assert out["image"] == "images/bus-station_s-003/round2.png"
