@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+import yaml
 
 from socialbench.errors import DataError
 from socialbench.navigation.projection import PinholeCamera
@@ -78,3 +79,9 @@ def test_from_dataset_cfg_accepts_mapping_and_matrix_forms(tmp_path):
     assert (m.fx, m.fy, m.cx, m.cy) == (600, 601, 100, 50)
     with pytest.raises(DataError, match="camera_matrix"):
         PinholeCamera.from_dataset_cfg({"camera_matrix": "wide"})
+
+
+def test_release_dataset_cfg_gives_the_default_camera():
+    from socialbench.navigation.projection import SCAND_DATASET_CFG
+
+    assert PinholeCamera.from_dataset_cfg(yaml.safe_load(SCAND_DATASET_CFG)) == PinholeCamera()

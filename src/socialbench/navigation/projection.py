@@ -30,6 +30,20 @@ import numpy as np
 from socialbench.errors import DataError
 
 
+SCAND_DATASET_CFG = """\
+dataset_name: scand_spot
+camera_matrix:
+  fx: 623.3087
+  fy: 624.91863
+  cx: 640
+  cy: 360
+native_resolution_x: 1280
+native_resolution_y: 720
+"""
+"""The release's ``dataset_cfg.yaml`` (SCAND Spot intrinsics, :class:`PinholeCamera`'s
+defaults), as the synthetic fixture and the simulator write it."""
+
+
 @dataclass(frozen=True)
 class PinholeCamera:
     """Intrinsics plus a fixed mounting on the robot (see the module docstring)."""

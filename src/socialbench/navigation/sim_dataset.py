@@ -58,7 +58,7 @@ import numpy as np
 from socialbench.benchmarks.socialnav_sub.bank import base_key_of, expand_questions, load_bank
 from socialbench.benchmarks.socialnav_sub.synthetic import _write_bytes, _write_json
 from socialbench.navigation.frames import Odometry, Pose2D, local_to_world, robot_path_from_odometry, wrap_angle
-from socialbench.navigation.projection import PinholeCamera
+from socialbench.navigation.projection import SCAND_DATASET_CFG, PinholeCamera
 from socialbench.navigation.questions import (
     AnswerThresholds,
     PersonTruth,
@@ -85,18 +85,7 @@ MAX_ATTEMPTS = 60
 JPEG_QUALITY = 70
 CARD_TITLE = "# SYNTHETIC SocialNav-SUB scenes (procedural simulation)"
 
-DATASET_CFG = """\
-dataset_name: scand_spot
-camera_matrix:
-  fx: 623.3087
-  fy: 624.91863
-  cx: 640
-  cy: 360
-native_resolution_x: 1280
-native_resolution_y: 720
-camera_height: 0.6
-camera_x_offset: 0.0
-"""
+DATASET_CFG = SCAND_DATASET_CFG + "camera_height: 0.6\ncamera_x_offset: 0.0\n"
 
 
 @dataclass(frozen=True, eq=False)

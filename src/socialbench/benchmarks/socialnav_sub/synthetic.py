@@ -24,26 +24,19 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from socialbench.benchmarks.socialnav_sub.bank import expand_questions, load_bank
+from socialbench.navigation.projection import SCAND_DATASET_CFG, PinholeCamera
 from socialbench.types import Answer, Question
 
 FPS = 4.0
 DT = 1.0 / FPS
 N_FRAMES = 10
-NATIVE_W, NATIVE_H = 1280, 720
-FX, FY, CX, CY = 623.3087, 624.91863, 640.0, 360.0
-CAMERA_HEIGHT = 0.6  # metres, only for drawing synthetic bounding boxes
+_CAMERA = PinholeCamera()
+NATIVE_W, NATIVE_H = _CAMERA.width, _CAMERA.height
+FX, FY, CX, CY = _CAMERA.fx, _CAMERA.fy, _CAMERA.cx, _CAMERA.cy
+CAMERA_HEIGHT = _CAMERA.camera_height  # metres, only for drawing synthetic bounding boxes
 PERSON_HEIGHT, PERSON_WIDTH = 1.7, 0.5
 
-DATASET_CFG = """\
-dataset_name: scand_spot
-camera_matrix:
-  fx: 623.3087
-  fy: 624.91863
-  cx: 640
-  cy: 360
-native_resolution_x: 1280
-native_resolution_y: 720
-"""
+DATASET_CFG = SCAND_DATASET_CFG
 
 README = """\
 # SYNTHETIC SocialNav-SUB fixture
