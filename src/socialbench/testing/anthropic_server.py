@@ -205,22 +205,22 @@ class _MessagesCore(_Core):
         self.api_key = api_key
 
     def make_app(self) -> web.Application:
-        if self.max_concurrency is not None:
-            self._slots = asyncio.Semaphore(self.max_concurrency)
-        app = web.Application(client_max_size=256 * 1024 * 1024)
+        app = self.new_app()
         app.router.add_post("/v1/messages", self.messages)
         app.router.add_get("/stats", self.stats)
         return app
 
     async def messages(self, request: web.Request) -> web.StreamResponse:
-        with self.lock:
-            self.in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        try:
-            return await self._handle_messages(request)
-        finally:
-            with self.lock:
-                self.in_flight -= 1
+        return await self.counted(self._handle_messages, request)
+
+    def reply(self, body: dict[str, Any], text: str) -> web.Response:
+        return self._message(body, text, "end_turn")
+
+    def refusal_reply(self, body: dict[str, Any], message: str | None) -> web.Response:
+        return self._message(body, None, "refusal")
+
+    def error_payload(self, code: int) -> dict[str, Any]:
+        return error_body(code)
 
     def _header_problem(self, headers: Mapping[str, str]) -> web.Response | None:
         key = request_api_key(headers)
@@ -247,36 +247,7 @@ class _MessagesCore(_Core):
         message = validate_messages_request(body)
         if message is not None:
             return web.json_response(error_body(400, message), status=400)
-        with self.lock:
-            action = self.script.popleft() if self.script else None
-        if self._slots is None:
-            return await self._answer(body, action)
-        if self.overflow == "reject" and self._slots.locked():
-            return web.json_response(error_body(429), status=429, headers={"retry-after": "1"})
-        async with self._slots:
-            return await self._answer(body, action)
-
-    async def _answer(self, body: dict[str, Any], action: Action | None) -> web.StreamResponse:
-        if self.delay_s > 0:
-            await asyncio.sleep(self.delay_s)
-        if action is None:
-            return self._message(body, self.responder(body), "end_turn")
-        if action.kind == "ok":
-            return self._message(body, action.text, "end_turn")
-        if action.kind == "stall":
-            await asyncio.sleep(action.seconds)
-            text = action.text if action.text is not None else self.responder(body)
-            return self._message(body, text, "end_turn")
-        if action.kind == "empty":
-            return self._message(body, "", "end_turn")
-        if action.kind == "refusal":
-            return self._message(body, None, "refusal")
-        if action.kind == "malformed":
-            return web.Response(status=200, text=action.text or "", content_type="application/json")
-        payload = error_body(action.code) if action.body is None else action.body
-        if isinstance(payload, str):
-            return web.Response(status=action.code, text=payload, headers=dict(action.headers))
-        return web.json_response(payload, status=action.code, headers=dict(action.headers))
+        return await self.dispatch(body)
 
     def _message(self, body: dict[str, Any], text: str | None, stop_reason: str) -> web.Response:
         with self.lock:

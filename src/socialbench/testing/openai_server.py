@@ -36,7 +36,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Literal, Mapping, Sequence
 
 from aiohttp import web
 
@@ -232,10 +232,14 @@ class _Core:
                 self.requests.append(body)
                 self.headers.append(headers)
 
-    def make_app(self) -> web.Application:
+    def new_app(self) -> web.Application:
+        """An application with this core's concurrency slots (routes are added by callers)."""
         if self.max_concurrency is not None:
             self._slots = asyncio.Semaphore(self.max_concurrency)
-        app = web.Application(client_max_size=256 * 1024 * 1024)
+        return web.Application(client_max_size=256 * 1024 * 1024)
+
+    def make_app(self) -> web.Application:
+        app = self.new_app()
         app.router.add_post("/v1/chat/completions", self.chat_completions)
         app.router.add_get("/v1/models", self.models)
         app.router.add_get("/stats", self.stats)
@@ -261,15 +265,19 @@ class _Core:
             }
         )
 
-    async def chat_completions(self, request: web.Request) -> web.StreamResponse:
+    async def counted(self, handle: Callable[[web.Request], Awaitable[web.StreamResponse]], request: web.Request) -> web.StreamResponse:
+        """Run ``handle(request)`` counted in ``in_flight`` / ``max_in_flight``."""
         with self.lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            return await self._handle(request)
+            return await handle(request)
         finally:
             with self.lock:
                 self.in_flight -= 1
+
+    async def chat_completions(self, request: web.Request) -> web.StreamResponse:
+        return await self.counted(self._handle, request)
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         try:
@@ -293,12 +301,31 @@ class _Core:
                 },
                 status=400,
             )
+        return await self.dispatch(body)
+
+    # ------------------------------------------------------------------ shared dispatch
+    # The wire-format hooks below are what the Messages-API server overrides.
+
+    def reply(self, body: dict[str, Any], text: str) -> web.Response:
+        """A successful answer carrying ``text``."""
+        return self._completion(body, text, "stop")
+
+    def refusal_reply(self, body: dict[str, Any], message: str | None) -> web.Response:
+        """A refusal (``message`` is the model's refusal text, when the format has one)."""
+        return self._completion(body, None, "content_filter", refusal_text=message)
+
+    def error_payload(self, code: int) -> dict[str, Any]:
+        """The JSON body of an error with HTTP status ``code``."""
+        return _error_body(code)
+
+    async def dispatch(self, body: dict[str, Any]) -> web.StreamResponse:
+        """Take the next scripted action (if any) and answer within the concurrency slots."""
         with self.lock:
             action = self.script.popleft() if self.script else None
         if self._slots is None:
             return await self._respond(body, action)
         if self.overflow == "reject" and self._slots.locked():
-            return web.json_response(_error_body(429), status=429, headers={"Retry-After": "1"})
+            return web.json_response(self.error_payload(429), status=429, headers={"Retry-After": "1"})
         async with self._slots:
             return await self._respond(body, action)
 
@@ -306,22 +333,19 @@ class _Core:
         if self.delay_s > 0:
             await asyncio.sleep(self.delay_s)
         if action is None:
-            return self._completion(body, self.responder(body), "stop")
+            return self.reply(body, self.responder(body))
         if action.kind == "ok":
-            return self._completion(body, action.text, "stop")
+            return self.reply(body, action.text or "")
         if action.kind == "stall":
             await asyncio.sleep(action.seconds)
-            text = action.text if action.text is not None else self.responder(body)
-            return self._completion(body, text, "stop")
+            return self.reply(body, action.text if action.text is not None else self.responder(body))
         if action.kind == "empty":
-            return self._completion(body, "", "stop")
+            return self.reply(body, "")
         if action.kind == "refusal":
-            return self._completion(body, None, "content_filter", refusal_text=action.text)
+            return self.refusal_reply(body, action.text)
         if action.kind == "malformed":
-            return web.Response(
-                status=200, text=action.text or "", content_type="application/json"
-            )
-        payload = _error_body(action.code) if action.body is None else action.body
+            return web.Response(status=200, text=action.text or "", content_type="application/json")
+        payload = self.error_payload(action.code) if action.body is None else action.body
         if isinstance(payload, str):
             return web.Response(status=action.code, text=payload, headers=dict(action.headers))
         return web.json_response(payload, status=action.code, headers=dict(action.headers))
