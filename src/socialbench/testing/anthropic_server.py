@@ -28,7 +28,6 @@ prints ``READY http://127.0.0.1:PORT`` (the SDK's ``base_url``) and serves until
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import base64
 import binascii
@@ -45,12 +44,14 @@ from socialbench.testing.openai_server import (
     Responder,
     ScriptedOpenAIServer,
     _Core,
-    _start_site,
     empty,
     first_option_responder,
     malformed,
     ok,
+    parse_server_args,
     refusal,
+    serve_core,
+    server_arg_parser,
     stall,
     status,
 )
@@ -323,30 +324,15 @@ async def serve_forever(
 ) -> None:
     """Serve with the default responder until cancelled; prints ``READY <base_url>`` first."""
     core = _MessagesCore(None, delay_s, False, max_concurrency, overflow, DEFAULT_MODEL_NAME, keep_requests=False, api_key=api_key)
-    runner, bound = await _start_site(core, host, port)
-    print(f"READY http://{host}:{bound}", flush=True)
-    try:
-        await asyncio.Event().wait()
-    finally:
-        await runner.cleanup()
+    await serve_core(core, host, port, "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m socialbench.testing.anthropic_server",
-        description="Scripted local Anthropic Messages API server.",
+    p = server_arg_parser(
+        "python -m socialbench.testing.anthropic_server", "Scripted local Anthropic Messages API server."
     )
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
-    p.add_argument("--delay-ms", type=float, default=0.0, help="sleep before each answer")
-    p.add_argument("--max-concurrency", type=int, default=None, help="requests worked on at once")
-    p.add_argument("--overflow", choices=["queue", "reject"], default="queue")
     p.add_argument("--api-key", default=None, help="accept only this x-api-key")
-    args = p.parse_args(argv)
-    if args.max_concurrency is not None and args.max_concurrency < 1:
-        p.error("--max-concurrency must be at least 1")
-    if args.delay_ms < 0:
-        p.error("--delay-ms must not be negative")
+    args = parse_server_args(p, argv)
     try:
         asyncio.run(
             serve_forever(args.port, args.host, args.delay_ms / 1000.0, args.max_concurrency, args.overflow, args.api_key)

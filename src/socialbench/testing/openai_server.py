@@ -568,33 +568,49 @@ async def serve_forever(
 ) -> None:
     """Serve with the default responder until cancelled; prints ``READY <base_url>`` first."""
     core = _Core(None, delay_s, reject_response_format, max_concurrency, overflow, model_name, keep_requests=False)
+    await serve_core(core, host, port, "/v1")
+
+
+async def serve_core(core: _Core, host: str, port: int, path: str) -> None:
+    """Serve ``core`` until cancelled; prints ``READY http://HOST:PORT<path>`` first."""
     runner, bound = await _start_site(core, host, port)
-    print(f"READY http://{host}:{bound}/v1", flush=True)
+    print(f"READY http://{host}:{bound}{path}", flush=True)
     try:
         await asyncio.Event().wait()
     finally:
         await runner.cleanup()
 
 
-def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="python -m socialbench.testing.openai_server",
-        description="Scripted local OpenAI-compatible chat-completions server.",
-    )
+def server_arg_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The command-line options both scripted servers take."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
     p.add_argument("--delay-ms", type=float, default=0.0, help="sleep before each answer")
     p.add_argument("--max-concurrency", type=int, default=None, help="requests worked on at once")
     p.add_argument("--overflow", choices=["queue", "reject"], default="queue",
                    help="beyond --max-concurrency: wait for a slot, or answer 429")
-    p.add_argument("--model-name", default=DEFAULT_MODEL_NAME)
-    p.add_argument("--reject-response-format", action="store_true")
+    return p
+
+
+def parse_server_args(p: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse and check the options of :func:`server_arg_parser` (plus any added)."""
     args = p.parse_args(argv)
     if args.max_concurrency is not None and args.max_concurrency < 1:
         p.error("--max-concurrency must be at least 1")
     if args.delay_ms < 0:
         p.error("--delay-ms must not be negative")
     return args
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = server_arg_parser(
+        "python -m socialbench.testing.openai_server",
+        "Scripted local OpenAI-compatible chat-completions server.",
+    )
+    p.add_argument("--model-name", default=DEFAULT_MODEL_NAME)
+    p.add_argument("--reject-response-format", action="store_true")
+    return parse_server_args(p, argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
