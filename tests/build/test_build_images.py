@@ -6,7 +6,7 @@ import json
 from PIL import Image
 
 from socialbench.build.images import ImageResult, save_image
-from socialbench.build.jsonl import read_jsonl, write_jsonl
+from socialbench.build.jsonl import read_jsonl, unique_name, write_jsonl
 
 
 def _prompts(work, n=3):
@@ -28,7 +28,8 @@ def test_one_candidate_per_prompt_saved_with_provenance(cli, work, images_server
     rows = {r["id"]: r for r in read_jsonl(work / "images.jsonl")}
     assert len(rows) == 3 and images_server.count == 3
     r = rows["restaurant/b00-2"]
-    assert r["image"] == "images/restaurant/b00-2/round0.png"
+    assert r["image"] == f"images/{unique_name('restaurant/b00-2')}/round0.png"
+    assert r["image"].startswith("images/restaurant__b00-2-")
     data = (work / r["image"]).read_bytes()
     assert hashlib.sha256(data).hexdigest() == r["sha256"]
     assert Image.open(work / r["image"]).size == (48, 32) == (r["width"], r["height"])
@@ -81,11 +82,12 @@ def test_ids_with_the_same_safe_form_get_separate_image_folders(tmp_path):
     result_b = ImageResult(data=b"\x89PNG-b", mime="image/png", width=1, height=1)
     a = save_image(tmp_path, "cafe s-1", 1, result_a, {})
     b = save_image(tmp_path, "cafe?s-1", 1, result_b, {})
-    assert a["image"] != b["image"]
+    c = save_image(tmp_path, "cafe/round1.png", 1, result_b, {})
+    assert len({a["image"], b["image"], c["image"]}) == 3
     assert (tmp_path / a["image"]).read_bytes() == b"\x89PNG-a"
     assert (tmp_path / b["image"]).read_bytes() == b"\x89PNG-b"
 
 
-def test_a_safe_id_names_its_image_folder_as_it_is(tmp_path):
+def test_a_file_name_safe_id_names_its_image_folder_as_it_is(tmp_path):
     out = save_image(tmp_path, "bus-station_s-003", 2, ImageResult(data=b"x", mime="image/png", width=1, height=1), {})
     assert out["image"] == "images/bus-station_s-003/round2.png"

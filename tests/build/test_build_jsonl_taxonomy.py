@@ -91,21 +91,3 @@ def test_unique_name_differs_for_ids_that_sanitise_alike():
     assert unique_name("cafe__s-1") == "cafe__s-1" and unique_name("cafe/s-1").startswith("cafe__s-1-")
     assert all(safe_name(n) == n for n in names)
 
-
-def test_unique_path_keeps_safe_ids_readable_as_folders():
-    from socialbench.build.jsonl import unique_path
-
-    assert unique_path("restaurant/b00-2") == "restaurant/b00-2"
-
-
-def test_unique_path_differs_for_ids_that_sanitise_alike():
-    from socialbench.build.jsonl import unique_path
-
-    paths = {unique_path(i) for i in ("cafe/s 1", "cafe/s?1", "cafe__s_1", "cafe/s_1")}
-    assert len(paths) == 4
-
-
-def test_unique_path_never_climbs_out_of_its_folder():
-    from socialbench.build.jsonl import unique_path
-
-    assert all(part not in ("..", ".", "") for part in unique_path("../x//y/..").split("/"))

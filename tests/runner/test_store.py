@@ -75,3 +75,28 @@ def test_compact_after_load_writes_what_the_file_held_plus_appends(tmp_path):
     on_disk = read_samples(p)
     assert [r.to_json() for r in on_disk] == [r.to_json() for r in out]
     assert [(r.question_key, r.error) for r in on_disk] == [("q3", None), ("q2", None), ("q1", None)]
+
+
+def test_a_record_written_when_an_interrupt_arrives_survives_compaction(tmp_path):
+    s = RunStore(tmp_path)
+    s.load_samples()
+    s.append(rec("a", "q1"))
+    real = s._fh
+
+    class InterruptAfterFlush:
+        def write(self, text):
+            return real.write(text)
+
+        def flush(self):
+            real.flush()
+            raise KeyboardInterrupt
+
+        def close(self):
+            real.close()
+
+    s._fh = InterruptAfterFlush()
+    with pytest.raises(KeyboardInterrupt):
+        s.append(rec("a", "q2"))
+    out = s.compact([("a", "q1"), ("a", "q2")])
+    assert [r.question_key for r in out] == ["q1", "q2"]
+    assert [r.question_key for r in read_samples(tmp_path / "samples.jsonl")] == ["q1", "q2"]

@@ -33,7 +33,7 @@ from typing import Any, Mapping, Sequence
 
 from PIL import Image
 
-from socialbench.build.jsonl import StageOutput, unique_path
+from socialbench.build.jsonl import StageOutput, unique_name
 from socialbench.errors import UsageError
 from socialbench.runner.engine import RetryPolicy
 from socialbench.runner.progress import RunProgress
@@ -251,9 +251,9 @@ class ImageClient:
 def save_image(work: Path, record_id: str, round_no: int, result: ImageResult, provenance: Mapping[str, Any]) -> dict[str, Any]:
     """Write ``images/<id>/round<r>.<ext>`` and its provenance JSON (atomically); return the
     fields for the stage record (paths relative to ``work``). The folder is the id's
-    :func:`~socialbench.build.jsonl.unique_path` (``restaurant/b00-2`` ->
-    ``images/restaurant/b00-2``), so two ids never share one."""
-    folder = work / "images" / unique_path(record_id)
+    :func:`~socialbench.build.jsonl.unique_name` (``g1`` -> ``images/g1``,
+    ``restaurant/b00-2`` -> ``images/restaurant__b00-2-<8 hex>``), so two ids never share one."""
+    folder = work / "images" / unique_name(record_id)
     folder.mkdir(parents=True, exist_ok=True)
     ext = _EXT.get(result.mime, ".png")
     path = folder / f"round{round_no}{ext}"

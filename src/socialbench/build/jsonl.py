@@ -39,7 +39,6 @@ __all__ = [
     "latest_by_id",
     "failures_path",
     "safe_name",
-    "unique_path",
     "short_hash",
     "unique_name",
     "StageOutput",
@@ -196,13 +195,6 @@ def unique_name(record_id: str) -> str:
     and ``cafe?s-1`` gets another hash)."""
     name = safe_name(record_id)
     return name if name == record_id else f"{name}-{short_hash(record_id)}"
-
-
-def unique_path(record_id: str) -> str:
-    """A relative folder path for an id that differs for different ids: each ``/``-separated
-    part through :func:`unique_name` (``restaurant/b00-2`` -> ``restaurant/b00-2``,
-    ``cafe s-1`` -> ``cafe_s-1-<8 hex>``); ``..`` and empty parts never survive as such."""
-    return "/".join(unique_name(part) for part in record_id.split("/"))
 
 
 class StageOutput:

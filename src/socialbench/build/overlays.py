@@ -3,7 +3,7 @@ App. E's image-editing step, which misplaces, overlaps or drops labels).
 
 Region spec (one JSONL record per grounding question)::
 
-    {"id": "restaurant/b00-3-sg1", "image": "images/restaurant/b00-3/round1.png",
+    {"id": "restaurant/b00-3-sg1", "image": "images/restaurant__b00-3-<hash>/round1.png",
      "question": "Where should you wait for the guest?",
      "options": {"A": "by the door", "B": "...", "C": "...", "D": "..."},
      "coords": "relative",                      # or "pixel"

@@ -176,6 +176,7 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
     preparer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="socialbench-prepare")
 
     async def main() -> EngineStats:
+        _cancel_on_first_ctrl_c()
         engine = Engine(model, concurrency=req.concurrency, retry=req.retry, cache=cache, seed=req.options.seed, on_update=progress.update_stats)
         stats_holder["s"] = engine.stats
         encoder = ImageEncoder(req.image_policy, transform=_perturbation(req.options)) if model.needs_prompt else None
@@ -210,7 +211,7 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
     with progress:
         try:
             stats = asyncio.run(main())
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, asyncio.CancelledError):
             interrupted = True
             stats = stats_holder.get("s", EngineStats())
     wall = time.perf_counter() - t0
@@ -248,6 +249,30 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
     )
     store.write_run(record)
     return RunResult(req.out, metrics, stats.as_dict(), complete, interrupted)
+
+
+def _cancel_on_first_ctrl_c() -> None:
+    """On Python 3.10, make Ctrl-C cancel the run's main task, as ``asyncio.run`` does from
+    3.11 on, instead of raising KeyboardInterrupt inside whichever coroutine is running
+    (which leaves half-stepped coroutines behind and prints "Exception ignored" noise).
+    A second Ctrl-C gets the default behaviour."""
+    if sys.version_info >= (3, 11):
+        return
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    if task is None:
+        return
+
+    def first() -> None:
+        loop.remove_signal_handler(signal.SIGINT)
+        task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, first)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
+        pass
 
 
 def fingerprint_files(paths: list[Path], root: Path) -> str:

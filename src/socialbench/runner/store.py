@@ -134,12 +134,14 @@ class RunStore:
         if self._fh is None:
             self._fh = open(self.samples_path, "a", encoding="utf-8")
         line = json.dumps(record.to_json(), ensure_ascii=False)
-        self._fh.write(line + "\n")
-        self._fh.flush()
         if self._mirror is not None:
+            # mirrored before the write: an interrupt between the write and this point must
+            # not leave a record on disk that compact() would then drop
             key = (record.item_id, record.question_key)
             self._mirror[key] = record
             self._lines[key] = line
+        self._fh.write(line + "\n")
+        self._fh.flush()
 
     def close(self) -> None:
         if self._fh is not None:

@@ -286,14 +286,10 @@ def parse_votes(questions: tuple[Question, ...], data: Mapping[str, Any], file: 
 # --------------------------------------------------------------------------- media
 
 
-_IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")  # PNG, JPEG
-
-
 def _check_image(path: Path, report: ValidationReport, inside: _Containment, verify: bool = True) -> bool:
     """An image inside the dataset that opens; with ``verify`` its whole content is checked
     (``data validate``), otherwise only its header (loading for an evaluation, where each
-    image is decoded once anyway and a broken one fails only its own sample). Without
-    ``verify`` a PNG or JPEG signature is enough; other files must open in Pillow."""
+    image is decoded once anyway and a broken one fails only its own sample)."""
     from PIL import Image  # local import: only needed when images are checked
 
     if not inside(path):
@@ -301,10 +297,6 @@ def _check_image(path: Path, report: ValidationReport, inside: _Containment, ver
                      "replace the link with the file")
         return False
     try:
-        if not verify:
-            with open(path, "rb") as fh:
-                if fh.read(8).startswith(_IMAGE_SIGNATURES):
-                    return True
         with Image.open(path) as img:
             if verify:
                 img.verify()
