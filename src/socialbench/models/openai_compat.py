@@ -121,18 +121,18 @@ def build_messages(request: Request) -> list[dict[str, Any]]:
     return messages
 
 
-@functools.lru_cache(maxsize=256)
-def _image_part_json(image: EncodedImage) -> str:
-    """The JSON text of one ``image_url`` content part. Every question of a sample sends the
-    same images, so each ~15-100 KB part is serialised once, not once per question."""
-    return json.dumps({"type": "image_url", "image_url": {"url": image_data_url(image)}}, ensure_ascii=False)
-
-
 _COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _dumps(value: Any) -> str:
     return _COMPACT_JSON.encode(value)
+
+
+@functools.lru_cache(maxsize=256)
+def _image_part_json(image: EncodedImage) -> str:
+    """The JSON text of one ``image_url`` content part. Every question of a sample sends the
+    same images, so each ~15-100 KB part is serialised once, not once per question."""
+    return _dumps({"type": "image_url", "image_url": {"url": image_data_url(image)}})
 
 
 def encode_chat_body(request: Request, params: Mapping[str, Any]) -> bytes:

@@ -77,10 +77,9 @@ class RunStore:
         self.samples_path = self.dir / SAMPLES
         self._fh = None
         self._lock_fh = None
-        # Once load_samples() has read the file, every later append is mirrored here (latest
-        # record and the line written for it), so compact() need not read the file again.
+        # Once load_samples() has read the file, every later append is mirrored here (the
+        # latest record per question), so compact() need not read the file again.
         self._mirror: dict[tuple[str, str], SampleRecord] | None = None
-        self._lines: dict[tuple[str, str], str] = {}
 
     def lock(self) -> None:
         """Take the run directory's lock file, or fail if another process holds it (two
@@ -127,20 +126,16 @@ class RunStore:
         for r in read_samples(self.samples_path, repair=True):
             out[(r.item_id, r.question_key)] = r
         self._mirror = dict(out)
-        self._lines = {}
         return out
 
     def append(self, record: SampleRecord) -> None:
         if self._fh is None:
             self._fh = open(self.samples_path, "a", encoding="utf-8")
-        line = json.dumps(record.to_json(), ensure_ascii=False)
         if self._mirror is not None:
             # mirrored before the write: an interrupt between the write and this point must
             # not leave a record on disk that compact() would then drop
-            key = (record.item_id, record.question_key)
-            self._mirror[key] = record
-            self._lines[key] = line
-        self._fh.write(line + "\n")
+            self._mirror[(record.item_id, record.question_key)] = record
+        self._fh.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
         self._fh.flush()
 
     def close(self) -> None:
@@ -157,9 +152,8 @@ class RunStore:
         records = [latest[k] for k in keys]
         tmp = self.samples_path.with_name(SAMPLES + ".tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
-            for k, r in zip(keys, records):
-                line = self._lines.get(k)
-                fh.write((line if line is not None else json.dumps(r.to_json(), ensure_ascii=False)) + "\n")
+            for r in records:
+                fh.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.samples_path)

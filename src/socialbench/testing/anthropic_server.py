@@ -280,6 +280,8 @@ class ScriptedAnthropicServer(ScriptedOpenAIServer):
     JSON bodies and ``request_headers`` the headers, for every request received.
     """
 
+    url_path = ""
+
     def __init__(
         self,
         responder: Responder | None = None,
@@ -299,16 +301,6 @@ class ScriptedAnthropicServer(ScriptedOpenAIServer):
         self._core = _MessagesCore(
             responder, delay_s, False, max_concurrency, overflow, model_name, api_key=api_key
         )
-
-    @property
-    def base_url(self) -> str:
-        if self._thread is None:
-            raise RuntimeError("ScriptedAnthropicServer is not running; use it as a context manager")
-        return f"http://{self._host}:{self._port}"
-
-    def __repr__(self) -> str:
-        where = f"{self._host}:{self._port}" if self._thread else "stopped"
-        return f"ScriptedAnthropicServer({where}, count={self.count})"
 
 
 # --------------------------------------------------------------------------- subprocess

@@ -36,7 +36,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Literal, Mapping, Sequence
+from typing import Any, Awaitable, Callable, ClassVar, Literal, Mapping, Sequence
 
 from aiohttp import web
 
@@ -402,6 +402,9 @@ class ScriptedOpenAIServer:
     With ``keep_requests=False`` requests are only counted (``requests`` stays empty).
     """
 
+    #: Path after ``http://HOST:PORT`` in :attr:`base_url` (what the matching SDK takes).
+    url_path: ClassVar[str] = "/v1"
+
     def __init__(
         self,
         responder: Responder | None = None,
@@ -447,8 +450,8 @@ class ScriptedOpenAIServer:
     @property
     def base_url(self) -> str:
         if self._thread is None:
-            raise RuntimeError("ScriptedOpenAIServer is not running; use it as a context manager")
-        return f"http://{self._host}:{self._port}/v1"
+            raise RuntimeError(f"{type(self).__name__} is not running; use it as a context manager")
+        return f"http://{self._host}:{self._port}{self.url_path}"
 
     @property
     def port(self) -> int:
@@ -551,7 +554,7 @@ class ScriptedOpenAIServer:
 
     def __repr__(self) -> str:
         where = f"{self._host}:{self._port}" if self._thread else "stopped"
-        return f"ScriptedOpenAIServer({where}, count={self.count})"
+        return f"{type(self).__name__}({where}, count={self.count})"
 
 
 # --------------------------------------------------------------------------- subprocess
