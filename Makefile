@@ -18,14 +18,16 @@ demo: venv
 	$(BIN)/socialbench eval --benchmark socialnav-sim --model baseline:random --out runs/demo/random --no-progress --no-cache
 	$(BIN)/socialbench eval --benchmark socialnav-sim --model baseline:rule-based --out runs/demo/rule-based --no-progress --no-cache
 
-# Tests that need torch/transformers (hf: backend) or chromium (HTML report) skip, with the
-# reason, when those are absent; `make extras` installs the Python ones (CPU torch).
+# Tests that need torch/transformers (hf: backend), the rag/dense/hub extras or chromium (HTML
+# report) skip, with the reason, when those are absent; `make extras` installs the Python ones
+# (CPU torch). Any other skip fails the run, and under CI=true (.ci/run) so do these: the
+# allow-list is ALLOWED_SKIPS in tests/conftest.py.
 test: venv
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -rfEs
 
 extras: venv
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[test,nav,anthropic,hf,rag,dense,hub]'
+	$(BIN)/python -m pip install --quiet -e '.[test,nav,anthropic,hf,rag,dense,hub,ray]'
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

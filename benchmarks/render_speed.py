@@ -1,9 +1,14 @@
-"""Rendering speed of SocialNav-SUB prompt images (ms per image).
+"""Preparation speed of SocialNav-SUB prompt images (ms per image, drawing *and* encoding).
 
 Generates a scene in memory (1280×720 textured frames, ``--people`` walking pedestrians with
-bounding boxes, a robot arcing towards a goal) and times :func:`render_scene` for each image
-mode and BEV resolution, ``--repeats`` times 10 timesteps each (the first, warm-up, pass is
-not counted). Also checks that two renders give identical PNG bytes.
+bounding boxes, a robot arcing towards a goal) and times, per image, :func:`render_scene`
+followed by :func:`prepare_image` under the default image policy (longest side 768, JPEG 90:
+what is sent), for each image mode and BEV resolution, ``--repeats`` times 10 timesteps each
+(the first, warm-up, pass is not counted). "full size" rows draw at the frames' resolution and
+then LANCZOS-shrink; "sent size" rows draw at the size that is sent (``max_side``), as
+``socialbench eval`` does. The 300-dpi row is socialbench's own 300-dpi mode, not the
+official renderer. One process, one core. Also checks that two renders give identical PNG
+bytes.
 
 Usage: ``python benchmarks/render_speed.py [--people 7] [--repeats 3]``
 """
@@ -22,6 +27,7 @@ from socialbench.navigation.frames import Scene
 from socialbench.navigation.projection import PinholeCamera
 from socialbench.navigation.render import BevStyle, render_scene, to_png_bytes
 from socialbench.navigation.tracks import N_FRAMES, RobotPath, make_track
+from socialbench.vision.images import ImagePolicy, prepare_image
 
 
 def make_scene(n_people: int, seed: int = 0) -> tuple[Scene, list[Image.Image]]:
@@ -42,14 +48,20 @@ def make_scene(n_people: int, seed: int = 0) -> tuple[Scene, list[Image.Image]]:
 
 
 def time_config(scene: Scene, frames: list[Image.Image], mode: str, style: BevStyle | None,
-                repeats: int) -> tuple[float, float, tuple[int, int]]:
-    render_scene(scene, mode, frames=frames, bev_style=style)  # warm-up
+                repeats: int, max_side: int) -> tuple[float, float, tuple[int, int]]:
+    policy = ImagePolicy()
+
+    def once() -> list:
+        return [prepare_image(i, policy) for i in render_scene(scene, mode, frames=frames, bev_style=style,
+                                                               max_side=max_side)]
+
+    once()  # warm-up
     per_image = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        imgs = render_scene(scene, mode, frames=frames, bev_style=style)
+        imgs = once()
         per_image.append((time.perf_counter() - t0) * 1000 / len(imgs))
-    return statistics.median(per_image), min(per_image), imgs[0].size
+    return statistics.median(per_image), min(per_image), (imgs[0].width, imgs[0].height)
 
 
 def main() -> None:
@@ -59,19 +71,22 @@ def main() -> None:
     args = ap.parse_args()
     scene, frames = make_scene(args.people)
     configs = [
-        ("img-with-bev", None, "default: BEV drawn at frame width (1280 px)"),
-        ("img-with-bev", BevStyle(dpi=300), "official path: BEV at 300 dpi, then shrunk"),
-        ("img-with-bev", BevStyle(dpi=100), "BEV at 100 dpi (700 px), then enlarged"),
-        ("img", None, "front view only (No-BEV ablation)"),
-        ("bev", None, "BEV only, 2100 px (300 dpi)"),
+        ("img-with-bev", None, 768, "sent size: drawn at 492x768 (socialbench eval)"),
+        ("img-with-bev", None, 0, "full size: BEV at frame width (1280 px), then shrunk"),
+        ("img-with-bev", BevStyle(dpi=300), 0, "full size, socialbench's 300-dpi BEV, then shrunk"),
+        ("img", None, 768, "front view only (No-BEV ablation), sent size"),
+        ("bev", None, 768, "BEV only, sent size"),
+        ("bev", None, 0, "BEV only, 2100 px (300 dpi), then shrunk"),
     ]
-    print(f"{args.people} people, {N_FRAMES} timesteps, {args.repeats} timed passes per row\n")
-    print("| mode | BEV dpi | image size | ms/image (median) | ms/image (best) | note |")
-    print("|---|---|---|---|---|---|")
-    for mode, style, note in configs:
-        med, best, size = time_config(scene, frames, mode, style, args.repeats)
+    print(f"{args.people} people, {N_FRAMES} timesteps, {args.repeats} timed passes per row, "
+          "render + encode (max side 768, JPEG 90)\n")
+    print("| mode | drawn at | BEV dpi | sent size | ms/image (median) | ms/image (best) | note |")
+    print("|---|---|---|---|---|---|---|")
+    for mode, style, max_side, note in configs:
+        med, best, size = time_config(scene, frames, mode, style, args.repeats, max_side)
         dpi = "auto" if style is None else f"{style.dpi:g}"
-        print(f"| {mode} | {dpi} | {size[0]}x{size[1]} | {med:.1f} | {best:.1f} | {note} |")
+        drawn = "sent size" if max_side else "full size"
+        print(f"| {mode} | {drawn} | {dpi} | {size[0]}x{size[1]} | {med:.1f} | {best:.1f} | {note} |")
     a = [hashlib.sha256(to_png_bytes(i)).hexdigest() for i in render_scene(scene, frames=frames)]
     b = [hashlib.sha256(to_png_bytes(i)).hexdigest() for i in render_scene(scene, frames=frames)]
     print(f"\ndeterministic (identical PNG bytes on re-render): {a == b}")

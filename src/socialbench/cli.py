@@ -1,25 +1,66 @@
 """The ``socialbench`` command line.
 
-Exit codes: 0 ok; 1 usage or data error (a message, no traceback); 2 the run finished but
-some model calls failed (they are recorded; run the same command again to retry them);
-130 interrupted with Ctrl-C (everything answered so far is saved).
+Exit codes: 0 ok; 1 usage or data error, including a command-line usage error from typer
+(unknown or missing option) and a disk that cannot be written (a message, no traceback);
+2 the run finished but some questions failed (they are recorded; the message names the
+kinds and says whether to run the same command again or to fix the data first);
+130 interrupted with Ctrl-C, at any point (everything answered so far is saved).
 """
 
 from __future__ import annotations
 
 import re
+import signal
 import sys
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, List, NoReturn, Optional
 
 import typer
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from socialbench.errors import DataError, SocialbenchError, UsageError
+from socialbench.errors import DataError, SocialbenchError, StorageError, UsageError
+from socialbench.messages import say
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Measure the social intelligence of embodied agents.")
+#: Commands that live with their (heavy) code: name -> (module with ``register(app)``, help
+#: shown in ``socialbench --help``, which must equal the real command's first help line).
+#: The module is imported only when the command runs (``socialbench report ...``), so
+#: ``socialbench --help`` and the other commands do not pay for numpy and friends.
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "report": ("socialbench.report.commands",
+               "Tables (md/csv/tex), figures (PNG/SVG) and a static HTML report of run directories."),
+    "compare": ("socialbench.report.commands", "Paired significance tests between runs on the same questions."),
+    "build": ("socialbench.build.commands", "Build a RobotEQ-style dataset: one resumable command per stage."),
+    "sweep": ("socialbench.sweep.commands", "Run a plan of models x benchmarks x option axes, one run directory per cell."),
+    "export": ("socialbench.export.commands", "Export benchmark data for training (SFT files)."),
+}
+
+
+class _LazyGroup(typer.core.TyperGroup):
+    """The top-level command group: lists placeholders for :data:`LAZY_COMMANDS` (help text
+    only) and swaps in the real command when one of them is invoked."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and args[0] in LAZY_COMMANDS:
+            load_lazy_command(self, args[0])
+        return super().resolve_command(ctx, args)
+
+
+def load_lazy_command(group: Any, name: str) -> Any:
+    """Import ``name``'s module and put its real command(s) into ``group``; returns it."""
+    import importlib
+
+    module = importlib.import_module(LAZY_COMMANDS[name][0])
+    real = typer.Typer()
+    module.register(real)
+    for n, cmd in typer.main.get_group(real).commands.items():
+        if n in group.commands:
+            group.commands[n] = cmd
+    return group.commands[name]
+
+
+app = typer.Typer(cls=_LazyGroup, add_completion=False, no_args_is_help=True, help="Measure the social intelligence of embodied agents.")
 data_app = typer.Typer(no_args_is_help=True, help="Check and transform datasets.")
 app.add_typer(data_app, name="data")
 sim_app = typer.Typer(no_args_is_help=True, help="Generate procedural datasets.")
@@ -28,13 +69,17 @@ app.add_typer(sim_app, name="sim")
 out = Console()
 if not out.is_terminal:  # pipes and CI logs: wide enough for the results table
     out = Console(width=110)
-err = Console(stderr=True)
 
 EXIT_OK, EXIT_USAGE, EXIT_MODEL_ERRORS, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def default_cache_path() -> Path:
     return Path.home() / ".cache" / "socialbench" / "responses.sqlite3"
+
+
+def _line(text: str) -> None:
+    """One plain line on stdout: never wrapped (a pipe reads the path whole), no markup."""
+    out.print(text, soft_wrap=True, markup=False, highlight=False)
 
 
 def _slug(text: str) -> str:
@@ -57,7 +102,8 @@ def _resolve_data(benchmark_name: str, data: Optional[Path]):
     from socialbench.benchmarks.base import get_benchmark
 
     bench, bundled = get_benchmark(benchmark_name)
-    path = data or bundled
+    default = getattr(bench, "default_data", None)  # a benchmark with bundled data of its own
+    path = data or bundled or (default() if default is not None else None)
     if path is None:
         raise UsageError(f"--data is required for {benchmark_name} (the folder of the dataset release)")
     resolve = getattr(bench, "resolve_data", None)  # e.g. a hub id -> a local snapshot
@@ -79,7 +125,7 @@ def print_metrics(bench: Any, metrics: dict[str, Any]) -> None:
 def print_scores(metrics: dict[str, Any]) -> None:
     scores = metrics.get("scores") or {}
     if not scores:
-        out.print(metrics.get("note", "nothing scored"))
+        _line(metrics.get("note", "nothing scored"))
         return
     groups = ["All", "Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning"]
     present = [g for g in groups if any(g in b for b in scores.values())]
@@ -102,10 +148,85 @@ def print_scores(metrics: dict[str, Any]) -> None:
     out.print(table)
     fails = metrics.get("failures") or {}
     if fails:
-        out.print(
+        _line(
             f"failure rate {fails.get('failure_rate', float('nan')):.3f} · invalid rate {fails.get('invalid_rate', float('nan')):.3f}"
             f" · error rate {fails.get('error_rate', float('nan')):.3f}"
         )
+    cons = (metrics.get("consistency") or {}).get("All") or {}
+    if cons.get("consistency") is not None:  # a metamorphic --perturb run
+        se = cons.get("se")
+        _line(f"consistency with the unperturbed answers {cons['consistency']:.3f}"
+              + (f"±{se:.3f}" if se is not None else "") + f" over {cons['n']} question pairs")
+
+
+def run_variant(benchmark: str, options: Any) -> str:
+    """The last part of a run directory's name: the options that tell runs of one model on one
+    benchmark apart (``cot-img-with-bev``, ``rag``, ``standard-blur2``)."""
+    if benchmark.startswith("socialnav"):
+        variant = f"{options.method}-{options.images}"
+    else:
+        variant = options.strategy + ("-per-behavior" if options.per_behavior else "")
+    if options.perturb:
+        variant += f"-{options.perturb}{options.perturb_strength:g}"
+    context = options.extra.get("context")
+    if context and context != "none":
+        variant += "-context-" + _slug(str(context))
+    return variant
+
+
+def eval_defaults() -> dict[str, Any]:
+    """Every option of ``socialbench eval`` by parameter name, with its default (``...`` when
+    required): what :func:`prepare_eval` takes."""
+    import inspect
+
+    return {name: getattr(p.default, "default", p.default) for name, p in inspect.signature(eval_cmd).parameters.items()}
+
+
+def eval_options(values: dict[str, Any]) -> Any:
+    """The benchmark options (:class:`EvalOptions`) of eval's option ``values``, by name."""
+    from socialbench.benchmarks.base import EvalOptions
+
+    v = values
+    return EvalOptions(
+        method=v["method"], images=v["images"], protocol=v["protocol"], limit=v["limit"], seed=v["seed"],
+        strategy=v["strategy"], per_behavior=v["per_behavior"], perturb=v["perturb"], perturb_strength=v["perturb_strength"],
+        extra={k: v[k] for k in ("rag_backend", "rag_k", "context") if v.get(k) is not None},
+    )
+
+
+def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tuple[Any, Path, Any, Any]:
+    """The eval command's option handling, shared with ``socialbench sweep``: ``values`` holds
+    every :func:`eval_cmd` parameter by name; returns (benchmark, data path, model, RunRequest).
+    Without ``out_dir`` the run directory is ``runs_root/BENCHMARK/MODEL/VARIANT``."""
+    from socialbench.models.registry import create_model
+    from socialbench.runner.engine import RetryPolicy
+    from socialbench.runner.run import RunRequest
+    from socialbench.vision.images import ImagePolicy
+    from socialbench.vision.render_cache import default_render_cache_dir
+
+    v = values
+    benchmark, seed, timeout = v["benchmark"], v["seed"], v["timeout"]
+    bench, path = _resolve_data(benchmark, v["data"])
+    options = eval_options(v)
+    bench.check_options(options)
+    model_options = _model_options(list(v["model_opt"]), seed, timeout)
+    mdl = create_model(v["model"], model_options)
+    run_dir = v["out_dir"] or runs_root / benchmark / _slug(mdl.spec) / run_variant(benchmark, options)  # spec: no credentials
+    req = RunRequest(
+        benchmark_name=benchmark,
+        data=path,
+        model_spec=v["model"],
+        out=run_dir,
+        options=options,
+        concurrency=v["concurrency"],
+        retry=RetryPolicy(max_attempts=v["max_attempts"], timeout_s=timeout),
+        cache_path=None if v["no_cache"] else (v["cache"] or default_cache_path()),
+        model_options=model_options.extra,
+        image_policy=ImagePolicy(max_side=v["max_side"]),
+        render_cache=None if v["no_render_cache"] else (v["render_cache"] or default_render_cache_dir()),
+        show_progress=v["progress"],
+    )
+    return bench, path, mdl, req
 
 
 @app.command("eval")
@@ -113,13 +234,14 @@ def eval_cmd(
     benchmark: str = typer.Option(..., "--benchmark", "-b", help="socialnav-sub, socialnav-sim (bundled), ..."),
     model: str = typer.Option(..., "--model", "-m", help="model spec, e.g. openai:MODEL[@URL], baseline:random"),
     data: Optional[Path] = typer.Option(None, "--data", "-d", help="dataset folder (optional for bundled benchmarks)"),
-    method: str = typer.Option("independent", help="SocialNav-SUB: independent | cot | cot-gt"),
+    method: str = typer.Option("independent", help="SocialNav-SUB: independent | cot | cot-gt | scene-context"),
     strategy: str = typer.Option("standard", help="RobotEQ: standard | cot | no-image | rag"),
     per_behavior: bool = typer.Option(False, "--per-behavior", help="RobotEQ judgment: one request per behavior"),
-    perturb: Optional[str] = typer.Option(None, help="image perturbation, e.g. blur, fisheye, fisheye-water"),
+    perturb: Optional[str] = typer.Option(None, help="image perturbation, e.g. blur, fisheye, fisheye-water; SocialNav-SUB also mirror, shuffle-options (consistency)"),
     perturb_strength: float = typer.Option(1.0, help="perturbation strength"),
     rag_backend: Optional[str] = typer.Option(None, help="RobotEQ --strategy rag retriever: bm25 | dense | hybrid"),
     rag_k: Optional[int] = typer.Option(None, min=1, help="RobotEQ --strategy rag: documents per query [default 2]"),
+    context: Optional[str] = typer.Option(None, help="socialnav-waypoint scene context: none | random | human-oracle | model:RUN_DIR [default none]"),
     images: str = typer.Option("img-with-bev", help="img-with-bev | img | bev"),
     protocol: str = typer.Option("paper", help="paper | official (metric protocol)"),
     concurrency: int = typer.Option(16, min=1, help="requests in flight at once"),
@@ -128,58 +250,82 @@ def eval_cmd(
     seed: int = typer.Option(0, help="seed for baselines, jitter and sampling"),
     cache: Optional[Path] = typer.Option(None, help="SQLite response cache file [default: ~/.cache/socialbench/responses.sqlite3]"),
     no_cache: bool = typer.Option(False, "--no-cache", help="do not read or write the response cache"),
+    render_cache: Optional[Path] = typer.Option(None, "--render-cache", help="folder of prepared images shared by every run [default: ~/.cache/socialbench/renders]"),
+    no_render_cache: bool = typer.Option(False, "--no-render-cache", help="render and encode every image anew; store nothing"),
     timeout: float = typer.Option(120.0, help="seconds per attempt"),
     max_attempts: int = typer.Option(6, min=1, help="attempts per request (retries + 1)"),
     max_side: int = typer.Option(768, min=0, help="longest image side in pixels (0 = original)"),
     model_opt: List[str] = typer.Option([], "--model-opt", help="backend option KEY=VALUE (repeatable)"),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
+    epochs: int = typer.Option(1, min=1, help="repeat the run N times (seeds S..S+N-1, one run directory each under --out/epoch-E) and report mean ± SE across epochs"),
 ) -> None:
     """Evaluate a model on a benchmark; writes run.json, samples.jsonl and metrics.json."""
-    from socialbench.benchmarks.base import EvalOptions
-    from socialbench.models.registry import create_model
-    from socialbench.runner.engine import RetryPolicy
-    from socialbench.runner.run import RunRequest, run_eval
-    from socialbench.vision.images import ImagePolicy
+    from socialbench.runner.run import run_eval
 
-    bench, path = _resolve_data(benchmark, data)
-    options = EvalOptions(
-        method=method, images=images, protocol=protocol, limit=limit, seed=seed, strategy=strategy,
-        per_behavior=per_behavior, perturb=perturb, perturb_strength=perturb_strength,
-        extra={k: v for k, v in (("rag_backend", rag_backend), ("rag_k", rag_k)) if v is not None},
-    )
-    bench.check_options(options)
-    model_options = _model_options(model_opt, seed, timeout)
-    mdl = create_model(model, model_options)
-    variant = f"{method}-{images}" if benchmark.startswith("socialnav") else strategy + ("-per-behavior" if per_behavior else "")
-    if perturb:
-        variant += f"-{perturb}{perturb_strength:g}"
-    run_dir = out_dir or Path("runs") / benchmark / _slug(mdl.spec) / variant  # spec: no credentials
-    req = RunRequest(
-        benchmark_name=benchmark,
-        data=path,
-        model_spec=model,
-        out=run_dir,
-        options=options,
-        concurrency=concurrency,
-        retry=RetryPolicy(max_attempts=max_attempts, timeout_s=timeout),
-        cache_path=None if no_cache else (cache or default_cache_path()),
-        model_options=model_options.extra,
-        image_policy=ImagePolicy(max_side=max_side),
-        show_progress=progress,
-    )
+    values = dict(locals())
+    bench, path, mdl, req = prepare_eval(values)
+    if epochs > 1:
+        _eval_epochs(values, req.out, path)
+        return
+    run_dir = req.out
     result = run_eval(req, bench, mdl)
     print_metrics(bench, result.metrics)
     run = result.metrics.get("run", {})
-    out.print(
+    _line(
         f"run directory: {run_dir} · answered {run.get('answered')}/{run.get('questions')} · "
         f"requests {result.stats['requests']} · cache hits {result.stats['cache_hits']} · retries {result.stats['retries']}"
     )
     if result.interrupted:
-        err.print("interrupted: answered questions are saved; run the same command again to resume")
+        say("interrupted: answered questions are saved; run the same command again to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
     if run.get("model_errors"):
-        err.print(f"{run['model_errors']} questions failed ({result.stats['error_kinds']}); run the same command again to retry them")
+        say(failure_message(run, benchmark, path))
         raise typer.Exit(EXIT_MODEL_ERRORS)
+
+
+def _eval_epochs(values: dict[str, Any], out: Path, path: Path) -> None:
+    """``eval --epochs N``: N runs under ``out/epoch-E`` and their combination in ``out``
+    (see :mod:`socialbench.runner.epochs`)."""
+    from socialbench.runner.epochs import run_epochs
+    from socialbench.runner.run import run_eval
+
+    def one(epoch: int, seed: int, run_dir: Path) -> Any:
+        bench, _, mdl, req = prepare_eval(dict(values, seed=seed, out_dir=run_dir, epochs=1))
+        return run_eval(req, bench, mdl)
+
+    res = run_epochs(out, values["epochs"], values["seed"], one)
+    bench = prepare_eval(dict(values, epochs=1))[0]
+    print_metrics(bench, res.metrics)
+    errors = sum(int((r.metrics.get("run") or {}).get("model_errors") or 0) for r in res.results)
+    _line(f"run directory: {out} · epochs {len(res.results)}/{values['epochs']} (each in {out}/epoch-E) · "
+          f"mean ± SE across epochs in {out / 'metrics.json'}")
+    if res.interrupted:
+        say("interrupted: answered questions are saved; run the same command again to resume")
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if errors:
+        say(f"{errors} questions failed over the epochs; run the same command again to retry them")
+        raise typer.Exit(EXIT_MODEL_ERRORS)
+
+
+def failure_message(run: dict[str, Any], benchmark: str, data: Path) -> str:
+    """What failed (each error kind with its count) and what helps: a retry for model
+    failures, a fix of the dataset for data failures (a retry would fail the same way)."""
+    from socialbench.runner.run import DATA_ERROR_KINDS
+
+    kinds: dict[str, int] = run.get("error_kinds") or {}
+    named = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "kinds not recorded"
+    text = f"{run['model_errors']} questions failed ({named})"
+    data_kinds = sorted(k for k in kinds if k in DATA_ERROR_KINDS)
+    model_kinds = sorted(k for k in kinds if k not in DATA_ERROR_KINDS)
+    advice = []
+    if data_kinds:
+        advice.append(
+            f"{' and '.join(data_kinds)} come from the dataset, not the model: see error_message in samples.jsonl "
+            f"and `socialbench data validate -b {benchmark} -d {data}`, fix the data, then run the same command again"
+        )
+    if model_kinds or not kinds:
+        advice.append("run the same command again to retry the model failures")
+    return f"{text}; " + "; ".join(advice)
 
 
 @app.command("score")
@@ -214,7 +360,7 @@ def score_cmd(
     target.mkdir(parents=True, exist_ok=True)
     write_json_atomic(target / name, metrics)
     print_metrics(bench, metrics)
-    out.print(f"metrics written to {target / name}")
+    _line(f"metrics written to {target / name}")
 
 
 @data_app.command("perturb")
@@ -229,7 +375,24 @@ def perturb_cmd(
     from socialbench.vision.perturb import perturb_dataset
 
     n = perturb_dataset(src, dst, name, strength, seed)
-    out.print(f"wrote {n} perturbed images to {dst}")
+    _line(f"wrote {n} perturbed images to {dst}")
+
+
+@data_app.command("render")
+def render_cmd(
+    data: Path = typer.Option(..., "--data", "-d", help="SocialNav-SUB folder with raw frames, tracks and odometry"),
+    out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="where to write prompts/<S>/sample_with_bev_<i>.png [default: --data]"),
+    max_side: int = typer.Option(0, min=0, help="longest composite side in pixels (0 = the frames' width, as released)"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace composites that already exist"),
+) -> None:
+    """Pre-render SocialNav-SUB composites in the release layout (sample_with_bev_<i>.png)."""
+    from socialbench.navigation.prerender import prerender_dataset
+
+    if not data.exists():
+        raise UsageError(f"--data {data} does not exist")
+    summary = prerender_dataset(data, out_dir, max_side=max_side, overwrite=overwrite)
+    out.print(f"rendered {summary.written} samples into {summary.out / 'prompts'}"
+              + (f" ({summary.skipped} already had their composites)" if summary.skipped else ""))
 
 
 @data_app.command("validate")
@@ -242,14 +405,14 @@ def validate_cmd(
     problems = bench.validate(path)
     errors = [p for p in problems if not p.message.startswith("warning:")]
     for p in problems:
-        err.print(str(p), markup=False, highlight=False)
+        say(str(p))
     if errors:
-        err.print(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s) in {path}")
+        say(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s) in {path}")
         raise typer.Exit(EXIT_USAGE)
     ds = bench.load(path, require_images=False, limit=None)
     n_q = sum(len(i.questions) for i in ds.items)
     warned = f" ({len(problems)} warning(s) above)" if problems else ""
-    out.print(f"OK: {path} — {len(ds.items)} items, {n_q} questions{warned}")
+    _line(f"OK: {path} — {len(ds.items)} items, {n_q} questions{warned}")
 
 
 def _parse_range(text: str, name: str) -> tuple[int, int]:
@@ -281,7 +444,7 @@ def sim_socialnav_cmd(
         out_dir, scenes=scenes, seed=seed, people=(lo, hi), annotators=annotators,
         noise_m=noise_m, write_composites=composites,
     )
-    out.print(f"wrote {scenes} scenes to {path}; evaluate with: socialbench eval -b socialnav-sub -d {path} -m MODEL")
+    _line(f"wrote {scenes} scenes to {path}; evaluate with: socialbench eval -b socialnav-sub -d {path} -m MODEL")
 
 
 @app.command("models")
@@ -299,43 +462,71 @@ def models_cmd() -> None:
 
 
 def _register_subcommands() -> None:
-    """Command groups that live with their code: `report`/`compare`, `build ...`."""
-    from socialbench.build.commands import register as register_build
-    from socialbench.report.commands import register as register_report
+    """Placeholders for the command groups that live with their code (`report`/`compare`,
+    `build ...`): same names, places and help in the listing; the real commands are loaded
+    by :class:`_LazyGroup` when invoked."""
+    for name, (_, help_text) in LAZY_COMMANDS.items():
+        if name in ("build", "export"):
+            app.add_typer(typer.Typer(help=help_text), name=name)
+        else:
+            app.command(name, help=help_text)(_lazy_placeholder)
 
-    register_report(app)
-    register_build(app)
+
+def _lazy_placeholder() -> None:  # never runs: _LazyGroup replaces it before invoking
+    raise UsageError("internal error: a lazily loaded command was not loaded")
 
 
 _register_subcommands()
 
 
+def _click_exception_type() -> type[Exception]:
+    """The class of typer's usage errors: click's ``ClickException`` up to typer 0.28, and
+    typer's vendored copy of it from 0.29 on (which no longer installs click). Found through
+    ``typer.BadParameter``, which derives from it in both, so no undeclared import is needed."""
+    for cls in typer.BadParameter.__mro__:
+        if cls.__name__ == "ClickException":
+            return cls
+    return typer.BadParameter  # pragma: no cover - every typer release has the base class
+
+
+def _exit_interrupted(message: str = "interrupted") -> NoReturn:
+    """Exit 130 after Ctrl-C; a further Ctrl-C while Python shuts down is ignored (it would
+    print a KeyboardInterrupt traceback and end the process by the signal instead)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if message:
+        say(message)
+    sys.exit(EXIT_INTERRUPTED)
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     try:
         rv = app(args=argv, standalone_mode=False)
-        if isinstance(rv, int) and rv:
-            sys.exit(rv)
     except typer.Exit as exc:
-        sys.exit(exc.exit_code)
+        rv = exc.exit_code
     except DataError as exc:
         for p in exc.problems:
-            err.print(str(p), markup=False, highlight=False)
+            say(str(p))
         sys.exit(EXIT_USAGE)
     except SocialbenchError as exc:
-        err.print(f"error: {exc}", markup=False, highlight=False)
+        say(f"error: {exc}")
         sys.exit(EXIT_USAGE)
     except KeyboardInterrupt:
-        err.print("interrupted")
-        sys.exit(EXIT_INTERRUPTED)
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(EXIT_USAGE)
-        if isinstance(exc, click.exceptions.Abort):
-            sys.exit(EXIT_INTERRUPTED)
-        raise
+        _exit_interrupted()
+    except OSError as exc:  # a disk fault outside the run store's own checks
+        say(f"error: {StorageError.from_os_error(exc)}")
+        sys.exit(EXIT_USAGE)
+    except typer.Abort as exc:  # typer <0.29 (click) turns Ctrl-C and end-of-input into Abort
+        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+            _exit_interrupted()
+        say("aborted")
+        sys.exit(EXIT_USAGE)
+    except _click_exception_type() as exc:  # unknown or missing option, bad value
+        exc.show()
+        sys.exit(EXIT_USAGE)
+    if rv == EXIT_INTERRUPTED:  # typer >=0.29 returns 130 for Ctrl-C inside a command
+        _exit_interrupted("")
+    if isinstance(rv, int) and rv:
+        sys.exit(rv)
 
 
 if __name__ == "__main__":

@@ -51,3 +51,30 @@ class DataError(SocialbenchError):
         cls, file: str | Path, field: str, message: str, fix: str = "", line: int | None = None
     ) -> "DataError":
         return cls(Problem(str(file), field, message, fix, line))
+
+
+class StorageError(SocialbenchError):
+    """Writing to disk failed (full, read-only, a file where a folder should be, not the
+    expected file type). The message names the path and the fix; what was written before
+    stays on disk, so the same command resumes once the cause is fixed."""
+
+    @classmethod
+    def from_os_error(cls, exc: OSError, path: str | Path | None = None, option: str = "") -> "StorageError":
+        import errno
+
+        where = str(path if path is not None else (exc.filename or "?"))
+        other = f"choose another {option}" if option else "choose another path"
+        code = exc.errno
+        if code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+            fix = "free some space, then run the same command again (what was written so far is kept)"
+            what = "no space left on the device"
+        elif code in (errno.EROFS, errno.EACCES, errno.EPERM):
+            fix = f"make it writable or {other}"
+            what = "not writable (read-only file system or no permission)"
+        elif code in (errno.ENOTDIR, errno.EEXIST):
+            fix = f"remove or rename that file, or {other}"
+            what = "this path or a folder above it is a file, not a folder"
+        else:
+            fix = other
+            what = exc.strerror or type(exc).__name__
+        return cls(f"{where}: {what} (fix: {fix})")

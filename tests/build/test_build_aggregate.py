@@ -90,6 +90,13 @@ def test_judgment_majority_invalid_escalation_and_insufficient():
     assert [e["id"] for e in res.escalations] == ["s1#b4"]
 
 
+def test_facets_without_a_majority_fall_back_to_the_behavior_stage_suggestion():
+    behaviors = [{**BEHAVIORS[0], "behaviors": [{"k": 1, "text": "Wave", "facets": ["politeness"]}]}]
+    votes = {("s1", 1): [("proper", ["safety"]), ("proper", ["privacy"]), ("proper", ["proxemics"])]}
+    (scene,) = aggregate_judgment(behaviors, _rows(votes)).scenes
+    assert scene["behaviors"][0]["facets"] == ["politeness"]
+
+
 def test_expert_resolution_settles_an_escalation():
     res = aggregate_judgment(BEHAVIORS, _rows(VOTES), resolutions={("s1", 4): "improper"})
     b = {x["k"]: x for x in res.scenes[0]["behaviors"]}

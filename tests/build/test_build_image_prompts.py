@@ -54,7 +54,16 @@ def test_sigkill_then_rerun_does_not_redo_finished_records(cli, work, write_scen
 
     write_scenarios(work, [f"Case {i}" for i in range(12)])
     out = work / "image_prompts.jsonl"
-    with ScriptedOpenAIServer(responder=build_responder, delay_s=0.08) as srv:
+    answered = 0
+
+    def answer_three_then_hold(body):
+        nonlocal answered
+        answered += 1
+        if answered == 3:
+            srv.hold()  # later requests wait, so the stage cannot finish before the kill however fast it runs
+        return build_responder(body)
+
+    with ScriptedOpenAIServer(responder=answer_three_then_hold) as srv:
         args = ["image-prompts", "--work", str(work), "--model", f"openai:scripted@{srv.base_url}", "--no-cache",
                 "--concurrency", "1", "--timeout", "10"]
         code = f"from socialbench.build.commands import build_app; build_app({args!r})"
@@ -65,6 +74,7 @@ def test_sigkill_then_rerun_does_not_redo_finished_records(cli, work, write_scen
             time.sleep(0.01)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
+        srv.release()
         finished = {r["id"] for r in read_jsonl(out)}
         assert 3 <= len(finished) < 12
         before = srv.count

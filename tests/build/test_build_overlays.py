@@ -85,3 +85,43 @@ def test_cli_gives_ids_that_sanitise_alike_their_own_overlay_files(cli, work):
     assert recs["cafe s-1"] != recs["cafe?s-1"]
     corners = {rid: Image.open(work / path).convert("RGB").getpixel((0, 0)) for rid, path in recs.items()}
     assert corners == {"cafe s-1": (40, 40, 40), "cafe?s-1": (200, 200, 200)}
+
+
+def _scene_with_behaviors(work):
+    Image.new("RGB", (320, 240), (90, 90, 90)).save(work / "scene.png")
+    write_jsonl(work / "behaviors.jsonl", [{"id": "s1", "image": "scene.png", "subset": "synthetic", "question": "q",
+                                            "category": "Retail", "subcategory": "Hotel",
+                                            "behaviors": [{"k": 1, "text": "Wait", "facets": []}]}])
+
+
+def test_grounding_items_inherit_the_source_scenes_subset_and_category(cli, work):
+    _scene_with_behaviors(work)
+    write_jsonl(work / "specs.jsonl", [{"id": "g1", "image": "scene.png", "question": "Where?", **SPEC}])
+    assert cli("overlays", "--specs", work / "specs.jsonl", "--work", work).exit_code == 0
+    (rec,) = read_jsonl(work / "grounding_items.jsonl")
+    assert (rec["subset"], rec["category"], rec["subcategory"]) == ("synthetic", "Retail", "Hotel")
+
+
+def test_exported_grounding_items_carry_the_scenes_subset(cli, work, tmp_path):
+    import json
+
+    _scene_with_behaviors(work)
+    write_jsonl(work / "specs.jsonl", [{"id": "g1", "image": "scene.png", "question": "Where?", **SPEC}])
+    assert cli("overlays", "--specs", work / "specs.jsonl", "--work", work).exit_code == 0
+    write_jsonl(work / "annotation" / "grounding" / "annotations.jsonl",
+                [{"id": f"grounding:g1:a{i}", "kind": "grounding", "item_id": "g1", "annotator": f"a{i}", "selection": ["A"], "invalid": False}
+                 for i in range(3)])
+    assert cli("aggregate", "--work", work).exit_code == 0
+    res = cli("export", tmp_path / "dataset", "--work", work)
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in (tmp_path / "dataset" / "roboteq.jsonl").read_text().splitlines()]
+    (row,) = [r for r in rows if r["id"] == "g1"]
+    assert (row["subset"], row["category"], row["subcategory"]) == ("synthetic", "Retail", "Hotel")
+    assert row["image"].startswith("images/synthetic/")
+
+
+def test_a_specs_own_subset_wins_over_the_scenes():
+    from socialbench.build.overlays import inherit_scene_fields
+
+    spec = inherit_scene_fields({"image": "x.png", "subset": "real"}, {}, {"x.png": {"subset": "synthetic", "category": "C"}})
+    assert (spec["subset"], spec["category"]) == ("real", "C")

@@ -233,3 +233,44 @@ def test_engine_retries_429_and_529_then_succeeds() -> None:
         served = srv.count
     assert (outcome.error, outcome.attempts, served) == (None, 3, 3)
     assert json.loads(outcome.text or "") == {"answer": "left"}
+
+
+# --------------------------------------------------------------------------- URL credentials and usage
+
+URL_KEY = "query-key-SECRET-42"
+
+
+def _message_body(usage: object) -> dict[str, object]:
+    return {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": [{"type": "text", "text": '{"answer": "left"}'}], "stop_reason": "end_turn", "usage": usage,
+    }
+
+
+def test_non_numeric_usage_keeps_the_answer() -> None:
+    with ScriptedAnthropicServer() as srv:
+        srv.push(status(200, body=_message_body({"input_tokens": "n/a", "output_tokens": 3})))
+        gen = _generate(_model(srv), Request(prompt=PROMPT))
+    assert json.loads(gen.text) == {"answer": "left"}
+    assert (gen.usage.prompt_tokens, gen.usage.completion_tokens) == (0, 3)
+
+
+def test_url_user_info_is_basic_auth_and_the_key_goes_in_x_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SENTINEL_KEY)
+    with ScriptedAnthropicServer(api_key=SENTINEL_KEY) as srv:
+        url = srv.base_url.replace("http://", f"http://alice:{URL_KEY}@", 1)
+        model = create_model("anthropic:claude-test", ModelOptions(timeout_s=5, extra=(("base_url", url),)))
+        gen = _generate(model, Request(prompt=PROMPT))  # type: ignore[arg-type]
+        (headers,) = srv.request_headers
+    assert gen.text and headers["x-api-key"] == SENTINEL_KEY
+    assert headers["authorization"] == "Basic " + base64.b64encode(f"alice:{URL_KEY}".encode()).decode()
+
+
+def test_url_query_is_sent_and_stays_out_of_identity_and_repr() -> None:
+    with ScriptedAnthropicServer() as srv:
+        model = _model(srv, base_url=f"{srv.base_url}?api-key={URL_KEY}")
+        _generate(model, Request(prompt=PROMPT))
+        (path,) = srv.request_paths
+        other = _model(srv, base_url=f"{srv.base_url}?api-key=another-key-123")
+    assert path == f"/v1/messages?api-key={URL_KEY}"
+    assert URL_KEY not in model.identity() + repr(model) and model.identity() != other.identity()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import concurrent.futures
 import threading
 from pathlib import Path
 from typing import Any, Callable
@@ -21,7 +22,7 @@ from socialbench.models.endpoints import (
 from socialbench.models.openai_compat import OpenAICompatModel, create_openai_model
 from socialbench.models.registry import ModelOptions, create_model
 from socialbench.runner.engine import Engine, RetryPolicy
-from socialbench.testing.openai_server import ScriptedOpenAIServer, last_user_text, stall, status
+from socialbench.testing.openai_server import ScriptedOpenAIServer, last_user_text, stall, status, wait_until
 from socialbench.types import Outcome, Request
 
 
@@ -335,16 +336,43 @@ def test_all_endpoints_refusing_is_a_retryable_connection_error() -> None:
     assert info.value.kind == "connection"
 
 
+def _run_engine_while_held(model: Any, n: int, concurrency: int, servers: list[ScriptedOpenAIServer],
+                           until: Callable[[], bool], what: str) -> tuple[list[Outcome], list[int]]:
+    """Run ``n`` requests with every server holding its answers until ``until()`` holds;
+    return the outcomes and each server's ``in_flight`` at that moment. The held phase shows
+    the pool's choices as events, whatever the machine's speed (no attempt can time out)."""
+    async def go() -> list[Outcome]:
+        engine = Engine(model, concurrency=concurrency, retry=RetryPolicy(max_attempts=4, base_delay_s=0.01, timeout_s=120))
+        try:
+            return await asyncio.gather(*(engine.run(Request(prompt=f"q{i}")) for i in range(n)))
+        finally:
+            await model.aclose()
+
+    for s in servers:
+        s.hold()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        running = pool.submit(asyncio.run, go())
+        try:
+            wait_until(until, what)
+            held = [s.in_flight for s in servers]
+        finally:
+            for s in servers:
+                s.release()
+        return running.result(timeout=120), held
+
+
 def test_per_endpoint_concurrency_caps_in_flight_requests_per_server() -> None:
     answered: list[str] = []
     lock = threading.Lock()
-    servers = [ScriptedOpenAIServer(_counting_responder(answered, lock), delay_s=0.05) for _ in range(2)]
+    servers = [ScriptedOpenAIServer(_counting_responder(answered, lock)) for _ in range(2)]
     with servers[0], servers[1]:
         model = _pool(servers, per_endpoint_concurrency="3")
-        outcomes = _run_engine(model, 24, concurrency=16)
+        outcomes, held = _run_engine_while_held(model, 24, 16, servers, lambda: sum(s.in_flight for s in servers) >= 6,
+                                                "both servers have 3 requests")
         peaks = [s.max_in_flight for s in servers]
-    assert all(o.error is None for o in outcomes)
-    assert peaks == [3, 3]
+    _assert_each_answered_once(outcomes, answered, 24)
+    assert held == [3, 3]  # 16 could be sent; each server got only its 3
+    assert peaks == [3, 3]  # and never more, before or after the release
 
 
 def test_load_is_spread_evenly_over_equal_servers() -> None:
@@ -352,10 +380,12 @@ def test_load_is_spread_evenly_over_equal_servers() -> None:
     servers = _three_servers(answered)
     with servers[0], servers[1], servers[2]:
         model = _pool(servers)
-        _run_engine(model, 60, concurrency=6)
+        outcomes, held = _run_engine_while_held(model, 60, 6, servers, lambda: sum(s.in_flight for s in servers) >= 6,
+                                                "6 requests are in flight")
         counts = [s.count for s in servers]
+    _assert_each_answered_once(outcomes, answered, 60)
+    assert held == [2, 2, 2]  # the 6 concurrent requests went to the least busy servers
     assert sum(counts) == 60
-    assert min(counts) >= 15
 
 
 def test_waiting_for_a_free_endpoint_slot_is_not_an_attempt_timeout() -> None:
@@ -368,3 +398,18 @@ def test_waiting_for_a_free_endpoint_slot_is_not_an_attempt_timeout() -> None:
         )
         outcomes = _run_engine(model, 8)
     assert [o.error for o in outcomes] == [None] * 8
+
+
+# --------------------------------------------------------------------------- URL credentials
+
+
+def test_pool_logs_snapshot_and_repr_mask_url_credentials(caplog: pytest.LogCaptureFixture) -> None:
+    secret = "pool-SECRET-7781"
+    urls = [f"http://u:{secret}@node1:8000/v1", f"http://node2:8000/v1?api-key={secret}"]
+    pool = EndpointPool(urls, clock=FakeClock())
+    with caplog.at_level("INFO", logger="socialbench.models.endpoints"):
+        for _ in urls:
+            pool.release(pool.pick(), ok=False)
+    model = MultiEndpointModel("m", urls)
+    shown = caplog.text + repr(pool.snapshot()) + repr(model) + model.identity()
+    assert "endpoint http://u:***@node1:8000/v1 failed" in caplog.text and secret not in shown

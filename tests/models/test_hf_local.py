@@ -31,12 +31,6 @@ from socialbench.types import EncodedImage, Generation, GenerationConfig, Reques
 
 FAMILIES = ("llava", "idefics3")
 PROMPT = "which way should the robot go ? possible answers left right ahead"
-#: Greedy answers of the seed-0 tiny models to GOLDEN_REQUEST, recorded with these versions.
-GOLDEN_VERSIONS = ("2.13", "5.24")
-GOLDEN = {
-    "llava": "[ . not left . not in",
-    "idefics3": ", , } { , { robot respond",
-}
 
 
 def _png(seed: int, width: int = 30, height: int = 20) -> EncodedImage:
@@ -54,8 +48,6 @@ def _request(i: int, n_images: int = 2, max_tokens: int = 8, system: str | None 
         system=system,
     )
 
-
-GOLDEN_REQUEST_INDEX = 4
 
 
 # --------------------------------------------------------------------------- fixtures
@@ -160,14 +152,15 @@ def test_folder_without_config_is_a_usage_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("family", FAMILIES)
-def test_golden_answer(family: str, checkpoints: dict[str, Path], torch: Any) -> None:
-    import transformers
-
-    versions = (".".join(torch.__version__.split(".")[:2]), ".".join(transformers.__version__.split(".")[:2]))
-    if versions != GOLDEN_VERSIONS:
-        pytest.skip(f"golden answers were recorded with torch/transformers {GOLDEN_VERSIONS}, not {versions}")
-    [result] = _answers(_model(checkpoints[family]), [_request(GOLDEN_REQUEST_INDEX)])
-    assert isinstance(result, Generation) and result.text == GOLDEN[family]
+def test_greedy_answer_is_the_same_from_a_fresh_load(family: str, checkpoints: dict[str, Path], torch: Any) -> None:
+    # The exact tokens of a random tiny model change with torch/transformers versions, so the
+    # answer is compared with a second load of the same checkpoint, not with recorded text
+    # (test_answer_matches_plain_transformers_generate checks it is the right answer).
+    request = _request(4)
+    [first] = _answers(_model(checkpoints[family]), [request])
+    [second] = _answers(_model(checkpoints[family]), [request])
+    assert isinstance(first, Generation) and first.text.strip()
+    assert isinstance(second, Generation) and second.text == first.text
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -344,3 +344,83 @@ def test_credentials_in_the_base_url_stay_out_of_spec_and_identity() -> None:
     m = OpenAICompatModel("m", "https://user:s3cret@example.org:8443/v1?api-key=s3cret")
     assert "s3cret" not in m.spec and "s3cret" not in m.identity()
     assert m.spec == "openai:m@https://example.org:8443/v1"
+
+
+# --------------------------------------------------------------------------- URL credentials and usage
+
+URL_PASSWORD = "pa:ss@word-SECRET"  # ':' and '@' percent-encoded in the URL below
+URL_KEY = "query-key-SECRET-42"
+
+
+def _with_userinfo(base_url: str) -> str:
+    return base_url.replace("http://", "http://alice:pa%3Ass%40word-SECRET@", 1)
+
+
+def _completion_body(usage: Any) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"answer": "left"}'}, "finish_reason": "stop"}],
+        "usage": usage,
+    }
+
+
+def test_url_user_info_is_sent_as_http_basic_auth() -> None:
+    with ScriptedOpenAIServer() as srv:
+        model = create_openai_model(f"test-model@{_with_userinfo(srv.base_url)}", ModelOptions(timeout_s=5))
+        (gen,) = _generate(model, Request(prompt=PROMPT))
+        (headers,) = srv.request_headers
+    expected = base64.b64encode(f"alice:{URL_PASSWORD}".encode()).decode()
+    assert json.loads(gen.text) == {"answer": "left"}
+    assert headers["authorization"] == f"Basic {expected}"
+
+
+def test_url_query_is_sent_with_every_request() -> None:
+    with ScriptedOpenAIServer() as srv:
+        model = create_openai_model(
+            f"test-model@{srv.base_url}?api-version=2024-06-01&api-key={URL_KEY}", ModelOptions(timeout_s=5)
+        )
+        _generate(model, Request(prompt=PROMPT), Request(prompt=PROMPT + " again"))
+        paths = srv.request_paths
+    assert paths == [f"/v1/chat/completions?api-version=2024-06-01&api-key={URL_KEY}"] * 2
+
+
+def test_identity_differs_when_only_the_url_query_differs() -> None:
+    a = OpenAICompatModel("m", f"http://localhost:8000/v1?api-key={URL_KEY}")
+    b = OpenAICompatModel("m", "http://localhost:8000/v1?api-key=another-key-123")
+    assert a.identity() != b.identity()
+    assert URL_KEY not in a.identity()
+
+
+def test_url_credentials_stay_out_of_repr() -> None:
+    model = OpenAICompatModel("m", f"http://alice:{URL_KEY}@localhost:8000/v1?api-key={URL_KEY}")
+    assert URL_KEY not in repr(model)
+
+
+def test_url_secret_echoed_by_server_is_redacted_from_errors() -> None:
+    with ScriptedOpenAIServer() as srv:
+        srv.push(status(401, body={"error": {"message": f"api-key {URL_KEY} is not valid here"}}))
+        model = create_openai_model(f"test-model@{srv.base_url}?api-key={URL_KEY}", ModelOptions(timeout_s=5))
+        with pytest.raises(ModelError) as info:
+            _generate(model, Request(prompt=PROMPT))
+    assert info.value.kind == "auth" and URL_KEY not in str(info.value)
+
+
+def test_spec_error_does_not_echo_url_credentials() -> None:
+    with pytest.raises(UsageError) as info:
+        parse_spec(f"@http://alice:{URL_KEY}@localhost:8000/v1")
+    assert URL_KEY not in str(info.value)
+
+
+def test_non_numeric_usage_keeps_the_answer() -> None:
+    with ScriptedOpenAIServer() as srv:
+        srv.push(status(200, body=_completion_body({"prompt_tokens": "n/a", "completion_tokens": 7})))
+        (gen,) = _generate(_model(srv), Request(prompt=PROMPT))
+    assert json.loads(gen.text) == {"answer": "left"}
+    assert (gen.usage.prompt_tokens, gen.usage.completion_tokens) == (0, 7)
+
+
+@pytest.mark.parametrize("usage", [{"prompt_tokens": None, "completion_tokens": -4}, {"prompt_tokens": 1.5}, "n/a", [3]])
+def test_odd_usage_shapes_count_as_unknown(usage: Any) -> None:
+    gen = parse_completion(json.dumps(_completion_body(usage)))
+    assert (gen.text, gen.usage.prompt_tokens, gen.usage.completion_tokens) == ('{"answer": "left"}', 0, 0)

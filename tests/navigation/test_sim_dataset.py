@@ -16,7 +16,7 @@ from socialbench.navigation.frames import load_odometry, load_scene, robot_path_
 from socialbench.navigation.questions import answer_scene
 from socialbench.navigation.render import render_sample
 from socialbench.navigation.rules import rule_based_answers
-from socialbench.navigation.sim_dataset import SCORE_WEIGHTS, _versions, generate_sample, simulate_dataset
+from socialbench.navigation.sim_dataset import SCORE_WEIGHTS, generate_sample, simulate_dataset
 from socialbench.navigation.simulate import SCENE_TYPES
 from socialbench.navigation.tracks import N_FRAMES, load_tracks
 
@@ -239,15 +239,41 @@ def test_invalid_arguments_are_rejected(tmp_path, kwargs, match):
 # --------------------------------------------------------------------------- the bundled default
 
 
-def _bundled_versions() -> dict[str, str]:
-    card = (bundled_demo_data() / "README.md").read_text()
-    m = re.search(r"written with (.+?)\)", card)
-    return dict(part.rsplit(" ", 1) for part in m.group(1).split(", ")) if m else {}
+def _same_value(a, b) -> bool:
+    """JSON values equal, floats to 1e-6 (last-digit float differences across numpy builds)."""
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(a, (int, float)) and isinstance(b, (int, float)) and math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Same content, where only the encoders' bytes may differ with library versions: JPEGs
+    decode to the same size and nearly the same pixels, odometry to the same arrays, JSON to
+    the same values, and the card says the same apart from the versions it was written with."""
+    if a.suffix == ".jpg":
+        pa, pb = np.asarray(Image.open(a).convert("RGB"), int), np.asarray(Image.open(b).convert("RGB"), int)
+        return pa.shape == pb.shape and float(np.abs(pa - pb).mean()) < 1.0
+    if a.suffix == ".pkl":
+        oa, ob = load_odometry(a), load_odometry(b)
+        return np.allclose(oa.position, ob.position, atol=1e-9) and np.allclose(oa.yaw, ob.yaw, atol=1e-9)
+    if a.suffix == ".json":
+        return _same_value(json.loads(a.read_text()), json.loads(b.read_text()))
+    if a.name == "README.md":
+        def unversioned(p: Path) -> str:
+            return re.sub(r"\(written with [^)]*\)", "", p.read_text())
+
+        return unversioned(a) == unversioned(b)
+    return a.read_bytes() == b.read_bytes()
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(_bundled_versions() != _versions(),
-                    reason=f"bundled data written with {_bundled_versions()}, running {_versions()}")
-def test_bundled_default_regenerates_byte_identically(tmp_path):
+def test_bundled_default_is_what_the_generator_writes(tmp_path):
     regenerated = simulate_dataset(tmp_path / "demo", scenes=20, seed=2026, people=(2, 8))
-    assert _files(regenerated) == _files(bundled_demo_data())
+    bundled = bundled_demo_data()
+    names = sorted(_files(regenerated))
+    assert names == sorted(_files(bundled))
+    assert [n for n in names if not _same_file(regenerated / n, bundled / n)] == []

@@ -106,3 +106,31 @@ def test_refusals_negations_and_conflicts_are_invalid(text, options, multi):
 def test_json_answer_sentence_maps_to_its_one_option():
     r = parse_answer('{"answer": "Person 3 is to the left of the robot"}', POS)
     assert (r.value, r.method) == ("to the left of", "lenient")
+
+
+@pytest.mark.parametrize("reply", ["[" * 100_000, '{"answer": ' + "[" * 100_000, '{"a":' * 100_000, "answer: " + "[" * 100_000 + "]"])
+def test_reply_nested_too_deeply_to_decode_is_invalid(reply):
+    assert parse_answer(reply, YN) == ParseResult(None, None)
+
+
+def _parse_within(seconds, *args, **kwargs):
+    """parse_answer(*args), failing (not hanging) if it runs past ``seconds``: a generous
+    bound for work that takes milliseconds unless a pattern backtracks quadratically."""
+    import signal
+
+    def expired(signum, frame):
+        raise AssertionError(f"parse_answer ran past {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        return parse_answer(*args, **kwargs)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGALRM"), reason="POSIX signals")
+def test_answer_field_with_a_long_run_of_spaces_is_split_without_backtracking():
+    reply = "answer: behind" + " " * 200_000 + "x"
+    assert _parse_within(60, reply, POS) == ParseResult("behind", "lenient")

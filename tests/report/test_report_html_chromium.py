@@ -6,9 +6,11 @@ skip with that reason otherwise."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -25,10 +27,18 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def chromium(url: str, tmp: Path, *extra: str) -> str:
-    profile = tmp / f"profile-{len(list(tmp.glob('profile-*')))}"
-    res = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *extra, url],
-                         capture_output=True, text=True, timeout=120)
+def chromium(url: str, *extra: str) -> str:
+    """Chromium's stdout for ``url``.
+
+    Chromium's profile and its TMPDIR are a short folder under /tmp: Chromium puts a UNIX
+    socket under TMPDIR and aborts ("Socket path too long") when that path passes 107 bytes,
+    as it does under a long TMPDIR or pytest temp folder."""
+    profile = tempfile.mkdtemp(prefix="sb-chr-", dir="/tmp")
+    try:
+        res = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *extra, url],
+                             capture_output=True, text=True, timeout=120, env={**os.environ, "TMPDIR": profile})
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
     assert res.returncode == 0, res.stderr[-2000:]
     return res.stdout
 
@@ -42,9 +52,9 @@ def report(tmp_path_factory, sn_runs: dict[str, Path], xss_run: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def invalid_view(report: Path, tmp_path_factory) -> str:
+def invalid_view(report: Path) -> str:
     """The DOM with the viewer showing the second run's invalid answers (the payloads)."""
-    return chromium(report.as_uri() + "#sel=all&run=1&status=invalid", tmp_path_factory.mktemp("chrome"), "--dump-dom")
+    return chromium(report.as_uri() + "#sel=all&run=1&status=invalid", "--dump-dom")
 
 
 def test_viewer_script_runs_to_the_end(invalid_view: str) -> None:
@@ -69,8 +79,8 @@ def test_status_filter_from_the_url_shows_only_matching_cards(invalid_view: str)
     assert len(re.findall(r'class="st st-invalid"', invalid_view)) == 3
 
 
-def test_question_type_filter(report: Path, tmp_path: Path) -> None:
-    dom = chromium(report.as_uri() + "#sel=all&base=q_robot_action", tmp_path, "--dump-dom")
+def test_question_type_filter(report: Path) -> None:
+    dom = chromium(report.as_uri() + "#sel=all&base=q_robot_action", "--dump-dom")
     keys = re.findall(r'class="card" data-key="([^"]+)"', dom)
     assert keys and all("/q_robot_action_p" in k for k in keys)
 
@@ -86,7 +96,7 @@ def test_screenshot_is_rendered(report: Path, tmp_path: Path) -> None:
     from PIL import Image
 
     shot = tmp_path / "shot.png"
-    chromium(report.as_uri(), tmp_path, f"--screenshot={shot}", "--window-size=1280,1600")
+    chromium(report.as_uri(), f"--screenshot={shot}", "--window-size=1280,1600")
     img = Image.open(shot).convert("L")
     assert img.size == (1280, 1600)
     # a blank page has one grey level; text, tables and figures give many

@@ -55,4 +55,38 @@ def test_socialnav_figure_set_from_fixture_runs(tmp_path: Path) -> None:
 def test_roboteq_figure_set_from_fixture_runs(tmp_path: Path) -> None:
     runs = load_runs([FIXTURES / "roboteq" / n for n in ("gpt55", "qwen", "qwen_fisheye")])
     names = {p.stem for p in plots.roboteq_figures(runs, tmp_path)}
-    assert names == {"radar_facets", "category_bars", "perturbation_drops"}
+    assert names == {"radar_facets", "perturbation_drops"}  # the fixtures have no by_category
+
+
+def _rq_run(tmp_path: Path, name: str, bench: str, strategy: str = "standard"):
+    from socialbench.report.loading import RunDir
+
+    stat = {"value": 0.5, "se": 0.02}
+    block = {"cwpa": stat, "macro_f1": stat, "pa": stat}
+    metrics = {"benchmark": bench, "overall": block, "by_subset": {"synthetic": block},
+               "by_category": {"Retail": block, "Healthcare": block},
+               "by_facet": {f: block for f in ("safety", "privacy", "politeness")}}
+    run = {"benchmark": bench, "model": "openai:m", "strategy": strategy}
+    return RunDir(tmp_path / name, run, metrics, label=name)
+
+
+def test_roboteq_radar_lists_only_judgment_runs(tmp_path: Path) -> None:
+    runs = [_rq_run(tmp_path, "bj-std", "roboteq-bj"), _rq_run(tmp_path, "sg-std", "roboteq-sg")]
+    radar = next(p for p in plots.roboteq_figures(runs, tmp_path / "out") if p.name == "radar_facets.svg")
+    text = radar.read_text()
+    assert "bj-std" in text and "sg-std" not in text
+
+
+def test_roboteq_category_bars_are_per_category_and_per_task(tmp_path: Path) -> None:
+    runs = [_rq_run(tmp_path, "bj-std", "roboteq-bj"), _rq_run(tmp_path, "sg-std", "roboteq-sg")]
+    files = {p.name: p for p in plots.roboteq_figures(runs, tmp_path / "out")}
+    bj, sg = files["category_bars.svg"].read_text(), files["category_bars_sg.svg"].read_text()
+    assert "Healthcare" in bj and "bj-std" in bj and "sg-std" not in bj
+    assert "sg-std" in sg and "bj-std" not in sg
+
+
+def test_roboteq_ablation_bars_compare_strategies(tmp_path: Path) -> None:
+    runs = [_rq_run(tmp_path, s, "roboteq-bj", s) for s in ("standard", "no-image", "cot")]
+    files = {p.name: p for p in plots.roboteq_figures(runs, tmp_path / "out")}
+    text = files["ablation_bars.svg"].read_text()
+    assert "No image" in text and "CoT" in text

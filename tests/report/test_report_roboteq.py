@@ -61,6 +61,35 @@ def test_roboteq_report_has_table1_with_human_row_and_viewer(rq_runs: dict[str, 
     assert len(list((tmp_path / "images").rglob("*.png"))) == 6
 
 
+def test_roboteq_table1_human_row_has_loo_f1(rq_runs: dict[str, Path], tmp_path: Path) -> None:
+    build_report(load_runs([rq_runs["oracle"]]), tmp_path, formats=["md"], figures=False)
+    md = (tmp_path / "tables" / "roboteq_table1.md").read_text()
+    human = next(line for line in md.splitlines() if line.startswith("| Human |"))
+    # per subset 3 x (2 proper, 1 improper) + 6 x (3 improper), each annotator vs the others' majority:
+    # proper TP 3 FP 3 FN 3 (F1 .5), improper TP 18 FP 3 FN 3 (F1 6/7) -> macro-F1 67.86
+    assert "67.86" in human and "—" not in human
+
+
+def test_roboteq_grounding_table_has_a_human_row(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    (root / "images").mkdir(parents=True)
+    rows = []
+    for i, subset in enumerate(["synthetic", "real"]):
+        Image.new("RGB", (32, 24), (60 * i, 90, 160)).save(root / "images" / f"g{i}.png")
+        rows.append({"id": f"g{i}", "task": "spatial_grounding", "image": f"images/g{i}.png", "question": "Where?",
+                     "answer": ["A", "C"], "subset": subset, "votes": [["A", "C"], ["A"], ["A", "C"]]})
+    (root / "roboteq.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bench, _ = get_benchmark("roboteq-sg")
+    model = baselines.make_oracle("", ModelOptions(seed=0))
+    req = RunRequest("roboteq-sg", root, model.spec, tmp_path / "run", EvalOptions(), show_progress=False)
+    assert run_eval(req, bench, model).complete
+    build_report(load_runs([req.out]), tmp_path / "rep", formats=["md"], figures=False)
+    md = (tmp_path / "rep" / "tables" / "roboteq_grounding.md").read_text()
+    human = next(line for line in md.splitlines() if line.startswith("| Human |"))
+    # votes {A,C},{A},{A,C}: exact 1/3, Jaccard 2/3, micro-F1 .8, macro-F1 .75 in every subset
+    assert human.count("33.33") == 3 and human.count("66.67") == 3 and human.count("75.00") == 3
+
+
 def test_roboteq_compare_scores_correctness_against_gold_labels(rq_runs: dict[str, Path]) -> None:
     runs = load_runs([rq_runs["oracle"], rq_runs["random"]])
     res = compare_runs(runs, seed=0, n_boot=100, n_perm=200)
@@ -95,3 +124,52 @@ def test_report_mixing_judgment_and_grounding_rag_runs_keeps_both_rag_tables(tmp
     assert "gpt-4o (roboteq-sg, rag)" in (tmp_path / "report" / "tables" / "roboteq_sg_rag.md").read_text()
     page = (tmp_path / "report" / "index.html").read_text()
     assert page.count('id="table-roboteq_table2"') == 1 and page.count('id="table-roboteq_sg_rag"') == 1
+
+
+def _ablation_runs(tmp_path: Path, settings: list[tuple[str, str, float]], models: list[str] | None = None) -> list:
+    """Judgment runs: (strategy, perturbation or "", macro-F1), of ``models[i]`` (default gpt-4o)."""
+    from socialbench.report.loading import RunDir, assign_labels
+
+    runs = []
+    for i, (strategy, pert, f1) in enumerate(settings):
+        block = {"pa": {"value": f1 - 0.1, "se": 0.01}, "cwpa": {"value": f1, "se": 0.01},
+                 "micro_f1": {"value": f1, "se": 0.01}, "macro_f1": {"value": f1, "se": 0.01}}
+        path = tmp_path / f"run{i}"
+        path.mkdir()
+        run = {"model": (models or [])[i] if models else "openai:gpt-4o", "strategy": strategy, "benchmark": "roboteq-bj"}
+        if pert:
+            run["perturb"] = {"name": pert, "strength": 1.0}
+        metrics = {"benchmark": "roboteq-bj", "protocol": "paper", "overall": block, "by_subset": {"synthetic": block},
+                   "requests": {"requests": 2, "cached": 0, "latency_s_per_request": 1.0}}
+        runs.append(RunDir(path, run, metrics))
+    assign_labels(runs)
+    return runs
+
+
+def test_ablation_table_compares_no_image_and_cot_with_standard(tmp_path: Path) -> None:
+    from socialbench.report.tables import roboteq_ablation_table
+
+    runs = _ablation_runs(tmp_path, [("standard", "", 0.6), ("no-image", "", 0.45), ("cot", "", 0.65)])
+    table = roboteq_ablation_table(runs)
+    (row,) = table.rows
+    # PA, MacF1 per strategy, then ΔMacF1 no-image (45 - 60) and CoT (65 - 60)
+    assert [c.text for c in row.cells] == ["50.00", "60.00", "35.00", "45.00", "55.00", "65.00", "-15.00", "+5.00"]
+
+
+def test_report_shows_every_strategy_and_perturbed_run(tmp_path: Path) -> None:
+    runs = _ablation_runs(tmp_path, [("standard", "", 0.6), ("no-image", "", 0.45), ("cot", "", 0.65),
+                                     ("rag", "", 0.7), ("standard", "blur", 0.5)])
+    res = build_report(runs, tmp_path / "report", formats=["md"], figures=False)
+    assert {"roboteq_table1", "roboteq_ablation", "roboteq_table2", "robustness", "roboteq_runs"} <= set(res["tables"])
+    md = (tmp_path / "report" / "tables" / "roboteq_runs.md").read_text()
+    assert "not shown" not in md and not [n for n in res["notes"] if "is not shown" in n]
+
+
+def test_report_says_why_an_unpaired_rag_run_is_not_shown(tmp_path: Path) -> None:
+    # the only standard run is another model's: the RAG run has nothing to be compared with
+    runs = _ablation_runs(tmp_path, [("standard", "", 0.6), ("rag", "", 0.7)], ["openai:other", "openai:gpt-4o"])
+    res = build_report(runs, tmp_path / "report", formats=["md"], figures=False)
+    md = (tmp_path / "report" / "tables" / "roboteq_runs.md").read_text()
+    rag_line = next(line for line in md.splitlines() if "| rag |" in line)
+    assert "not shown: a RAG run without a standard run" in rag_line
+    assert len([n for n in res["notes"] if "is not shown: a RAG run" in n]) == 1

@@ -93,3 +93,36 @@ def test_ctrl_c_stops_cleanly_and_keeps_answers(small_socialnav, server, tmp_pat
     assert proc.returncode == 130 and run["status"] == "interrupted"
     assert b"Traceback" not in err
     assert len((out / "samples.jsonl").read_text().splitlines()) >= 10
+
+
+# ----------------------------------------------------------------- run.json request counts
+CONCURRENCY = 4  # eval_cmd's --concurrency: at most this many requests are in flight at once
+
+
+def recorded_requests(run_dir):
+    return json.loads((run_dir / "run.json").read_text())["requests"]
+
+
+def test_requests_of_a_killed_session_are_counted_after_resume(small_socialnav, server, tmp_path):
+    out = tmp_path / "run"
+    before = server.count
+    proc = subprocess.Popen(eval_cmd(small_socialnav, out, server.base_url), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_lines(out / "samples.jsonl", 30, proc)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    subprocess.run(eval_cmd(small_socialnav, out, server.base_url), check=True, capture_output=True)
+    received = server.count - before
+    # counted when handed to the HTTP client: requests the kill caught before they reached the
+    # server are counted too, never more than were in flight
+    assert received <= recorded_requests(out) <= received + CONCURRENCY
+
+
+def test_ctrl_c_counts_only_requests_that_were_sent(small_socialnav, server, tmp_path):
+    out = tmp_path / "run"
+    before = server.count
+    proc = subprocess.Popen(eval_cmd(small_socialnav, out, server.base_url), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wait_for_lines(out / "samples.jsonl", 10, proc)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    received = server.count - before
+    assert received <= recorded_requests(out) <= received + CONCURRENCY

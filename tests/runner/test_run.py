@@ -138,7 +138,9 @@ def test_a_broken_item_is_recorded_and_the_others_are_answered(small_socialnav, 
     broken = json.loads((data / "prompts" / "sample_info.json").read_text())["samples"][1]["folderpath"]
     for f in (data / "prompts" / broken).glob("sample_with_bev_*.png"):
         f.unlink()
-    (data / "prompts" / broken / f"{broken}_localized_obj_coords.json").unlink()
+    # a frame cut short: its header loads (eval checks headers only), rendering it fails
+    frame = sorted((data / "front_view" / broken).glob("*.jpg"))[0]
+    frame.write_bytes(frame.read_bytes()[: frame.stat().st_size // 2])
     res = run_eval(request(data, tmp_path / "run"), SocialNavSub(), mock())
     lines = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
     errors = {r["item_id"] for r in lines if r["error"] == "item_error"}
@@ -155,3 +157,71 @@ def test_a_run_directory_in_use_is_refused(small_socialnav, tmp_path):
             run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), mock())
     finally:
         holder.unlock()
+
+
+class FirstItemBroken(SocialNavSub):
+    """SocialNav-SUB whose first item fails while its prompts are prepared."""
+
+    async def solve(self, item, dataset, ctx):
+        if item is dataset.items[0]:
+            raise ValueError("broken item")
+        await super().solve(item, dataset, ctx)
+
+
+def test_error_kinds_are_counted_from_the_records(small_socialnav, tmp_path):
+    res = run_eval(request(small_socialnav, tmp_path / "run"), FirstItemBroken(), mock())
+    assert res.metrics["run"]["model_errors"] > 0
+    assert res.metrics["run"]["error_kinds"] == {"item_error": res.metrics["run"]["model_errors"]}
+
+
+def _disk_full_after(n_writes):
+    """store._write_all that works n_writes times, then writes half a line and fails with ENOSPC."""
+    import errno
+
+    import socialbench.runner.store as store_module
+
+    real = store_module._write_all
+    calls = []
+
+    def write(fd, data):
+        calls.append(1)
+        if len(calls) > n_writes:
+            real(fd, data[: len(data) // 2])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, data)
+
+    return write
+
+
+def test_a_full_disk_stops_the_run_with_a_storage_error(small_socialnav, tmp_path, monkeypatch):
+    import socialbench.runner.store as store_module
+    from socialbench.errors import StorageError
+
+    monkeypatch.setattr(store_module, "_write_all", _disk_full_after(40))
+    with pytest.raises(StorageError, match="free some space"):
+        run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), mock())
+
+
+def test_a_run_stopped_by_a_full_disk_resumes_to_the_uninterrupted_result(small_socialnav, tmp_path, monkeypatch):
+    import socialbench.runner.store as store_module
+    from socialbench.errors import StorageError
+
+    reference = run_eval(request(small_socialnav, tmp_path / "ref"), SocialNavSub(), mock())
+    monkeypatch.setattr(store_module, "_write_all", _disk_full_after(40))
+    with pytest.raises(StorageError):
+        run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), mock())
+    monkeypatch.undo()  # space freed
+    m = mock()
+    kept = len(store_module.RunStore(tmp_path / "run").load_samples())
+    res = run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), m)
+    assert kept > 0 and len(m.calls) == N_QUESTIONS - kept  # nothing written before is asked again
+    assert res.complete and res.metrics["scores"] == reference.metrics["scores"]
+
+
+def test_run_json_requests_count_what_the_model_was_sent(small_socialnav, tmp_path):
+    m = mock()
+    m.script.extend([FatalModelError("refusal")] * 5)
+    run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), m)
+    run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), m)
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["requests"] == len(m.calls) and [s["requests"] for s in run["sessions"]] == [N_QUESTIONS, 5]

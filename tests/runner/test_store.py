@@ -1,10 +1,12 @@
 """Run directory: append-and-flush, torn-line repair, clear errors, canonical compaction."""
 
+import errno
 import json
 
 import pytest
 
-from socialbench.errors import DataError
+import socialbench.runner.store as store_module
+from socialbench.errors import DataError, StorageError
 from socialbench.runner.store import RunStore, read_samples
 from socialbench.types import SampleRecord
 
@@ -77,26 +79,104 @@ def test_compact_after_load_writes_what_the_file_held_plus_appends(tmp_path):
     assert [(r.question_key, r.error) for r in on_disk] == [("q3", None), ("q2", None), ("q1", None)]
 
 
-def test_a_record_written_when_an_interrupt_arrives_survives_compaction(tmp_path):
+def test_a_record_written_when_an_interrupt_arrives_survives_compaction(tmp_path, monkeypatch):
     s = RunStore(tmp_path)
     s.load_samples()
     s.append(rec("a", "q1"))
-    real = s._fh
+    real = store_module._write_all
 
-    class InterruptAfterFlush:
-        def write(self, text):
-            return real.write(text)
+    def interrupt_after_write(fd, data):
+        real(fd, data)
+        raise KeyboardInterrupt
 
-        def flush(self):
-            real.flush()
-            raise KeyboardInterrupt
-
-        def close(self):
-            real.close()
-
-    s._fh = InterruptAfterFlush()
+    monkeypatch.setattr(store_module, "_write_all", interrupt_after_write)
     with pytest.raises(KeyboardInterrupt):
         s.append(rec("a", "q2"))
+    monkeypatch.setattr(store_module, "_write_all", real)
     out = s.compact([("a", "q1"), ("a", "q2")])
     assert [r.question_key for r in out] == ["q1", "q2"]
     assert [r.question_key for r in read_samples(tmp_path / "samples.jsonl")] == ["q1", "q2"]
+
+
+def disk_full_after(n_calls):
+    """A _write_all that works ``n_calls`` times, then writes half its bytes and fails
+    with ENOSPC, as a filling disk does."""
+    real = store_module._write_all
+    calls = []
+
+    def write(fd, data):
+        calls.append(data)
+        if len(calls) > n_calls:
+            real(fd, data[: len(data) // 2])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, data)
+
+    return write
+
+
+def test_full_disk_append_names_the_file_and_the_fix(tmp_path, monkeypatch):
+    s = RunStore(tmp_path)
+    monkeypatch.setattr(store_module, "_write_all", disk_full_after(1))
+    s.append(rec("a", "q1"))
+    with pytest.raises(StorageError) as e:
+        s.append(rec("a", "q2"))
+    assert str(tmp_path / "samples.jsonl") in str(e.value) and "free some space" in str(e.value)
+
+
+def test_after_a_failed_append_no_record_follows_the_torn_line(tmp_path, monkeypatch):
+    s = RunStore(tmp_path)
+    monkeypatch.setattr(store_module, "_write_all", disk_full_after(1))
+    s.append(rec("a", "q1"))
+    with pytest.raises(StorageError):
+        s.append(rec("a", "q2"))
+    monkeypatch.undo()  # space is freed, but this store stays stopped
+    with pytest.raises(StorageError):
+        s.append(rec("a", "q3"))
+    s.close()
+    assert [r.question_key for r in RunStore(tmp_path).load_samples().values()] == ["q1"]
+
+
+def test_run_directory_under_a_file_is_a_storage_error(tmp_path):
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(StorageError) as e:
+        RunStore(tmp_path / "f" / "run")
+    assert str(tmp_path / "f" / "run") in str(e.value) and "is a file" in str(e.value)
+
+
+def test_read_only_run_directory_is_a_storage_error(tmp_path, monkeypatch):
+    def read_only_open(path, mode="r", *args, **kwargs):
+        if any(c in mode for c in "wax+"):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(store_module, "open", read_only_open, raising=False)
+    with pytest.raises(StorageError) as e:
+        RunStore(tmp_path).lock()
+    assert str(tmp_path) in str(e.value) and "not writable" in str(e.value)
+
+
+def test_failed_run_json_write_keeps_the_previous_one(tmp_path, monkeypatch):
+    s = RunStore(tmp_path)
+    s.write_run({"status": "running"})
+    monkeypatch.setattr(store_module.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left on device")))
+    with pytest.raises(StorageError):
+        s.write_run({"status": "complete"})
+    assert json.loads((tmp_path / "run.json").read_text()) == {"status": "running"}
+    assert not (tmp_path / "run.json.tmp").exists()
+
+
+def test_sends_are_counted_per_session_with_retries(tmp_path):
+    s = RunStore(tmp_path)
+    for session, attempt in [(0, 1), (0, 1), (0, 2), (1, 1)]:
+        s.count_send(session, attempt)
+    s.close()
+    assert RunStore(tmp_path).read_sends() == {0: {"requests": 3, "retries": 1}, 1: {"requests": 1, "retries": 0}}
+
+
+def test_a_torn_last_send_line_is_not_counted(tmp_path):
+    s = RunStore(tmp_path)
+    s.count_send(0, 1)
+    s.close()
+    with open(tmp_path / "requests.log", "ab") as fh:
+        fh.write(b"0")
+    assert RunStore(tmp_path).read_sends() == {0: {"requests": 1, "retries": 0}}

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import selectors
 import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -23,6 +23,7 @@ from socialbench.testing.openai_server import (
     ok,
     parse_possible_answers,
     status,
+    wait_until,
 )
 
 SINGLE_PROMPT = (
@@ -159,9 +160,21 @@ async def _concurrent_posts(base_url: str, n: int) -> list[int]:
     return [r.status_code for r in responses]
 
 
-def test_max_in_flight_reflects_concurrency_with_delay() -> None:
-    with ScriptedOpenAIServer(delay_s=0.4) as srv:
-        codes = asyncio.run(_concurrent_posts(srv.base_url, 8))
+def _posts_in_background(base_url: str, n: int) -> concurrent.futures.Future[list[int]]:
+    """Start ``n`` concurrent posts on a worker thread; the future gives their status codes."""
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    future = pool.submit(asyncio.run, _concurrent_posts(base_url, n))
+    pool.shutdown(wait=False)
+    return future
+
+
+def test_max_in_flight_reflects_concurrency() -> None:
+    with ScriptedOpenAIServer() as srv:
+        srv.hold()
+        posts = _posts_in_background(srv.base_url, 8)
+        wait_until(lambda: srv.count == 8, "8 requests are received")
+        srv.release()
+        codes = posts.result(timeout=60)
         peak = srv.max_in_flight
     assert codes == [200] * 8
     assert peak == 8
@@ -175,17 +188,24 @@ def test_sequential_requests_never_overlap() -> None:
 
 
 def test_max_concurrency_queues_extra_requests() -> None:
-    with ScriptedOpenAIServer(delay_s=0.2, max_concurrency=2) as srv:
-        start = time.monotonic()
-        codes = asyncio.run(_concurrent_posts(srv.base_url, 6))
-        elapsed = time.monotonic() - start
+    with ScriptedOpenAIServer(max_concurrency=2) as srv:
+        srv.hold()
+        posts = _posts_in_background(srv.base_url, 6)
+        wait_until(lambda: srv.count == 6, "6 requests are received")
+        answering, waiting = srv.busy, srv.in_flight
+        srv.release()
+        codes = posts.result(timeout=60)
+    assert (answering, waiting) == (2, 6)  # 2 hold the slots, 4 queue behind them
     assert codes == [200] * 6
-    assert elapsed >= 0.55  # 3 waves of 0.2 s
 
 
 def test_max_concurrency_reject_answers_429() -> None:
-    with ScriptedOpenAIServer(delay_s=0.4, max_concurrency=2, overflow="reject") as srv:
-        codes = asyncio.run(_concurrent_posts(srv.base_url, 6))
+    with ScriptedOpenAIServer(max_concurrency=2, overflow="reject") as srv:
+        srv.hold()
+        posts = _posts_in_background(srv.base_url, 6)
+        wait_until(lambda: srv.count == 6 and srv.in_flight == 2, "4 of 6 requests are refused")
+        srv.release()
+        codes = posts.result(timeout=60)
     assert sorted(codes) == [200, 200, 429, 429, 429, 429]
 
 

@@ -21,8 +21,9 @@ from socialbench.errors import Problem, UsageError
 from socialbench.models.base import Model
 from socialbench.runner.engine import Engine
 from socialbench.runner.store import RunStore
-from socialbench.types import GenerationConfig, Item, SampleRecord
+from socialbench.types import EncodedImage, GenerationConfig, Item, SampleRecord
 from socialbench.vision.images import ImageEncoder
+from socialbench.vision.prepare import ImageJob, ImagePreparer, PerturbSpec
 
 T = TypeVar("T")
 
@@ -55,13 +56,26 @@ class SolveContext:
     generation: GenerationConfig
     options: EvalOptions
     advance: Callable[[int], None] = lambda n: None
-    #: Where CPU-bound preparation (decoding, resizing, rendering images) runs. One worker
-    #: keeps it from competing with the event loop for the GIL in several threads at once.
+    #: Where other CPU-bound preparation runs (:meth:`prepare`): one thread, so it does not
+    #: compete with the event loop for the GIL in several threads at once.
     executor: Executor | None = None
+    #: Prepares images on every core behind the render cache (:meth:`prepare_images`).
+    preparer: ImagePreparer | None = None
+    #: The run's image perturbation, as a picklable spec for image jobs.
+    perturb: PerturbSpec | None = None
 
     async def prepare(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` off the event loop, in :attr:`executor`."""
         return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+
+    async def prepare_images(self, job: ImageJob) -> tuple[EncodedImage, ...]:
+        """The images of ``job`` (see :mod:`socialbench.vision.prepare`), from the worker
+        processes and render cache, or in-process in a thread when the run has none."""
+        if self.preparer is not None:
+            return await self.preparer.prepare(job)
+        from socialbench.vision.prepare import run_job
+
+        return await self.prepare(run_job, job)
 
     def record(self, rec: SampleRecord) -> None:
         self.store.append(rec)

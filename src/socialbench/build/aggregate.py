@@ -298,11 +298,11 @@ class JudgmentResult:
 
 
 def _facet_majority(rows: Sequence[Mapping[str, Any]], suggested: Sequence[str]) -> list[str]:
-    chosen = Counter(f for r in rows for f in r.get("facets") or [])
-    if not chosen:
-        return list(suggested)
+    """Facets chosen by more than half of the annotators of one behavior, else (no facet has
+    a majority, or nobody chose any) the behavior stage's suggestion, unchanged."""
+    chosen = Counter(f for r in rows for f in set(r.get("facets") or []))
     half = len(rows) / 2
-    return [f for f, n in chosen.items() if n > half] or [chosen.most_common(1)[0][0]]
+    return [f for f, n in chosen.items() if n > half] or list(suggested)
 
 
 def aggregate_judgment(

@@ -48,8 +48,9 @@ from socialbench.types import GenerationConfig
 
 __all__ = ["register", "build_app"]
 
-err = Console(stderr=True)
-out = Console()
+# soft_wrap: a line is never broken at the terminal width, so paths reach pipes and logs whole
+err = Console(stderr=True, soft_wrap=True)
+out = Console(soft_wrap=True)
 
 build_app = typer.Typer(no_args_is_help=True, help="Build a RobotEQ-style dataset: one resumable command per stage.")
 annotate_app = typer.Typer(no_args_is_help=True, help="Label Studio tasks and configs; import of exports.")
@@ -708,14 +709,16 @@ def overlays_cmd(
     specs: Annotated[Path, typer.Option("--specs", help="Region specs JSONL (see socialbench.build.overlays).")],
     work: Work = Path("build"),
 ) -> None:
-    """Draw A-D region overlays from specs into <work>/overlays and write grounding_items.jsonl."""
-    from socialbench.build.overlays import render_spec
+    """Draw A-D region overlays from specs into <work>/overlays and write grounding_items.jsonl
+    (each item inherits subset, category and subcategory from its source scene)."""
+    from socialbench.build.overlays import inherit_scene_fields, render_spec, scene_index
 
     t0 = time.perf_counter()
     rows = read_jsonl(specs)
+    by_id, by_image = scene_index(work)
     records, rejected = [], []
     for i, spec in enumerate(rows, start=1):
-        rec, problems = render_spec(spec, work, work / "overlays")
+        rec, problems = render_spec(inherit_scene_fields(spec, by_id, by_image), work, work / "overlays")
         if rec is None:
             rejected.append({"id": spec["id"], "line": i, "problems": problems})
             for p in problems:

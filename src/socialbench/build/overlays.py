@@ -14,6 +14,12 @@ Region spec (one JSONL record per grounding question)::
         {"label": "D", "shape": "path", "points": [[0.1, 0.95], [0.2, 0.7], [0.3, 0.6]]}],
      "answer": ["A"]}                           # optional proposal; never drawn
 
+Optional ``scene`` names the source scene's id; ``subset``, ``category``,
+``subcategory`` given in a spec win. Otherwise the item inherits them from its source scene
+(:func:`inherit_scene_fields`), found by ``scene`` id or else by ``image`` path among the
+scenes of the work folder (``behaviors.jsonl``, ``review.jsonl``, ``images.jsonl``,
+``real_images.jsonl``, :func:`scene_index`).
+
 ``box`` is ``[x0, y0, x1, y1]``; ``polygon`` needs 3+ points; ``arrow`` (a path ending in
 an arrowhead) and ``path`` (a plain polyline) need 2+ points. Labels A-D are unique.
 
@@ -46,6 +52,9 @@ __all__ = [
     "simulate_cvd",
     "delta_e",
     "overlay_record",
+    "SCENE_FIELDS",
+    "scene_index",
+    "inherit_scene_fields",
 ]
 
 #: The Okabe-Ito colour-blind-safe palette.
@@ -264,11 +273,62 @@ def overlay_record(spec: Mapping[str, Any], image_rel: str, regions: Sequence[Re
         "regions": [{"label": r.label, "shape": r.shape, "points": [[round(x, 1), round(y, 1)] for x, y in r.points]}
                     for r in regions],
         "proposed_answer": spec.get("answer"),
+        "scene": spec.get("scene"),
         "subset": spec.get("subset"),
         "category": spec.get("category"),
         "subcategory": spec.get("subcategory"),
         "facets": spec.get("facets") or [],
     }
+
+
+#: Fields a grounding item inherits from its source scene.
+SCENE_FIELDS = ("subset", "category", "subcategory")
+
+
+def scene_index(work: Path) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Scene fields (:data:`SCENE_FIELDS`) of every scene in ``work``, keyed by scene id and
+    by image path: ``(by_id, by_image)``. ``behaviors.jsonl`` comes first (its fields are
+    final); ``review.jsonl`` (every round's image), ``images.jsonl`` and
+    ``real_images.jsonl`` fill in scenes without behaviors. Missing files are skipped."""
+    from socialbench.build.jsonl import read_jsonl
+
+    by_id: dict[str, dict[str, Any]] = {}
+    by_image: dict[str, dict[str, Any]] = {}
+
+    def add(rid: Any, images: Sequence[Any], fields: dict[str, Any]) -> None:
+        fields = {k: v for k, v in fields.items() if v}
+        if isinstance(rid, str):
+            by_id.setdefault(rid, fields)
+        for im in images:
+            if isinstance(im, str):
+                by_image.setdefault(im, fields)
+
+    if (work / "behaviors.jsonl").is_file():
+        for r in read_jsonl(work / "behaviors.jsonl"):
+            add(r.get("id"), [r.get("image")], {k: r.get(k) for k in SCENE_FIELDS})
+    for name, subset in (("review.jsonl", "synthetic"), ("images.jsonl", "synthetic"), ("real_images.jsonl", "real")):
+        if not (work / name).is_file():
+            continue
+        for r in read_jsonl(work / name):
+            scen = r.get("scenario") or {}
+            images = [r.get("final"), r.get("image"), *[x.get("image") for x in r.get("rounds") or [] if isinstance(x, dict)]]
+            add(r.get("id"), images, {"subset": subset, "category": r.get("category") or scen.get("category"),
+                                      "subcategory": r.get("subcategory") or scen.get("subcategory")})
+    return by_id, by_image
+
+
+def inherit_scene_fields(spec: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]],
+                         by_image: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """``spec`` with the subset, category and subcategory of its source scene (by ``scene``
+    id, else by ``image`` path) filled in where the spec leaves them empty."""
+    scene = by_id.get(spec.get("scene")) if isinstance(spec.get("scene"), str) else None
+    if scene is None and isinstance(spec.get("image"), str):
+        scene = by_image.get(spec["image"])
+    out = dict(spec)
+    for key in SCENE_FIELDS:
+        if not out.get(key) and scene and scene.get(key):
+            out[key] = scene[key]
+    return out
 
 
 def render_spec(spec: Mapping[str, Any], work: Path, out_dir: Path) -> tuple[dict[str, Any] | None, list[str]]:

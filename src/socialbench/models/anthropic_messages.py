@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, LoopBoundClient, RetryableModelError, warm_platform_probe
-from socialbench.models.openai_compat import classify_status, parse_retry_after
+from socialbench.models.openai_compat import classify_status, parse_retry_after, split_base_url, usage_count
+from socialbench.models.redact import install_log_redaction, redact_url, scrub, secret_digest, url_secrets
 from socialbench.models.registry import ModelOptions, register
 from socialbench.types import EncodedImage, Generation, Request, Usage
 
@@ -113,12 +114,12 @@ def parse_message(body_text: str) -> Generation:
     usage = data.get("usage")
     usage = usage if isinstance(usage, Mapping) else {}
     prompt_tokens = sum(
-        int(usage.get(name) or 0)
+        usage_count(usage.get(name))
         for name in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
     )
     return Generation(
         text=text,
-        usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=int(usage.get("output_tokens") or 0)),
+        usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=usage_count(usage.get("output_tokens"))),
     )
 
 
@@ -135,7 +136,23 @@ class AnthropicModel(LoopBoundClient):
         self.model = model.strip()
         self.spec = f"anthropic:{self.model}"
         self.timeout_s = float(options.timeout_s)
-        self.base_url = (options.get("base_url") or "").rstrip("/") or None
+        install_log_redaction()  # the HTTP libraries log request URLs, query included
+        raw_base = options.get("base_url") or None
+        try:
+            #: Where requests go, the URL's user info and query taken out (sent as HTTP Basic
+            #: auth, with the key in ``x-api-key``, and as query parameters of every request).
+            self._target = split_base_url(raw_base) if raw_base else None
+        except ValueError as exc:
+            raise UsageError(
+                f"--model-opt base_url={redact_url(raw_base or '')} is a malformed URL ({exc}); "
+                "write it as http://HOST:PORT"
+            ) from None
+        #: The base URL without credentials or query (what ``repr`` and records show).
+        self.base_url = self._target.url.rstrip("/") if self._target else None
+        self._secrets = url_secrets(raw_base) if raw_base else []
+        self._endpoint = redact_url(raw_base.rstrip("/")) if raw_base else "default"
+        if raw_base and secret_digest(raw_base):
+            self._endpoint += f"|{secret_digest(raw_base)}"
         self.images_first = options.get_flag("images_first")
         self.send_temperature = options.get_flag("send_temperature")
         warm_platform_probe()
@@ -154,7 +171,9 @@ class AnthropicModel(LoopBoundClient):
         return f"AnthropicModel(model={self.model!r}, base_url={self.base_url!r})"
 
     def identity(self) -> str:
-        return f"anthropic|{self.model}|{self.base_url or 'default'}"
+        """``anthropic|MODEL|URL``: credentials and query values masked, plus their salted
+        hash when the URL has any (see :func:`socialbench.models.redact.secret_digest`)."""
+        return f"anthropic|{self.model}|{self._endpoint}"
 
     def _get_client(self) -> "anthropic.AsyncAnthropic":
         def make() -> "anthropic.AsyncAnthropic":
@@ -164,9 +183,17 @@ class AnthropicModel(LoopBoundClient):
                 raise UsageError(
                     "the anthropic backend needs the anthropic SDK: pip install 'socialbench[anthropic]'"
                 ) from None
+            target = self._target
+            headers = None
+            if target is not None and target.basic_auth:
+                # One Authorization header: the URL's Basic credentials take it, the key
+                # travels in x-api-key (which the Messages API reads).
+                headers = {"Authorization": target.basic_auth, "x-api-key": self._api_key}
             return anthropic.AsyncAnthropic(
                 api_key=self._api_key,
                 base_url=self.base_url,
+                default_headers=headers,
+                default_query=target.query if target is not None and target.query else None,
                 timeout=self.timeout_s,
                 max_retries=0,
             )
@@ -174,9 +201,12 @@ class AnthropicModel(LoopBoundClient):
         return self._loop_client(make)
 
     def _redact(self, text: str) -> str:
-        if self._api_key and self._api_key != LOCAL_PLACEHOLDER_KEY and len(self._api_key) >= 4:
-            text = text.replace(self._api_key, "***")
-        return text[:_MAX_MESSAGE_CHARS]
+        """``text`` (cut short) without the API key, the base URL's credentials or any URL's
+        secrets."""
+        secrets = list(self._secrets)
+        if self._api_key and self._api_key != LOCAL_PLACEHOLDER_KEY:
+            secrets.append(self._api_key)
+        return scrub(text, secrets)[:_MAX_MESSAGE_CHARS]
 
     async def generate(self, request: Request) -> Generation:
         import anthropic

@@ -36,6 +36,7 @@ from typing import Callable, Iterable, Sequence
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, RetryableModelError
 from socialbench.models.openai_compat import EndpointUnreachable, OpenAICompatModel
+from socialbench.models.redact import redact, redact_url
 from socialbench.models.registry import ModelOptions
 from socialbench.types import Generation, Request
 
@@ -84,7 +85,7 @@ def read_endpoints_file(path: str | Path) -> list[str]:
         for url in split_urls(line):
             if not url.startswith(("http://", "https://")):
                 raise UsageError(
-                    f"{p}:{lineno}: {url!r} is not a base URL; write one URL per line, "
+                    f"{p}:{lineno}: {redact_url(url)!r} is not a base URL; write one URL per line, "
                     "e.g. http://node1:8000/v1"
                 )
             if url not in urls:
@@ -186,7 +187,7 @@ class EndpointPool:
         ep.outstanding = max(0, ep.outstanding - 1)
         if ok is True:
             if ep.failures:
-                log.info("endpoint %s is healthy again", ep.url)
+                log.info("endpoint %s is healthy again", redact_url(ep.url))
             ep.failures = 0
             ep.succeeded += 1
         elif ok is False:
@@ -195,7 +196,7 @@ class EndpointPool:
             cooldown = min(self.max_cooldown_s, self.cooldown_s * 2 ** (ep.failures - 1))
             ep.down_until = max(ep.down_until, now + cooldown)
             log.warning(
-                "endpoint %s failed (%d in a row); out of rotation for %.1f s", ep.url, ep.failures, cooldown
+                "endpoint %s failed (%d in a row); out of rotation for %.1f s", redact_url(ep.url), ep.failures, cooldown
             )
         if pause_s is not None and pause_s > 0:
             ep.down_until = max(ep.down_until, now + min(pause_s, self.max_cooldown_s))
@@ -251,11 +252,11 @@ class EndpointPool:
             front = True
 
     def snapshot(self) -> list[dict[str, object]]:
-        """Per-endpoint counters, for logs and tests."""
+        """Per-endpoint counters, for logs and tests (URLs with credentials masked)."""
         now = self._clock()
         return [
             {
-                "url": ep.url,
+                "url": redact_url(ep.url),
                 "outstanding": ep.outstanding,
                 "succeeded": ep.succeeded,
                 "failed": ep.failed,
@@ -295,7 +296,7 @@ class MultiEndpointModel:
         self._members = {url: OpenAICompatModel(model, url, options) for url in self.urls}
 
     def __repr__(self) -> str:
-        return f"MultiEndpointModel(model={self.model!r}, urls={self.urls!r})"
+        return f"MultiEndpointModel(model={self.model!r}, urls={redact(self.urls)!r})"
 
     #: Each HTTP call carries its own timeout (ModelOptions.timeout_s); waiting for a free
     #: endpoint slot is not part of an attempt, so the engine must not time the whole call.

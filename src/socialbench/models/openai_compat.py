@@ -16,6 +16,11 @@ The API key comes from the environment variable named by the model option ``api_
 ``EMPTY`` when that variable is unset. The key never appears in the spec, the identity,
 ``repr``, error messages or logs.
 
+Credentials in the base URL are used, never shown: its user info
+(``http://USER:PASSWORD@host/v1``) is sent as HTTP Basic auth in place of the bearer key, its
+query (``?api-version=...&api-key=...``) with every request. Records and messages show the
+URL masked (:mod:`socialbench.models.redact`); the identity holds a salted hash of them.
+
 The model never retries: the SDK client is built with ``max_retries=0`` and every failure is
 raised as a :class:`RetryableModelError` or :class:`FatalModelError` with a stable kind
 (``rate_limit``, ``overloaded``, ``server_error``, ``timeout``, ``connection``,
@@ -25,6 +30,7 @@ raised as a :class:`RetryableModelError` or :class:`FatalModelError` with a stab
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import functools
 import json
@@ -32,8 +38,9 @@ import logging
 import os
 import re
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from socialbench.errors import UsageError
 from socialbench.models.base import (
@@ -41,8 +48,8 @@ from socialbench.models.base import (
     LoopBoundClient,
     ModelError,
     RetryableModelError,
-    warm_platform_probe,
 )
+from socialbench.models.redact import install_log_redaction, redact, redact_url, scrub, secret_digest, url_secrets
 from socialbench.models.registry import ModelOptions, register
 from socialbench.types import EncodedImage, Generation, Request, Usage
 
@@ -54,6 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "EMPTY"
 _BASE_URL_AT = re.compile(r"@(?=https?://)")
 _MAX_MESSAGE_CHARS = 300
@@ -76,24 +84,46 @@ def parse_spec(rest: str) -> tuple[str, str | None]:
         model, base_url = rest, None
     if not model.strip():
         raise UsageError(
-            f"model spec 'openai:{rest}' has no model name; "
+            f"model spec 'openai:{redact(rest)}' has no model name; "
             "use openai:MODEL or openai:MODEL@http://HOST:PORT/v1 "
             "(e.g. openai:gpt-4o, openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1)"
         )
     return model.strip(), base_url
 
 
-def public_url(url: str) -> str:
-    """``url`` without user info or query string, which may hold credentials
-    (``https://user:key@host/v1?api-key=...``): what may be written to run records, folder
-    names, caches and logs."""
+@dataclass(frozen=True)
+class BaseURL:
+    """A base URL split into what an HTTP client sends where.
+
+    ``url`` is ``scheme://host[:port]/path``; ``query`` holds the URL's query parameters
+    (sent with every request, as Azure-style ``?api-version=`` or ``?api-key=`` endpoints
+    expect); ``basic_auth`` is the ``Authorization`` header value (``Basic ...``) built from
+    the URL's user info, or None. The fragment is dropped (clients never send it).
+    """
+
+    url: str
+    query: dict[str, str]
+    basic_auth: str | None
+
+
+def split_base_url(url: str) -> BaseURL:
+    """Take the credentials and the query out of a base URL.
+
+    >>> b = split_base_url("http://bob:p%40ss@host:8000/v1?api-version=2")
+    >>> (b.url, b.query, b.basic_auth)
+    ('http://host:8000/v1', {'api-version': '2'}, 'Basic Ym9iOnBAc3M=')
+    """
     parts = urlsplit(url)
-    if not parts.scheme:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    if not parts.scheme or not parts.netloc:
+        return BaseURL(url, {}, None)
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    basic = None
+    if at:
+        user, _, password = userinfo.partition(":")
+        pair = f"{unquote(user)}:{unquote(password)}".encode("utf-8")
+        basic = "Basic " + base64.b64encode(pair).decode("ascii")
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    return BaseURL(urlunsplit((parts.scheme, hostport, parts.path, "", "")), query, basic)
 
 
 def image_data_url(image: EncodedImage) -> str:
@@ -215,6 +245,27 @@ def classify_status(code: int, message: str, retry_after: float | None = None) -
     return FatalModelError("bad_request", text)
 
 
+def usage_count(value: Any) -> int:
+    """A token count from a reply's ``usage`` field, 0 (unknown) when it is missing or not a
+    non-negative whole number (``"n/a"``, ``null``, ``-1``, ``1.5``, ``true``, an object).
+
+    Usage is informational: a reply whose answer is fine is never discarded over it.
+
+    >>> [usage_count(v) for v in (12, "12", 12.0, "n/a", None, -3, 1.5, True, [1])]
+    [12, 12, 12, 0, 0, 0, 0, 0, 0]
+    """
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value if value >= 0 else 0
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and value >= 0 else 0
+    text = value.strip() if isinstance(value, str) else ""
+    if text.isascii() and text.isdigit() and len(text) <= 18:  # int() refuses very long digit strings
+        return int(text)
+    return 0
+
+
 def parse_completion(body: bytes | str) -> Generation:
     """Turn a chat-completions response body into a :class:`Generation` or raise."""
     try:
@@ -246,8 +297,8 @@ def parse_completion(body: bytes | str) -> Generation:
     return Generation(
         text=content,
         usage=Usage(
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
+            prompt_tokens=usage_count(usage.get("prompt_tokens")),
+            completion_tokens=usage_count(usage.get("completion_tokens")),
         ),
     )
 
@@ -275,14 +326,23 @@ class OpenAICompatModel(LoopBoundClient):
 
     def __init__(self, model: str, base_url: str | None = None, options: ModelOptions | None = None):
         options = options or ModelOptions()
-        import openai  # noqa: F401  -- pay the SDK import here, not inside the first timed request
-
-        warm_platform_probe()
 
         self.model = model
-        self.base_url = base_url
         self.timeout_s = float(options.timeout_s)
-        shown = public_url(base_url) if base_url else None
+        install_log_redaction()  # the HTTP libraries log request URLs, query included
+        target_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        try:
+            #: Where requests go, with the URL's user info and query taken out (sent as
+            #: HTTP Basic auth and as query parameters of every request).
+            self._target = split_base_url(target_url) if target_url else None
+        except ValueError as exc:
+            raise UsageError(
+                f"model spec 'openai:{model}@{redact_url(target_url or '')}' has a malformed base URL "
+                f"({exc}); write it as http://HOST:PORT/v1"
+            ) from None
+        #: The base URL without credentials or query (what ``repr`` and records show).
+        self.base_url = split_base_url(base_url).url if base_url else None
+        shown = self.base_url
         self.spec = f"openai:{model}@{shown}" if shown else f"openai:{model}"
         key_env = options.get("api_key_env", DEFAULT_API_KEY_ENV) or DEFAULT_API_KEY_ENV
         key = os.environ.get(key_env)
@@ -295,40 +355,50 @@ class OpenAICompatModel(LoopBoundClient):
                 )
             key = LOCAL_PLACEHOLDER_KEY
         self._api_key = key
-        self._endpoint = public_url(base_url or os.environ.get("OPENAI_BASE_URL") or "default")
+        self._secrets = url_secrets(target_url) if target_url else []
+        self._target_url = target_url
         self._response_format_ok = True
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel(model={self.model!r}, base_url={self.base_url!r})"
 
     def identity(self) -> str:
-        return f"openai|{self.model}|{self._endpoint}"
+        """``openai|MODEL|URL``: the URL with its credentials and query values masked and,
+        when it has any, a salted hash of them (URLs differing only there differ here)."""
+        if self._target_url is None:
+            return f"openai|{self.model}|default"
+        # The query and user info select the endpoint too (deployment, key, account): they
+        # enter the identity as a salted hash (slow to compute, so only when asked), never as text.
+        digest = secret_digest(self._target_url)
+        return f"openai|{self.model}|{redact_url(self._target_url)}" + (f"|{digest}" if digest else "")
 
     @property
     def response_format_supported(self) -> bool:
         """False once the server has rejected ``response_format`` for this instance."""
         return self._response_format_ok
 
-    def _get_client(self) -> "openai.AsyncOpenAI":
-        def make() -> "openai.AsyncOpenAI":
-            import openai
+    def _get_client(self) -> Any:
+        """This event loop's aiohttp session (no SDK: see :mod:`socialbench.models.http_post`)."""
+        from socialbench.models.http_post import new_session
 
-            return openai.AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self.base_url,
-                timeout=self.timeout_s,
-                max_retries=0,
-                # The SDK's aiohttp transport: its connection pool does far less work per
-                # request than the default one at high concurrency (benchmarks/throughput.py).
-                http_client=openai.DefaultAioHttpClient(timeout=self.timeout_s),
-            )
+        return self._loop_client(new_session)
 
-        return self._loop_client(make)
+    def _request_target(self) -> tuple[str, dict[str, str], dict[str, str] | None]:
+        """(URL, headers, query) of every chat-completions POST. A URL's user info becomes
+        HTTP Basic auth in place of the bearer key (one Authorization header holds one of
+        them); its query goes with every request."""
+        target = self._target
+        base = target.url.rstrip("/") if target else DEFAULT_BASE_URL
+        auth = target.basic_auth if target and target.basic_auth else f"Bearer {self._api_key}"
+        headers = {"Authorization": auth, "Content-Type": "application/json", "Accept": "application/json"}
+        return base + "/chat/completions", headers, (target.query or None) if target else None
 
     def _redact(self, text: str) -> str:
-        if self._api_key and self._api_key != LOCAL_PLACEHOLDER_KEY and len(self._api_key) >= 4:
-            text = text.replace(self._api_key, "***")
-        return text
+        """``text`` without the API key, the base URL's credentials or any URL's secrets."""
+        secrets = list(self._secrets)
+        if self._api_key and self._api_key != LOCAL_PLACEHOLDER_KEY:
+            secrets.append(self._api_key)
+        return scrub(text, secrets)
 
     async def generate(self, request: Request) -> Generation:
         cfg = request.config
@@ -352,48 +422,33 @@ class OpenAICompatModel(LoopBoundClient):
         return await self._send(encode_chat_body(request, params), json_mode=False)
 
     async def _send(self, body: bytes, json_mode: bool = True) -> Generation:
-        """Post a ready JSON ``body``; ``json_mode`` says it asks for ``response_format``."""
-        import openai
+        """Post a ready JSON ``body``; ``json_mode`` says it asks for ``response_format``.
 
-        client = self._get_client()
+        The body goes out as ready bytes over aiohttp (no SDK: its request models and
+        response validation were most of the client's CPU per request with ten images,
+        benchmarks/throughput.py); the reply is decoded from its bytes by
+        ``parse_completion``."""
+        from socialbench.models.http_post import Unreachable, post_bytes
+
+        url, headers, query = self._request_target()
         try:
-            # The body is posted as ready bytes through the SDK's generic request path (its
-            # auth, headers, timeout and error handling) instead of through
-            # ``chat.completions.create``, which walks every content part against its
-            # TypedDicts and JSON-encodes every image again for every question — most of the
-            # client's CPU per request with ten images (benchmarks/throughput.py). The reply is
-            # decoded from its bytes by ``parse_completion``.
-            reply = await client.post("/chat/completions", cast_to=bytes, content=body)
-        except openai.APIStatusError as exc:
-            message, param = _error_text(exc.body, exc.message)
+            reply = await post_bytes(self._get_client(), url, body, headers, query, self.timeout_s)
+        except Unreachable as exc:
+            raise EndpointUnreachable(self._redact(str(exc))[:_MAX_MESSAGE_CHARS]) from None
+        except RetryableModelError as exc:
+            raise RetryableModelError(exc.kind, self._redact(exc.message)) from None
+        if reply.status >= 400:
+            message, param = _error_text(reply.json_or_text(), f"HTTP {reply.status}")
             message = self._redact(message)
-            code = exc.status_code
+            code = reply.status
             if (
                 code == 400
                 and json_mode
                 and ("response_format" in message.lower() or param == "response_format")
             ):
                 raise _ResponseFormatRejected() from None
-            raise classify_status(code, message, parse_retry_after(exc.response.headers)) from None
-        except openai.APITimeoutError as exc:
-            cause = exc.__cause__
-            if type(cause).__name__ == "ConnectTimeout":
-                # Nothing was sent. The aiohttp transport also reports a refused connection
-                # this way, so treat it as an unreachable endpoint, not a slow model.
-                message = self._redact(f"{type(cause).__name__}: {cause}")[:_MAX_MESSAGE_CHARS]
-                raise EndpointUnreachable(message) from None
-            raise RetryableModelError("timeout", f"no answer within {self.timeout_s:g} s") from None
-        except openai.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
-            message = self._redact(f"{type(cause).__name__}: {cause}")[:_MAX_MESSAGE_CHARS]
-            if type(cause).__name__ == "ConnectError":  # httpx / httpx2: nothing was sent
-                raise EndpointUnreachable(message) from None
-            raise RetryableModelError("connection", message) from None
-        except openai.APIResponseValidationError as exc:
-            raise RetryableModelError(
-                "malformed_response", self._redact(str(exc))[:_MAX_MESSAGE_CHARS]
-            ) from None
-        return parse_completion(reply)
+            raise classify_status(code, message, parse_retry_after(reply.headers)) from None
+        return parse_completion(reply.body)
 
 
 @register(

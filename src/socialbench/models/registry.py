@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from socialbench.errors import UsageError
 from socialbench.models.base import Model
+from socialbench.models.redact import redact
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,7 @@ def create_model(spec: str, options: ModelOptions | None = None) -> Model:
     if sep and prefix in _BACKENDS:
         return _BACKENDS[prefix].factory(rest, options)
     raise UsageError(
-        f"unknown model {spec!r}; known: "
+        f"unknown model {redact(spec)!r}; known: "
         + ", ".join(b.prefix if ":" in b.prefix else b.prefix + ":..." for b in backends())
         + " (run `socialbench models` for details)"
     )

@@ -261,8 +261,10 @@ class BevRenderer:
         return [line, txt]
 
     def render(self, people: Mapping[int, BevPerson],
-               robot_pose: tuple[float, float, float] | None) -> Image.Image:
-        """The BEV with ``people`` (by label) and the robot at (x, y, heading)."""
+               robot_pose: tuple[float, float, float] | None,
+               labels: Sequence[tuple[float, float, str]] = ()) -> Image.Image:
+        """The BEV with ``people`` (by label) and the robot at (x, y, heading); ``labels``
+        are extra lettered markers (x, y, text), e.g. candidate waypoints."""
         import matplotlib
 
         with _MPL_LOCK, matplotlib.rc_context(_rc()):
@@ -279,6 +281,8 @@ class BevRenderer:
                 if p.heading is not None:
                     artists += self._arrow(p.x, p.y, p.heading, c, 5.0 + label * 0.01)
                 artists += self._marker(p.x, p.y, c, str(label), 5.0 + label * 0.01 + 0.001)
+            for x, y, text in labels:
+                artists += self._marker(x, y, "#6a1b9a", text, 6.0)
             artists.sort(key=lambda a: a.get_zorder())  # draw order as a full redraw would
             for a in artists:
                 self._ax.draw_artist(a)
@@ -332,7 +336,7 @@ def _check_mode(mode: str) -> None:
 def render_scene(scene: Scene, mode: str = "img-with-bev",
                  frames: Sequence[Image.Image] | None = None,
                  front_style: FrontStyle = FrontStyle(), bev_style: BevStyle | None = None,
-                 bbox_space: tuple[int, int] = (1280, 720)) -> list[Image.Image]:
+                 bbox_space: tuple[int, int] = (1280, 720), max_side: int = 0) -> list[Image.Image]:
     """One image per timestep of ``scene.robot`` in ``mode``.
 
     ``frames`` (already loaded images, e.g. from a simulator) take precedence over
@@ -345,7 +349,14 @@ def render_scene(scene: Scene, mode: str = "img-with-bev",
     With ``bev_style`` None, ``bev`` images are 7 in at 300 dpi (2100 px, official) and
     composites draw the BEV directly at the frame's width (dpi = width / 7), which looks the
     same as the official 300-dpi render shrunk to that width and is about twice as fast;
-    pass ``BevStyle(dpi=300)`` for the official render-then-shrink path."""
+    pass ``BevStyle(dpi=300)`` for the official render-then-shrink path.
+
+    ``max_side`` > 0 draws every image at the size it will be sent at: no longer side than
+    ``max_side`` (the image policy's), never upscaled. Frames are shrunk first (JPEG frames
+    are decoded at a reduced scale where possible), markers, circles and fonts scale with
+    them, and the BEV is drawn at the matching dpi. The result looks like the full-size
+    render shrunk to that size (same layout, colours and labels; not the same pixels), at a
+    fraction of the cost. 0 renders at full size."""
     _check_mode(mode)
     n_t = len(scene.robot)
     n_labels = max(len(scene.people), scene.n_people or 0)
@@ -356,14 +367,20 @@ def render_scene(scene: Scene, mode: str = "img-with-bev",
                 raise DataError.single(scene.sample_id or "<scene>", "frames",
                                        f"needs {n_t} raw frames, has {len(scene.frames)}",
                                        "add front_view/<S>/<F>.jpg for F0..F0+9")
-            frames = [_load_frame(p) for p in scene.frames[:n_t]]
+            frames = [_load_frame(p, mode, max_side) for p in scene.frames[:n_t]]
         elif len(frames) < n_t:
             raise UsageError(f"render_scene: {len(frames)} frames given for {n_t} timesteps")
+        if max_side > 0:
+            frames = [_shrink_frame(f, mode, max_side) for f in frames[:n_t]]
     bev_renderer = None
     if bev_style is None:
         bev_style = BevStyle()
         if mode == "img-with-bev" and frames is not None:
             bev_style = BevStyle(dpi=frames[0].width / bev_style.size_in)
+        elif mode == "bev" and max_side > 0:
+            side = bev_style.size_in * bev_style.dpi
+            if side > max_side:
+                bev_style = BevStyle(dpi=max_side / bev_style.size_in)
     if mode != "img":
         limits = bev_limits(scene.people, scene.robot, scene.goal_xy)
         bev_renderer = BevRenderer(limits, scene.goal_xy, n_labels, bev_style)
@@ -387,9 +404,36 @@ def render_scene(scene: Scene, mode: str = "img-with-bev",
     return imgs
 
 
-def _load_frame(path: Path) -> Image.Image:
+def target_frame_size(size: tuple[int, int], mode: str, max_side: int) -> tuple[int, int]:
+    """The size a ``size`` frame is drawn at so that the ``mode`` image it ends up in has
+    no side longer than ``max_side`` (0: unchanged; never upscaled).
+
+    A composite is the frame above a square BEV of the same width, so the frame gets the
+    height left under ``max_side`` once the width is scaled."""
+    w, h = size
+    full_h = h + w if mode == "img-with-bev" else h
+    if max_side <= 0 or max(w, full_h) <= max_side:
+        return w, h
+    s = max_side / max(w, full_h)
+    tw = max(1, round(w * s))
+    th = max(1, round(full_h * s) - (tw if mode == "img-with-bev" else 0))
+    return tw, th
+
+
+def _shrink_frame(frame: Image.Image, mode: str, max_side: int) -> Image.Image:
+    size = target_frame_size(frame.size, mode, max_side)
+    if size == frame.size:
+        return frame
+    return frame.convert("RGB").resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+
+
+def _load_frame(path: Path, mode: str = "img", max_side: int = 0) -> Image.Image:
+    """A raw frame as RGB; with ``max_side`` a JPEG is decoded at the smallest DCT scale
+    that still covers the size it will be drawn at (see :func:`target_frame_size`)."""
     try:
         with Image.open(path) as im:
+            if max_side > 0 and im.format == "JPEG":
+                im.draft("RGB", target_frame_size(im.size, mode, max_side))
             return im.convert("RGB")
     except FileNotFoundError:
         raise DataError.single(path, "", "raw frame not found", "check front_view/<S>/") from None
@@ -399,16 +443,17 @@ def _load_frame(path: Path) -> Image.Image:
 
 def render_sample(source: Mapping[str, Any] | Scene, mode: str = "img-with-bev",
                   official_offset: bool = False, bev_dpi: float | None = None,
-                  bbox_space: tuple[int, int] = (1280, 720)) -> list[Image.Image]:
+                  bbox_space: tuple[int, int] = (1280, 720), max_side: int = 0) -> list[Image.Image]:
     """The 10 prompt images of one sample from raw frames, tracks, odometry and goal.
 
     ``source`` is a SocialNav-SUB item's metadata (``tracks_path``, ``odometry_path``,
     ``frames``, ``first_frame``, ``goal_xy``, ``n_people``) or a loaded :class:`Scene`.
     ``bev_dpi`` None picks the defaults of :func:`render_scene`; ``bbox_space`` is the
     resolution the tracks' bounding boxes refer to (``dataset_cfg.yaml``'s native
-    resolution)."""
+    resolution); ``max_side`` > 0 draws at the size that will be sent (see
+    :func:`render_scene`)."""
     _check_mode(mode)
     scene = source if isinstance(source, Scene) else load_scene(
         source, official_offset=official_offset, require_odometry=(mode != "img"))
     return render_scene(scene, mode, bev_style=None if bev_dpi is None else BevStyle(dpi=bev_dpi),
-                        bbox_space=bbox_space)
+                        bbox_space=bbox_space, max_side=max_side)

@@ -29,6 +29,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from socialbench.benchmarks.socialnav_sub.files import file_kind, read_json
 from socialbench.errors import DataError, Problem
 
 #: Frames per SocialNav-SUB sample.
@@ -195,7 +196,10 @@ class RobotPath:
 def _num(v: Any) -> float | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
-    f = float(v)
+    try:
+        f = float(v)
+    except OverflowError:  # an int too large for a float
+        return None
     return f if math.isfinite(f) else None
 
 
@@ -227,7 +231,8 @@ def parse_tracks(data: Any, source: str = "<tracks>") -> dict[str, PersonTrack]:
                 problems.append(Problem(source, f, "center_x / center_y must be finite numbers",
                                         "give metres forward / left in the initial robot frame"))
                 continue
-            if isinstance(ts, bool) or not isinstance(ts, (int, float)) or int(ts) != ts or ts < 0:
+            if (isinstance(ts, bool) or not isinstance(ts, (int, float)) or _num(ts) is None
+                    or int(ts) != ts or ts < 0):
                 problems.append(Problem(source, f + ".timestep", f"must be an integer >= 0, got {ts!r}"))
                 continue
             bbox_raw = o.get("bbox")
@@ -250,13 +255,9 @@ def parse_tracks(data: Any, source: str = "<tracks>") -> dict[str, PersonTrack]:
 def load_tracks(path: str | Path) -> dict[str, PersonTrack]:
     """Read ``<S>_localized_obj_coords.json``; tracks keyed by tracker id, in file order."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError.single(p, "", "tracks file not found", "check the sample's prompts/<S>/ folder") from None
-    except json.JSONDecodeError as e:
-        raise DataError.single(p, "", f"not valid JSON: {e.msg}", line=e.lineno) from None
-    return parse_tracks(data, str(p))
+    if file_kind(p) == "missing":
+        raise DataError.single(p, "", "tracks file not found", "check the sample's prompts/<S>/ folder")
+    return parse_tracks(read_json(p), str(p))  # regular files only; strict JSON
 
 
 def tracks_to_json(tracks: Iterable[PersonTrack]) -> dict[str, Any]:

@@ -41,7 +41,9 @@ class ParseResult:
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _STRICT = re.compile(r"""["']?answer["']?\s*[:=]\s*([^\n}]+)""", re.IGNORECASE)
-_LIST_SEP = re.compile(r"\s*(?:,|;|&|\band\b)\s*", re.IGNORECASE)
+# (?<!\s): a separator starts where its white space starts, so a long run of spaces is
+# scanned once, not once per position (quadratic)
+_LIST_SEP = re.compile(r"(?<!\s)\s*(?:,|;|&|\band\b)\s*", re.IGNORECASE)
 # Replies that decline or hedge are invalid, whatever options they mention.
 _HEDGE = re.compile(
     r"\b(cannot|can't|can not|unable|unclear|unknown|not sure|uncertain|impossible|"
@@ -49,6 +51,9 @@ _HEDGE = re.compile(
     re.IGNORECASE,
 )
 _NEGATED = r"(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}$"
+#: ``{`` positions tried as the start of an object: bounds the work on a brace-heavy reply
+MAX_OBJECT_STARTS = 256
+_JSON_ERRORS = (ValueError, RecursionError)  # RecursionError: nesting too deep to decode
 
 
 def normalise(text: str) -> str:
@@ -58,21 +63,25 @@ def normalise(text: str) -> str:
 
 
 def find_json_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in ``text``: whole text, a fenced block, or a balanced ``{...}``."""
+    """The first JSON object in ``text``: whole text, a fenced block, or a balanced ``{...}``
+    starting at one of the first :data:`MAX_OBJECT_STARTS` ``{``. Never raises: text that
+    cannot be decoded (too deeply nested included) holds no object."""
     candidates = [text.strip()]
     candidates += [m.group(1).strip() for m in _FENCE.finditer(text)]
     for cand in candidates:
         try:
             obj = json.loads(cand)
-        except (json.JSONDecodeError, ValueError):
+        except _JSON_ERRORS:
             continue
         if isinstance(obj, dict):
             return obj
     decoder = json.JSONDecoder()
-    for m in re.finditer(r"\{", text):
+    for n, m in enumerate(re.finditer(r"\{", text)):
+        if n >= MAX_OBJECT_STARTS:
+            break
         try:
             obj, _ = decoder.raw_decode(text, m.start())
-        except (json.JSONDecodeError, ValueError):
+        except _JSON_ERRORS:
             continue
         if isinstance(obj, dict):
             return obj
@@ -165,7 +174,7 @@ def parse_answer(text: str | None, options: Sequence[str], multi: bool = False) 
         if field.startswith("["):
             try:
                 decoded = json.loads(field[: field.index("]") + 1]) if "]" in field else None
-            except json.JSONDecodeError:
+            except _JSON_ERRORS:
                 decoded = None
         if decoded is None:
             parts = [_strip_quotes(p) for p in _LIST_SEP.split(field) if _strip_quotes(p)]

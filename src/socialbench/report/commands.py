@@ -24,17 +24,18 @@ import json
 import math
 from itertools import combinations
 from pathlib import Path
-from typing import Any, List, Optional, Sequence
+from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 import numpy as np
 import typer
 
-from socialbench.errors import SocialbenchError, UsageError
+from socialbench.errors import SocialbenchError, StorageError, UsageError
 from socialbench.report.loading import (
     SOCIALNAV_NAMES,
     RunDir,
     UnitScores,
     align,
+    benchmark_family,
     check_same_benchmark,
     data_path,
     gold_answer,
@@ -55,11 +56,16 @@ from socialbench.report.tables import (
     action_table,
     failure_env_table,
     mean_se_cell,
+    roboteq_ablation_table,
     roboteq_rag_table,
+    roboteq_run_coverage,
     roboteq_table1,
     robustness_table,
+    socialnav_ablation_table,
+    socialnav_gt_table,
     socialnav_question_table,
     socialnav_table1,
+    waypoint_table,
     to_markdown,
 )
 
@@ -149,8 +155,17 @@ def socialnav_item_tables(runs: Sequence[RunDir], data: ItemData, attributes: Se
     from socialbench.metrics.failures import action_distribution, failure_rate_by_attribute, failure_summary
     from socialbench.metrics.stats import bootstrap_means_ci
 
+    from socialbench.navigation.scene_features import FEATURES, scene_features
+
     protocol = _protocol_of(runs)
     items = data.items()
+    features = {iid: scene_features(it.metadata) for iid, it in items.items()} if set(attributes) & set(FEATURES) else {}
+
+    def value(item_id: str, attribute: str) -> Any:
+        if attribute in FEATURES:
+            return features[item_id].get(attribute)
+        return items[item_id].metadata.get(attribute)
+
     env, actions, ci_rows = [], [], []
     for i in data.indices:
         r, entries = runs[i], data.entries[i]
@@ -158,7 +173,7 @@ def socialnav_item_tables(runs: Sequence[RunDir], data: ItemData, attributes: Se
             continue
         summary = failure_summary(entries, protocol)  # type: ignore[arg-type]
         analyses = [
-            failure_rate_by_attribute(entries, [items[e.item_id].metadata.get(a) for e in entries], protocol, a)  # type: ignore[arg-type]
+            failure_rate_by_attribute(entries, [value(e.item_id, a) for e in entries], protocol, a)  # type: ignore[arg-type]
             for a in attributes
         ]
         env.append((r.label, summary, analyses))
@@ -196,8 +211,9 @@ def socialnav_item_tables(runs: Sequence[RunDir], data: ItemData, attributes: Se
     return out
 
 
-def roboteq_grounding_table(runs: Sequence[RunDir]) -> Table | None:
-    """Spatial grounding results: exact-set accuracy, Jaccard, micro/macro-F1 per subset (%)."""
+def roboteq_grounding_table(runs: Sequence[RunDir], human: Mapping[str, Any] | None = None) -> Table | None:
+    """Spatial grounding results: exact-set accuracy, Jaccard, micro/macro-F1 per subset (%).
+    ``human`` (from :func:`roboteq_human_grounding`) adds an unranked Human row."""
     sg = [r for r in runs if r.benchmark == "roboteq-sg"]
     if not sg:
         return None
@@ -219,15 +235,44 @@ def roboteq_grounding_table(runs: Sequence[RunDir]) -> Table | None:
     from socialbench.report.tables import mark_best
 
     rows = mark_best(rows, range(len(rows)), range(len(subsets) * len(metrics)), underline_second=True)
+    notes = ["Percent ± SE (F1: bootstrap SE). Bold: best; underlined: runner-up."]
+    if human:
+        cells = []
+        for s, _ in subsets:
+            block = human.get(s) or {}
+            for _, m in metrics:
+                stat = block.get(m)
+                cells.append(EMPTY if not stat else mean_se_cell(100 * stat["value"], None, 2))
+        rows.append(Row(("Human",), tuple(cells), "Human"))
+        notes.append("Human: each annotator against the per-option majority of the other annotators (leave-one-out; "
+                     "an option chosen by exactly half of them counts both ways with weight 1/2), from the labels' votes.")
     return Table("roboteq_grounding", "Spatial grounding (RobotEQ)", ("Model",),
                  tuple(m for _ in subsets for m, _ in metrics), tuple(rows), tuple((t, len(metrics)) for _, t in subsets),
-                 ("Percent ± SE (F1: bootstrap SE). Bold: best; underlined: runner-up.",))
+                 tuple(notes))
+
+
+def _human_subsets(groups: dict[str, list[Any]], baseline: Callable[[list[Any]], dict[str, Any] | None],
+                   metrics: Sequence[str]) -> dict[str, Any] | None:
+    """``baseline`` per subset as ``{subset: {metric: {"value", "se": None}, "n"}}``, plus the
+    unweighted ``average`` of synthetic and real (Table 1 Avg) and ``overall``."""
+    out: dict[str, Any] = {}
+    for subset, items in [*groups.items(), ("overall", [x for v in groups.values() for x in v])]:
+        res = baseline(items)
+        if res is not None:
+            out[subset] = {"n": res["n"], **{m: {"value": res[m], "se": None} for m in metrics}}
+    if "synthetic" in out and "real" in out:
+        out["average"] = {m: {"value": (out["synthetic"][m]["value"] + out["real"][m]["value"]) / 2, "se": None}
+                          for m in metrics}
+    return out or None
 
 
 def roboteq_human(data: ItemData) -> tuple[dict[str, Any] | None, dict[str, float] | None]:
-    """Average-human PA / CWPA per subset (+ average) and CWPA per facet, from the labels
-    (behaviors with at least 2 votes); ``(None, None)`` without labels."""
+    """Human PA / CWPA / micro-F1 / macro-F1 per subset (+ average, overall) and CWPA per
+    facet, leave-one-out from the per-annotator votes of the labels (behaviors with at
+    least 2 votes; :func:`socialbench.metrics.human.human_judgment_baseline`);
+    ``(None, None)`` without labels."""
     from socialbench.metrics.agreement import human_average_paper
+    from socialbench.metrics.human import human_judgment_baseline
 
     by_subset: dict[str, list[Any]] = {}
     by_facet: dict[str, list[float]] = {}
@@ -243,20 +288,34 @@ def roboteq_human(data: ItemData) -> tuple[dict[str, Any] | None, dict[str, floa
                 if (it.item_id, q.key) in seen or v.n < 2 or not beh.get(q.key, {}).get("has_votes", True):
                     continue
                 seen.add((it.item_id, q.key))
-                s = human_average_paper(v)
-                by_subset.setdefault(str(it.metadata.get("subset") or "unknown"), []).append(s)
+                by_subset.setdefault(str(it.metadata.get("subset") or "unknown"), []).append(v.counts())
                 for f in beh.get(q.key, {}).get("facets") or ():
-                    by_facet.setdefault(str(f), []).append(s.cwpa)
+                    by_facet.setdefault(str(f), []).append(human_average_paper(v).cwpa)
     if not by_subset:
         return None, None
-    out: dict[str, Any] = {}
-    for subset, scores in by_subset.items():
-        out[subset] = {"pa": {"value": sum(s.pa for s in scores) / len(scores), "se": None},
-                       "cwpa": {"value": sum(s.cwpa for s in scores) / len(scores), "se": None}}
-    if "synthetic" in out and "real" in out:
-        out["average"] = {m: {"value": (out["synthetic"][m]["value"] + out["real"][m]["value"]) / 2, "se": None}
-                          for m in ("pa", "cwpa")}
+    out = _human_subsets(by_subset, human_judgment_baseline, ("pa", "cwpa", "micro_f1", "macro_f1"))
     return out, {f: sum(v) / len(v) for f, v in by_facet.items()}
+
+
+def roboteq_human_grounding(data: ItemData) -> dict[str, Any] | None:
+    """Human exact match / Jaccard / option micro- and macro-F1 per subset (+ average,
+    overall), each annotator against the per-option majority of the others
+    (:func:`socialbench.metrics.human.human_grounding_baseline`); None without votes."""
+    from socialbench.metrics.human import human_grounding_baseline
+
+    by_subset: dict[str, list[Any]] = {}
+    seen: set[str] = set()
+    for i in data.indices:
+        for it in data.datasets[i].items:
+            if it.metadata.get("task") != "spatial_grounding" or not it.metadata.get("has_votes") or it.item_id in seen:
+                continue
+            v = it.votes.get("sg")
+            if v is None or v.n < 2:
+                continue
+            seen.add(it.item_id)
+            selections = [list(answer) for answer, c in v.counts().items() for _ in range(c)]
+            by_subset.setdefault(str(it.metadata.get("subset") or "unknown"), []).append(selections)
+    return _human_subsets(by_subset, human_grounding_baseline, ("exact_match", "jaccard", "micro_f1", "macro_f1"))
 
 
 # --------------------------------------------------------------------------- report
@@ -269,7 +328,7 @@ def build_report(
     formats: Sequence[str] = FORMATS,
     data: Path | None = None,
     attributes: Sequence[str] | None = None,
-    images: str = "first-last",
+    images: str = "all",
     max_items: int = 5000,
     featured: int = 12,
     seed: int = 0,
@@ -280,7 +339,7 @@ def build_report(
     if images not in IMAGE_MODES:
         raise UsageError(f"--images must be one of {', '.join(IMAGE_MODES)} (got {images!r})")
     family = check_same_benchmark(runs)
-    out.mkdir(parents=True, exist_ok=True)
+    _make_out_folder(out)
     tables = TableSet()
     notes: list[str] = []
     item_data = ItemData(runs, data)
@@ -291,19 +350,35 @@ def build_report(
         tables.add(socialnav_table1(runs))
         tables.add(socialnav_question_table(runs, "models"))
         tables.add(socialnav_question_table(runs, "baselines"))
+        tables.add(socialnav_ablation_table(runs))
+        tables.add(socialnav_gt_table(runs))
         if item_data.indices:
-            attrs = list(attributes) if attributes is not None else auto_attributes(list(item_data.items().values()))
+            if attributes is not None:
+                attrs = list(attributes)
+            else:
+                from socialbench.navigation.scene_features import FEATURES
+
+                attrs = list(FEATURES) + auto_attributes(list(item_data.items().values()))
             for t in socialnav_item_tables(runs, item_data, attrs, seed=seed, n_boot=n_boot):
                 tables.add(t)
+    elif family == "socialnav-waypoint":
+        tables.add(waypoint_table(runs))
     else:
         bj = [r for r in runs if r.benchmark == "roboteq-bj"]
         human_subset, human_facets = roboteq_human(item_data)
+        sg = [r for r in runs if r.benchmark == "roboteq-sg"]
         if bj:
             tables.add(roboteq_table1(bj, human_subset))
+            tables.add(roboteq_ablation_table(bj))
             tables.add(roboteq_rag_table(bj))
-        tables.add(roboteq_grounding_table(runs))
-        tables.add(roboteq_rag_table([r for r in runs if r.benchmark == "roboteq-sg"]))  # "roboteq_sg_rag"
+        tables.add(roboteq_grounding_table(runs, roboteq_human_grounding(item_data)))
+        tables.add(roboteq_ablation_table(sg))  # "roboteq_sg_ablation"
+        tables.add(roboteq_rag_table(sg))  # "roboteq_sg_rag"
     tables.add(robustness_table(runs))
+    if family not in ("socialnav", "socialnav-waypoint"):
+        coverage, hidden = roboteq_run_coverage(runs, tables.tables)
+        tables.add(coverage)
+        notes += hidden
     files: list[Path] = []
     tdir = out / "tables"
     for fmt in formats:
@@ -519,7 +594,7 @@ def register(app: typer.Typer) -> None:
         data: Optional[Path] = typer.Option(None, "--data", "-d", help="labels folder (default: the one recorded in run.json)"),
         label: List[str] = typer.Option([], "--label", help="display name of each run, in order (repeatable)"),
         facet: List[str] = typer.Option([], "--facet", help="scene attribute for the failure breakdown (repeatable; default: all small ones)"),
-        images: str = typer.Option("first-last", help="item images in the HTML viewer: first-last | all | none"),
+        images: str = typer.Option("all", help="item images in the HTML viewer: all (every frame, click to enlarge) | first-last | none"),
         max_items: int = typer.Option(5000, min=1, help="questions embedded in the HTML viewer (chosen by the §7.6 rule)"),
         featured: int = typer.Option(12, min=0, help="failure and success cases marked by the §7.6 rule"),
         seed: int = typer.Option(0, help="seed of the bootstrap"),
@@ -530,13 +605,18 @@ def register(app: typer.Typer) -> None:
         formats = parse_formats(fmt)
         runs = load_runs(run_dirs, label)
         target = out or (run_dirs[0] / "report" if len(run_dirs) == 1 else Path("report"))
-        res = build_report(runs, target, formats=formats, data=data, attributes=facet or None, images=images,
-                           max_items=max_items, featured=featured, seed=seed, n_boot=n_boot, figures=not no_plots)
-        for n in res["notes"]:
-            typer.echo(f"note: {n}", err=True)
-        typer.echo(f"report written to {target} ({len(res['files'])} files: {', '.join(res['tables'])})")
-        if "html" in formats:
-            typer.echo(f"open {target / 'index.html'} in a browser")
+        families: dict[str, list[RunDir]] = {}
+        for r in runs:  # a sweep folder may mix benchmarks: one report per family, in a subfolder
+            families.setdefault(benchmark_family(r), []).append(r)
+        for family, group in families.items():
+            where = target / family if len(families) > 1 else target
+            res = build_report(group, where, formats=formats, data=data, attributes=facet or None, images=images,
+                               max_items=max_items, featured=featured, seed=seed, n_boot=n_boot, figures=not no_plots)
+            for n in res["notes"]:
+                typer.echo(f"note: {n}", err=True)
+            typer.echo(f"report written to {where} ({len(res['files'])} files: {', '.join(res['tables'])})")
+            if "html" in formats:
+                typer.echo(f"open {where / 'index.html'} in a browser")
 
     @app.command("compare")
     def compare_cmd(
@@ -553,17 +633,25 @@ def register(app: typer.Typer) -> None:
         """Paired significance tests between runs on the same questions."""
         if len(run_dirs) < 2:
             raise UsageError("compare needs at least two run directories")
-        runs = load_runs(run_dirs, label)
+        runs = load_runs(run_dirs, label, data)
         result = compare_runs(runs, protocol=protocol, data=data, seed=seed, n_boot=n_boot, n_perm=n_perm, level=level)
         tables = compare_tables(result)
         text = "\n".join(to_markdown(t) for t in tables)
         typer.echo(text)
         if out is not None:
-            out.mkdir(parents=True, exist_ok=True)
+            _make_out_folder(out)
             (out / "compare.md").write_text(text, encoding="utf-8")
             (out / "compare.csv").write_text(compare_csv(result), encoding="utf-8")
             (out / "compare.json").write_text(json.dumps(result, indent=2, default=_json_default) + "\n", encoding="utf-8")
             typer.echo(f"written to {out}")
+
+
+def _make_out_folder(out: Path) -> None:
+    """Create the --out folder, or raise a StorageError naming it and the fix."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError.from_os_error(exc, out, "--out folder") from None
 
 
 def _json_default(o: Any) -> Any:

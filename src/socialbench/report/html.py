@@ -84,11 +84,14 @@ def status_of(entry: ScoringEntry, protocol: str) -> str:
 
 
 def item_images(item: Item, mode: str) -> list[str]:
-    """Source image paths of ``item`` to show: ``all``, ``first-last`` or ``none``."""
+    """Source image paths of ``item`` to show: ``all``, ``first-last`` or ``none``. The
+    release's composites when they exist, else the raw frames (a dataset without
+    composites, such as the simulator's default output)."""
     meta = item.metadata
     paths: list[str] = []
-    if meta.get("composites"):
-        paths = [str(p) for p in meta["composites"]]
+    composites = [str(p) for p in meta.get("composites") or ()]
+    if composites and (all(Path(p).is_file() for p in composites) or not meta.get("frames")):
+        paths = composites
     elif meta.get("frames"):
         paths = [str(p) for p in meta["frames"]]
     elif meta.get("image"):
@@ -143,7 +146,7 @@ def viewer_payload(
     attributes: Sequence[str] = (),
     max_items: int = 5000,
     featured: int = 12,
-    images: str = "first-last",
+    images: str = "all",
 ) -> dict[str, Any]:
     """The viewer's data: runs, questions in §7.6 order, images copied under ``out_dir``.
 
@@ -249,7 +252,11 @@ figure{margin:0;max-width:560px}figure img{max-width:100%;border:1px solid var(-
 #count{margin:8px 0;color:var(--muted)}.card{border:1px solid var(--line);border-radius:6px;margin:12px 0;padding:10px 12px}
 .card h3{font-size:14px;margin:0 0 6px}.tag{display:inline-block;font-size:11px;padding:0 6px;border-radius:8px;background:#eef1f4;margin:0 4px 2px 0}
 .tag.failure{background:#fde2e1}.tag.success{background:#dff3e4}.imgs{display:flex;gap:6px;overflow-x:auto;margin:6px 0}
-.imgs img{height:150px;border:1px solid var(--line)}.qtext{font-weight:600;margin:4px 0}
+.imgs img{height:150px;border:1px solid var(--line);cursor:zoom-in}.qtext{font-weight:600;margin:4px 0}
+.card.current{outline:2px solid var(--accent);outline-offset:2px}.keys{font-size:12px;color:var(--muted)}
+#lightbox{position:fixed;inset:0;background:rgba(0,0,0,.9);display:none;z-index:10;overflow:auto}
+#lightbox.open{display:block}#lightbox img{display:block;max-width:none;margin:44px auto 12px;cursor:zoom-out}
+#lightbox .lb-bar{position:fixed;top:0;left:0;right:0;color:#fff;padding:10px 14px;background:rgba(0,0,0,.7);font-size:13px}
 .dist{display:grid;grid-template-columns:minmax(120px,max-content) 160px 50px;gap:1px 8px;font-size:12.5px;margin:4px 0 8px}
 .bar{background:#e7ebef;height:10px;margin-top:4px}.bar span{display:block;height:10px;background:var(--accent)}
 table.ans{border-collapse:collapse;font-size:12.5px;width:100%}table.ans th,table.ans td{border-top:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}
@@ -295,7 +302,9 @@ function card(r){
   if(r.sel!=="other"){tags.appendChild(el("span","tag "+r.sel,(r.feat?"§7.6 ":"")+r.sel));}
   c.appendChild(tags);
   var imgs=data.images[r.i]||[];
-  if(imgs.length){var box=el("div","imgs"); imgs.forEach(function(src){var im=document.createElement("img"); im.loading="lazy"; im.alt=r.i; im.src=src; box.appendChild(im);}); c.appendChild(box);}
+  if(imgs.length){var box=el("div","imgs"); imgs.forEach(function(src,n){var im=document.createElement("img"); im.loading="lazy";
+    im.alt=r.i+" frame "+(n+1); im.src=src; im.title="frame "+(n+1)+" of "+imgs.length+": click to enlarge";
+    im.addEventListener("click",function(){openFrame(r.i,n);}); box.appendChild(im);}); c.appendChild(box);}
   if(r.x){c.appendChild(el("div","note",r.x));}
   c.appendChild(el("div","qtext",r.t));
   var dist=el("div","dist");
@@ -311,7 +320,39 @@ function card(r){
     tr.appendChild(el("td",null,fmt(a[3]))); tr.appendChild(el("td",null,fmt(a[4]))); t.appendChild(tr);});
   c.appendChild(t); return c;
 }
+var lb={box:document.getElementById("lightbox"), img:document.getElementById("lb-img"), cap:document.getElementById("lb-caption"), item:null, idx:0};
+function openFrame(item, n){
+  var imgs=data.images[item]||[]; if(!imgs.length){return;}
+  lb.item=item; lb.idx=((n%imgs.length)+imgs.length)%imgs.length; lb.img.src=imgs[lb.idx]; lb.img.alt=item+" frame "+(lb.idx+1);
+  lb.cap.textContent=item+" · frame "+(lb.idx+1)+" of "+imgs.length+" (full resolution) · ←/→ frames · Esc closes";
+  lb.box.className="open"; lb.box.setAttribute("data-item",item); lb.box.setAttribute("data-frame",String(lb.idx+1));
+}
+function closeFrame(){lb.box.className=""; lb.item=null; lb.box.removeAttribute("data-item"); lb.box.removeAttribute("data-frame");}
+lb.box.addEventListener("click",function(){closeFrame();});
+var cur=-1;
+function setCurrent(n){
+  var cs=document.querySelectorAll("#cards .card"); if(!cs.length){return;}
+  cur=Math.max(0,Math.min(cs.length-1,n));
+  for(var i=0;i<cs.length;i++){cs[i].classList.toggle("current",i===cur);}
+  cs[cur].scrollIntoView({block:"nearest"}); document.body.setAttribute("data-current",cs[cur].getAttribute("data-key"));
+}
+function onKey(ev){
+  var tag=ev.target&&ev.target.tagName; if(tag==="INPUT"||tag==="SELECT"||tag==="TEXTAREA"){return;}
+  var k=ev.key;
+  if(lb.item!==null){
+    if(k==="ArrowRight"){openFrame(lb.item,lb.idx+1);} else if(k==="ArrowLeft"){openFrame(lb.item,lb.idx-1);}
+    else if(k==="Escape"){closeFrame();} else {return;}
+    ev.preventDefault(); return;
+  }
+  if(k==="j"){setCurrent(cur+1);} else if(k==="k"){setCurrent(cur-1);}
+  else if(k==="n"){page++; render();} else if(k==="p"){if(page>0){page--; render();}}
+  else if((k==="o"||k==="Enter")&&cur>=0){var cs=document.querySelectorAll("#cards .card"); var key=cs[cur].getAttribute("data-key"); openFrame(key.slice(0,key.indexOf("/")),0);}
+  else {return;}
+  ev.preventDefault();
+}
+document.addEventListener("keydown",onKey);
 function render(){
+  cur=-1; document.body.removeAttribute("data-current");
   var list=recs.filter(keep), box=document.getElementById("cards"); box.textContent="";
   var pages=Math.max(1,Math.ceil(list.length/PAGE)); if(page>=pages){page=pages-1;}
   list.slice(page*PAGE,(page+1)*PAGE).forEach(function(r){box.appendChild(card(r));});
@@ -321,11 +362,16 @@ Object.keys(f).forEach(function(k){f[k].addEventListener("input",function(){page
 document.getElementById("prev").addEventListener("click",function(){if(page>0){page--;render();}});
 document.getElementById("next").addEventListener("click",function(){page++;render();});
 if(!recs.some(function(r){return r.feat;})){f.sel.value="all";}
+var openAt=null, replay=[];
 location.hash.replace(/^#/,"").split("&").forEach(function(kv){
   if(!kv){return;} var i=kv.indexOf("="), k=decodeURIComponent(i<0?kv:kv.slice(0,i)), v=decodeURIComponent(i<0?"":kv.slice(i+1));
-  if(k==="page"){page=Math.max(0,(parseInt(v,10)||1)-1);} else if(Object.prototype.hasOwnProperty.call(f,k)){f[k].value=v;}
+  if(k==="page"){page=Math.max(0,(parseInt(v,10)||1)-1);} else if(k==="open"){openAt=v;}
+  else if(k==="keys"){replay=v.split(",").filter(function(x){return x;});}
+  else if(Object.prototype.hasOwnProperty.call(f,k)){f[k].value=v;}
 });
 render();
+if(openAt){var slash=openAt.lastIndexOf("/"); openFrame(openAt.slice(0,slash),(parseInt(openAt.slice(slash+1),10)||1)-1);}
+replay.forEach(function(key){document.dispatchEvent(new KeyboardEvent("keydown",{key:key,bubbles:true,cancelable:true}));});
 document.body.setAttribute("data-viewer","ready");
 })();
 """
@@ -365,7 +411,11 @@ failed = a valid answer no human gave; invalid = unparseable or failed call. Pro
 <input id="f-hmax" type="number" step="0.1" min="0" style="width:5em"> bits</label>
 <label>item <input id="f-q" type="search" placeholder="id contains"></label>
 </div>
+<p class="keys">Keys: j / k next / previous item · n / p next / previous page · o or Enter enlarges the item's
+frames · ← / → previous / next frame · Esc closes. Click a frame to see it at full resolution. The page address can
+open a frame (<code>#open=ITEM/3</code>) or replay keys (<code>#keys=j,j,o</code>).</p>
 <div id="count"></div><div id="cards"></div>
+<div id="lightbox" role="dialog" aria-modal="true" aria-label="frame at full resolution"><div class="lb-bar" id="lb-caption"></div><img id="lb-img" alt=""></div>
 <div id="pager"><button id="prev" type="button">previous</button><button id="next" type="button">next</button></div>
 <script id="sb-data" type="application/json">{script_json(payload)}</script>
 </section>"""

@@ -7,6 +7,12 @@ only; item-level parts (the failure tables, the per-item viewer, ``compare``) al
 benchmark's labels, loaded from the ``data`` folder recorded in ``run.json`` or from an
 explicit ``--data``.
 
+Predictions scored elsewhere are comparable too: a folder written by ``socialbench score``
+(``metrics.json`` whose ``source.predictions`` names the predictions) reads its records from
+there when it has no ``samples.jsonl``, and an official SocialNav-SUB experiment folder
+(one sub-folder per sample with ``question_answers.json`` / ``evaluation.json``) is scored
+on the fly against ``--data`` (:func:`load_official_run`).
+
 Display labels: each run gets a short label from its model spec (``openai:gpt-4o@URL`` ->
 ``gpt-4o``, ``baseline:rule-based`` -> ``Rule-Based``) plus its non-default settings
 (method, image mode, strategy, benchmark options such as the RAG backend and ``rag_k``,
@@ -36,7 +42,7 @@ KNOWN_NAMES = {
     "baseline:rule-based": "Rule-Based",
     "baseline:random": "Random",
     "human:oracle": "Human Oracle (run)",
-    "human:average": "Sampled Human",
+    "human:average": "Sampled Human (own vote counted)",
     "mock:first-option": "Mock (first option)",
 }
 
@@ -162,15 +168,35 @@ class RunDir:
         return ", ".join(parts)
 
     def samples(self) -> list[SampleRecord]:
-        """The records of ``samples.jsonl`` (latest per question); [] when absent."""
+        """The records of ``samples.jsonl`` (latest per question), else of the predictions
+        that ``socialbench score`` recorded in ``metrics.json``; [] when there are none."""
         if self._samples is None:
             from socialbench.runner.store import read_samples
 
             latest: dict[tuple[str, str], SampleRecord] = {}
-            for r in read_samples(self.path / "samples.jsonl"):
+            own = self.path / "samples.jsonl"
+            records = read_samples(own) if own.is_file() else self._scored_predictions()
+            for r in records:
                 latest[(r.item_id, r.question_key)] = r
             self._samples = list(latest.values())
         return self._samples
+
+    def _scored_predictions(self) -> list[SampleRecord]:
+        """The predictions a ``socialbench score`` output was computed from (its
+        ``metrics.json`` ``source.predictions``), read as the benchmark reads them."""
+        source = self.metrics.get("source")
+        pred = source.get("predictions") if isinstance(source, Mapping) else None
+        if not isinstance(pred, str) or not pred or not self.benchmark:
+            return []
+        path = Path(pred)
+        if not path.exists():
+            raise DataError.single(self.path / "metrics.json", "source.predictions",
+                                   f"the scored predictions {pred} are gone",
+                                   "score them again with `socialbench score --out` here")
+        from socialbench.benchmarks.base import get_benchmark
+
+        bench, _ = get_benchmark(self.benchmark)
+        return list(bench.read_predictions(path))
 
     def seconds_per_query(self) -> float | None:
         """Mean model latency over answered, non-cached questions (None when unknown)."""
@@ -182,9 +208,41 @@ class RunDir:
         return float(wall) / float(n) if wall and n else None
 
 
-def load_run(path: str | Path) -> RunDir:
-    """Load a run directory; raises :class:`DataError` naming the file and the fix."""
+def is_official_experiment(path: Path) -> bool:
+    """Whether ``path`` is an official SocialNav-SUB experiment folder (reference §d)."""
+    if not path.is_dir() or (path / "metrics.json").exists():
+        return False
+    return any((d / "question_answers.json").is_file() or (d / "evaluation.json").is_file()
+               for d in path.iterdir() if d.is_dir())
+
+
+def load_official_run(path: Path, data: Path | None) -> RunDir:
+    """An official experiment folder scored (``official`` protocol) against the labels in
+    ``data``, as a run whose samples are the folder's answers."""
+    from socialbench.benchmarks.base import get_benchmark
+    from socialbench.benchmarks.socialnav_sub.official_run import read_official_experiment
+
+    if data is None:
+        raise UsageError(f"{path} is an official experiment folder: pass --data DIR (the "
+                         "SocialNav-SUB labels folder) to score and compare it")
+    if not Path(data).exists():
+        raise UsageError(f"--data {data} does not exist")
+    bench, _ = get_benchmark("socialnav-sub")
+    records = read_official_experiment(path)
+    dataset = bench.load(Path(data), require_images=False, limit=None)
+    metrics = dict(bench.score(dataset, records, "official"))
+    metrics["source"] = {"predictions": str(path), "data": str(data)}
+    run = {"benchmark": "socialnav-sub", "model": f"official:{path.name}", "data": str(data),
+           "protocol": "official"}
+    return RunDir(path=path, run=run, metrics=metrics, _samples=records)
+
+
+def load_run(path: str | Path, data: Path | None = None) -> RunDir:
+    """Load a run directory (or an official experiment folder, scored against ``data``);
+    raises :class:`DataError` naming the file and the fix."""
     p = Path(path)
+    if is_official_experiment(p):
+        return load_official_run(p, data)
     if not p.is_dir():
         if p.name == "metrics.json" and p.is_file():
             p = p.parent
@@ -224,13 +282,37 @@ def assign_labels(runs: Sequence[RunDir], labels: Sequence[str] | None = None) -
         r.label = base if seen[base] == 1 else f"{base} #{seen[base]}"
 
 
-def load_runs(paths: Sequence[str | Path], labels: Sequence[str] | None = None) -> list[RunDir]:
-    """Load several run directories and label them."""
+def load_runs(paths: Sequence[str | Path], labels: Sequence[str] | None = None,
+              data: Path | None = None) -> list[RunDir]:
+    """Load several run directories (official experiment folders scored against ``data``)
+    and label them."""
     if not paths:
         raise UsageError("give at least one run directory")
-    runs = [load_run(p) for p in paths]
+    runs = [load_run(p, data) for p in expand_run_folders(paths)]
     assign_labels(runs, labels)
     return runs
+
+
+def expand_run_folders(paths: Sequence[str | Path]) -> list[Path]:
+    """``paths`` with every folder that holds run directories but is none itself (a
+    ``socialbench sweep`` folder) replaced by the scored run directories below it, sorted
+    (one without any is kept: loading it then says what is missing)."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.is_dir() or (p / "metrics.json").exists() or (p / "run.json").exists() or is_official_experiment(p):
+            out.append(p)
+            continue
+        found = sorted(m.parent for m in p.rglob("metrics.json") if (m.parent / "run.json").is_file())
+        found_set = set(found)
+        # A run inside another (an epoch of an `eval --epochs` run) is reported through it.
+        out += [d for d in found if not any(a in found_set for a in d.parents)] or [p]
+    return out
+
+
+def benchmark_family(run: RunDir) -> str:
+    """"socialnav", "roboteq", or the run's own benchmark name."""
+    return "socialnav" if run.benchmark in SOCIALNAV_NAMES else "roboteq" if run.benchmark in ROBOTEQ_NAMES else run.benchmark
 
 
 def check_same_benchmark(runs: Sequence[RunDir]) -> str:

@@ -94,10 +94,12 @@ def category_bars(categories: Sequence[str], series: Mapping[str, Sequence[tuple
         err = [0.0 if se is None else _finite(se) for _, se in values]
         ax.bar(xs, ys, width, yerr=err, capsize=2, label=label)
     ax.set_xticks(range(len(categories)))
-    ax.set_xticklabels(list(categories), fontsize=8)
+    ax.set_xticklabels(list(categories), fontsize=8, rotation=20 if len(categories) > 4 else 0,
+                       ha="right" if len(categories) > 4 else "center")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize=7, ncol=2)
+    # the legend sits right of the axes, never over the bars
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     ax.grid(axis="y", alpha=0.3)
     return save(fig, stem)
 
@@ -221,10 +223,13 @@ def socialnav_figures(runs: Sequence[RunDir], out: Path) -> list[Path]:
 
 
 def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[str, float] | None = None) -> list[Path]:
-    """Radar of CWPA per facet (with the Human row when given), bars per subset, drops."""
+    """Radar of CWPA per facet over the behavior-judgment runs (with the Human row when
+    given); macro-F1 per scenario category, one figure per task (judgment, grounding);
+    macro-F1 of standard / no-image / CoT per model (Figure 6); drops under perturbations."""
     files: list[Path] = []
+    bj = [r for r in runs if r.benchmark == "roboteq-bj"]
     facets: list[str] = []
-    for r in runs:
+    for r in bj:
         for f in (r.metrics.get("by_facet") or {}):
             if f not in facets:
                 facets.append(f)
@@ -233,21 +238,41 @@ def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[s
         stat = (block or {}).get(name) if isinstance(block, Mapping) else None
         return math.nan if not isinstance(stat, Mapping) or stat.get("value") is None else float(stat["value"])
 
+    def se(block: Any, name: str) -> float | None:
+        stat = (block or {}).get(name) if isinstance(block, Mapping) else None
+        return stat.get("se") if isinstance(stat, Mapping) else None
+
     if len(facets) >= 3:
-        series = {r.label: [val((r.metrics.get("by_facet") or {}).get(f), "cwpa") for f in facets] for r in runs}
+        series = {r.label: [val((r.metrics.get("by_facet") or {}).get(f), "cwpa") for f in facets] for r in bj}
         human = []
         if human_by_facet:
             series["Human"] = [float(human_by_facet.get(f, math.nan)) for f in facets]
             human = ["Human"]
-        files += radar(facets, series, "CWPA per facet", out / "radar_facets", human=human)
-    subsets = ["synthetic", "real", "average"]
-    present = [s for s in subsets if any(s in (r.metrics.get("by_subset") or {}) for r in runs)]
-    if present:
-        series2: dict[str, list[tuple[float, float | None]]] = {}
-        for r in runs:
-            by = r.metrics.get("by_subset") or {}
-            series2[r.label] = [(val(by.get(s), "macro_f1"), ((by.get(s) or {}).get("macro_f1") or {}).get("se")) for s in present]
-        files += category_bars(present, series2, "macro-F1", "Macro-F1 per subset (± SE)", out / "category_bars")
+        files += radar(facets, series, "CWPA per facet (behavior judgment)", out / "radar_facets", human=human)
+    for bench, stem, what in (("roboteq-bj", "category_bars", "behavior judgment"),
+                              ("roboteq-sg", "category_bars_sg", "spatial grounding, option-level")):
+        mine = [r for r in runs if r.benchmark == bench]
+        cats: list[str] = []
+        for r in mine:
+            for c in (r.metrics.get("by_category") or {}):
+                if c not in cats:
+                    cats.append(c)
+        if cats:
+            series2 = {r.label: [(val((r.metrics.get("by_category") or {}).get(c), "macro_f1"),
+                                  se((r.metrics.get("by_category") or {}).get(c), "macro_f1")) for c in cats] for r in mine}
+            files += category_bars(cats, series2, "macro-F1", f"Macro-F1 per scenario category ({what}, ± SE)", out / stem)
+    from socialbench.report.tables import ABLATION_STRATEGIES, ablation_groups
+
+    for bench, stem in (("roboteq-bj", "ablation_bars"), ("roboteq-sg", "ablation_bars_sg")):
+        groups = ablation_groups([r for r in runs if r.benchmark == bench])
+        if any(set(g) - {"standard"} for g in groups):
+            models = [g["standard"].label if "standard" in g else next(iter(g.values())).model for g in groups]
+            series3 = {}
+            for strat, title in ABLATION_STRATEGIES:
+                blocks = [(g[strat].metrics.get("by_subset") or {}).get("average") or g[strat].metrics.get("overall")
+                          if strat in g else None for g in groups]
+                series3[title] = [(val(b, "macro_f1"), se(b, "macro_f1")) for b in blocks]
+            files += category_bars(models, series3, "macro-F1", "Standard vs no image vs CoT (± SE)", out / stem)
     d = _drops(runs)
     if d:
         files += drop_bars(d[0], d[1], f"drop in {d[2]}", "Drop under image perturbations", out / "perturbation_drops")

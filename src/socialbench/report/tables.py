@@ -11,10 +11,13 @@ Builders
 --------
 SocialNav-SUB
     :func:`socialnav_table1` (Table 1: All + three categories, PA and CWPA ± SE, Human
-    Oracle / Average Human / baseline rows, then the VLM rows; the best VLM value of each
-    column in bold), :func:`socialnav_question_table` (Tables 10-12: PA and CW PA per
-    question, one column pair per model), :func:`failure_env_table` (Table 4: overall failure
-    rate and FRI per scene attribute value) and :func:`action_table` (Table 5).
+    Oracle / Average Human / baseline rows, then the VLM rows, then perception-assisted and
+    human-derived runs in their own sections; the best VLM value of each column in bold),
+    :func:`socialnav_question_table` (Tables 10-12: PA and CW PA per question, one column
+    pair per model), :func:`socialnav_ablation_table` (Tables 2 / 13: BEV + CoT, No CoT, No
+    BEV per model), :func:`socialnav_gt_table` (Table 14: CoT vs CoT-GT per social question),
+    :func:`failure_env_table` (Table 4: overall failure rate and FRI per scene attribute
+    value) and :func:`action_table` (Table 5).
 RobotEQ
     :func:`roboteq_table1` (Table 1: PA, CWPA, MicF1, MacF1 per subset and the Avg CWPA /
     MacF1, in percent; best in bold, runner-up underlined) and :func:`roboteq_rag_table`
@@ -37,7 +40,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from socialbench.report.loading import SOCIALNAV_NAMES, RunDir
+from socialbench.report.loading import SOCIALNAV_NAMES, RunDir, display_name
 
 # --------------------------------------------------------------------------- table model
 
@@ -367,6 +370,25 @@ def _sn_pair(block: Mapping[str, Any] | None) -> tuple[Cell, Cell]:
     return mean_se_cell(block.get("PA"), block.get("PA_se")), mean_se_cell(block.get("CWPA"), block.get("CWPA_se"))
 
 
+#: ``--method`` values whose spatial answers come from humans / from a perception module.
+HUMAN_DERIVED_METHODS = ("cot-gt",)
+ASSISTED_METHODS = ("scene-context",)
+HUMAN_DERIVED = "Human-derived"
+ASSISTED = "Perception-assisted"
+
+
+def sn_section(r: RunDir) -> str:
+    """The Table 1 section of a run: ``Human-derived`` (answers partly from the human labels:
+    ``human:*`` models, ``cot-gt``), ``Perception-assisted`` (``scene-context``: spatial
+    answers from the rule-based module), ``Baseline`` or ``VLM``. Only VLM rows are ranked."""
+    method = r.run.get("method")
+    if r.model.startswith(("human:", "replay:human")) or method in HUMAN_DERIVED_METHODS:
+        return HUMAN_DERIVED
+    if method in ASSISTED_METHODS:
+        return ASSISTED
+    return "Baseline" if r.is_baseline else "VLM"
+
+
 def main_runs(runs: Sequence[RunDir]) -> list[RunDir]:
     """The runs on clean images (all runs when every one is perturbed): perturbed runs
     are reported in :func:`robustness_table`."""
@@ -378,10 +400,13 @@ def socialnav_table1(runs: Sequence[RunDir]) -> Table:
     """SocialNav-SUB Table 1: PA and CWPA (± SE) for All and the three categories.
 
     Rows: Human Oracle and Average Human (the reference rows of the first run's
-    metrics.json), the baseline runs (``baseline:*``, ``human:*``, ``mock:*``), then every
-    other run under "VLM" (perturbed runs only when all are, see :func:`main_runs`). The
-    best VLM value of each column is bold (the best run when no VLM is present); the human
-    reference rows are never marked.
+    metrics.json), the baseline runs (``baseline:*``, ``mock:*``), every other run under
+    "VLM" (perturbed runs only when all are, see :func:`main_runs`), then the runs whose
+    answers come partly from elsewhere in their own sections (:func:`sn_section`:
+    ``scene-context`` under "Perception-assisted", ``cot-gt`` and ``human:*`` under
+    "Human-derived"). The best VLM value of each column is bold (the best baseline run when
+    no VLM is present); reference, perception-assisted and human-derived rows are never
+    marked.
     """
     protocol = _check_protocol(runs)
     runs = main_runs(runs)
@@ -393,16 +418,26 @@ def socialnav_table1(runs: Sequence[RunDir]) -> Table:
         cells = [c for g in SN_GROUPS for c in _sn_pair(_sn_block(ref, key, g))]
         rows.append(Row((name,), tuple(cells), "Baseline"))
     n_ref = len(rows)
-    for r in [x for x in runs if x.is_baseline] + [x for x in runs if not x.is_baseline]:
+    order = ("Baseline", "VLM", ASSISTED, HUMAN_DERIVED)
+    for r in sorted(runs, key=lambda x: order.index(sn_section(x))):
         cells = [c for g in SN_GROUPS for c in _sn_pair(_sn_block(r.metrics, "model", g))]
-        rows.append(Row((r.label,), tuple(cells), "Baseline" if r.is_baseline else "VLM"))
+        rows.append(Row((r.label,), tuple(cells), sn_section(r)))
     vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
-    candidates = vlm or list(range(n_ref, len(rows)))
+    candidates = vlm or [i for i in range(n_ref, len(rows)) if rows[i].section == "Baseline"]
     rows = mark_best(rows, candidates, range(len(columns)), underline_second=False)
     notes = [
         f"Protocol: {protocol}. Mean ± standard error over questions; Human Oracle and Average Human from "
-        f"{runs[0].label}'s labels. Bold: best {'VLM' if vlm else 'run'} per column."
+        f"{runs[0].label}'s labels. Bold: best {'VLM' if vlm else 'baseline run'} per column."
     ]
+    sections = {row.section for row in rows}
+    if ASSISTED in sections:
+        notes.append("Perception-assisted: the rule-based module answered the spatial and spatiotemporal questions "
+                     "and its answers were given to the model (--method scene-context); not ranked.")
+    if HUMAN_DERIVED in sections:
+        notes.append("Human-derived: answers taken partly or wholly from the human labels (cot-gt: spatial and "
+                     "spatiotemporal answers are the human mode; human:* runs); not ranked. A Sampled Human run "
+                     "scores one drawn human vote against a distribution that includes that vote, so it is higher "
+                     "than the leave-one-out Average Human row.")
     return Table(
         "socialnav_table1",
         "Average performance across question categories (SocialNav-SUB Table 1)",
@@ -452,6 +487,152 @@ def socialnav_question_table(runs: Sequence[RunDir], which: str = "models") -> T
     )
 
 
+#: The rows of the paper's Tables 2 / 13: (row name, --method, --images).
+ABLATIONS: tuple[tuple[str, str, str], ...] = (
+    ("BEV + CoT", "cot", "img-with-bev"),
+    ("No CoT", "independent", "img-with-bev"),
+    ("No BEV", "cot", "img"),
+)
+#: The columns of Table 14 (and the hybrid strategy next to them): (title, --method).
+GT_METHODS: tuple[tuple[str, str], ...] = (
+    ("CoT", "cot"),
+    ("CoT with ground-truth spatial(temporal) answers", "cot-gt"),
+    ("Scene context (rule-based perception)", "scene-context"),
+)
+
+
+def _same_model_key(r: RunDir) -> tuple[Any, ...]:
+    """What runs that differ only in ``--method`` / ``--images`` share."""
+    return (r.benchmark, r.model, r.options_key(rag=True))
+
+
+def _by_model(runs: Sequence[RunDir]) -> dict[tuple[Any, ...], dict[tuple[str, str], RunDir]]:
+    """Clean runs grouped by :func:`_same_model_key`, then by (method, images)."""
+    out: dict[tuple[Any, ...], dict[tuple[str, str], RunDir]] = {}
+    for r in runs:
+        if r.perturbation is not None:
+            continue
+        cfg = (str(r.run.get("method") or "independent"), str(r.run.get("images") or "img-with-bev"))
+        out.setdefault(_same_model_key(r), {}).setdefault(cfg, r)
+    return out
+
+
+def socialnav_ablation_table(runs: Sequence[RunDir]) -> Table | None:
+    """SocialNav-SUB Tables 2 / 13: the querying-strategy ablation, PA ± SE per category.
+
+    For each model with at least two of the :data:`ABLATIONS` configurations among the runs
+    (same model, benchmark and options; clean images), one row per configuration present:
+    BEV + CoT (``--method cot``), No CoT (``--method independent``), No BEV (``--method cot
+    --images img``). ``None`` when no model has two.
+    """
+    protocol = _check_protocol(runs)
+    cats = SN_GROUPS[1:]
+    rows = []
+    for configs in _by_model(runs).values():
+        present = [(name, configs[(m, i)]) for name, m, i in ABLATIONS if (m, i) in configs]
+        if len(present) < 2:
+            continue
+        for name, r in present:
+            cells = tuple(_sn_pair(_sn_block(r.metrics, "model", c))[0] for c in cats)
+            rows.append(Row((display_name(r.model), name), cells))
+    if not rows:
+        return None
+    notes = (f"Protocol: {protocol}. Probability of Agreement, mean ± standard error over questions. "
+             "BEV + CoT: --method cot; No CoT: --method independent; No BEV: --method cot --images img "
+             "(front view only).",)
+    return Table("socialnav_table2_ablation",
+                 "Ablation experiment of querying strategies, PA (SocialNav-SUB Tables 2 and 13)",
+                 ("Model", "Ablation"), tuple(SN_GROUP_TITLES[c] for c in cats), tuple(rows), (), notes)
+
+
+def socialnav_gt_table(runs: Sequence[RunDir]) -> Table | None:
+    """SocialNav-SUB Table 14: CoT vs CoT with the human answers to the spatial and
+    spatiotemporal questions, per social question (PA and CW PA ± SE).
+
+    For each model with a ``cot`` run and a ``cot-gt`` run (same images and options; clean),
+    one section of seven rows; a ``scene-context`` run of the same model adds a third column
+    pair (the rule-based perception module's answers instead of the humans'). ``None`` when
+    no model has both.
+    """
+    protocol = _check_protocol(runs)
+    social = [(key, name) for cat, key, name in QUESTION_TABLE if cat == "Social"]
+    blocks = []
+    for configs in _by_model(runs).values():
+        for images in sorted({i for _, i in configs}):
+            if ("cot", images) not in configs or ("cot-gt", images) not in configs:
+                continue
+            blocks.append((configs[("cot", images)], [configs.get((m, images)) for _, m in GT_METHODS]))
+    if not blocks:
+        return None
+    with_context = any(found[2] is not None for _, found in blocks)
+    methods = GT_METHODS if with_context else GT_METHODS[:2]
+    rows = []
+    for base, found in blocks:
+        label = display_name(base.model) + ("" if base.run.get("images") in (None, "img-with-bev")
+                                            else f" ({base.run.get('images')})")
+        for key, name in social:
+            cells: list[Cell] = []
+            for r in found[:len(methods)]:
+                cells += list(_sn_pair(_sn_block(r.metrics, "model", key) if r is not None else None))
+            rows.append(Row((name,), tuple(cells), label))
+    notes = [f"Protocol: {protocol}. Mean ± standard error over the questions of each type. CoT with ground truth: "
+             "the spatial and spatiotemporal questions are answered by the human mode and given to the model as "
+             "chain-of-thought context (--method cot-gt); only the social questions are the model's."]
+    if with_context:
+        notes.append("Scene context: the same questions answered by the rule-based module on the tracks instead "
+                     "(--method scene-context).")
+    return Table("socialnav_table14_cot_gt",
+                 "CoT vs CoT with ground-truth spatial and spatiotemporal answers (SocialNav-SUB Table 14)",
+                 ("Question Name",), tuple(c for _ in methods for c in ("PA", "CW PA")), tuple(rows),
+                 tuple((title, 2) for title, _ in methods), tuple(notes), section_header="Model")
+
+
+#: Table 3's columns: (title, how a run's ``--context`` starts).
+WAYPOINT_CONTEXTS: tuple[tuple[str, str], ...] = (
+    ("No Context", "none"), ("Random", "random"), ("Same-Model", "model:"), ("Human Oracle", "human-oracle"),
+)
+
+
+def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
+    """SocialNav-SUB Table 3: waypoint accuracy (%) ± SE per model and scene-context source.
+
+    One row per model (and image mode / options other than the context), one column per
+    context; a run made with ``--epochs`` shows its mean ± SE across epochs, others the SE
+    over samples. ``None`` without ``socialnav-waypoint`` runs."""
+    rows_by: dict[tuple[Any, ...], dict[str, RunDir]] = {}
+    for r in runs:
+        if r.benchmark != "socialnav-waypoint" or r.perturbation is not None:
+            continue
+        context = str((r.run.get("options") or {}).get("context") or r.metrics.get("context") or "none")
+        column = next((t for t, prefix in WAYPOINT_CONTEXTS if context == prefix or
+                       (prefix.endswith(":") and context.startswith(prefix))), None)
+        if column is None:
+            continue
+        others = tuple((k, v) for k, v in r.options_key() if k != "context")
+        rows_by.setdefault((r.model, r.run.get("images"), others), {}).setdefault(column, r)
+    if not rows_by:
+        return None
+    rows = []
+    any_epochs = False
+    for (model, images, _), by in rows_by.items():
+        cells = []
+        for title, _ in WAYPOINT_CONTEXTS:
+            r = by.get(title)
+            acc = ((r.metrics.get("overall") or {}).get("accuracy") or {}) if r is not None else {}
+            any_epochs = any_epochs or bool(r is not None and r.metrics.get("epochs"))
+            v, se = acc.get("value"), acc.get("se")
+            cells.append(EMPTY if v is None else Cell(f"{_pct(v)} ± {_pct(se)}" if se is not None else _pct(v),
+                                                      100 * v, None if se is None else 100 * se))
+        label = display_name(str(model)) + ("" if images in (None, "img-with-bev") else f" ({images})")
+        rows.append(Row((label,), tuple(cells)))
+    notes = ("Accuracy of choosing the operator's waypoint, percent. "
+             + ("Runs made with --epochs: mean ± SE across epochs; others: ± SE over samples. " if any_epochs else
+                "± SE over samples (use eval --epochs N for mean ± SE across repeated runs). ")
+             + "Same-Model: the scene context of --context model:RUN_DIR (a SocialNav-SUB run of the model).",)
+    return Table("socialnav_table3_waypoints", "Waypoint selection accuracy by scene-context source (SocialNav-SUB Table 3)",
+                 ("Model",), tuple(t for t, _ in WAYPOINT_CONTEXTS), tuple(rows), (), notes)
+
+
 def _pct(v: float | None, digits: int = 2) -> str:
     return "—" if v is None else f"{100 * v:.{digits}f}%"
 
@@ -461,6 +642,8 @@ def failure_env_table(per_run: Sequence[tuple[str, Mapping[str, Any], Sequence[M
 
     ``per_run``: ``(label, failure_summary(...), [failure_rate_by_attribute(...), ...])``
     for each run. Cells: ``1.39× (32.91% ± 2.15%)``; the value kept for CSV is the FRI.
+    An attribute with a single value over all runs (every scene indoors, say) gives no
+    column: its FRI is 1 by construction and says nothing.
     """
     if not per_run:
         return None
@@ -471,6 +654,10 @@ def failure_env_table(per_run: Sequence[tuple[str, Mapping[str, Any], Sequence[M
             for g in a["groups"]:
                 if (a["attribute"], g.value) not in cols:
                     cols.append((a["attribute"], g.value))
+    n_values: dict[str, int] = {}
+    for attribute, _ in cols:
+        n_values[attribute] = n_values.get(attribute, 0) + 1
+    cols = [c for c in cols if n_values[c[0]] > 1]
     rows = []
     for label, summary, analyses in per_run:
         overall = Cell(f"{_pct(summary['failure_rate'])} ± {_pct(summary['failure_rate_se'])}",
@@ -500,6 +687,12 @@ def _attr_label(attribute: str, value: Any) -> str:
     return f"{attribute}: {value}"
 
 
+#: Table 5's column order in the paper, per question type.
+PAPER_ACTION_ORDER: dict[str, tuple[str, ...]] = {
+    "q_robot_action": ("yielding to", "overtaking", "following", "avoiding", "not considering"),
+}
+
+
 def action_table(per_run: Sequence[tuple[str, Mapping[str, Any]]]) -> Table | None:
     """SocialNav-SUB Table 5: per chosen action, failure rate (occurrence %) per run.
 
@@ -513,6 +706,8 @@ def action_table(per_run: Sequence[tuple[str, Mapping[str, Any]]]) -> Table | No
         for a in d["actions"]:
             if a.action not in actions:
                 actions.append(a.action)
+    paper = PAPER_ACTION_ORDER.get(per_run[0][1]["base_key"], ())
+    actions.sort(key=lambda a: paper.index(a) if a in paper else len(paper))  # stable: others keep their order
     rows = []
     for label, d in per_run:
         by = {a.action: a for a in d["actions"]}
@@ -561,9 +756,9 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
     images (all runs when there are none); the others belong to Table 2 and the
     robustness table.
 
-    ``human``: optional ``{subset: {"pa": {"value", "se"}, "cwpa": ...}}`` (the average-human
-    agreement per subset, computed from the labels) for a Human row; F1 cells of that row
-    are "—" (the per-annotator F1 needs annotator identities).
+    ``human``: optional ``{subset: {"pa": {"value", "se"}, "cwpa": ..., "micro_f1": ...,
+    "macro_f1": ...}}`` (leave-one-out human baselines per subset, computed from the labels'
+    per-annotator votes, :mod:`socialbench.metrics.human`) for an unranked Human row.
     """
     columns = tuple(m for _ in RQ_SUBSETS for m, _ in RQ_METRICS) + tuple(m for m, _ in RQ_AVG)
     groups = tuple((title, len(RQ_METRICS)) for _, title in RQ_SUBSETS) + (("Avg (%)", len(RQ_AVG)),)
@@ -584,8 +779,10 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
         rows.append(Row(("Human", "–"), tuple(cells), "Human"))
     ranked = "VLM" if vlm else "run"
     notes = (f"Percent. Avg: unweighted mean of the synthetic and real subsets. Bold: best {ranked}; underlined: runner-up."
-             + (f" {left_out} run(s) with another strategy or a perturbation are in the RAG / robustness tables."
-                if left_out else ""),)
+             + (f" {left_out} run(s) with another strategy or a perturbation are not rows here: the runs table "
+                "(roboteq_runs) says where each one is shown (ablation, RAG or robustness table)." if left_out else "")
+             + (" Human: each annotator against the majority of the other annotators (leave-one-out; Eq. 1-2 for PA / "
+                "CWPA, pooled counts for F1; a tie among the others counts both ways with weight 1/2)." if human else ""),)
     return Table("roboteq_table1", "Main results on behavior judgment (RobotEQ Table 1)", ("Model", "Size"),
                  columns, tuple(rows), groups, notes)
 
@@ -671,6 +868,141 @@ def roboteq_rag_table(runs: Sequence[RunDir]) -> Table | None:
                  ("Raw", "RAG", "Gain", "Raw", "RAG"), tuple(rows), (("Macro-F1 (%)", 3), ("Time (s/query)", 2)), (note,))
 
 
+# --------------------------------------------------------------------------- ablations
+
+#: The strategies of the with/without-image and CoT comparison (RobotEQ Figure 6), in column order.
+ABLATION_STRATEGIES = (("standard", "Standard"), ("no-image", "No image"), ("cot", "CoT"))
+
+
+def ablation_groups(runs: Sequence[RunDir]) -> list[dict[str, RunDir]]:
+    """Clean (unperturbed) standard / no-image / CoT runs grouped by model and settings
+    (:func:`_pair_key`): one dict strategy -> run per group. A second run of a strategy
+    already in its group opens a new group, so no run is hidden."""
+    wanted = {s for s, _ in ABLATION_STRATEGIES}
+    groups: list[tuple[tuple[Any, ...], dict[str, RunDir]]] = []
+    for r in runs:
+        if r.perturbation is not None or r.strategy not in wanted:
+            continue
+        k = _pair_key(r)
+        target = next((g for key, g in groups if key == k and r.strategy not in g), None)
+        if target is None:
+            groups.append((k, {}))
+            target = groups[-1][1]
+        target[r.strategy] = r
+    return [g for _, g in groups]
+
+
+def _headline_block(r: RunDir) -> tuple[Mapping[str, Any] | None, str]:
+    by = r.metrics.get("by_subset") or {}
+    if "average" in by:
+        return by["average"], "average"
+    return r.metrics.get("overall"), "overall"
+
+
+def roboteq_ablation_table(runs: Sequence[RunDir]) -> Table | None:
+    """With / without image and CoT vs standard (RobotEQ Figure 6a/6b): per model, PA
+    (judgment; exact match for grounding) and Macro-F1 of the standard, no-image and CoT
+    runs, and the Macro-F1 change of no-image and CoT against standard, in percent. Values
+    are the unweighted synthetic / real average when both subsets are present, else
+    overall. ``None`` unless some clean run uses ``no-image`` or ``cot``. The runs must be of
+    one benchmark."""
+    benches = {r.benchmark for r in runs}
+    if len(benches) > 1:
+        raise ValueError(f"roboteq_ablation_table takes runs of one benchmark, got {sorted(benches)}")
+    groups = ablation_groups(runs)
+    if not any(set(g) - {"standard"} for g in groups):
+        return None
+    grounding = benches == {"roboteq-sg"}
+    first = ("Exact", "exact_match") if grounding else ("PA", "pa")
+    metrics = (first, ("MacF1", "macro_f1"))
+    rows, basis = [], set()
+    for g in groups:
+        cells: list[Cell] = []
+        f1: dict[str, float | None] = {}
+        for strat, _ in ABLATION_STRATEGIES:
+            r = g.get(strat)
+            block, b = _headline_block(r) if r is not None else (None, "")
+            if r is not None:
+                basis.add(b)
+            cells += [_rq_cell(block, m) for _, m in metrics]
+            f1[strat] = _rq_value(block, "macro_f1")[0] if r is not None else None
+        for strat in ("no-image", "cot"):
+            a, b0 = f1.get(strat), f1.get("standard")
+            cells.append(EMPTY if a is None or b0 is None else Cell(f"{100 * (a - b0):+.2f}", 100 * (a - b0)))
+        any_run = next(iter(g.values()))
+        name = g["standard"].label if "standard" in g else any_run.model
+        rows.append(Row((name,), tuple(cells), "Baseline" if any_run.is_baseline else "VLM"))
+    columns = tuple(m for _ in ABLATION_STRATEGIES for m, _ in metrics) + ("No image", "CoT")
+    groups_hdr = tuple((title, len(metrics)) for _, title in ABLATION_STRATEGIES) + (("ΔMacF1 vs standard", 2),)
+    where = "the synthetic / real average" if basis == {"average"} else "overall" if basis == {"overall"} else \
+        "the synthetic / real average where both subsets are present, else overall"
+    notes = (f"Percent, on {where}. Rows: one model and settings each (named after its standard run when there is one); "
+             "ΔMacF1 = strategy − standard in points (negative: worse). —: no run of that strategy.",)
+    if grounding:
+        return Table("roboteq_sg_ablation", "Spatial grounding with / without image and CoT (as RobotEQ Figure 6)",
+                     ("Model",), columns, tuple(rows), groups_hdr, notes)
+    return Table("roboteq_ablation", "With / without image and CoT vs standard (RobotEQ Figure 6)", ("Model",),
+                 columns, tuple(rows), groups_hdr, notes)
+
+
+def roboteq_run_coverage(runs: Sequence[RunDir], tables: Sequence[Table]) -> tuple[Table, list[str]]:
+    """Where each RobotEQ run of a report is shown, and for runs shown nowhere, why:
+    the ``roboteq_runs`` table and one note per run that is not shown."""
+    names = {t.name for t in tables}
+    shown: dict[int, list[str]] = {i: [] for i in range(len(runs))}
+    index = {id(r): i for i, r in enumerate(runs)}
+    for bench, t1, abl, rag in (("roboteq-bj", "roboteq_table1", "roboteq_ablation", "roboteq_table2"),
+                                ("roboteq-sg", "roboteq_grounding", "roboteq_sg_ablation", "roboteq_sg_rag")):
+        mine = [r for r in runs if r.benchmark == bench]
+        if bench == "roboteq-bj":
+            main = [r for r in mine if r.strategy == "standard" and r.perturbation is None] or mine
+        else:
+            main = mine
+        if t1 in names:
+            for r in main:
+                shown[index[id(r)]].append(t1)
+        if abl in names:
+            for g in ablation_groups(mine):
+                for r in g.values():
+                    if abl not in shown[index[id(r)]]:
+                        shown[index[id(r)]].append(abl)
+        if rag in names:
+            raw = {_pair_key(r): r for r in mine if r.strategy == "standard" and r.perturbation is None}
+            for r in mine:
+                base = raw.get(_pair_key(r)) if r.strategy == "rag" and r.perturbation is None else None
+                if base is not None:
+                    for x in (r, base):
+                        if rag not in shown[index[id(x)]]:
+                            shown[index[id(x)]].append(rag)
+    if "robustness" in names:
+        clean = {robustness_key(r): r for r in runs if r.perturbation is None}
+        for r in runs:
+            base = clean.get(robustness_key(r)) if r.perturbation is not None else None
+            if base is not None:
+                for x in (r, base):
+                    if "robustness" not in shown[index[id(x)]]:
+                        shown[index[id(x)]].append("robustness")
+    rows, notes = [], []
+    for i, r in enumerate(runs):
+        pert = r.perturbation
+        if shown[i]:
+            where = ", ".join(shown[i])
+        else:
+            if r.strategy == "rag":
+                why = "a RAG run without a standard run of the same model and settings to compare with"
+            elif pert is not None:
+                why = "a perturbed run without a clean run of the same model and settings to compare with"
+            else:
+                why = "no table of this report takes it"
+            where = f"not shown: {why}"
+            notes.append(f"run {r.label} ({r.path}) is not shown: {why}")
+        rows.append(Row((r.label,), (Cell(r.benchmark), Cell(r.strategy), Cell("—" if pert is None else f"{pert[0]} {pert[1]:g}"),
+                                     Cell(where))))
+    return (Table("roboteq_runs", "Runs in this report and where each is shown", ("Run",),
+                  ("Benchmark", "Strategy", "Perturbation", "Shown in"), tuple(rows), (),
+                  ("Every run given to `socialbench report`; a run shown nowhere says why.",)), notes)
+
+
 # --------------------------------------------------------------------------- robustness
 
 
@@ -683,6 +1015,13 @@ def headline_metric(r: RunDir) -> tuple[str, float | None]:
     return "MacF1", _rq_value(r.metrics.get("overall"), "macro_f1")[0]
 
 
+def robustness_key(r: RunDir) -> tuple[Any, ...]:
+    """What a perturbed run and its clean run share: benchmark, model, strategy, method,
+    images and every non-default option."""
+    return (r.benchmark, r.model, r.strategy, bool(r.run.get("per_behavior")), r.run.get("method"), r.run.get("images"),
+            r.options_key(rag=True))
+
+
 def robustness_table(runs: Sequence[RunDir]) -> Table | None:
     """Drop of the headline metric under each image perturbation (RobotEQ Figure 8).
 
@@ -690,10 +1029,7 @@ def robustness_table(runs: Sequence[RunDir]) -> Table | None:
     without perturbation. Cells: perturbed value and the drop ``clean - perturbed`` (in
     points; positive = worse). ``None`` when no pair exists.
     """
-    def key(r: RunDir) -> tuple[Any, ...]:
-        return (r.benchmark, r.model, r.strategy, bool(r.run.get("per_behavior")), r.run.get("method"), r.run.get("images"),
-                r.options_key(rag=True))
-
+    key = robustness_key
     clean = {key(r): r for r in runs if r.perturbation is None}
     perts: list[str] = []
     pairs: dict[tuple[Any, ...], dict[str, RunDir]] = {}

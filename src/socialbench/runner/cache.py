@@ -14,7 +14,10 @@ import sqlite3
 import time
 from pathlib import Path
 
+from socialbench.errors import StorageError
 from socialbench.types import Generation, Request, Usage
+
+CACHE_OPTION = "--cache file, or pass --no-cache"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -33,13 +36,24 @@ def cache_key(model_identity: str, request: Request) -> str:
 
 class ResponseCache:
     def __init__(self, path: str | Path):
+        """Open (or create) the cache file; a path that cannot hold one raises
+        :class:`StorageError` naming the path and the fix."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.exists() and not self.path.is_file():
+                raise StorageError(f"{self.path}: not a file (fix: choose another {CACHE_OPTION})")
+        except OSError as exc:
+            raise StorageError.from_os_error(exc, self.path, CACHE_OPTION) from None
         self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._db.execute(SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            self._db.execute(SCHEMA)
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise StorageError(_cache_problem(self.path, exc)) from None
 
     def get(self, key: str) -> Generation | None:
         row = self._db.execute("SELECT text, usage FROM responses WHERE key = ?", (key,)).fetchone()
@@ -59,3 +73,15 @@ class ResponseCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _cache_problem(path: Path, exc: sqlite3.Error) -> str:
+    """One line naming the cache file, what is wrong with it and the fix."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):
+        return f"{path}: not a SQLite response cache ({text}) (fix: delete or move that file, or choose another {CACHE_OPTION})"
+    if "readonly" in text or "read-only" in text or "unable to open" in text:
+        return f"{path}: cannot be written ({text}) (fix: make it writable or choose another {CACHE_OPTION})"
+    if "full" in text:
+        return f"{path}: no space left on the device ({text}) (fix: free some space or pass --no-cache)"
+    return f"{path}: the response cache cannot be used ({text}) (fix: choose another {CACHE_OPTION})"

@@ -4,6 +4,10 @@
 :class:`~socialbench.types.Outcome` that carries either text or an error kind. Retries use
 exponential backoff with full jitter and honour a server's ``Retry-After``. The concurrency
 slot is held only while a call is in flight, not while backing off.
+
+Requests and retries are counted when a request is handed to the model (holding a slot), not
+when it is queued: a run stopped with requests still waiting for a slot counts only what it
+sent. ``on_send`` (e.g. the run store's request log) hears of each send as it happens.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Coroutine
 
+from socialbench.errors import StorageError
 from socialbench.models.base import FatalModelError, Model, ModelError, RetryableModelError
+from socialbench.models.redact import redact
 from socialbench.runner.cache import ResponseCache, cache_key
 from socialbench.types import Generation, Outcome, Request, Usage
 
@@ -45,9 +51,9 @@ class RetryPolicy:
 
 @dataclass
 class EngineStats:
-    requests: int = 0  # model calls attempted (each attempt counts)
+    requests: int = 0  # model calls sent (each attempt counts; queued-but-unsent ones do not)
     completed: int = 0  # requests that produced an outcome (success or final error)
-    retries: int = 0
+    retries: int = 0  # sent attempts after the first
     errors: int = 0  # final errors
     cache_hits: int = 0
     cache_errors: int = 0
@@ -102,6 +108,7 @@ class Engine:
         cache: ResponseCache | None = None,
         seed: int = 0,
         on_update: Callable[[EngineStats], None] | None = None,
+        on_send: Callable[[int], None] | None = None,
     ):
         self.model = model
         self.retry = retry
@@ -114,6 +121,15 @@ class Engine:
         # free endpoint) is not cut off by the engine; every other model gets timeout_s.
         self._attempt_timeout = None if getattr(model, "enforces_timeout", False) else retry.timeout_s
         self._on_update = on_update
+        self._on_send = on_send
+
+    def _sending(self, attempt: int) -> None:
+        """Count a request as it is handed to the model (``attempt`` 1 is the first try)."""
+        self.stats.requests += 1
+        if attempt > 1:
+            self.stats.retries += 1
+        if self._on_send is not None:
+            self._on_send(attempt)
 
     def _notify(self) -> None:
         if self._on_update is not None:
@@ -137,9 +153,9 @@ class Engine:
         attempt = 0
         while True:
             attempt += 1
-            self.stats.requests += 1
             try:
                 async with self._sem:
+                    self._sending(attempt)
                     t0 = time.perf_counter()
                     try:
                         gen = await _within(self.model.generate(request), self._attempt_timeout)
@@ -148,15 +164,14 @@ class Engine:
                     latency = time.perf_counter() - t0
             except ModelError as exc:
                 if isinstance(exc, RetryableModelError) and attempt < self.retry.max_attempts:
-                    self.stats.retries += 1
                     self._notify()
                     await asyncio.sleep(self.retry.delay(attempt, exc.retry_after, self._rng))
                     continue
                 return self._fail(exc, attempt, time.perf_counter() - started)
-            except asyncio.CancelledError:
+            except (asyncio.CancelledError, StorageError):  # stopped; the disk failed
                 raise
             except Exception as exc:  # a backend bug must not kill the run; record it
-                return self._fail(FatalModelError("backend_error", f"{type(exc).__name__}: {exc}"), attempt, time.perf_counter() - started)
+                return self._fail(FatalModelError("backend_error", redact(f"{type(exc).__name__}: {exc}")), attempt, time.perf_counter() - started)
             gen = _valid_utf8(gen)
             self.stats.completed += 1
             self.stats.prompt_tokens += gen.usage.prompt_tokens

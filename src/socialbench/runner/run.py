@@ -12,10 +12,13 @@ import datetime as _dt
 from concurrent.futures import ThreadPoolExecutor
 import logging
 import hashlib
+import os
 import platform
+import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -23,16 +26,26 @@ from typing import Any
 
 from socialbench import __version__
 from socialbench.benchmarks.base import Benchmark, EvalOptions, SolveContext
-from socialbench.errors import UsageError
+from socialbench.errors import StorageError, UsageError
+from socialbench.messages import say
 from socialbench.models.base import Model
+from socialbench.models.redact import redact
 from socialbench.runner.cache import ResponseCache
 from socialbench.runner.engine import Engine, EngineStats, RetryPolicy
+from socialbench.runner.interrupts import CtrlC
 from socialbench.runner.progress import RunProgress
 from socialbench.runner.store import RunStore
 from socialbench.types import SampleRecord
 from socialbench.vision.images import ImageEncoder, ImagePolicy
+from socialbench.vision.prepare import ImagePreparer, PerturbSpec
 
 log = logging.getLogger(__name__)
+
+#: Error kinds that come from the dataset, not the model: running again cannot fix them.
+DATA_ERROR_KINDS = frozenset({"item_error", "missing_input"})
+
+#: Counters of run.json that add up every session's engine statistics.
+SESSION_TOTALS = ("requests", "cache_hits", "retries", "prompt_tokens", "completion_tokens")
 
 #: Fields of run.json that must match for a run directory to be resumed.
 IDENTITY_FIELDS = (
@@ -54,6 +67,10 @@ class RunRequest:
     model_options: tuple[tuple[str, str], ...] = ()  # --model-opt pairs (part of the identity)
     image_policy: ImagePolicy = ImagePolicy()
     show_progress: bool = True
+    #: Render cache folder (content-addressed, shared by every run); None: no render cache.
+    render_cache: Path | None = None
+    #: Image worker processes; None: one per core; 0: one thread in this process.
+    image_workers: int | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +109,27 @@ def _perturbation(options: EvalOptions):
     return make_perturbation(options.perturb, options.perturb_strength, options.seed)
 
 
+def _image_perturbation(options: EvalOptions) -> PerturbSpec | None:
+    """The run's image perturbation for image jobs; None when it changes no image."""
+    from socialbench.vision.perturb import has_image_part
+
+    if not options.perturb or not has_image_part(options.perturb):
+        return None
+    return PerturbSpec(options.perturb, options.perturb_strength, options.seed)
+
+
+def _check_metamorphic(benchmark: Benchmark, options: EvalOptions) -> None:
+    """A perturbation that changes the right answers needs the benchmark's support."""
+    from socialbench.vision.perturb import METAMORPHIC, check_perturbation
+
+    if options.perturb:
+        check_perturbation(options.perturb, options.perturb_strength)
+        if options.perturb in METAMORPHIC and options.perturb not in getattr(benchmark, "metamorphic", ()):
+            raise UsageError(f"--perturb {options.perturb} changes the prompt or the right answers and "
+                             f"{getattr(benchmark, 'name', 'this benchmark')} does not map them; "
+                             "choose an image perturbation such as blur")
+
+
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
@@ -99,24 +137,35 @@ def _now() -> str:
 def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
     """Run (or resume) an evaluation. Interrupt with Ctrl-C: answered questions are kept."""
     benchmark.check_options(req.options)
-    dataset = benchmark.load(req.data, require_images=model.needs_prompt, limit=req.options.limit)
-    generation = benchmark.generation_config(req.options)
-    store = RunStore(req.out)
-    store.lock()
+    _check_metamorphic(benchmark, req.options)
+    # Image workers start first: they import the renderer while the data loads.
+    images = ImagePreparer(req.image_workers, req.render_cache,
+                           preload=getattr(benchmark, "image_modules", ())) if model.needs_prompt else None
+    if images is not None:
+        images.warm()
     try:
-        return _run_locked(req, benchmark, model, dataset, generation, store)
+        dataset = benchmark.load(req.data, require_images=model.needs_prompt, limit=req.options.limit)
+        generation = benchmark.generation_config(req.options)
+        store = RunStore(req.out)
+        store.lock()
+        try:
+            return _run_locked(req, benchmark, model, dataset, generation, store, images)
+        finally:
+            store.close()
+            store.unlock()
     finally:
-        store.close()
-        store.unlock()
+        if images is not None:
+            images.shutdown()
 
 
-def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: Any, generation: Any, store: RunStore) -> RunResult:
+def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: Any, generation: Any, store: RunStore,
+                images: ImagePreparer | None = None) -> RunResult:
     identity = {
         "benchmark": req.benchmark_name,
         "dataset_fingerprint": benchmark.fingerprint(req.data),
         "model": model.spec,
         "model_identity": model.identity(),
-        "model_options": dict(req.model_options),
+        "model_options": redact(dict(req.model_options)),
         "method": req.options.method,
         "strategy": req.options.strategy,
         "per_behavior": req.options.per_behavior,
@@ -157,33 +206,75 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
             "timeout_s": req.retry.timeout_s,
         },
         "cache": str(req.cache_path) if req.cache_path else None,
+        "render_cache": str(req.render_cache) if req.render_cache else None,
         "versions": _versions(),
         "git_commit": _git_commit(),
         "platform": platform.platform(),
-        "argv": [a for a in sys.argv[1:]],
+        "argv": redact(sys.argv[1:]),  # credentials in URLs masked
         "status": "running",
         "started": (previous or {}).get("started", _now()),
         "sessions": list((previous or {}).get("sessions", [])) + [{"started": _now(), "resumed_from": already}],
     }
-    store.write_run(record)
-
-    cache = ResponseCache(req.cache_path) if req.cache_path else None
+    session = len(record["sessions"]) - 1  # this session's number in requests.log
+    cache = ResponseCache(req.cache_path) if req.cache_path else None  # before run.json: a bad --cache changes nothing
+    _add_up_sessions(record, store)  # sessions killed earlier get their true request counts
     progress = RunProgress(total=total, done=already, enabled=req.show_progress, label=f"{req.benchmark_name} · {model.spec}")
     stats_holder: dict[str, EngineStats] = {}
     t0 = time.perf_counter()
-    interrupted = False
+
+    def quit_now() -> None:
+        """Third Ctrl-C: mark run.json interrupted and exit 130 at once (answers are on disk)."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        progress.__exit__(None, None, None)
+        try:
+            _close_session(record, store, "interrupted", stats_holder.get("s", EngineStats()), time.perf_counter() - t0)
+        except Exception:  # quitting anyway; the next run recounts from requests.log
+            pass
+        say("interrupted: answered questions are saved; run the same command again to resume")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+
+    ctrl_c = CtrlC(quit_now)
+    with ctrl_c:
+        try:
+            store.write_run(record)
+            return _run_session(req, benchmark, model, dataset, generation, store, record, session, cache,
+                                progress, stats_holder, t0, ctrl_c, order, wanted, total, done, images=images)
+        except StorageError as exc:
+            record["error"] = str(exc)
+            try:  # the disk may refuse this too; run.json then keeps "running" and resuming still works
+                _close_session(record, store, "failed", stats_holder.get("s", EngineStats()), time.perf_counter() - t0)
+            except StorageError:
+                pass
+            raise
+        finally:
+            if cache is not None:
+                cache.close()
+
+
+def _run_session(req: RunRequest, benchmark: Benchmark, model: Model, dataset: Any, generation: Any, store: RunStore,
+                 record: dict[str, Any], session: int, cache: ResponseCache | None, progress: RunProgress,
+                 stats_holder: dict[str, EngineStats], t0: float, ctrl_c: CtrlC, order: list[tuple[str, str]],
+                 wanted: set[tuple[str, str]], total: int, done: dict[tuple[str, str], SampleRecord],
+                 images: ImagePreparer | None = None) -> RunResult:
+    """Answer what is missing, then compact, score and close the session in run.json."""
 
     preparer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="socialbench-prepare")
 
     async def main() -> EngineStats:
-        _cancel_on_first_ctrl_c()
-        engine = Engine(model, concurrency=req.concurrency, retry=req.retry, cache=cache, seed=req.options.seed, on_update=progress.update_stats)
+        ctrl_c.attach()
+        engine = Engine(
+            model, concurrency=req.concurrency, retry=req.retry, cache=cache, seed=req.options.seed,
+            on_update=progress.update_stats, on_send=lambda attempt: store.count_send(session, attempt),
+        )
         stats_holder["s"] = engine.stats
         encoder = ImageEncoder(req.image_policy, transform=_perturbation(req.options)) if model.needs_prompt else None
         ctx = SolveContext(
             model=model, engine=engine, store=store, done=done, encoder=encoder,
             generation=generation, options=req.options, advance=progress.advance,
-            executor=preparer,
+            executor=preparer, preparer=images,
+            perturb=_image_perturbation(req.options),
         )
         keys_of: dict[str, list[str]] = {}
         for item_id, key in order:
@@ -192,6 +283,8 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
         async def solve_one(item: Any) -> None:
             try:
                 await benchmark.solve(item, dataset, ctx)
+            except StorageError:  # the disk failed: stop the run, every item would fail the same way
+                raise
             except Exception as exc:  # one broken item must not stop the others
                 log.warning("%s failed: %s", item.item_id, exc)
                 for key in keys_of.get(item.item_id, []):
@@ -204,6 +297,7 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
         try:
             await asyncio.gather(*(solve_one(item) for item in dataset.items))
         finally:
+            ctrl_c.detach()
             await model.aclose()
             preparer.shutdown(wait=False, cancel_futures=True)
         return engine.stats
@@ -212,12 +306,11 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
         try:
             stats = asyncio.run(main())
         except (KeyboardInterrupt, asyncio.CancelledError):
-            interrupted = True
             stats = stats_holder.get("s", EngineStats())
+        finally:
+            preparer.shutdown(wait=True)  # no worker left for the interpreter to join at exit
     wall = time.perf_counter() - t0
     records = [r for r in store.compact(order) if (r.item_id, r.question_key) in wanted]
-    if cache is not None:
-        cache.close()
     metrics = benchmark.score(dataset, records, req.options.protocol)
     answered = {(r.item_id, r.question_key) for r in records if r.error is None}
     errors = sum(1 for r in records if r.error is not None)
@@ -228,51 +321,35 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
         "questions": total,
         "answered": len(answered),
         "model_errors": errors,
+        "error_kinds": dict(sorted(Counter(r.error for r in records if r.error is not None).items())),
         "missing": total - len(answered) - errors,
         "complete": complete,
     }
     store.write_metrics(metrics)
-    sessions = record["sessions"]
-    sessions[-1].update({"ended": _now(), "wall_time_s": round(wall, 3), "engine": stats.as_dict()})
-    record.update(
-        {
-            "status": "interrupted" if interrupted else ("complete" if complete else "finished_with_errors"),
-            "ended": _now(),
-            "answered": len(answered),
-            "model_errors": errors,
-            "requests": sum(s.get("engine", {}).get("requests", 0) for s in sessions),
-            "cache_hits": sum(s.get("engine", {}).get("cache_hits", 0) for s in sessions),
-            "retries": sum(s.get("engine", {}).get("retries", 0) for s in sessions),
-            "prompt_tokens": sum(s.get("engine", {}).get("prompt_tokens", 0) for s in sessions),
-            "completion_tokens": sum(s.get("engine", {}).get("completion_tokens", 0) for s in sessions),
-        }
-    )
-    store.write_run(record)
+    interrupted = ctrl_c.interrupted
+    record.update({"answered": len(answered), "model_errors": errors})
+    _close_session(record, store, "interrupted" if interrupted else ("complete" if complete else "finished_with_errors"), stats, wall)
     return RunResult(req.out, metrics, stats.as_dict(), complete, interrupted)
 
 
-def _cancel_on_first_ctrl_c() -> None:
-    """On Python 3.10, make Ctrl-C cancel the run's main task, as ``asyncio.run`` does from
-    3.11 on, instead of raising KeyboardInterrupt inside whichever coroutine is running
-    (which leaves half-stepped coroutines behind and prints "Exception ignored" noise).
-    A second Ctrl-C gets the default behaviour."""
-    if sys.version_info >= (3, 11):
-        return
-    import signal
+def _add_up_sessions(record: dict[str, Any], store: RunStore) -> None:
+    """Fill each session's request and retry counts from requests.log (counted as sent, so
+    true for sessions that were killed) and the run's totals over all sessions."""
+    sends = store.read_sends()
+    sessions = record["sessions"]
+    for i, s in enumerate(sessions):
+        if i in sends:
+            s.update(sends[i])
+    for name in SESSION_TOTALS:
+        record[name] = sum(s[name] if name in s else s.get("engine", {}).get(name, 0) for s in sessions)
 
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    if task is None:
-        return
 
-    def first() -> None:
-        loop.remove_signal_handler(signal.SIGINT)
-        task.cancel()
-
-    try:
-        loop.add_signal_handler(signal.SIGINT, first)
-    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
-        pass
+def _close_session(record: dict[str, Any], store: RunStore, status: str, stats: EngineStats, wall: float) -> None:
+    """Write run.json with this session's end, its engine statistics and the run's totals."""
+    record["sessions"][-1].update({"ended": _now(), "wall_time_s": round(wall, 3), "engine": stats.as_dict()})
+    _add_up_sessions(record, store)
+    record.update({"status": status, "ended": _now()})
+    store.write_run(record)
 
 
 def fingerprint_files(paths: list[Path], root: Path) -> str:

@@ -6,6 +6,14 @@ On open, a torn last line (no newline, not valid JSON) is cut off; any other mal
 an error naming the line. When a run ends, the file is rewritten atomically in canonical
 order with one record per question (the latest), so an interrupted-and-resumed run and an
 uninterrupted run leave the same content.
+
+``requests.log`` counts the model requests of every session at the moment each is sent, one
+line (``SESSION ATTEMPT``) per request, so the counts in ``run.json`` stay true for sessions
+that were killed and for requests that were queued but never sent.
+
+A write that fails (full disk, read-only file system, a file where the folder should be)
+raises :class:`~socialbench.errors.StorageError` naming the path and the fix; whatever was
+written before stays, and the next run resumes from it.
 """
 
 from __future__ import annotations
@@ -15,22 +23,43 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from socialbench.errors import DataError
+from socialbench.errors import DataError, StorageError
 from socialbench.types import SampleRecord
 
 SAMPLES = "samples.jsonl"
 RUN = "run.json"
 METRICS = "metrics.json"
+SENDS = "requests.log"
+OUT_OPTION = "--out folder"
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to the file descriptor (one syscall in the usual case)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
+    """Replace ``path`` with ``data`` as JSON, atomically: a failed write leaves the old file."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2, sort_keys=False, ensure_ascii=False)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, sort_keys=False, ensure_ascii=False)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        _remove_quietly(tmp)
+        raise
+
+
+def _remove_quietly(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
 
 
 def read_samples(path: Path, *, repair: bool = False) -> list[SampleRecord]:
@@ -73,9 +102,14 @@ class RunStore:
 
     def __init__(self, run_dir: str | Path):
         self.dir = Path(run_dir)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError.from_os_error(exc, self.dir, OUT_OPTION) from None
         self.samples_path = self.dir / SAMPLES
-        self._fh = None
+        self._fd: int | None = None  # samples.jsonl, opened for appending on first record
+        self._sends_fd: int | None = None
+        self._broken: StorageError | None = None  # set by the first failed append
         self._lock_fh = None
         # Once load_samples() has read the file, every later append is mirrored here (the
         # latest record per question), so compact() need not read the file again.
@@ -88,7 +122,10 @@ class RunStore:
             import fcntl
         except ImportError:  # pragma: no cover - not on POSIX: no locking
             return
-        fh = open(self.dir / ".lock", "w")
+        try:
+            fh = open(self.dir / ".lock", "w")
+        except OSError as exc:
+            raise StorageError.from_os_error(exc, self.dir, OUT_OPTION) from None
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -114,10 +151,41 @@ class RunStore:
             raise DataError.single(p, "", f"invalid JSON at line {exc.lineno}", "remove run.json to start the run record anew") from exc
 
     def write_run(self, record: Mapping[str, Any]) -> None:
-        write_json_atomic(self.dir / RUN, dict(record))
+        self._write_json(self.dir / RUN, record)
 
     def write_metrics(self, metrics: Mapping[str, Any]) -> None:
-        write_json_atomic(self.dir / METRICS, dict(metrics))
+        self._write_json(self.dir / METRICS, metrics)
+
+    def _write_json(self, path: Path, data: Mapping[str, Any]) -> None:
+        try:
+            write_json_atomic(path, dict(data))
+        except OSError as exc:
+            raise StorageError.from_os_error(exc, path, OUT_OPTION) from None
+
+    # requests.log ----------------------------------------------------------------------
+    def count_send(self, session: int, attempt: int) -> None:
+        """Record that session ``session`` is sending a request (its ``attempt``-th try)."""
+        try:
+            if self._sends_fd is None:
+                self._sends_fd = os.open(self.dir / SENDS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            _write_all(self._sends_fd, f"{session} {attempt}\n".encode())
+        except OSError as exc:
+            raise StorageError.from_os_error(exc, self.dir / SENDS, OUT_OPTION) from None
+
+    def read_sends(self) -> dict[int, dict[str, int]]:
+        """Per session: ``{"requests": sent, "retries": sent that were not first attempts}``."""
+        out: dict[int, dict[str, int]] = {}
+        path = self.dir / SENDS
+        if not path.exists():
+            return out
+        for line in path.read_bytes().split(b"\n"):
+            parts = line.split()
+            if len(parts) != 2 or not parts[0].isdigit() or not parts[1].isdigit():
+                continue  # a torn last line from a killed process
+            counts = out.setdefault(int(parts[0]), {"requests": 0, "retries": 0})
+            counts["requests"] += 1
+            counts["retries"] += int(parts[1]) > 1
+        return out
 
     # samples.jsonl ---------------------------------------------------------------------
     def load_samples(self) -> dict[tuple[str, str], SampleRecord]:
@@ -129,19 +197,34 @@ class RunStore:
         return out
 
     def append(self, record: SampleRecord) -> None:
-        if self._fh is None:
-            self._fh = open(self.samples_path, "a", encoding="utf-8")
-        if self._mirror is not None:
-            # mirrored before the write: an interrupt between the write and this point must
-            # not leave a record on disk that compact() would then drop
-            self._mirror[(record.item_id, record.question_key)] = record
-        self._fh.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
-        self._fh.flush()
+        """Write one record (unbuffered: on disk when this returns). After a failed write
+        every later append fails the same way, so no record follows a torn line."""
+        if self._broken is not None:
+            raise self._broken
+        line = (json.dumps(record.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            if self._fd is None:
+                self._fd = os.open(self.samples_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            if self._mirror is not None:
+                # mirrored before the write: an interrupt between the write and this point must
+                # not leave a record on disk that compact() would then drop
+                self._mirror[(record.item_id, record.question_key)] = record
+            _write_all(self._fd, line)
+        except OSError as exc:
+            if self._mirror is not None:  # not on disk: compact() must not write it either
+                self._mirror.pop((record.item_id, record.question_key), None)
+            self._broken = StorageError.from_os_error(exc, self.samples_path, OUT_OPTION)
+            raise self._broken from None
 
     def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        for name in ("_fd", "_sends_fd"):
+            fd = getattr(self, name)
+            if fd is not None:
+                setattr(self, name, None)
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
 
     def compact(self, order: Sequence[tuple[str, str]]) -> list[SampleRecord]:
         """Rewrite samples.jsonl atomically: one record per key, in ``order`` (unknown keys last)."""
@@ -151,12 +234,16 @@ class RunStore:
         keys = sorted(latest, key=lambda k: (rank.get(k, len(rank)), k))
         records = [latest[k] for k in keys]
         tmp = self.samples_path.with_name(SAMPLES + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for r in records:
-                fh.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.samples_path)
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                for r in records:
+                    fh.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.samples_path)
+        except OSError as exc:  # samples.jsonl itself is untouched
+            _remove_quietly(tmp)
+            raise StorageError.from_os_error(exc, self.samples_path, OUT_OPTION) from None
         return records
 
 

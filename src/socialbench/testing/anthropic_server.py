@@ -241,7 +241,7 @@ class _MessagesCore(_Core):
             body: Any = json.loads(await request.read())
         except ValueError:
             body = None
-        self.record(body if isinstance(body, dict) else {}, headers)
+        self.record(body if isinstance(body, dict) else {}, headers, request.path_qs)
         problem = self._header_problem(headers)
         if problem is not None:
             return problem
@@ -313,9 +313,10 @@ async def serve_forever(
     max_concurrency: int | None = None,
     overflow: Overflow = "queue",
     api_key: str | None = None,
+    responder: Responder | None = None,
 ) -> None:
-    """Serve with the default responder until cancelled; prints ``READY <base_url>`` first."""
-    core = _MessagesCore(None, delay_s, False, max_concurrency, overflow, DEFAULT_MODEL_NAME, keep_requests=False, api_key=api_key)
+    """Serve with ``responder`` (default: first option) until cancelled; prints ``READY <base_url>`` first."""
+    core = _MessagesCore(responder, delay_s, False, max_concurrency, overflow, DEFAULT_MODEL_NAME, keep_requests=False, api_key=api_key)
     await serve_core(core, host, port, "")
 
 
@@ -325,9 +326,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--api-key", default=None, help="accept only this x-api-key")
     args = parse_server_args(p, argv)
+    from socialbench.testing.responders import get_responder
+
     try:
         asyncio.run(
-            serve_forever(args.port, args.host, args.delay_ms / 1000.0, args.max_concurrency, args.overflow, args.api_key)
+            serve_forever(args.port, args.host, args.delay_ms / 1000.0, args.max_concurrency, args.overflow, args.api_key,
+                          get_responder(args.responder))
         )
     except KeyboardInterrupt:
         pass

@@ -15,25 +15,34 @@ Scripted failures, consumed one per request before normal answers::
         srv.push_malformed()                  # the one after gets a non-JSON 200
         ... openai.AsyncOpenAI(base_url=srv.base_url, api_key="x").images.generate(...)
         srv.requests  # [{"endpoint": "generations", "prompt": ..., "model": ..., ...}]
+
+As a subprocess (dry runs of ``socialbench build images`` / ``build review`` against a
+local server)::
+
+    python -m socialbench.testing.images_server --port 0 [--delay-ms 50] [--response url]
+
+prints ``READY http://127.0.0.1:PORT/v1`` on stdout and serves until killed.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import base64
 import collections
 import hashlib
 import io
 import json
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Sequence
 
 from aiohttp import web
 from PIL import Image, ImageDraw
 
-__all__ = ["ScriptedImagesServer", "draw_image", "edit_image"]
+__all__ = ["ScriptedImagesServer", "draw_image", "edit_image", "main"]
 
 DEFAULT_SIZE = (64, 48)
 
@@ -90,7 +99,9 @@ class ScriptedImagesServer:
 
     def __init__(self, *, response: Literal["b64_json", "url"] = "b64_json", delay_s: float = 0.0,
                  generator: Callable[[str, tuple[int, int]], bytes] | None = None,
-                 editor: Callable[[bytes, str], bytes] | None = None):
+                 editor: Callable[[bytes, str], bytes] | None = None, host: str = "127.0.0.1", port: int = 0):
+        self.host = host
+        self.bind_port = port
         self.response = response
         self.delay_s = delay_s
         self.generator = generator or draw_image
@@ -137,7 +148,7 @@ class ScriptedImagesServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._port}/v1"
+        return f"http://{self.host}:{self._port}/v1"
 
     # -- handlers
     def _next_action(self) -> _Scripted | None:
@@ -168,7 +179,7 @@ class ScriptedImagesServer:
             name = f"img{serial:06d}.png"
             with self._lock:
                 self._files[name] = png
-            item["url"] = f"http://127.0.0.1:{self._port}/files/{name}"
+            item["url"] = f"http://{self.host}:{self._port}/files/{name}"
         else:
             item["b64_json"] = base64.b64encode(png).decode("ascii")
         prompt_tokens = max(1, len(str(record.get("prompt") or "")) // 4)
@@ -239,7 +250,7 @@ class ScriptedImagesServer:
             app.router.add_get("/files/{name}", self._file)
             self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
             await self._runner.setup()
-            site = web.TCPSite(self._runner, "127.0.0.1", 0)
+            site = web.TCPSite(self._runner, self.host, self.bind_port)
             await site.start()
             self._port = int(self._runner.addresses[0][1])
 
@@ -264,3 +275,31 @@ class ScriptedImagesServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve the images API until killed; prints ``READY <base_url>`` first."""
+    p = argparse.ArgumentParser(prog="python -m socialbench.testing.images_server",
+                                description="Scripted local OpenAI images API (generations and edits).")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
+    p.add_argument("--delay-ms", type=float, default=0.0, help="sleep before each answer")
+    p.add_argument("--response", choices=["b64_json", "url"], default="b64_json",
+                   help="return images inline (default) or as URLs served from /files/NAME")
+    args = p.parse_args(argv)
+    if args.delay_ms < 0:
+        p.error("--delay-ms must not be negative")
+    server = ScriptedImagesServer(response=args.response, delay_s=args.delay_ms / 1000.0, host=args.host,
+                                  port=args.port).start()
+    print(f"READY {server.base_url}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

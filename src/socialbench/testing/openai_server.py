@@ -15,7 +15,10 @@ As a subprocess (throughput benchmarks)::
 
     python -m socialbench.testing.openai_server --port 0 --delay-ms 200 --max-concurrency 64
 
-prints ``READY http://127.0.0.1:PORT/v1`` on stdout and serves until killed; it counts
+prints ``READY http://127.0.0.1:PORT/v1`` on stdout and serves until killed
+(``--responder valid`` (default) answers every socialbench prompt validly,
+``--responder first-option`` like the in-process default; see
+:mod:`socialbench.testing.responders`); it counts
 requests (``GET /stats``) but does not keep their bodies. Delays are
 ``asyncio.sleep`` calls, so hundreds of concurrent connections cost nothing.
 
@@ -187,6 +190,16 @@ def _error_body(code: int) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
+def wait_until(condition: Callable[[], bool], what: str, timeout_s: float = 60.0) -> None:
+    """Poll ``condition`` until it holds. ``timeout_s`` only guards against a hang (an
+    AssertionError naming ``what``); it is not a speed requirement."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s:.0f} s waiting until {what}")
+        time.sleep(0.002)
+
+
 # --------------------------------------------------------------------------- server core
 
 
@@ -218,19 +231,24 @@ class _Core:
         self.script: collections.deque[Action] = collections.deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []  # path and query string of each kept request
         self.in_flight = 0
         self.max_in_flight = 0
         self.busy = 0  # requests holding a concurrency slot
+        self.gate = threading.Event()  # cleared by ScriptedOpenAIServer.hold(): answers wait for it
+        self.gate.set()
         self._slots: asyncio.Semaphore | None = None
         self._serial = 0
 
-    def record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
-        """Count a received request (and keep its body and headers if ``keep_requests``)."""
+    def record(self, body: dict[str, Any], headers: dict[str, str], path: str = "") -> None:
+        """Count a received request (and keep its body, headers and path with query string
+        if ``keep_requests``)."""
         with self.lock:
             self.count += 1
             if self.keep_requests:
                 self.requests.append(body)
                 self.headers.append(headers)
+                self.paths.append(path)
 
     def new_app(self) -> web.Application:
         """An application with this core's concurrency slots (routes are added by callers)."""
@@ -289,7 +307,7 @@ class _Core:
                 {"error": {"message": "request body is not a JSON object", "type": "invalid_request_error"}},
                 status=400,
             )
-        self.record(body, {k.lower(): v for k, v in request.headers.items()})
+        self.record(body, {k.lower(): v for k, v in request.headers.items()}, request.path_qs)
         if self.reject_response_format and "response_format" in body:
             return web.json_response(
                 {
@@ -327,9 +345,17 @@ class _Core:
         if self.overflow == "reject" and self._slots.locked():
             return web.json_response(self.error_payload(429), status=429, headers={"Retry-After": "1"})
         async with self._slots:
-            return await self._respond(body, action)
+            with self.lock:
+                self.busy += 1
+            try:
+                return await self._respond(body, action)
+            finally:
+                with self.lock:
+                    self.busy -= 1
 
     async def _respond(self, body: dict[str, Any], action: Action | None) -> web.StreamResponse:
+        while not self.gate.is_set():  # held (ScriptedOpenAIServer.hold)
+            await asyncio.sleep(0.005)
         if self.delay_s > 0:
             await asyncio.sleep(self.delay_s)
         if action is None:
@@ -470,6 +496,13 @@ class ScriptedOpenAIServer:
             return list(self._core.headers)
 
     @property
+    def request_paths(self) -> list[str]:
+        """Path and query string (``/v1/chat/completions?api-version=2``) of each recorded
+        request, same order as ``requests``."""
+        with self._core.lock:
+            return list(self._core.paths)
+
+    @property
     def count(self) -> int:
         with self._core.lock:
             return self._core.count
@@ -478,6 +511,28 @@ class ScriptedOpenAIServer:
     def max_in_flight(self) -> int:
         with self._core.lock:
             return self._core.max_in_flight
+
+    @property
+    def in_flight(self) -> int:
+        """Requests received and not yet answered."""
+        with self._core.lock:
+            return self._core.in_flight
+
+    @property
+    def busy(self) -> int:
+        """Requests holding one of the ``max_concurrency`` slots (0 without a limit)."""
+        with self._core.lock:
+            return self._core.busy
+
+    def hold(self) -> None:
+        """Hold every answer until :meth:`release`. Requests are still received, counted and
+        take their concurrency slot (or get their 429), so a test can observe concurrency
+        as events instead of relying on ``delay_s`` outlasting the client's sends."""
+        self._core.gate.clear()
+
+    def release(self) -> None:
+        """Answer the held requests (and answer new ones without holding)."""
+        self._core.gate.set()
 
     @property
     def pending_actions(self) -> int:
@@ -568,9 +623,11 @@ async def serve_forever(
     overflow: Overflow = "queue",
     model_name: str = DEFAULT_MODEL_NAME,
     reject_response_format: bool = False,
+    responder: Responder | None = None,
 ) -> None:
-    """Serve with the default responder until cancelled; prints ``READY <base_url>`` first."""
-    core = _Core(None, delay_s, reject_response_format, max_concurrency, overflow, model_name, keep_requests=False)
+    """Serve with ``responder`` (default :func:`first_option_responder`) until cancelled;
+    prints ``READY <base_url>`` first."""
+    core = _Core(responder, delay_s, reject_response_format, max_concurrency, overflow, model_name, keep_requests=False)
     await serve_core(core, host, port, "/v1")
 
 
@@ -593,6 +650,10 @@ def server_arg_parser(prog: str, description: str) -> argparse.ArgumentParser:
     p.add_argument("--max-concurrency", type=int, default=None, help="requests worked on at once")
     p.add_argument("--overflow", choices=["queue", "reject"], default="queue",
                    help="beyond --max-concurrency: wait for a slot, or answer 429")
+    p.add_argument("--responder", choices=["valid", "first-option"], default="valid",
+                   help="valid: a well-formed answer to every socialbench prompt (default); first-option: the "
+                        "first 'Possible answers:' option, else {\"answer\": \"ok\"} "
+                        "(see socialbench.testing.responders)")
     return p
 
 
@@ -617,6 +678,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from socialbench.testing.responders import get_responder
+
     args = _parse_args(argv)
     try:
         asyncio.run(
@@ -628,6 +691,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 overflow=args.overflow,
                 model_name=args.model_name,
                 reject_response_format=args.reject_response_format,
+                responder=get_responder(args.responder),
             )
         )
     except KeyboardInterrupt:

@@ -1,8 +1,8 @@
 """Image policy: load, resize, (perturb,) encode — once per image.
 
 The policy is part of a run's identity (recorded in run.json) and of the cache key (through
-the encoded bytes). Encoding is CPU work: call :meth:`ImageEncoder.encode_many` from a worker
-thread (``asyncio.to_thread``) so the event loop keeps serving model calls.
+the encoded bytes). Encoding is CPU work: during a run it happens in worker processes
+(:mod:`socialbench.vision.prepare`), so the event loop keeps serving model calls.
 """
 
 from __future__ import annotations

@@ -45,6 +45,15 @@ Perturbations (``s`` = strength, ``L`` = longest image side in pixels)
 ``jpeg``
     JPEG re-encoding at quality ``clamp(round(95 - 85 s), 1, 95)`` (10 at s=1), decoded
     again.
+``mirror``
+    Left-right flip (any strength > 0). It changes the right answer to every question
+    about left and right, so it is *metamorphic* (:data:`METAMORPHIC`): only a benchmark
+    that maps the expected answers (see :mod:`socialbench.prompting.metamorphic`) accepts
+    it, and ``socialbench data perturb`` refuses it. Text drawn on the images (person
+    numbers) is flipped with them.
+
+Prompt-only perturbations (:data:`PROMPT_ONLY`) change no image: ``shuffle-options``
+permutes the option order in the prompt. They are metamorphic too.
 """
 
 from __future__ import annotations
@@ -73,6 +82,9 @@ __all__ = [
     "perturb_dataset",
     "image_rng",
     "IMAGE_SUFFIXES",
+    "METAMORPHIC",
+    "PROMPT_ONLY",
+    "has_image_part",
 ]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
@@ -218,6 +230,10 @@ def _jpeg(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
         return out.convert("RGB")
 
 
+def _mirror(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
+    return img.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+
+
 PERTURBATIONS: dict[str, tuple[_Fn, str]] = {
     "blur": (_blur, "Gaussian blur, radius 0.006 x longest side x strength"),
     "fisheye": (_fisheye, "barrel (fisheye) distortion with a circular field of view"),
@@ -225,7 +241,22 @@ PERTURBATIONS: dict[str, tuple[_Fn, str]] = {
     "gaussian-noise": (_gaussian_noise, "additive Gaussian noise, sigma 0.06 x 255 x strength"),
     "low-light": (_low_light, "gamma darkening plus sensor noise"),
     "jpeg": (_jpeg, "JPEG re-encoding at quality 95 - 85 x strength"),
+    "mirror": (_mirror, "left-right flip; left/right answers are swapped to match"),
 }
+
+#: Perturbations of the prompt only (no image is changed), with what they do.
+PROMPT_ONLY: dict[str, str] = {
+    "shuffle-options": "the options are listed in another (seeded) order in the prompt",
+}
+
+#: Perturbations that change the prompt or the right answer: a benchmark must support each
+#: one by name (its ``metamorphic`` attribute) and then reports a consistency score.
+METAMORPHIC: frozenset[str] = frozenset({"mirror", *PROMPT_ONLY})
+
+
+def has_image_part(name: str) -> bool:
+    """Whether perturbation ``name`` changes images (False for prompt-only ones)."""
+    return name in PERTURBATIONS
 
 
 # --------------------------------------------------------------------------- public API
@@ -241,19 +272,20 @@ class Perturbation:
 
     def __call__(self, img: Image.Image) -> Image.Image:
         rgb = img.convert("RGB")
-        if self.strength == 0:
+        if self.strength == 0 or self.name not in PERTURBATIONS:  # prompt-only: no image change
             return rgb.copy()
         fn = PERTURBATIONS[self.name][0]
         return fn(rgb, float(self.strength), image_rng(self.name, self.strength, self.seed, rgb)).convert("RGB")
 
     def describe(self) -> dict[str, object]:
-        return {"name": self.name, "strength": self.strength, "seed": self.seed, "what": PERTURBATIONS[self.name][1]}
+        what = PERTURBATIONS[self.name][1] if self.name in PERTURBATIONS else PROMPT_ONLY[self.name]
+        return {"name": self.name, "strength": self.strength, "seed": self.seed, "what": what}
 
 
 def check_perturbation(name: str, strength: float) -> None:
     """Raise :class:`UsageError` for an unknown name or a negative / non-finite strength."""
-    if name not in PERTURBATIONS:
-        raise UsageError(f"unknown perturbation {name!r}; choose one of {', '.join(PERTURBATIONS)}")
+    if name not in PERTURBATIONS and name not in PROMPT_ONLY:
+        raise UsageError(f"unknown perturbation {name!r}; choose one of {', '.join([*PERTURBATIONS, *PROMPT_ONLY])}")
     if not isinstance(strength, (int, float)) or not math.isfinite(strength) or strength < 0:
         raise UsageError(f"--perturb-strength must be a finite number >= 0 (got {strength!r})")
 
@@ -290,6 +322,9 @@ def perturb_dataset(src: Path, dst: Path, name: str, strength: float, seed: int)
     could not be decoded (the other files are still written).
     """
     check_perturbation(name, strength)
+    if name in METAMORPHIC:
+        raise UsageError(f"--perturb {name} changes the right answers, so a perturbed copy would carry wrong "
+                         f"labels; use `socialbench eval --perturb {name}` instead")
     src, dst = Path(src), Path(dst)
     if not src.is_dir():
         raise UsageError(f"{src} is not a dataset folder")

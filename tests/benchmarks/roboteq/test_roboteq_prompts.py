@@ -234,3 +234,21 @@ def test_image_tokens_follow_the_documented_formula(size: tuple[int, int], schem
 def test_image_tokens_reject_an_unknown_scheme() -> None:
     with pytest.raises(ValueError, match="unknown image token scheme"):
         image_tokens(10, 10, scheme="magic")
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGALRM"), reason="POSIX signals")
+def test_grounding_reply_with_a_long_run_of_spaces_is_read_without_backtracking() -> None:
+    """An ambiguous separator pattern took minutes here; the bound is generous (it takes ms)."""
+    import signal
+
+    def expired(signum, frame):
+        raise AssertionError("parse_grounding ran past 60 s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(60)
+    try:
+        assert parse_grounding("a" + " " * 200_000 + "x") == (None, None)
+        assert parse_grounding("Answer: A" + " " * 200_000 + "C") == (["A", "C"], "strict")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -199,3 +199,65 @@ def test_parse_judgment_votes_none_entry_is_a_behavior_without_votes() -> None:
 def test_unreadable_facets_text_is_still_reported() -> None:
     _, errors = parse_facets("['safety', ", [1])
     assert errors and "neither valid JSON nor a Python" in errors[0]
+
+
+# --- hardening: what eval/score rely on is checked (issue 11, "Bad input")
+
+
+def test_truncated_jpeg_is_reported_as_undecodable(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from socialbench.benchmarks.roboteq.validate import image_problem
+
+    path = tmp_path / "cut.jpg"
+    Image.new("RGB", (400, 300), (10, 200, 30)).save(path, "JPEG")
+    path.write_bytes(path.read_bytes()[:800])
+    assert "cannot be decoded" in (image_problem(path, decode=True) or "")
+
+
+def test_image_over_the_pixel_limit_is_reported(tmp_path: Path) -> None:
+    from roboteq_corruptions import huge_png_header
+    from socialbench.benchmarks.roboteq.validate import image_problem
+
+    path = tmp_path / "huge.png"
+    path.write_bytes(huge_png_header(10_000, 10_000))
+    assert "10000x10000 pixels" in (image_problem(path, decode=True) or "")
+
+
+def test_lone_surrogate_is_reported_with_its_field(release: Path) -> None:
+    meta = release / "behavior_judgment" / "metadata.jsonl"
+    rows = rows_with(0, category="Retail\ud800")
+    meta.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")  # escaped: valid UTF-8
+    (p,) = only(validate_roboteq(release, TASK_BJ), "category")
+    assert p.line == 1 and "lone surrogate" in p.message
+
+
+def test_vote_count_over_the_limit_is_reported(make_release) -> None:
+    root = make_release(judgment=rows_with(1, votes={"1": {"proper": 10**40}, "2": ["proper"], "3": ["improper"]}))
+    (p,) = only(validate_roboteq(root, TASK_BJ), "votes")
+    assert "behavior 1" in p.message and "0 to 10,000" in p.message
+
+
+def test_fifo_label_file_is_reported_without_being_opened(release: Path) -> None:
+    import os
+
+    meta = release / "spatial_grounding" / "metadata.jsonl"
+    meta.unlink()
+    os.mkfifo(meta)
+    problems = validate_roboteq(release, TASK_SG)
+    assert any(p.file == str(meta) and "not a regular file" in p.message for p in problems)
+
+
+def test_csv_field_over_the_csv_limit_is_reported_with_its_line(tmp_path: Path) -> None:
+    root = tmp_path / "csv"
+    (root / "behavior_judgment").mkdir(parents=True)
+    (root / "behavior_judgment" / "metadata.csv").write_text("file_name,question,labels\na.png,q,\"" + "x" * 200_000 + "\"\n", encoding="utf-8")
+    (p,) = only(validate_roboteq(root, TASK_BJ), "csv")
+    assert p.line == 2 and "field larger than field limit" in p.message
+
+
+def test_deeply_nested_json_line_is_reported(release: Path) -> None:
+    meta = release / "behavior_judgment" / "metadata.jsonl"
+    meta.write_text(meta.read_text() + "[" * 100_000 + "]" * 100_000 + "\n")
+    (p,) = only(validate_roboteq(release, TASK_BJ), "json")
+    assert p.line == 4 and "nested too deeply" in p.message

@@ -110,8 +110,31 @@ def test_labels_alone_suffice(root):
 def test_require_images_reports_missing_frames(root):
     (root / "front_view" / SID / "157.jpg").unlink()
     with pytest.raises(DataError) as err:
-        load_socialnav(root, require_images=True)
+        load_socialnav(root, require_images=True, image_mode="img")
     assert [p.file for p in err.value.problems] == [str(root / "front_view" / SID / "157.jpg")]
+
+
+def test_missing_frames_without_composites_are_errors_for_img_with_bev(root):
+    (root / "front_view" / SID / "157.jpg").unlink()
+    (root / "prompts" / SID / "sample_with_bev_0.png").unlink()
+    with pytest.raises(DataError) as err:
+        load_socialnav(root, require_images=True, image_mode="img-with-bev")
+    assert [p.file for p in err.value.problems] == [str(root / "front_view" / SID / "157.jpg")]
+
+
+def test_composites_alone_suffice_for_img_with_bev(root):
+    for jpg in root.glob("front_view/*/*.jpg"):
+        jpg.unlink()
+    ds = load_socialnav(root, require_images=True, image_mode="img-with-bev")
+    assert all(Path(p).is_file() for p in ds.items[0].metadata["composites"])
+
+
+def test_bev_mode_needs_no_frames(root):
+    for jpg in root.glob("front_view/*/*.jpg"):
+        jpg.unlink()
+    for png in root.glob("prompts/*/*.png"):
+        png.unlink()
+    assert len(load_socialnav(root, require_images=True, image_mode="bev").items) == 3
 
 
 def test_limit_keeps_first_samples(source):

@@ -93,3 +93,47 @@ def test_truncated_pickle_is_a_data_error(tmp_path):
 def test_missing_file_is_a_data_error(tmp_path):
     with pytest.raises(DataError):
         load_pickle_safely(tmp_path / "absent.pkl")
+
+
+class _Call:
+    """Pickles as ``fn(*args)``: a global call with a small argument."""
+
+    def __init__(self, fn, *args):
+        self.fn, self.args = fn, args
+
+    def __reduce__(self):
+        return (self.fn, self.args)
+
+
+@pytest.mark.parametrize("fn", [bytearray, bytes])
+def test_allocation_from_an_integer_is_refused(tmp_path, fn):
+    path = tmp_path / "traj_data.pkl"
+    path.write_bytes(pickle.dumps(_Call(fn, 12_000_000_000), protocol=2))
+    assert len(path.read_bytes()) < 64
+    with pytest.raises(DataError) as err:
+        load_pickle_safely(path)
+    assert err.value.problems[0].file == str(path)
+
+
+def test_huge_array_shape_is_refused(tmp_path):
+    path = tmp_path / "traj_data.pkl"
+    path.write_bytes(pickle.dumps(_Call(np.ndarray, (10**6, 10**6)), protocol=4))
+    with pytest.raises(DataError) as err:
+        load_pickle_safely(path)
+    assert "bytes" in err.value.problems[0].message
+
+
+def test_complex_numbers_are_refused(tmp_path):
+    path = tmp_path / "traj_data.pkl"
+    path.write_bytes(pickle.dumps({"yaw": 1j}, protocol=2))
+    with pytest.raises(DataError) as err:
+        load_pickle_safely(path)
+    assert "complex" in err.value.problems[0].message
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    path = tmp_path / "traj_data.pkl"
+    os.mkfifo(path)
+    with pytest.raises(DataError) as err:
+        load_pickle_safely(path)
+    assert "not a regular file" in err.value.problems[0].message

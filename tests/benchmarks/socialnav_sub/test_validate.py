@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import shutil
 from pathlib import Path
@@ -219,3 +220,142 @@ def test_goal_helpers():
     assert goal_key("101_Spot_1_155") == "101_Spot_1/155.jpg"
     assert parse_goal("[7539, -2601]") == (7.539, -2.601)
     assert parse_goal("[1, 2, 3]") is None
+
+
+# ----------------------------------------------------------------- bad input found by fuzzing
+
+
+def _tracks(root: Path) -> Path:
+    return root / "prompts" / SID / f"{SID}_localized_obj_coords.json"
+
+
+def _edit_first_observation(root: Path, **changes) -> Path:
+    path = _tracks(root)
+    data = json.loads(path.read_text())
+    next(iter(data["track_id_to_object_trajectory"].values()))[0].update(changes)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _edit_sample_info(root: Path, **changes) -> Path:
+    for rel in ("prompts/sample_info.json", "sample_info.json", "human_labels/sample_info.json"):
+        path = root / rel
+        data = json.loads(path.read_text())
+        data["samples"][0].update(changes)
+        path.write_text(json.dumps(data))
+    return root / "prompts" / "sample_info.json"
+
+
+def test_huge_n_people_is_an_error(root):
+    path = _edit_sample_info(root, n_people=1_000_000)
+    assert "0 to" in _find(validate_socialnav(root), path, "samples[0].n_people").message
+
+
+def test_empty_sample_list_is_an_error(root):
+    path = root / "prompts" / "sample_info.json"
+    path.write_text('{"samples": []}')
+    assert "empty" in _find(validate_socialnav(root), path, "samples").message
+
+
+def test_astronomical_n_answers_is_an_error(root):
+    path = _edit_labels(root, q_obstructing_path_p1=["yes"],
+                        q_obstructing_path_p1_probabilities=[1.0],
+                        q_obstructing_path_p1_n_answers=10**40)
+    problem = _find(validate_socialnav(root), path, "q_obstructing_path_p1_n_answers")
+    assert not problem.message.startswith("warning:")
+
+
+def test_probability_too_large_for_a_float_is_an_error(root):
+    path = _edit_labels(root, q_obstructing_path_p1=["yes"],
+                        q_obstructing_path_p1_probabilities=[10**400])
+    assert _find(validate_socialnav(root), path, "q_obstructing_path_p1_probabilities")
+
+
+def test_truncated_jpeg_is_an_error(root):
+    frame = root / "front_view" / SID / "158.jpg"
+    frame.write_bytes(frame.read_bytes()[: frame.stat().st_size // 2])
+    assert "unreadable image" in _find(validate_socialnav(root), frame, "").message
+
+
+def test_png_claiming_ten_thousand_squared_pixels_is_an_error(root):
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    png = root / "prompts" / SID / "sample_with_bev_2.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 10000, 10000, 8, 2, 0, 0, 0))
+                    + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b""))
+    assert "10000x10000" in _find(validate_socialnav(root), png, "").message
+
+
+@pytest.mark.parametrize("field,value", [("position", np.nan), ("yaw", np.inf)])
+def test_non_finite_poses_are_errors(root, field, value):
+    odo = root / "front_view" / SID / "traj_data.pkl"
+    data = {"position": np.zeros((200, 2)), "yaw": np.zeros(200)}
+    data[field][157] = value
+    odo.write_bytes(pickle.dumps(data))
+    assert "NaN or infinite" in _find(validate_socialnav(root), odo, field).message
+
+
+@pytest.mark.parametrize("changes", [{"bbox": "abc"}, {"timestep": -5}, {"timestep": 10}])
+def test_malformed_track_observations_are_errors(root, changes):
+    path = _edit_first_observation(root, **changes)
+    assert [p for p in _errors(validate_socialnav(root)) if p.file == str(path)]
+
+
+def test_sample_info_symlinked_outside_is_an_error(root, tmp_path):
+    outside = tmp_path / "elsewhere.json"
+    for rel in ("prompts/sample_info.json", "sample_info.json", "human_labels/sample_info.json"):
+        outside.write_text((root / rel).read_text())
+        (root / rel).unlink()
+        (root / rel).symlink_to(outside)
+    path = root / "prompts" / "sample_info.json"
+    assert "outside the dataset" in _find(validate_socialnav(root), path, "").message
+
+
+def test_lone_surrogate_in_metadata_is_an_error(root):
+    path = root / "sample_metadata.json"
+    path.write_text(json.dumps({SID: {"site": "a\ud800b"}}))
+    assert "surrogate" in _find(validate_socialnav(root), path, f"{SID}.site").message
+
+
+def test_labels_fifo_is_an_error_without_blocking(root):
+    path = _labels(root)
+    path.unlink()
+    os.mkfifo(path)
+    assert "not a regular file" in _find(validate_socialnav(root), path, "").message
+
+
+def test_config_in_another_encoding_is_an_error(root):
+    path = root / "dataset_cfg.yaml"
+    path.write_bytes(b"camera: \xff\xfe\n")
+    assert "UTF-8" in _find(validate_socialnav(root), path, "").message
+
+
+# ----------------------------------------------------------------- releases as they are shipped
+
+
+def test_labels_only_folder_is_ok_and_says_what_it_supports(root):
+    shutil.rmtree(root / "front_view")
+    for png in root.glob("prompts/*/*.png"):
+        png.unlink()
+    problems = validate_socialnav(root)
+    assert _errors(problems) == []
+    assert len(problems) == 1 and "OK for `socialbench score`" in problems[0].message
+
+
+def test_composites_only_folder_is_ok_with_a_warning(root):
+    for jpg in root.glob("front_view/*/*.jpg"):
+        jpg.unlink()
+    problems = validate_socialnav(root)
+    assert _errors(problems) == []
+    assert len(problems) == 1 and "OK for `eval --images img-with-bev`" in problems[0].message
+
+
+def test_missing_frames_without_composites_are_errors(root):
+    frame = root / "front_view" / SID / "158.jpg"
+    frame.unlink()
+    (root / "prompts" / SID / "sample_with_bev_0.png").unlink()
+    assert _find(validate_socialnav(root), frame, "").message == "missing frame"

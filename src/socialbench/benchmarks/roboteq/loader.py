@@ -84,7 +84,10 @@ from typing import Any, Iterable, Iterator, Sequence
 from socialbench.benchmarks.roboteq.validate import (
     LABELS,
     LETTERS,
+    MAX_BEHAVIOR_NUMBER,
     image_problem,
+    label_file_problem,
+    loads_json,
     normalise_label,
     normalise_subset,
     parse_facets,
@@ -93,6 +96,7 @@ from socialbench.benchmarks.roboteq.validate import (
     parse_letters,
     parse_list_field,
     resolve_image,
+    surrogate_fields,
 )
 from socialbench.errors import DataError, Problem, UsageError
 from socialbench.types import HumanVotes, Item, Question, ordered_subsets
@@ -264,6 +268,20 @@ def find_label_files(root: Path) -> list[Path]:
     return sorted(found)
 
 
+def _unreadable_label_files(root: Path) -> list[Path]:
+    """Entries named like a label file that :func:`find_label_files` skips because they are
+    not regular files (a FIFO, a device, a folder): reading a FIFO would block forever."""
+    canonical = root / CANONICAL_FILE
+    if canonical.is_symlink() or canonical.exists():
+        return [] if canonical.is_file() else [canonical]
+    return sorted(
+        p
+        for name in METADATA_NAMES
+        for p in root.rglob(name)
+        if not p.is_file() and len(p.relative_to(root).parts) <= 4
+    )
+
+
 # --------------------------------------------------------------------------- reading rows
 
 
@@ -275,14 +293,20 @@ class _Row:
 
 
 def _read_jsonl(path: Path) -> Iterator[_Row | Problem]:
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh, start=1):
+    with open(path, "rb") as fh:
+        for i, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield Problem(str(path), "encoding", f"line is not valid UTF-8 (byte {exc.start + 1}: {raw[exc.start:exc.start + 1]!r})", "save the file as UTF-8", i)
+                continue
+            if i == 1:
+                line = line.removeprefix("\ufeff")
             if not line.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield Problem(str(path), "json", f"not valid JSON ({exc.msg} at column {exc.colno})", "fix or remove the line", i)
+            obj, msg = loads_json(line)
+            if msg is not None:
+                yield Problem(str(path), "json", msg, "fix or remove the line", i)
                 continue
             if not isinstance(obj, dict):
                 yield Problem(str(path), "json", "a row must be a JSON object", "write one object per line", i)
@@ -291,8 +315,21 @@ def _read_jsonl(path: Path) -> Iterator[_Row | Problem]:
 
 
 def _read_csv(path: Path) -> Iterator[_Row | Problem]:
-    text = path.read_text(encoding="utf-8-sig")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        yield Problem(str(path), "encoding", f"the file is not valid UTF-8 (byte {exc.start + 1}: {data[exc.start:exc.start + 1]!r})", "save the file as UTF-8", line)
+        return
     reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        yield from _csv_rows(path, reader)
+    except csv.Error as exc:
+        yield Problem(str(path), "csv", f"unreadable CSV ({exc})", "quote fields correctly and keep each field under 131,072 characters", reader.line_num)
+
+
+def _csv_rows(path: Path, reader: Any) -> Iterator[_Row | Problem]:
     try:
         header = next(reader)
     except StopIteration:
@@ -471,8 +508,8 @@ def _behaviors_canonical(row: dict[str, Any], report: Any) -> tuple[list[tuple[i
         k = b.get("k", i)
         lab = normalise_label(b.get("label"))
         text = b.get("text")
-        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-            report("behaviors", f"behaviors[{i}].k is {k!r}, not a non-negative integer", "number the behaviors")
+        if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= MAX_BEHAVIOR_NUMBER:
+            report("behaviors", f"behaviors[{i}].k is {k!r}, not an integer from 0 to {MAX_BEHAVIOR_NUMBER}", "number the behaviors")
             ok = False
         if lab is None:
             report("behaviors", f"behaviors[{i}].label is {b.get('label')!r}, not proper or improper", "use proper or improper")
@@ -589,9 +626,8 @@ def _grounding_question(row: _Row, root: Path, canonical: bool, report: Any, met
     options: list[tuple[str, str]] = []
     raw_opts = d.get("options") if d.get("options") not in (None, "") else d.get("option_texts")
     if isinstance(raw_opts, str) and raw_opts.strip()[:1] == "{":
-        try:
-            raw_opts = json.loads(raw_opts)
-        except ValueError:
+        raw_opts, opts_err = loads_json(raw_opts)
+        if opts_err is not None:
             report("options", "options is not valid JSON", "give {\"A\": text, ...} or a list of four texts")
             ok = False
     if isinstance(raw_opts, dict):
@@ -691,6 +727,12 @@ def scan_roboteq(root: Path) -> Scan:
     root = Path(root)
     files = find_label_files(root)
     scan = Scan(root=root, files=files)
+    for path in _unreadable_label_files(root):
+        hint = None if path.name == CANONICAL_FILE else _folder_hint(Path(path.parent.relative_to(root).as_posix()))
+        scan.problems.append((hint, Problem(
+            str(path), "", f"cannot read the label file: {label_file_problem(path, root) or 'not a regular file'}",
+            "replace it with the regular file of the release",
+        )))
     if not files:
         scan.problems.append((None, Problem(
             str(root), "", f"no {CANONICAL_FILE}, metadata.jsonl or metadata.csv found",
@@ -701,7 +743,13 @@ def scan_roboteq(root: Path) -> Scan:
         canonical = path.name == CANONICAL_FILE
         meta_rel = path.parent.relative_to(root).as_posix()
         hint = None if canonical else _folder_hint(Path(meta_rel))
+        unusable = label_file_problem(path, root)
+        if unusable is not None:
+            scan.problems.append((hint, Problem(str(path), "", f"cannot read the label file: {unusable}", "replace it with the regular file of the release")))
+            continue
+        n_rows = 0
         for row in _rows(path):
+            n_rows += 1
             if isinstance(row, Problem):
                 scan.problems.append((None, row))
                 continue
@@ -717,6 +765,13 @@ def scan_roboteq(root: Path) -> Scan:
             def report(field_name: str, message: str, fix: str = "", _found: list = found) -> None:
                 _found.append((field_name, message, fix))
 
+            for name in surrogate_fields(row.data):
+                report(name, "text holds a lone surrogate (an unpaired \\ud800-\\udfff escape) that cannot be written as UTF-8", "remove the escape or write the full character")
+            for name in _ID_FIELDS:
+                value = row.data.get(name)
+                if value not in (None, "") and (not isinstance(value, (str, int)) or isinstance(value, bool)):
+                    report(name, f"{name} must be a string or an integer, not {type(value).__name__}", "give every row a text id")
+
             parse = _judgment_scene if task == TASK_BJ else _grounding_question
             rec = parse(row, root, canonical, report, meta_rel)
             image_rel, _ = resolve_image(root, path.parent, _image_value(row.data, canonical))
@@ -726,6 +781,8 @@ def scan_roboteq(root: Path) -> Scan:
                 scan.problems.append((task, Problem(str(path), field_name, message, fix, row.line)))
             if rec is not None and not found:
                 (scan.scenes if task == TASK_BJ else scan.questions).append(rec)
+        if n_rows == 0:
+            scan.problems.append((hint, Problem(str(path), "", "the label file has no rows", "restore the file from the release or remove it")))
     scan.scenes = _assign_ids(scan.scenes, "scene_id", TASK_BJ, scan)
     scan.questions = _assign_ids(scan.questions, "question_id", TASK_SG, scan)
     return scan

@@ -189,22 +189,31 @@ def _pairs_hook(pairs: list[tuple[str, Any]]) -> _Pairs:
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs_hook)
 
 
+#: ``{`` positions that may fail to start an object before the search stops: bounds the
+#: work on a brace-heavy reply (each failed attempt costs time linear in the text)
+MAX_FAILED_STARTS = 256
+
+
 def _json_objects(text: str) -> list[Any]:
-    """Top-level JSON objects in ``text``, in order."""
+    """Top-level JSON objects in ``text``, in order (never raises: text nested too deeply
+    to decode holds no object; the search stops after :data:`MAX_FAILED_STARTS` failures)."""
     out: list[Any] = []
     pos = 0
-    while True:
+    failed = 0
+    while failed < MAX_FAILED_STARTS:
         start = text.find("{", pos)
         if start < 0:
             return out
         try:
             obj, end = _DECODER.raw_decode(text, start)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             pos = start + 1
+            failed += 1
             continue
         if isinstance(obj, dict):
             out.append(obj)
         pos = end
+    return out
 
 
 def _behavior_number(key: Any) -> int | None:
@@ -212,7 +221,8 @@ def _behavior_number(key: Any) -> int | None:
         return None
     if isinstance(key, int):
         return key
-    m = re.fullmatch(r"\s*\[?\s*(?:b|behaviou?r|option|action)?\s*#?\s*(\d+)\s*\]?\s*", str(key), re.IGNORECASE)
+    # at most 9 digits: a longer number is no behavior's (and int() refuses > 4300 digits)
+    m = re.fullmatch(r"\s*\[?\s*(?:b|behaviou?r|option|action)?\s*#?\s*(\d{1,9})\s*\]?\s*", str(key), re.IGNORECASE)
     return int(m.group(1)) if m else None
 
 
@@ -350,7 +360,14 @@ def parse_judgments(text: str | None, ks: Sequence[int]) -> ParsedJudgments:
 
 # Grounding: "answer(s) is/are/:" phrases followed by a letter list that ends the phrase.
 _ANSWER_PHRASE = re.compile(r"\banswers?\b[\"'`*]*\s*(?:(?:is|are)\b\s*[:：=]?|[:：=])", re.IGNORECASE)
-_SEP = r"\s*[\"'`]?\s*(?:,|;|/|&|\band\b|\s)\s*[\"'`]?\s*"
+_QUOTE = r"[\"'`]"
+# A separator between letters: a mark (, ; / & and) or white space, each with optional
+# white space and quotes around it. Written so that a text has one way to match (no
+# adjacent \s* runs): an ambiguous pattern backtracks for minutes on a long run of spaces.
+_SEP = (
+    r"(?:\s*(?:" + _QUOTE + r"\s*)?(?:[,;/&]|\band\b)\s*(?:" + _QUOTE + r"\s*)?"
+    r"|(?:\s*" + _QUOTE + r")?\s+(?:" + _QUOTE + r"\s*)?)"
+)
 _PHRASE_LETTERS = re.compile(
     r"[\s\[(\"'`*]*([A-D](?:" + _SEP + r"[A-D])*)[\"'`\])*]*(?=\s*$|\s*\n|\s*[.!;:,]|\s+[-–—(])"
 )

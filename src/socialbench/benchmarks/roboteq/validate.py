@@ -5,16 +5,21 @@ messages of everything wrong with it, so the loader can report *every* malformed
 file, row number and field) instead of stopping at the first.
 
 Checked problems: unparseable ``labels`` line, option / label count mismatch, labels that
-disagree with ``gt_labels``, unknown facet, malformed votes, bad grounding letters, a
-missing or unreadable image, and an image path that escapes the dataset folder (absolute
-paths, ``..`` and symbolic links that lead outside).
+disagree with ``gt_labels``, unknown facet, malformed votes (vote counts up to
+:data:`MAX_VOTE_COUNT`), bad grounding letters, behavior numbers over
+:data:`MAX_BEHAVIOR_NUMBER`, text that cannot be written as UTF-8 (lone surrogates), a
+missing, truncated or undecodable image or one over :data:`MAX_IMAGE_PIXELS` pixels, and an
+image path that escapes the dataset folder (absolute paths, ``..`` and symbolic links that
+lead outside).
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import os
 import re
+import stat
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Sequence
 
@@ -25,11 +30,17 @@ __all__ = [
     "LABELS",
     "LETTERS",
     "SUBSETS",
+    "MAX_IMAGE_PIXELS",
+    "MAX_VOTE_COUNT",
+    "MAX_BEHAVIOR_NUMBER",
     "normalise_label",
     "normalise_subset",
     "parse_label_lines",
     "parse_list_field",
     "decode_structured",
+    "loads_json",
+    "surrogate_fields",
+    "label_file_problem",
     "parse_facets",
     "parse_judgment_votes",
     "parse_letters",
@@ -45,6 +56,12 @@ LABELS = ("proper", "improper")
 #: Spatial-grounding options (regions drawn on the image).
 LETTERS = ("A", "B", "C", "D")
 SUBSETS = ("synthetic", "real")
+#: Largest image (width x height) validate accepts: 64 Mpx, below Pillow's bomb warning.
+MAX_IMAGE_PIXELS = 64 * 1024 * 1024
+#: Largest per-label vote count of one behavior (annotators; scoring loops over every vote).
+MAX_VOTE_COUNT = 10_000
+#: Largest behavior number ``k`` (the ``[k]`` of a label line, ``k`` of a canonical row).
+MAX_BEHAVIOR_NUMBER = 999_999_999
 
 _LABEL_ALIASES = {
     "proper": "proper",
@@ -60,7 +77,7 @@ _SUBSET_ALIASES = {
     "real-world": "real",
     "real_world": "real",
 }
-_LABEL_LINE = re.compile(r"^\s*\[\s*(\d+)\s*\]\s*(proper|improper|该做|不该做)\s*[:：]\s*(.*?)\s*$", re.IGNORECASE)
+_LABEL_LINE = re.compile(r"^\s*\[\s*(\d{1,9})\s*\]\s*(proper|improper|该做|不该做)\s*[:：](.*)$", re.IGNORECASE)
 
 
 def normalise_label(value: Any) -> str | None:
@@ -90,14 +107,75 @@ def parse_label_lines(text: str) -> tuple[list[tuple[int, str, str]], list[tuple
         if not line.strip():
             continue
         m = _LABEL_LINE.match(line)
-        if not m or not m.group(3):
+        text = m.group(3).strip() if m else ""  # strip() here: a lazy regex group is quadratic
+        if not m or not text:
             bad.append((i, line))
             continue
-        entries.append((int(m.group(1)), _LABEL_ALIASES[m.group(2).casefold()], m.group(3)))
+        entries.append((int(m.group(1)), _LABEL_ALIASES[m.group(2).casefold()], text))
     return entries, bad
 
 
 _LITERAL_ERRORS = (ValueError, SyntaxError, TypeError, MemoryError, RecursionError)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def loads_json(text: str) -> tuple[Any, str | None]:
+    """``json.loads`` that never raises: ``(value, None)`` or ``(None, what is wrong)``.
+
+    Covers invalid JSON, nesting deeper than the interpreter can decode and integers with
+    more digits than Python converts.
+    """
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg} at column {exc.colno})"
+    except RecursionError:
+        return None, "not valid JSON here (nested too deeply)"
+    except (ValueError, MemoryError) as exc:
+        return None, f"not valid JSON here ({exc})"
+
+
+def _has_surrogate(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if depth > 100:
+        return False
+    if isinstance(value, dict):
+        return any(_has_surrogate(k, depth + 1) or _has_surrogate(v, depth + 1) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_has_surrogate(v, depth + 1) for v in value)
+    return False
+
+
+def surrogate_fields(row: dict[str, Any]) -> list[str]:
+    """Names of the fields of ``row`` holding text with a lone surrogate (a ``\\ud800``
+    JSON escape without its pair): such text cannot be written to results as UTF-8."""
+    return [str(k).encode("utf-8", "backslashreplace").decode() for k, v in row.items() if _has_surrogate(k) or _has_surrogate(v)]
+
+
+def label_file_problem(path: Path, root: Path) -> str | None:
+    """What makes ``path`` unusable as a label file of the dataset at ``root``, or None:
+    not a regular file (a FIFO, device or folder; reading one could block forever), or a
+    symbolic link leading outside the dataset folder."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return f"cannot read the file ({exc.strerror})"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file (a FIFO, device or folder)"
+    try:
+        path.resolve().relative_to(root.resolve())
+    except (ValueError, OSError):
+        return "a symbolic link leading outside the dataset folder"
+    return None
+
+
+def _key_number(key: Any) -> int | None:
+    """The behavior number in a key such as ``"2"``, ``"b2"`` or ``2`` (at most 9 digits)."""
+    m = re.search(r"\d+", str(key))
+    if not m or len(m.group()) > 9:
+        return None
+    return int(m.group())
 
 
 def decode_structured(text: str) -> tuple[Any, bool]:
@@ -177,14 +255,14 @@ def parse_facets(value: Any, ks: Sequence[int]) -> tuple[list[tuple[str, ...]], 
     if isinstance(value, dict):
         per: dict[int, tuple[str, ...]] = {}
         for key, v in value.items():
-            m = re.search(r"\d+", str(key))
-            if not m or int(m.group()) not in ks:
+            num = _key_number(key)
+            if num is None or num not in ks:
                 errors.append(f"facets names behavior {key!r}, which the row does not have")
                 continue
             names, unknown = _facet_names(v)
             if unknown:
                 errors.append(f"unknown facet(s) {', '.join(unknown)} for behavior {key} (known: {known})")
-            per[int(m.group())] = tuple(names)
+            per[num] = tuple(names)
         return [per.get(k, ()) for k in ks], errors
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, (list, tuple)) for v in value):
         if len(value) != n:
@@ -217,8 +295,8 @@ def _vote_counts(v: Any) -> tuple[dict[str, int] | None, str | None]:
         counts: dict[str, int] = {}
         for lab, c in v.items():
             name = normalise_label(lab)
-            if name is None or not isinstance(c, int) or isinstance(c, bool) or c < 0:
-                return None, f"vote count {lab!r}: {c!r} is not a proper/improper count"
+            if name is None or not isinstance(c, int) or isinstance(c, bool) or not 0 <= c <= MAX_VOTE_COUNT:
+                return None, f"vote count {lab!r}: {c!r} is not a proper/improper count (0 to {MAX_VOTE_COUNT:,})"
             counts[name] = counts.get(name, 0) + c
     elif isinstance(v, (list, tuple)):
         counts = {}
@@ -253,10 +331,10 @@ def parse_judgment_votes(value: Any, ks: Sequence[int]) -> tuple[list[dict[str, 
     if isinstance(value, dict):
         entries: dict[int, Any] = {}
         for key, v in value.items():
-            m = re.search(r"\d+", str(key))
-            if not m or int(m.group()) not in ks:
+            num = _key_number(key)
+            if num is None or num not in ks:
                 return None, [f"votes names behavior {key!r}, which the row does not have"]
-            entries[int(m.group())] = v
+            entries[num] = v
         missing = [k for k in ks if k not in entries]
         if missing:
             return None, [f"votes lack behavior(s) {missing}"]
@@ -322,8 +400,13 @@ def resolve_image(root: Path, base: Path, value: Any) -> tuple[str | None, str |
     text = value.strip()
     if PurePosixPath(text).is_absolute() or PureWindowsPath(text).is_absolute() or PureWindowsPath(text).drive:
         return None, f"image path {text!r} is absolute and escapes the dataset folder"
-    root_r = root.resolve()
-    full = (base / text).resolve()
+    if "\x00" in text:
+        return None, f"image path {text!r} contains a NUL character"
+    try:
+        root_r = root.resolve()
+        full = (base / text).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:  # too long, a link loop, ...
+        return None, f"image path {text!r} cannot be resolved ({exc})"
     try:
         rel = full.relative_to(root_r)
     except ValueError:
@@ -332,16 +415,30 @@ def resolve_image(root: Path, base: Path, value: Any) -> tuple[str | None, str |
 
 
 def image_problem(path: Path, *, decode: bool) -> str | None:
-    """None if ``path`` is a readable image; else what is wrong (missing / unreadable)."""
-    if not path.is_file():
-        return "image file is missing"
+    """None if ``path`` is a readable image; else what is wrong (missing, not a regular
+    file, over :data:`MAX_IMAGE_PIXELS`, truncated or undecodable). ``decode`` decodes
+    every pixel, as a model backend will; without it only the file's presence is checked."""
+    try:
+        if not path.is_file():
+            return "image file is missing"
+    except (OSError, ValueError) as exc:  # a name too long, or not encodable for the OS
+        return f"image path cannot be used ({exc})"
     if not decode:
         return None
+    import warnings
+
     from PIL import Image
 
     try:
-        with Image.open(path) as img:
-            img.verify()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # the size is checked below
+            with Image.open(path) as img:
+                w, h = img.size
+                if w * h > MAX_IMAGE_PIXELS:
+                    return f"image is {w}x{h} pixels, over the limit of {MAX_IMAGE_PIXELS:,} (resize it)"
+                img.load()  # verify() alone misses truncated JPEG data
+    except Image.DecompressionBombError as exc:
+        return f"image is over the limit of {MAX_IMAGE_PIXELS:,} pixels ({exc})"
     except Exception as exc:  # PIL raises many types for broken files
         return f"image cannot be decoded ({type(exc).__name__}: {exc})"
     return None

@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from socialbench.benchmarks.socialnav_sub.files import read_json
 from socialbench.errors import DataError, Problem
 from socialbench.types import Question, QuestionKind
 
@@ -173,17 +174,7 @@ def _read_json(path: Path | None, builtin: str) -> tuple[Any, str]:
     if path is None:
         ref = resources.files("socialbench.benchmarks.socialnav_sub") / "data" / builtin
         return json.loads(ref.read_text(encoding="utf-8")), f"<built-in>/{builtin}"
-    label = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError.single(label, "", f"cannot read file: {exc}", "check the path") from exc
-    try:
-        return json.loads(text), label
-    except json.JSONDecodeError as exc:
-        raise DataError.single(
-            label, "", f"invalid JSON: {exc.msg}", "fix the JSON syntax", line=exc.lineno
-        ) from exc
+    return read_json(path), str(path)  # regular files only; DataError names file and line
 
 
 def _as_lines(value: Any) -> tuple[str, ...] | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -38,9 +39,20 @@ from socialbench.errors import Problem, UsageError
 from socialbench.metrics.agreement import ScoringEntry, score_entries
 from socialbench.metrics.failures import failure_summary
 from socialbench.prompting.parsing import parse_answer
-from socialbench.types import EncodedImage, GenerationConfig, Item, Request, SampleRecord
+from socialbench.benchmarks.socialnav_sub.bank import SOCIAL
+from socialbench.benchmarks.socialnav_sub.scene_context import facts_block, rule_facts
+from socialbench.metrics.consistency import ConsistencyPair, consistency_summary
+from socialbench.prompting.metamorphic import make_variant, split_variant, with_variants
+from socialbench.types import EncodedImage, GenerationConfig, Item, Question, Request, SampleRecord
+from socialbench.vision.prepare import PerturbSpec
 
-METHODS = ("independent", "cot", "cot-gt")
+METHODS = ("independent", "cot", "cot-gt", "scene-context")
+#: Methods that answer the spatial and spatiotemporal questions without the model, and the
+#: ``parse_method`` their records carry.
+GIVEN_BY = {"cot-gt": "human-mode", "scene-context": "rule-based"}
+#: Record sources that are not the model's answers (left out of consistency scores).
+GIVEN_SOURCES = frozenset(GIVEN_BY.values())
+_RUN = object()  # image_job: "the run's perturbation"
 IMAGE_MODES = ("img-with-bev", "img", "bev")
 PROTOCOLS = ("paper", "official")
 LABEL_FILES = ("human_labels", "prompts/sample_info.json", "prompts/survey_prompt.json", "prompts/relevant_prev_questions.json", "goal_info.json")
@@ -53,10 +65,24 @@ def bundled_demo_data() -> Path:
 
 class SocialNavSub:
     name = "socialnav-sub"
+    #: The ``--images`` mode of the last :meth:`check_options` (an eval checks its options
+    #: before loading): images are required only as far as this mode uses them.
+    image_mode: str | None = None
 
     # data --------------------------------------------------------------------------------
+    #: Metamorphic ``--perturb`` names this benchmark maps answers for.
+    metamorphic = ("mirror", "shuffle-options")
+    #: The metamorphic perturbation and seed of the last :meth:`check_options`: the loaded
+    #: items then also hold each question's variant.
+    variant: str | None = None
+    variant_seed: int = 0
+
     def load(self, data: Path, *, require_images: bool, limit: int | None) -> Any:
-        return _loader.load_socialnav(data, require_images=require_images, limit=limit)
+        ds = _loader.load_socialnav(data, require_images=require_images, limit=limit,
+                                    image_mode=self.image_mode)
+        if self.variant is None:
+            return ds
+        return replace(ds, items=tuple(with_variants(it, self.variant, self.variant_seed) for it in ds.items))
 
     def validate(self, data: Path) -> list[Problem]:
         from socialbench.benchmarks.socialnav_sub.validate import validate_socialnav
@@ -98,6 +124,11 @@ class SocialNavSub:
             raise UsageError("--strategy and --per-behavior are RobotEQ options; SocialNav-SUB uses --method")
         if options.protocol not in PROTOCOLS:
             raise UsageError(f"--protocol must be one of {', '.join(PROTOCOLS)} (got {options.protocol!r})")
+        if options.extra.get("context") is not None:
+            raise UsageError("--context is a socialnav-waypoint option; SocialNav-SUB's scene context is --method scene-context")
+        self.image_mode = options.images
+        self.variant = options.perturb if options.perturb in self.metamorphic else None
+        self.variant_seed = options.seed
 
     def generation_config(self, options: EvalOptions) -> GenerationConfig:
         """Temperature 0; max_tokens 1024, 2048 for the CoT methods; JSON replies."""
@@ -112,41 +143,94 @@ class SocialNavSub:
         return question_order(dataset)
 
     # solving -----------------------------------------------------------------------------
-    def _images(self, item: Item, mode: str, ctx: SolveContext) -> tuple[EncodedImage, ...]:
+    #: Modules the image workers import before their first job (see ImagePreparer).
+    image_modules = ("socialbench.navigation.render_job", "socialbench.navigation.render",
+                     "matplotlib.figure", "matplotlib.backends.backend_agg")
+
+    def image_job(self, item: Item, mode: str, ctx: SolveContext, *,
+                  perturb: PerturbSpec | None | object = _RUN) -> Any:
+        """The picklable job preparing ``item``'s images: the release's composites when
+        present (``img-with-bev``), else a render from tracks, odometry and frames. The
+        images are perturbed by ``perturb`` (default: the run's perturbation)."""
+        from socialbench.navigation.render_job import RenderSample
+        from socialbench.vision.prepare import EncodeFiles
+
         assert ctx.encoder is not None
         composites = [Path(p) for p in item.metadata.get("composites", [])]
+        spec = ctx.perturb if perturb is _RUN else perturb
+        assert spec is None or isinstance(spec, PerturbSpec)
         if mode == "img-with-bev" and composites and all(p.exists() for p in composites):
-            return ctx.encoder.encode_many(composites)
-        from socialbench.navigation.render import render_sample
-        from socialbench.vision.images import prepare_image
-
-        rendered = render_sample(item.metadata, mode)
-        return tuple(prepare_image(img, ctx.encoder.policy, ctx.encoder.transform) for img in rendered)
+            return EncodeFiles(tuple(str(p) for p in composites), ctx.encoder.policy, spec)
+        return RenderSample.of(item.metadata, mode, ctx.encoder.policy, spec)
 
     async def solve(self, item: Item, dataset: Any, ctx: SolveContext) -> None:
+        """Answer every question of ``item``. Under a metamorphic ``--perturb`` the item also
+        holds each question's variant (``K@name``): the originals and the variants are
+        answered as two independent chains, the variants with the perturbed images."""
+        groups: dict[str | None, list[Question]] = {}
+        for q in item.questions:
+            groups.setdefault(split_variant(q.key)[1], []).append(q)
+        facts: dict[str, Any] = {}
+        if ctx.options.method == "scene-context":
+            facts = await ctx.prepare(rule_facts, item)
+        await asyncio.gather(*(self._solve_group(item, dataset, ctx, name, qs, facts)
+                               for name, qs in groups.items()))
+
+    async def _solve_group(self, item: Item, dataset: Any, ctx: SolveContext, variant: str | None,
+                           questions: list[Question], facts: dict[str, Any]) -> None:
+        """One chain of questions: the originals (``variant`` None) or one variant's."""
         method = ctx.options.method
         bank = dataset.bank
         images: tuple[EncodedImage, ...] | None = None
         lock = asyncio.Lock()
+        originals = {q.key: item.question(split_variant(q.key)[0]) for q in questions}
+
+        def forward(q: Question, answer: Any) -> Any:
+            """An answer to the original question, as the answer to ``q`` (its variant)."""
+            if variant is None or answer is None:
+                return answer
+            v = make_variant(originals[q.key], variant, seed=ctx.options.seed, item_id=item.item_id)
+            return v.to_variant(answer)
+
+        def given(q: Question) -> tuple[Any, str] | None:
+            """The answer not asked of the model (cot-gt: human mode; scene-context: rules)."""
+            if q.category == SOCIAL or method not in GIVEN_BY:
+                return None
+            orig = originals[q.key]
+            if method == "cot-gt":
+                value = item.votes[orig.key].mode(orig.choices)
+            else:
+                value = orig.canonical(facts.get(orig.key))
+            value = forward(q, value)
+            return (list(value) if isinstance(value, tuple) else value), GIVEN_BY[method]
+
+        preamble = None
+        if method == "scene-context":
+            known = [(q, g[0]) for q in questions if (g := given(q)) is not None]
+            preamble = facts_block(known)
 
         async def get_images() -> tuple[EncodedImage, ...]:
             nonlocal images
             async with lock:
                 if images is None:
-                    images = await ctx.prepare(self._images, item, ctx.options.images, ctx)
+                    perturb = ctx.perturb if variant is not None else None
+                    images = await ctx.prepare_images(self.image_job(item, ctx.options.images, ctx, perturb=perturb))
             return images
 
-        async def ask(q: Any, earlier: dict[str, Any] | None) -> SampleRecord:
+        async def ask(q: Question, earlier: dict[str, Any] | None) -> SampleRecord:
             stored = ctx.finished(item.item_id, q.key)
             if stored is not None:
                 return stored
-            if method == "cot-gt" and q.category != "Social reasoning":
-                mode = item.votes[q.key].mode(q.choices)
-                parsed = list(mode) if isinstance(mode, tuple) else mode
-                rec = SampleRecord(item.item_id, q.key, None, parsed, "human-mode", None, 0.0, {})
+            g = given(q)
+            if g is not None:
+                rec = SampleRecord(item.item_id, q.key, None, g[0], g[1], None, 0.0, {})
                 ctx.record(rec)
                 return rec
-            prompt = build_prompt(bank, q, earlier)
+            shown = q
+            if method == "scene-context":  # the facts replace the spatial part of the chain
+                shown = replace(q, depends_on=tuple(d for d in q.depends_on
+                                                    if item.question(d).category == SOCIAL))
+            prompt = build_prompt(bank, shown, earlier, preamble=preamble)
             imgs = await get_images() if ctx.model.needs_prompt else ()
             request = Request(prompt=prompt, images=imgs, config=ctx.generation, item=item, question=q)
             outcome = await ctx.engine.run(request)
@@ -173,16 +257,17 @@ class SocialNavSub:
             return rec
 
         if method == "independent":
-            await asyncio.gather(*(ask(q, None) for q in item.questions))
+            await asyncio.gather(*(ask(q, None) for q in questions))
             return
-        answers: dict[str, Any] = {}
+        answers: dict[str, Any] = {}  # by original key: a variant's chain uses its own answers
         failed: set[str] = set()
-        for q in item.questions:  # the official order: dependencies come first
+        for q in questions:  # the official order: dependencies come first
+            okey = originals[q.key].key
             broken = [dep for dep in q.depends_on if dep in failed]
             if broken:
                 # Never ask with a hole where a failed answer should be: record the failure
                 # so that the next run asks the dependency first, then this question.
-                failed.add(q.key)
+                failed.add(okey)
                 ctx.record(SampleRecord(
                     item.item_id, q.key, None, None, None, "dependency_error", 0.0, {},
                     error_message=f"earlier question {broken[0]} failed; asked again on the next run",
@@ -190,24 +275,47 @@ class SocialNavSub:
                 continue
             rec = await ask(q, {dep: answers.get(dep) for dep in q.depends_on})
             if rec.error is not None:
-                failed.add(q.key)
-            answers[q.key] = rec.parsed
+                failed.add(okey)
+            answers[okey] = rec.parsed
 
     # scoring -----------------------------------------------------------------------------
     def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: str) -> dict[str, Any]:
+        """Scores and failure rates. Under a metamorphic perturbation ``scores`` and
+        ``failures`` are the variants' (each scored against the transformed human
+        distribution), ``clean_scores`` the originals', and ``consistency`` compares the
+        model's two answers to each question (:mod:`socialbench.metrics.consistency`)."""
         by_key = {(r.item_id, r.question_key): r for r in records}
-        entries = [
-            ScoringEntry(item.item_id, q, item.votes[q.key], r.parsed, r.raw, r.error)
-            for item in dataset.items
-            for q in item.questions
-            if (r := by_key.get((item.item_id, q.key))) is not None
-        ]
-        out = scoring_summary(self.name, protocol, dataset, by_key, len(entries))
+        plain: list[ScoringEntry] = []
+        varied: list[ScoringEntry] = []
+        pairs: list[ConsistencyPair] = []
+        for item in dataset.items:
+            for q in item.questions:
+                r = by_key.get((item.item_id, q.key))
+                if r is None:
+                    continue
+                entry = ScoringEntry(item.item_id, q, item.votes[q.key], r.parsed, r.raw, r.error)
+                okey, name = split_variant(q.key)
+                if name is None:
+                    plain.append(entry)
+                    continue
+                varied.append(entry)
+                clean = by_key.get((item.item_id, okey))
+                if clean is None or {clean.parse_method, r.parse_method} & GIVEN_SOURCES:
+                    continue  # not answered both ways, or not the model's answers
+                orig = item.question(okey)
+                v = make_variant(orig, name, seed=self.variant_seed, item_id=item.item_id)
+                pairs.append(ConsistencyPair(item.item_id, orig, orig.canonical(clean.parsed), v.to_original(r.parsed),
+                                             failed=clean.error is not None or r.error is not None))
+        entries = varied if varied else plain
+        out = scoring_summary(self.name, protocol, dataset, by_key, len(plain) + len(varied))
         if entries:
             out["scores"] = score_entries(entries, protocol)
             out["failures"] = failure_summary(entries, protocol)
         else:
             out["scores"], out["failures"] = {}, {}
+        if varied:
+            out["clean_scores"] = score_entries(plain, protocol) if plain else {}
+            out["consistency"] = consistency_summary(pairs)
         return out
 
 

@@ -22,7 +22,8 @@ its attributes to the sample's metadata for facet analyses. It may not redefine 
 above.
 
 Only the labels are needed: images (and odometry pickles) are checked only when
-``require_images=True``. The prompt bank is the dataset's ``prompts/survey_prompt.json`` /
+``require_images=True``, and then only those the image mode uses (a release folder with the
+pre-rendered composites but no raw frames evaluates ``--images img-with-bev``). The prompt bank is the dataset's ``prompts/survey_prompt.json`` /
 ``prompts/relevant_prev_questions.json`` when present, else the built-in one.
 """
 
@@ -79,8 +80,12 @@ def _metadata(root: Path, s: SampleScan) -> dict[str, Any]:
 
 
 def load_socialnav(root: Path | str, *, require_images: bool = False,
-                   limit: int | None = None) -> SocialNavDataset:
+                   limit: int | None = None, image_mode: str | None = None) -> SocialNavDataset:
     """Load the dataset folder ``root``; ``limit`` keeps only the first samples.
+
+    With ``require_images``, the images that the ``--images`` mode ``image_mode`` needs are
+    checked: raw frames only where it renders from them (``img``; ``img-with-bev`` for
+    samples without the release's 10 composites), composites when present.
 
     Raises :class:`DataError` listing every error found (warnings are logged).
     """
@@ -90,7 +95,7 @@ def load_socialnav(root: Path | str, *, require_images: bool = False,
     # Headers only: every image is decoded once during the run anyway, and a broken one
     # fails only its own sample there; `socialbench data validate` reads every byte.
     scan = scan_socialnav(root, check_images=require_images, check_odometry=require_images,
-                          limit=limit, verify_images=False)
+                          limit=limit, verify_images=False, image_mode=image_mode)
     if scan.report.errors:
         raise DataError(scan.report.errors)
     for w in scan.report.warnings:

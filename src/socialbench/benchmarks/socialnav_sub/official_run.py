@@ -17,11 +17,11 @@ distribution (what the official code stores for an invalid answer) gives ``parse
 from __future__ import annotations
 
 import ast
-import json
 import math
 from pathlib import Path
 from typing import Any
 
+from socialbench.benchmarks.socialnav_sub.files import read_json
 from socialbench.errors import DataError, Problem
 from socialbench.types import SampleRecord
 
@@ -31,13 +31,9 @@ PARSE_METHOD = "official"
 
 def _read(path: Path, problems: list[Problem]) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        problems.append(Problem(str(path), "", f"invalid JSON: {exc.msg}",
-                                "re-run or repair this sample", exc.lineno))
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(Problem(str(path), "", f"cannot read: {exc}", "check the file"))
+        data = read_json(path)  # regular files only; strict JSON; valid Unicode
+    except DataError as exc:
+        problems.extend(exc.problems)
         return None
     if not isinstance(data, dict):
         problems.append(Problem(str(path), "", "must be a JSON object",

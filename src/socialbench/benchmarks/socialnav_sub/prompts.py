@@ -58,7 +58,8 @@ def possible_answers_line(options: tuple[str, ...]) -> str:
 
 
 def build_prompt(
-    bank: PromptBank, question: Question, earlier: Mapping[str, Any] | None = None
+    bank: PromptBank, question: Question, earlier: Mapping[str, Any] | None = None,
+    preamble: str | None = None,
 ) -> str:
     """The full prompt for ``question``.
 
@@ -66,8 +67,13 @@ def build_prompt(
     earlier questions to their parsed answers (a string, a list/tuple of options, or None for
     an invalid answer). Each dependency in ``question.depends_on`` is shown in order; a
     dependency with no usable earlier answer is shown as ``{"answer": null}``.
+
+    ``preamble`` (the ``scene-context`` method's facts block) is placed right after the
+    survey instructions, followed by an empty line; None adds nothing (the official prompt).
     """
     parts = ["\n".join(bank.blocks["survey_instructions"]) + "\n"]
+    if preamble is not None:
+        parts.append("\n" + preamble + "\n")
     if earlier is not None:
         for dep in question.depends_on:
             dep_q = bank.questions[base_key_of(dep)]

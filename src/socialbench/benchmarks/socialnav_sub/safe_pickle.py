@@ -4,6 +4,12 @@ A pickle can name any importable callable and make the loader call it. The restr
 unpickler below resolves only the globals that numpy arrays, numpy scalars, dtypes and plain
 containers need; anything else is refused with a :class:`DataError` naming the file and the
 global, *before* it could be called. Never use ``pickle.load`` on dataset files.
+
+Sizes are bounded too: the file may hold at most :data:`MAX_PICKLE_BYTES`, and the globals
+that can allocate from a small argument (``bytes``/``bytearray`` of an integer, an
+``ndarray`` of a given shape) are wrapped so that one pickle allocates at most
+:data:`MAX_ALLOCATION` bytes through them; ``bytes(n)``/``bytearray(n)`` of an integer and
+``complex`` (which odometry never contains) are refused outright.
 """
 
 from __future__ import annotations
@@ -39,11 +45,73 @@ _ALLOWED: frozenset[tuple[str, str]] = frozenset(
         ("builtins", "frozenset"),
         ("builtins", "bytearray"),
         ("builtins", "bytes"),
-        ("builtins", "complex"),
         # protocol-2 pickles written by Python 3 store bytes as _codecs.encode(str, "latin1")
         ("_codecs", "encode"),
     }
 )
+
+
+#: Largest odometry pickle read (bytes); a release's traj_data.pkl is well under 1 MB.
+MAX_PICKLE_BYTES = 64 * 1024**2
+#: Most bytes one pickle may allocate through bytes/bytearray/ndarray calls.
+MAX_ALLOCATION = 256 * 1024**2
+
+
+class _Budget:
+    """Bytes one unpickling may still allocate through the wrapped globals."""
+
+    def __init__(self, label: str, limit: int = MAX_ALLOCATION):
+        self.label, self.left = label, limit
+
+    def take(self, n: int, what: str) -> None:
+        if n < 0 or n > self.left:
+            raise DataError.single(
+                self.label, "", f"the pickle asks for {n} bytes through {what}, more than "
+                f"odometry needs (limit {MAX_ALLOCATION} in all)",
+                "regenerate the file as a dict of numpy arrays, or do not trust this file")
+        self.left -= n
+
+
+def _nbytes(shape: Any, dtype: Any) -> int:
+    """Bytes of an array of ``shape`` and ``dtype`` (-1 if ``shape`` is not a shape)."""
+    import numpy as np
+
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
+        return -1
+    size = 1
+    for d in dims:
+        size *= d
+    try:
+        itemsize = np.dtype(dtype).itemsize if dtype is not None else 8
+    except (TypeError, ValueError):
+        itemsize = 8
+    return size * max(itemsize, 1)
+
+
+def _bounded(fn: Any, name: str, budget: _Budget) -> Any:
+    """``fn`` wrapped so that it never allocates beyond ``budget``."""
+    if name in ("bytes", "bytearray"):
+        def make_bytes(*args: Any) -> Any:
+            if args and not isinstance(args[0], (str, bytes, bytearray)):
+                raise DataError.single(
+                    budget.label, "", f"refused {name}() of a {type(args[0]).__name__} in a "
+                    "pickle; odometry never builds one", "regenerate the file")
+            budget.take(len(args[0]) if args else 0, name)
+            return fn(*args)
+        return make_bytes
+    if name == "_reconstruct":
+        def reconstruct(subtype: Any, shape: Any, dtype: Any) -> Any:
+            budget.take(_nbytes(shape, None), "numpy _reconstruct")
+            return fn(getattr(subtype, "wrapped", subtype), shape, dtype)
+        return reconstruct
+    if name == "ndarray":
+        def ndarray(shape: Any, dtype: Any = float, *args: Any, **kwargs: Any) -> Any:
+            budget.take(_nbytes(shape, dtype), "numpy.ndarray")
+            return fn(shape, dtype, *args, **kwargs)
+        ndarray.wrapped = fn  # type: ignore[attr-defined]  # _reconstruct needs the class
+        return ndarray
+    return fn
 
 
 def _resolve(module: str, name: str) -> Any:
@@ -64,6 +132,7 @@ class RestrictedUnpickler(pickle.Unpickler):
     def __init__(self, file: io.BufferedIOBase, label: str):
         super().__init__(file, encoding="latin1")  # latin1: Python 2 numpy pickles
         self._label = label
+        self._budget = _Budget(label)
 
     def find_class(self, module: str, name: str) -> Any:  # noqa: D401 - pickle API
         # Python 2 names (protocol < 3), as the default find_class would map them
@@ -80,7 +149,7 @@ class RestrictedUnpickler(pickle.Unpickler):
                 "regenerate the file as a dict of numpy arrays, or do not trust this file",
             )
         try:
-            return _resolve(module, name)
+            return _bounded(_resolve(module, name), name, self._budget)
         except (ImportError, AttributeError) as exc:
             raise DataError.single(self._label, "", f"cannot resolve {module}.{name}: {exc}",
                                    "install a compatible numpy") from exc
@@ -96,6 +165,12 @@ def load_pickle_bytes(data: bytes, label: str = "<bytes>") -> Any:
         return RestrictedUnpickler(io.BytesIO(data), label).load()
     except DataError:
         raise
+    except MemoryError:
+        raise DataError.single(label, "", "the pickle needs more memory than is available",
+                               "regenerate the file as a dict of numpy arrays") from None
+    except RecursionError:
+        raise DataError.single(label, "", "the pickle is nested too deeply",
+                               "regenerate the file as a dict of numpy arrays") from None
     except Exception as exc:  # truncated or corrupt streams raise many kinds of error
         raise DataError.single(label, "", f"cannot unpickle: {type(exc).__name__}: {exc}",
                                "replace the file with an intact copy") from exc
@@ -103,10 +178,7 @@ def load_pickle_bytes(data: bytes, label: str = "<bytes>") -> Any:
 
 def load_pickle_safely(path: Path | str) -> Any:
     """Load a pickle file, refusing every global outside the numpy/container allow-list."""
+    from socialbench.benchmarks.socialnav_sub.files import read_regular_bytes
+
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise DataError.single(str(p), "", f"cannot read file: {exc}",
-                               "check that the file exists and is readable") from exc
-    return load_pickle_bytes(data, str(p))
+    return load_pickle_bytes(read_regular_bytes(p, MAX_PICKLE_BYTES), str(p))

@@ -17,7 +17,6 @@ components, absolute paths and symlinks that resolve outside the folder are erro
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -25,6 +24,12 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Mapping
 
 from socialbench.benchmarks.socialnav_sub.bank import PromptBank, expand_questions, load_bank
+from socialbench.benchmarks.socialnav_sub.files import (
+    MAX_JSON_BYTES,
+    file_kind,
+    read_json,
+    read_regular_bytes,
+)
 from socialbench.benchmarks.socialnav_sub.safe_pickle import load_pickle_safely
 from socialbench.errors import DataError, Problem
 from socialbench.types import Answer, HumanVotes, Question
@@ -38,6 +43,12 @@ RESERVED_METADATA_KEYS = frozenset({"n_people", "sample_dir", "tracks_path", "od
                                     "frames", "first_frame", "composites", "goal_xy"})
 _SAMPLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*_(\d+)$")
 _STRAY_KEYS = frozenset({"", "_probabilities", "_n_answers"})
+#: Most people a sample may label (the release has at most 13; questions grow with it).
+MAX_PEOPLE = 100
+#: Most human answers one question may have (the release has 7-14).
+MAX_ANSWERS = 100_000
+#: Most pixels an image may decode to (release composites are 1280x2000 = 2.56 MP).
+MAX_IMAGE_PIXELS = 40_000_000
 
 
 # --------------------------------------------------------------------------- results
@@ -134,20 +145,16 @@ def unsafe_relative_path(rel: str) -> str | None:
 
 
 def _read_json(path: Path, report: ValidationReport, what: str) -> Any:
-    """Parse a JSON file; record a problem (with line) and return None on failure."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    """Parse a JSON file; record a problem (with line) and return None on failure.
+
+    Only regular files are read (see :mod:`~socialbench.benchmarks.socialnav_sub.files`)."""
+    if file_kind(path) == "missing":
         report.error(path, "", f"missing {what}", f"add {path.name}")
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        report.error(path, "", f"cannot read {what}: {exc}", "replace the file")
-        return None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        report.error(path, "", f"invalid JSON: {exc.msg} (column {exc.colno})",
-                     "fix the JSON syntax", line=exc.lineno)
+        return read_json(path)
+    except DataError as exc:
+        report.errors.extend(exc.problems)
         return None
 
 
@@ -156,7 +163,13 @@ def _is_int(v: Any) -> bool:
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    """A finite int or float (an int too large for a float is not a number here)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
 
 
 def parse_goal(raw: Any) -> tuple[float, float] | None:
@@ -226,6 +239,11 @@ def parse_votes(questions: tuple[Question, ...], data: Mapping[str, Any], file: 
             report.error(file, f"{k}_n_answers", f"n = {n} < 2 answers",
                          "leave-one-out agreement needs at least 2 human answers")
             ok = False
+        elif n > MAX_ANSWERS:
+            shown = n if n < 10**9 else f"an integer of {len(str(n))} digits"
+            report.error(file, f"{k}_n_answers", f"n = {shown} is more than {MAX_ANSWERS} answers",
+                         "give the number of humans who answered")
+            ok = False
         if not ok:
             continue
         if len(answers) != len(probs):
@@ -286,21 +304,40 @@ def parse_votes(questions: tuple[Question, ...], data: Mapping[str, Any], file: 
 # --------------------------------------------------------------------------- media
 
 
-def _check_image(path: Path, report: ValidationReport, inside: _Containment, verify: bool = True) -> bool:
-    """An image inside the dataset that opens; with ``verify`` its whole content is checked
-    (``data validate``), otherwise only its header (loading for an evaluation, where each
-    image is decoded once anyway and a broken one fails only its own sample)."""
+def _check_image(path: Path, report: ValidationReport, inside: _Containment,
+                 verify: bool = True) -> bool:
+    """An image inside the dataset that opens, holds at most :data:`MAX_IMAGE_PIXELS` and,
+    with ``verify`` (``data validate``), decodes completely (a truncated file fails here,
+    not in the middle of a run); without it only the header is read (loading for an
+    evaluation, where each image is decoded once anyway and a broken one fails only its own
+    sample)."""
+    import warnings
+
     from PIL import Image  # local import: only needed when images are checked
 
-    if not inside(path):
-        report.error(path, "", "image resolves outside the dataset folder (symlink?)",
-                     "replace the link with the file")
+    if not _inside_or_error(path, inside, report):
+        return False
+    if file_kind(path) != "file":
+        report.error(path, "", "not a regular file (a folder, FIFO or device)",
+                     "replace it with the image file")
         return False
     try:
-        with Image.open(path) as img:
-            if verify:
-                img.verify()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as img:
+                w, h = img.size
+                if w * h > MAX_IMAGE_PIXELS:
+                    report.error(path, "", f"image claims {w}x{h} pixels, more than the "
+                                 f"{MAX_IMAGE_PIXELS} an image of this dataset may have",
+                                 "replace the image with the release's file")
+                    return False
+                if verify:
+                    img.load()  # decodes every pixel: truncation and corrupt data fail here
+            if verify and path.suffix.lower() == ".png":
+                with Image.open(path) as img:
+                    img.verify()  # chunk checksums
     except FileNotFoundError:
+        report.error(path, "", "image not found", "add the image")
         return False
     except Exception as exc:  # PIL raises many kinds of error on bad files
         report.error(path, "", f"unreadable image: {exc}", "replace the image")
@@ -308,66 +345,153 @@ def _check_image(path: Path, report: ValidationReport, inside: _Containment, ver
     return True
 
 
-def _check_odometry(path: Path, first_frame: int, report: ValidationReport) -> None:
+def _check_sample_images(root: Path, s: SampleScan, report: ValidationReport,
+                         inside: _Containment, verify: bool, image_mode: str | None) -> bool:
+    """The frames and composites of one sample, as far as ``image_mode`` needs them (see
+    :func:`scan_socialnav`). True if raw frames are missing where composites stand in."""
+    sid, f0 = s.sample_id, s.first_frame
+    composites = [root / "prompts" / sid / f"sample_with_bev_{i}.png" for i in range(N_FRAMES)]
+    present = [c for c in composites if file_kind(c) != "missing"]
+    composites_ok = all([_check_image(c, report, inside, verify) for c in present])
+    complete = len(present) == N_FRAMES and composites_ok
+    render = not (image_mode in (None, "img-with-bev") and complete)
+    frames_needed = render and image_mode != "bev"
+    missing: list[Path] = []
+    for t in range(N_FRAMES):
+        frame = root / "front_view" / sid / f"{f0 + t}.jpg"
+        if file_kind(frame) == "missing":
+            missing.append(frame)
+        else:
+            _check_image(frame, report, inside, verify)
+    if frames_needed:
+        for frame in missing:
+            report.error(frame, "", "missing frame", "add the raw camera frame")
+    tracks = root / "prompts" / sid / f"{sid}_localized_obj_coords.json"
+    odo = root / "front_view" / sid / "traj_data.pkl"
+    why = "the composites are incomplete, so they are rendered" if image_mode in (
+        None, "img-with-bev") else f"--images {image_mode} renders them"
+    if file_kind(tracks) == "missing":
+        if render:
+            report.error(tracks, "", f"no pedestrian tracks: {why} from tracks",
+                         "add the tracks file, or the 10 pre-rendered composites")
+        elif image_mode is None:
+            report.warn(tracks, "", "no pedestrian tracks: only `--images img-with-bev` "
+                        "(with the release's composites) can be evaluated",
+                        "add the tracks file to evaluate --images img or bev")
+    if file_kind(odo) == "missing":
+        if render and image_mode != "img":
+            report.error(odo, "", f"no odometry: {why} from the robot's poses",
+                         "add traj_data.pkl, or the 10 pre-rendered composites")
+        elif image_mode is None:
+            report.warn(odo, "", "no odometry; robot poses cannot be drawn (`--images bev` "
+                        "cannot be evaluated)", "add traj_data.pkl")
+    return bool(missing) and not frames_needed
+
+
+def _numeric_array(value: Any) -> Any:
+    """``value`` as a float array if it holds only real numbers, else None."""
+    import numpy as np
+
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if arr.dtype.kind not in "iuf" or arr.size > 10**8:
+        return None
+    return arr.astype(float)
+
+
+def _check_odometry(path: Path, first_frame: int, report: ValidationReport) -> bool:
+    """True if ``traj_data.pkl`` is a dict of finite ``position`` (N, 2) and ``yaw`` (N)
+    covering the sample's frames; else records why."""
     import numpy as np
 
     try:
         obj = load_pickle_safely(path)
     except DataError as exc:
         report.errors.extend(exc.problems)
-        return
+        return False
     if not isinstance(obj, Mapping) or "position" not in obj or "yaw" not in obj:
         report.error(path, "", "odometry must be a dict with 'position' and 'yaw'",
                      "regenerate traj_data.pkl")
-        return
-    try:
-        pos = np.asarray(obj["position"], dtype=float)
-        yaw = np.asarray(obj["yaw"], dtype=float).reshape(-1)
-    except (TypeError, ValueError) as exc:
-        report.error(path, "position", f"not numeric: {exc}", "store numeric arrays")
-        return
+        return False
+    pos, yaw = _numeric_array(obj["position"]), _numeric_array(obj["yaw"])
+    if pos is None or yaw is None:
+        report.error(path, "position" if pos is None else "yaw", "not an array of real numbers",
+                     "store numeric arrays")
+        return False
+    yaw = yaw.reshape(-1)
     if pos.ndim != 2 or pos.shape[1] < 2:
         report.error(path, "position", f"shape {pos.shape} is not (N, 2)",
                      "store one [x, y] row per frame")
-        return
+        return False
+    ok = True
     if len(yaw) != len(pos):
         report.error(path, "yaw", f"{len(yaw)} yaw values for {len(pos)} positions",
                      "store one yaw per frame")
+        ok = False
     if len(pos) < first_frame + N_FRAMES:
         report.error(path, "position",
                      f"{len(pos)} poses; frames {first_frame}..{first_frame + N_FRAMES - 1} "
                      f"need at least {first_frame + N_FRAMES}",
                      "use the odometry of the whole source sequence")
+        return False
+    for name, arr in (("position", pos), ("yaw", yaw)):
+        bad = ~np.isfinite(arr[first_frame:first_frame + N_FRAMES + 1])
+        if bad.any():
+            row = first_frame + int(np.argwhere(bad)[0][0])
+            report.error(path, name, f"NaN or infinite value at pose {row}",
+                         "regenerate traj_data.pkl with finite poses")
+            ok = False
+    return ok
 
 
-def _check_tracks(path: Path, report: ValidationReport) -> None:
+def _check_tracks(path: Path, report: ValidationReport) -> bool:
+    """True if the tracks file parses (:func:`socialbench.navigation.tracks.parse_tracks`)
+    with timesteps 0..9; else records every problem."""
+    from socialbench.navigation.tracks import parse_tracks
+
     data = _read_json(path, report, "tracks file")
     if data is None:
-        return
-    tracks = data.get("track_id_to_object_trajectory") if isinstance(data, dict) else None
-    if not isinstance(tracks, dict):
-        report.error(path, "track_id_to_object_trajectory", "missing or not an object",
-                     "map each track id to a list of observations")
-        return
-    for tid, obs in tracks.items():
-        if not isinstance(obs, list) or not all(
-            isinstance(o, dict) and _is_number(o.get("center_x")) and _is_number(
-                o.get("center_y")) and _is_int(o.get("timestep")) for o in obs
-        ):
+        return False
+    try:
+        tracks = parse_tracks(data, str(path))
+    except DataError as exc:
+        report.errors.extend(exc.problems)
+        return False
+    ok = True
+    for tid, tr in tracks.items():
+        late = [t for t in tr.timesteps if t >= N_FRAMES]
+        if late:
             report.error(path, f"track_id_to_object_trajectory.{tid}",
-                         "observations need numeric center_x, center_y and integer timestep",
-                         "regenerate the tracks file")
+                         f"timestep {late[0]} is outside 0..{N_FRAMES - 1}",
+                         "number the timesteps of the sample's 10 frames 0..9")
+            ok = False
+    return ok
 
 
 # --------------------------------------------------------------------------- scan
 
 
-def _sample_list(root: Path, report: ValidationReport) -> list[tuple[str, int, int]]:
+def _inside_or_error(path: Path, inside: _Containment, report: ValidationReport) -> bool:
+    """True if ``path`` resolves inside the dataset; else record the error."""
+    if inside(path):
+        return True
+    report.error(path, "", "resolves outside the dataset folder (symlink?)",
+                 "replace the link with the file itself")
+    return False
+
+
+def _sample_list(root: Path, report: ValidationReport,
+                 inside: _Containment) -> list[tuple[str, int, int]]:
     """(sample id, n_people, F0) of every well-formed entry of sample_info.json."""
-    path = next((root / c for c in SAMPLE_INFO_CANDIDATES if (root / c).is_file()), None)
+    path = next((root / c for c in SAMPLE_INFO_CANDIDATES
+                 if file_kind(root / c) != "missing"), None)
     if path is None:
         report.error(root / SAMPLE_INFO_CANDIDATES[0], "", "missing sample list",
                      "add prompts/sample_info.json with {\"samples\": [...]}")
+        return []
+    if not _inside_or_error(path, inside, report):
         return []
     data = _read_json(path, report, "sample list")
     if data is None:
@@ -376,6 +500,10 @@ def _sample_list(root: Path, report: ValidationReport) -> list[tuple[str, int, i
     if not isinstance(entries, list):
         report.error(path, "samples", "missing or not a list",
                      'use {"samples": [{"folderpath": ..., "n_people": ...}, ...]}')
+        return []
+    if not entries:
+        report.error(path, "samples", "the sample list is empty: nothing to evaluate or score",
+                     'list the samples: {"samples": [{"folderpath": ..., "n_people": ...}]}')
         return []
     out: list[tuple[str, int, int]] = []
     seen: set[str] = set()
@@ -400,8 +528,10 @@ def _sample_list(root: Path, report: ValidationReport) -> list[tuple[str, int, i
             report.error(path, f"{where}.folderpath", f"bad sample id {sid!r}",
                          "ids look like <a>_Spot_<b>_<F0>, e.g. 101_Spot_1_155")
             continue
-        if not _is_int(n) or n < 0:
-            report.error(path, f"{where}.n_people", f"must be a non-negative integer, got {n!r}",
+        if not _is_int(n) or n < 0 or n > MAX_PEOPLE:
+            shown = repr(n) if not _is_int(n) or n < 10**9 else f"an integer of {len(str(n))} digits"
+            report.error(path, f"{where}.n_people",
+                         f"must be an integer from 0 to {MAX_PEOPLE}, got {shown}",
                          "give the number of labelled people")
             continue
         if sid in seen:
@@ -415,9 +545,11 @@ def _sample_list(root: Path, report: ValidationReport) -> list[tuple[str, int, i
 
 def _goal_info(root: Path, inside: _Containment, report: ValidationReport) -> dict[str, Any]:
     path = root / "goal_info.json"
-    if not path.is_file():
+    if file_kind(path) == "missing":
         report.warn(path, "", "no goal_info.json; goal positions are unknown",
                     "add goal_info.json to draw goals")
+        return {}
+    if not _inside_or_error(path, inside, report):
         return {}
     data = _read_json(path, report, "goal file")
     if data is None:
@@ -444,14 +576,24 @@ def _goal_info(root: Path, inside: _Containment, report: ValidationReport) -> di
     return data
 
 
-def _camera(root: Path, report: ValidationReport) -> dict[str, Any]:
+def _camera(root: Path, report: ValidationReport, inside: _Containment) -> dict[str, Any]:
     import yaml
 
     path = root / "dataset_cfg.yaml"
-    if not path.is_file():
+    if file_kind(path) == "missing" or not _inside_or_error(path, inside, report):
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = read_regular_bytes(path, MAX_JSON_BYTES)
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except DataError as exc:
+        report.errors.extend(exc.problems)
+        return {}
+    except UnicodeDecodeError as exc:
+        report.error(path, "", f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8")
+        return {}
+    except RecursionError:
+        report.error(path, "", "nested too deeply", "write the camera keys as a flat mapping")
+        return {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         report.error(path, "", f"invalid YAML: {exc}", "fix the YAML syntax",
@@ -468,9 +610,10 @@ def _camera(root: Path, report: ValidationReport) -> dict[str, Any]:
     return data
 
 
-def _sample_metadata(root: Path, ids: set[str], report: ValidationReport) -> dict[str, dict]:
+def _sample_metadata(root: Path, ids: set[str], report: ValidationReport,
+                     inside: _Containment) -> dict[str, dict]:
     path = root / "sample_metadata.json"
-    if not path.is_file():
+    if file_kind(path) == "missing" or not _inside_or_error(path, inside, report):
         return {}
     data = _read_json(path, report, "sample metadata")
     if data is None:
@@ -493,25 +636,38 @@ def _sample_metadata(root: Path, ids: set[str], report: ValidationReport) -> dic
     return out
 
 
-def _load_dataset_bank(root: Path, report: ValidationReport) -> PromptBank | None:
+def _load_dataset_bank(root: Path, report: ValidationReport,
+                       inside: _Containment) -> PromptBank | None:
     bank_path = root / "prompts" / "survey_prompt.json"
     deps_path = root / "prompts" / "relevant_prev_questions.json"
+    present = [p for p in (bank_path, deps_path) if file_kind(p) != "missing"]
+    if not all([_inside_or_error(p, inside, report) for p in present]):
+        return None
     try:
-        return load_bank(bank_path if bank_path.is_file() else None,
-                         deps_path if deps_path.is_file() else None)
+        return load_bank(bank_path if bank_path in present else None,
+                         deps_path if deps_path in present else None)
     except DataError as exc:
         report.errors.extend(exc.problems)
         return None
 
 
 def scan_socialnav(root: Path | str, *, check_images: bool = True, check_odometry: bool = True,
-                   limit: int | None = None, verify_images: bool = True) -> DatasetScan:
+                   limit: int | None = None, verify_images: bool = True,
+                   image_mode: str | None = None, allow_labels_only: bool = False
+                   ) -> DatasetScan:
     """Read and check a dataset folder; never raises for data problems (see ``report``).
 
     ``limit`` keeps only the first samples of the sample list. ``check_images`` checks that
     the 10 frames of every sample exist and open (and that present composites open), reading
     every byte when ``verify_images``, only the header otherwise;
     ``check_odometry`` loads every ``traj_data.pkl`` with the restricted unpickler.
+
+    ``image_mode`` is the ``--images`` mode that will be evaluated: raw frames are required
+    only for what it renders (``img`` always; ``img-with-bev`` only for samples without the
+    release's 10 composites; ``bev`` never). With None (``data validate``) frames are
+    required as for ``img-with-bev`` and missing ones are a warning when composites stand in.
+    ``allow_labels_only``: a folder with no image at all is reported as a labels-only
+    folder (one warning saying what it supports) instead of one error per missing frame.
     """
     root = Path(root).expanduser().absolute()
     report = ValidationReport()
@@ -520,23 +676,25 @@ def scan_socialnav(root: Path | str, *, check_images: bool = True, check_odometr
         report.error(root, "", "dataset folder does not exist", "pass the dataset folder")
         return empty
     inside = _Containment(root)
-    bank = _load_dataset_bank(root, report)
-    entries = _sample_list(root, report)
-    extra = _sample_metadata(root, {e[0] for e in entries}, report)
+    bank = _load_dataset_bank(root, report, inside)
+    entries = _sample_list(root, report, inside)
+    extra = _sample_metadata(root, {e[0] for e in entries}, report, inside)
     if limit is not None:
         entries = entries[:max(limit, 0)]
     goal_info = _goal_info(root, inside, report)
-    camera = _camera(root, report)
+    camera = _camera(root, report, inside)
 
+    labels_only = allow_labels_only and check_images and bool(entries) and not any(
+        file_kind(root / "front_view" / sid / f"{f0 + t}.jpg") != "missing"
+        or file_kind(root / "prompts" / sid / f"sample_with_bev_{t}.png") != "missing"
+        for sid, _, f0 in entries for t in range(N_FRAMES))
     samples: list[SampleScan] = []
+    composites_only: list[str] = []  # samples whose missing frames the composites replace
     for sid, n_people, f0 in entries:
         s = SampleScan(sid, n_people, f0, extra=dict(extra.get(sid, {})))
         samples.append(s)
         labels = root / "human_labels" / sid / "common_answers.json"
-        if not inside(labels):
-            report.error(labels, "", "resolves outside the dataset folder (symlink?)",
-                         "replace the link with the folder")
-        else:
+        if _inside_or_error(labels, inside, report):
             data = _read_json(labels, report, "human labels")
             if data is not None and not isinstance(data, dict):
                 report.error(labels, "", "must be a JSON object", "map question keys to answers")
@@ -552,50 +710,43 @@ def scan_socialnav(root: Path | str, *, check_images: bool = True, check_odometr
             s.goal_xy = parse_goal(gentry[1])
 
         tracks = root / "prompts" / sid / f"{sid}_localized_obj_coords.json"
-        if tracks.is_file():
-            if inside(tracks):
+        if file_kind(tracks) != "missing":
+            if _inside_or_error(tracks, inside, report) and _check_tracks(tracks, report):
                 s.tracks_path = tracks
-                _check_tracks(tracks, report)
-            else:
-                report.error(tracks, "", "resolves outside the dataset folder (symlink?)",
-                             "replace the link with the file")
-        elif check_images:
-            report.warn(tracks, "", "no pedestrian tracks; composites cannot be rendered",
-                        "add the tracks file or use pre-rendered composites")
 
         odo = root / "front_view" / sid / "traj_data.pkl"
-        if odo.is_file():
-            if not inside(odo):
-                report.error(odo, "", "resolves outside the dataset folder (symlink?)",
-                             "replace the link with the file")
-            else:
-                s.odometry_path = odo
-                if check_odometry:
-                    _check_odometry(odo, f0, report)
-        elif check_odometry:
+        if file_kind(odo) != "missing":
+            if _inside_or_error(odo, inside, report):
+                if not check_odometry:
+                    s.odometry_path = odo
+                elif _check_odometry(odo, f0, report):
+                    s.odometry_path = odo
+        elif check_odometry and not check_images:
             report.warn(odo, "", "no odometry; robot poses cannot be drawn",
                         "add traj_data.pkl")
 
-        if check_images:
-            for t in range(N_FRAMES):
-                frame = root / "front_view" / sid / f"{f0 + t}.jpg"
-                if not frame.is_file():
-                    report.error(frame, "", "missing frame", "add the raw camera frame")
-                else:
-                    _check_image(frame, report, inside, verify_images)
-            composites = [root / "prompts" / sid / f"sample_with_bev_{i}.png"
-                          for i in range(N_FRAMES)]
-            present = [c for c in composites if c.is_file()]
-            renderable = s.tracks_path is not None and s.odometry_path is not None
-            if len(present) < N_FRAMES and not renderable:
-                report.warn(root / "prompts" / sid, "",
-                            f"{N_FRAMES - len(present)} pre-rendered composites missing",
-                            "add them, or the tracks and odometry to render them from")
-            for c in present:
-                _check_image(c, report, inside, verify_images)
+        if check_images and not labels_only:
+            if _check_sample_images(root, s, report, inside, verify_images, image_mode):
+                composites_only.append(sid)
+    if composites_only and image_mode is None:
+        report.warn(root / "front_view", "",
+                    f"raw frames missing for {len(composites_only)} sample(s) (e.g. "
+                    f"{composites_only[0]}): OK for `eval --images img-with-bev` (the release's "
+                    "composites) and `score`; `--images img` needs the frames",
+                    "add front_view/<S>/<F>.jpg to evaluate --images img")
+    if labels_only:
+        report.warn(root, "", "labels only: no raw frames (front_view/<S>/<F>.jpg) and no "
+                    "composites (prompts/<S>/sample_with_bev_<i>.png). OK for `socialbench "
+                    "score` and for `eval` with a baseline (-m baseline:...); `eval` with a "
+                    "vision model needs the images",
+                    "add the release's images to evaluate a vision model")
     return DatasetScan(root, bank, camera, goal_info, samples, report)
 
 
 def validate_socialnav(root: Path | str, *, check_images: bool = True) -> list[Problem]:
-    """Every problem (errors, then warnings) found in the dataset folder ``root``."""
-    return scan_socialnav(root, check_images=check_images, check_odometry=True).report.problems
+    """Every problem (errors, then warnings) found in the dataset folder ``root``.
+
+    A folder without any image (enough for ``score``) gets one warning that says so, not an
+    error per missing frame."""
+    return scan_socialnav(root, check_images=check_images, check_odometry=True,
+                          allow_labels_only=True).report.problems

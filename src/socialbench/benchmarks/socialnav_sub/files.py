@@ -1,0 +1,146 @@
+"""Read dataset files defensively: regular files only, bounded sizes, strict JSON.
+
+Every file of a SocialNav-SUB folder goes through :func:`read_regular_bytes` (a FIFO or a
+device in place of a file would block or never end; a directory is not a file) and JSON files
+through :func:`read_json`, which turns every way a JSON file can be unusable into one
+:class:`~socialbench.errors.Problem` naming the file: invalid UTF-8, invalid syntax (with the
+line), ``NaN``/``Infinity`` (not JSON), numbers too long to convert, nesting deeper than any
+release file (which would exhaust Python's recursion), and lone surrogates in strings (which
+cannot be written back as UTF-8 to ``samples.jsonl`` or a report).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from socialbench.errors import DataError, Problem
+
+#: Largest JSON file read (bytes). The largest release file (a prompt bank) is ~60 kB.
+MAX_JSON_BYTES = 64 * 1024**2
+#: Largest other file read whole (odometry pickles, bytes).
+MAX_FILE_BYTES = 256 * 1024**2
+#: Deepest JSON nesting accepted; release files nest at most 4 levels.
+MAX_JSON_DEPTH = 32
+
+
+def file_kind(path: Path) -> str:
+    """``"file"`` (a regular file, after following links), ``"missing"``, or ``"other"``
+    (a folder, FIFO, socket or device). Never opens the path."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "missing"
+    except (OSError, ValueError):
+        return "other"
+    return "file" if stat.S_ISREG(mode) else "other"
+
+
+def read_regular_bytes(path: Path | str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of ``path``; :class:`DataError` if it is not a regular file, is larger than
+    ``limit`` or cannot be read. Opens with ``O_NONBLOCK`` so that a FIFO swapped in after
+    the check cannot block."""
+    p = Path(path)
+    kind = file_kind(p)
+    if kind == "missing":
+        raise DataError.single(str(p), "", "file not found", f"add {p.name}")
+    if kind != "file":
+        raise DataError.single(str(p), "", "not a regular file (a folder, FIFO or device)",
+                               f"replace it with the {p.name} file itself")
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise DataError.single(str(p), "", f"cannot open: {exc.strerror or exc}",
+                               "check the file's permissions") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise DataError.single(str(p), "", "not a regular file", "replace it with a file")
+        if st.st_size > limit:
+            raise DataError.single(str(p), "", f"file is {st.st_size} bytes, more than the "
+                                   f"{limit} this file can hold", "replace it with an intact copy")
+        with os.fdopen(fd, "rb", closefd=True) as f:
+            fd = -1
+            data = f.read(limit + 1)
+    except OSError as exc:
+        raise DataError.single(str(p), "", f"cannot read: {exc.strerror or exc}",
+                               "replace the file") from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    if len(data) > limit:
+        raise DataError.single(str(p), "", f"file is larger than {limit} bytes",
+                               "replace it with an intact copy")
+    return data
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _has_surrogate(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def check_json_value(value: Any, file: str, max_depth: int = MAX_JSON_DEPTH) -> Problem | None:
+    """The first reason a parsed JSON value is unusable (too deep, a lone surrogate), or
+    None. Iterative: never recurses, whatever the depth."""
+    stack: list[tuple[Any, int, str]] = [(value, 0, "")]
+    while stack:
+        v, depth, where = stack.pop()
+        if depth > max_depth:
+            return Problem(file, where, f"nested more than {max_depth} levels deep",
+                           "write the structure the release uses")
+        if isinstance(v, str):
+            if _has_surrogate(v):
+                return Problem(file, where, f"string {v[:40]!r} holds a lone surrogate "
+                               "(invalid Unicode)", "write valid UTF-8 text")
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                if _has_surrogate(k):
+                    return Problem(file, where, f"key {k[:40]!r} holds a lone surrogate "
+                                   "(invalid Unicode)", "write valid UTF-8 text")
+                stack.append((x, depth + 1, f"{where}.{k}" if where else k))
+        elif isinstance(v, list):
+            stack.extend((x, depth + 1, f"{where}[{i}]") for i, x in enumerate(v))
+    return None
+
+
+def parse_json_bytes(data: bytes, file: str) -> Any:
+    """Parse JSON ``data`` from ``file``; :class:`DataError` for anything unusable."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError.single(file, "", f"not UTF-8 text (byte {exc.start}: "
+                               f"{data[exc.start:exc.start + 1]!r})",
+                               "save the file as UTF-8") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise DataError.single(file, "", f"invalid JSON: {exc.msg} (column {exc.colno})",
+                               "fix the JSON syntax", line=exc.lineno) from None
+    except RecursionError:
+        raise DataError.single(file, "", f"nested more than {MAX_JSON_DEPTH} levels deep",
+                               "write the structure the release uses") from None
+    except ValueError as exc:  # NaN/Infinity, a number with too many digits
+        raise DataError.single(file, "", f"invalid JSON: {exc}",
+                               "write finite numbers in plain JSON") from None
+    problem = check_json_value(value, file)
+    if problem is not None:
+        raise DataError(problem)
+    return value
+
+
+def read_json(path: Path | str, limit: int = MAX_JSON_BYTES) -> Any:
+    """Read and parse the JSON file ``path`` (see the module docstring); :class:`DataError`
+    naming the file for anything unusable."""
+    return parse_json_bytes(read_regular_bytes(path, limit), str(path))

@@ -1,0 +1,70 @@
+"""Geometry facts for the ``scene-context`` method: a perception module's outputs in words.
+
+The module is socialbench's rule-based baseline (:mod:`socialbench.navigation.rules`) run on
+the sample's pedestrian tracks, robot odometry and goal: it answers every spatial and
+spatiotemporal question (robot direction, goal position begin/end, each person's position
+begin/end, distance change, path and end-position obstruction). :func:`facts_block` turns
+those answers into the text put before a social question, one line per question in the
+official order, the answer filling the question's blank:
+
+.. code-block:: text
+
+    Scene facts measured by a perception module from the tracked positions of the robot and the people:
+    - The robot is moving ahead.
+    - In the beginning, person 1 is to the left of the robot.
+    - Is person 1's path in the way of the robot's path to the goal? yes
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, Sequence
+
+from socialbench.types import Item, Question
+
+__all__ = ["FACTS_HEADER", "rule_facts", "fact_line", "facts_block"]
+
+FACTS_HEADER = ("Scene facts measured by a perception module from the tracked positions of the robot "
+                "and the people:")
+_BLANK = re.compile(r"_{2,}")
+_SELECT_ALL = re.compile(r"\s*\(Select all that apply\)", re.IGNORECASE)
+
+
+def rule_facts(item: Item) -> dict[str, Any]:
+    """The rule-based module's answer to every question of ``item``, by question key.
+
+    Raises :class:`~socialbench.errors.DataError` when the sample has no tracks or odometry.
+    """
+    from socialbench.navigation.frames import load_scene
+    from socialbench.navigation.rules import rule_based_answers
+
+    scene = load_scene(item.metadata)
+    n = scene.n_people if scene.n_people is not None else len(scene.people)
+    return dict(rule_based_answers(scene.people, scene.robot, scene.goal_xy, n))
+
+
+def _answer_words(answer: Any) -> str:
+    if answer is None:
+        return "unknown"
+    if isinstance(answer, (list, tuple)):
+        return " and ".join(str(a) for a in answer) if answer else "unknown"
+    return str(answer)
+
+
+def fact_line(question: Question, answer: Any) -> str:
+    """``question``'s text with ``answer`` in its blank (or after it when it has none)."""
+    text = _SELECT_ALL.sub("", question.text).strip()
+    words = _answer_words(answer)
+    if _BLANK.search(text):
+        return _BLANK.sub(lambda _: words, text, count=1)
+    return f"{text} {words}"
+
+
+def facts_block(facts: Sequence[tuple[Question, Any]]) -> str:
+    """The facts text: :data:`FACTS_HEADER` and one ``- `` line per (question, answer)."""
+    return "\n".join([FACTS_HEADER, *(f"- {fact_line(q, a)}" for q, a in facts)])
+
+
+def facts_for(questions: Sequence[Question], answers: Mapping[str, Any]) -> list[tuple[Question, Any]]:
+    """(question, answer) for each of ``questions`` that has an entry in ``answers``."""
+    return [(q, answers[q.key]) for q in questions if q.key in answers]

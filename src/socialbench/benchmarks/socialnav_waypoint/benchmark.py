@@ -1,0 +1,270 @@
+"""``socialnav-waypoint``: pick the waypoint the robot's operator took (paper App. 7.1).
+
+Items
+-----
+One item per SocialNav-SUB sample (any release folder with odometry that continues after
+the clip, or the simulator's; the bundled simulated scenes by default). Its single
+question ``q_waypoint`` offers the candidates of
+:mod:`socialbench.benchmarks.socialnav_waypoint.candidates` (A-E); the right answer is the
+candidate at the robot's actual position :data:`~.candidates.HORIZON_FRAMES` frames after the
+clip. Samples where the odometry ends too early or no two alternatives fit are left out
+with a warning and counted in ``metrics.json`` (``n_left_out``).
+
+What is sent
+------------
+The clip's ten images in the ``--images`` mode (as SocialNav-SUB sends them), then one more:
+the last frame with the candidates drawn on the front view and the BEV
+(:mod:`~.images`). The prompt (one user message) explains the images, adds the scene context
+of ``--context`` (:mod:`~.context`; nothing for ``none``), asks for the waypoint that makes
+progress towards the goal while considering the people, and lists the options with
+SocialNav-SUB's single-choice JSON answer format.
+
+Metric
+------
+Accuracy: the share of items whose parsed answer is the operator's waypoint; an invalid
+answer or a failed call scores 0 and is counted (``n_invalid``, ``n_errors``), never
+guessed. SE = sample std / sqrt(n). With ``eval --epochs N`` the run directory's
+``metrics.json`` has the mean ± SE across epochs, as the paper's Table 3.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from socialbench.benchmarks.base import EvalOptions, SolveContext, question_order, register_benchmark, scoring_summary
+from socialbench.benchmarks.socialnav_sub import loader as _loader
+from socialbench.benchmarks.socialnav_sub.bank import PromptBank
+from socialbench.benchmarks.socialnav_sub.benchmark import IMAGE_MODES, PROTOCOLS, SocialNavSub, bundled_demo_data
+from socialbench.benchmarks.socialnav_sub.prompts import possible_answers_line
+from socialbench.benchmarks.socialnav_waypoint.candidates import (
+    Candidates,
+    future_position,
+    people_at_last_frame,
+    sample_candidates,
+)
+from socialbench.benchmarks.socialnav_waypoint.context import check_context, context_answers, context_block, load_model_answers
+from socialbench.errors import DataError, Problem, SocialbenchError, UsageError
+from socialbench.prompting.parsing import parse_answer
+from socialbench.types import GenerationConfig, HumanVotes, Item, Question, Request, SampleRecord
+
+log = logging.getLogger(__name__)
+
+KEY = "q_waypoint"
+CATEGORY = "Waypoint selection"
+QUESTION = ("Which waypoint should the robot move to next so that it makes progress towards the goal "
+            "while being considerate of the people around it?")
+_IMAGES_TEXT = {
+    "img-with-bev": ("each image shows the robot's front camera view on top and, below it, a bird's-eye view of the "
+                     "same moment (robot R, goal G, people numbered; the robot's forward direction points up)"),
+    "img": "each image is the robot's front camera view with the people numbered",
+    "bev": "each image is a bird's-eye view (robot R, goal G, people numbered; the robot's forward direction points up)",
+}
+
+
+@dataclass(frozen=True)
+class WaypointDataset:
+    root: Path
+    items: tuple[Item, ...]
+    sources: dict[str, Item]  # item id -> the SocialNav-SUB item (questions, votes, files)
+    bank: PromptBank
+    camera: dict
+    left_out: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def item_candidates(item: Item) -> Candidates:
+    """The candidates of a SocialNav-SUB item (raises :class:`DataError` when it has none)."""
+    from socialbench.navigation.frames import load_odometry, load_scene
+
+    meta = item.metadata
+    if not meta.get("odometry_path"):
+        raise DataError.single(item.item_id, "traj_data.pkl", "no odometry", "add front_view/<S>/traj_data.pkl")
+    odom = load_odometry(meta["odometry_path"])
+    scene = load_scene(meta)
+    last = int(meta["first_frame"]) + len(scene.robot) - 1
+    future = future_position(odom.position, odom.yaw, last, source=str(meta["odometry_path"]))
+    return sample_candidates(item.item_id, future, people_at_last_frame(scene.people, scene.robot))
+
+
+def build_waypoint_prompt(bank: PromptBank, question: Question, n_clip: int, mode: str, context: str | None) -> str:
+    """The prompt text (see the module docstring)."""
+    parts = [
+        "You are helping a robot navigate through a space shared with people.",
+        f"The first {n_clip} images are a short video recorded by the robot, in time order; "
+        f"{_IMAGES_TEXT[mode]}.",
+        "The last image repeats the final moment with candidate waypoints marked by purple lettered circles "
+        f"({', '.join(question.options)}): places where the robot could be a moment later.",
+    ]
+    text = "\n".join(parts) + "\n"
+    if context is not None:
+        text += "\n" + context + "\n"
+    return text + "\n" + question.text + "\n" + possible_answers_line(question.options) + bank.answers_format_mc
+
+
+class SocialNavWaypoint:
+    name = "socialnav-waypoint"
+    image_modules = SocialNavSub.image_modules
+    image_mode = "img-with-bev"
+    context = "none"
+    seed = 0
+    _model_answers: dict[tuple[str, str], Any] | None = None
+
+    def default_data(self) -> Path:
+        """The bundled simulated scenes (used when ``--data`` is not given)."""
+        return bundled_demo_data()
+
+    # data --------------------------------------------------------------------------------
+    def load(self, data: Path, *, require_images: bool, limit: int | None) -> WaypointDataset:
+        ds = _loader.load_socialnav(data, require_images=require_images, limit=limit, image_mode=self.image_mode)
+        items, sources, left_out = [], {}, []
+        for it in ds.items:
+            try:
+                cands = item_candidates(it)
+            except (SocialbenchError, OSError, ValueError) as exc:
+                log.warning("%s left out of the waypoint task: %s", it.item_id, exc)
+                left_out.append(it.item_id)
+                continue
+            q = Question(KEY, KEY, CATEGORY, "single", QUESTION, cands.labels)
+            meta = dict(it.metadata, waypoints=cands.to_json())
+            items.append(Item(it.item_id, (q,), {KEY: HumanVotes((cands.answer,), (1.0,), 1)}, meta))
+            sources[it.item_id] = it
+        if not items:
+            raise DataError.single(data, "", "no sample has odometry beyond the clip with room for candidate waypoints",
+                                   "use a release whose traj_data.pkl continues after each clip, or `socialbench sim`")
+        return WaypointDataset(ds.root, tuple(items), sources, ds.bank, ds.camera, tuple(left_out))
+
+    def validate(self, data: Path) -> list[Problem]:
+        return SocialNavSub().validate(data)
+
+    def fingerprint(self, data: Path) -> str:
+        """Label files plus the odometry (the right answers come from it)."""
+        from socialbench.benchmarks.socialnav_sub.benchmark import LABEL_FILES
+        from socialbench.runner.run import fingerprint_files
+
+        files: list[Path] = []
+        for name in LABEL_FILES:
+            p = data / name
+            if p.is_dir():
+                files.extend(sorted(x for x in p.rglob("*.json") if x.is_file()))
+            elif p.is_file():
+                files.append(p)
+        if (data / "front_view").is_dir():
+            files.extend(sorted((data / "front_view").glob("*/traj_data.pkl")))
+        return fingerprint_files(files, data)
+
+    def read_predictions(self, path: Path) -> list[SampleRecord]:
+        from socialbench.runner.store import read_samples
+
+        return read_samples(path / "samples.jsonl" if path.is_dir() else path)
+
+    # options -----------------------------------------------------------------------------
+    def check_options(self, options: EvalOptions) -> None:
+        if options.method != "independent":
+            raise UsageError("--method is a SocialNav-SUB option; the waypoint task asks one question per sample "
+                             "(use --context for scene context)")
+        if options.images not in IMAGE_MODES:
+            raise UsageError(f"--images must be one of {', '.join(IMAGE_MODES)} (got {options.images!r})")
+        if options.strategy != "standard" or options.per_behavior:
+            raise UsageError("--strategy and --per-behavior are RobotEQ options")
+        if options.protocol not in PROTOCOLS:
+            raise UsageError(f"--protocol must be one of {', '.join(PROTOCOLS)} (got {options.protocol!r})")
+        self.context = check_context(str(options.extra.get("context") or "none"))
+        self._model_answers = load_model_answers(self.context) if self.context.startswith("model:") else None
+        self.image_mode = options.images
+        self.seed = options.seed
+
+    def generation_config(self, options: EvalOptions) -> GenerationConfig:
+        """Temperature 0, 1024 tokens, JSON replies."""
+        return GenerationConfig(max_tokens=1024, temperature=0.0, json_mode=True, seed=options.seed)
+
+    def question_order(self, dataset: WaypointDataset) -> list[tuple[str, str]]:
+        return question_order(dataset)
+
+    def context_text(self, item: Item, dataset: WaypointDataset) -> str | None:
+        if self.context == "none":
+            return None
+        pairs = context_answers(dataset.sources[item.item_id], self.context, self.seed, self._model_answers)
+        return context_block(pairs)
+
+    # solving -----------------------------------------------------------------------------
+    async def solve(self, item: Item, dataset: WaypointDataset, ctx: SolveContext) -> None:
+        from socialbench.benchmarks.socialnav_waypoint.images import WaypointImage
+
+        q = item.questions[0]
+        if ctx.finished(item.item_id, q.key) is not None:
+            return
+        mode = ctx.options.images
+        images: tuple[Any, ...] = ()
+        n_clip = len(item.metadata.get("frames") or ()) or 10
+        if ctx.model.needs_prompt:
+            assert ctx.encoder is not None
+            clip = await ctx.prepare_images(SocialNavSub().image_job(dataset.sources[item.item_id], mode, ctx))
+            cands = tuple((lab, float(x), float(y)) for lab, x, y in item.metadata["waypoints"]["candidates"])
+            last = await ctx.prepare_images(WaypointImage(dict(dataset.sources[item.item_id].metadata), dict(dataset.camera),
+                                                          cands, mode, ctx.encoder.policy, ctx.perturb))
+            images = tuple(clip) + tuple(last)
+            n_clip = len(clip)
+        prompt = build_waypoint_prompt(dataset.bank, q, n_clip, mode, self.context_text(item, dataset))
+        request = Request(prompt=prompt, images=images, config=ctx.generation, item=item, question=q)
+        outcome = await ctx.engine.run(request)
+        parsed, how = (None, None)
+        if outcome.error is None:
+            res = parse_answer(outcome.text, q.options)
+            parsed, how = res.value, res.method
+        ctx.record(SampleRecord(
+            item_id=item.item_id, question_key=q.key, raw=outcome.text, parsed=parsed, parse_method=how,
+            error=outcome.error, latency_s=round(outcome.latency_s, 6), usage=outcome.usage.as_dict(),
+            request_hash=request.fingerprint(), error_message=outcome.error_message, attempts=outcome.attempts,
+            cached=outcome.cached,
+        ))
+
+    # scoring -----------------------------------------------------------------------------
+    def score(self, dataset: WaypointDataset, records: Sequence[SampleRecord], protocol: str) -> dict[str, Any]:
+        """Accuracy against the operator's waypoint (see the module docstring)."""
+        by_key = {(r.item_id, r.question_key): r for r in records}
+        hits: list[float] = []
+        errors = invalid = 0
+        for item in dataset.items:
+            r = by_key.get((item.item_id, KEY))
+            if r is None:
+                continue
+            if r.error is not None:
+                errors += 1
+            elif r.parsed not in item.questions[0].options:
+                invalid += 1
+            hits.append(1.0 if r.error is None and r.parsed == item.votes[KEY].answers[0] else 0.0)
+        out = scoring_summary(self.name, protocol, dataset, by_key, len(hits))
+        n = len(hits)
+        mean = sum(hits) / n if n else None
+        se = math.sqrt(sum((h - mean) ** 2 for h in hits) / (n - 1) / n) if n > 1 and mean is not None else None
+        out.update({
+            "context": self.context,
+            "overall": {"accuracy": {"value": mean, "se": se, "n": n}},
+            "n_errors": errors,
+            "n_invalid": invalid,
+            "n_left_out": len(dataset.left_out),
+            "chance": (sum(1.0 / len(it.questions[0].options) for it in dataset.items) / len(dataset.items)
+                       if dataset.items else None),
+        })
+        return out
+
+    def format_summary(self, metrics: dict[str, Any]) -> str:
+        acc = (metrics.get("overall") or {}).get("accuracy") or {}
+        if acc.get("value") is None:
+            return "waypoint accuracy: nothing scored"
+        se = acc.get("se")
+        return (f"waypoint accuracy {100 * acc['value']:.2f}%" + (f" ± {100 * se:.2f}%" if se is not None else "")
+                + f" over {acc.get('n')} samples · context {metrics.get('context')} · chance "
+                + (f"{100 * metrics['chance']:.1f}%" if metrics.get("chance") is not None else "—")
+                + f" · invalid {metrics.get('n_invalid')} · errors {metrics.get('n_errors')}")
+
+
+@register_benchmark("socialnav-waypoint")
+def _make() -> SocialNavWaypoint:
+    return SocialNavWaypoint()

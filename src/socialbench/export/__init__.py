@@ -1,0 +1,1 @@
+"""Exports of benchmark data for other tools (``socialbench export``)."""

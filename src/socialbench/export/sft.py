@@ -1,0 +1,211 @@
+"""Supervised fine-tuning data from a RobotEQ dataset (paper §5, Figure 7: train on the
+synthetic subset, evaluate on the real one).
+
+Each example pairs the prompt ``socialbench eval`` sends (standard strategy: the per-scene
+Figure 18 prompt for behavior judgment, the Figure 20 prompt for spatial grounding, built by
+the same functions) and the scene image with the ground-truth reply as JSON:
+``{"answer": {"1": "proper", "2": "improper"}}`` or ``{"answer": ["A", "C"]}``.
+
+Formats (one file per split, images copied under ``images/`` with their dataset-relative
+path, paths in the files relative to the output folder):
+
+``messages``  ``train.jsonl`` rows ``{"id", "messages": [{"role": "user", "content":
+              [{"type": "image"}, {"type": "text", "text": PROMPT}]}, {"role": "assistant",
+              "content": [{"type": "text", "text": ANSWER}]}], "images": [PATH]}`` — the
+              conversational vision format of TRL's ``SFTTrainer`` (and of processors'
+              ``apply_chat_template``).
+``sharegpt``  ``train.jsonl`` rows ``{"id", "messages": [{"role": "user", "content":
+              "<image>PROMPT"}, {"role": "assistant", "content": ANSWER}], "images": [PATH]}``
+              plus ``dataset_info.json`` registering each split for LLaMA-Factory
+              (``formatting: sharegpt``, ``columns: messages, images``, OpenAI-style tags).
+``llava``     ``train.json``, a list of ``{"id", "image": PATH, "conversations":
+              [{"from": "human", "value": "<image>\\nPROMPT"}, {"from": "gpt", "value":
+              ANSWER}]}`` (the LLaVA instruction-tuning JSON).
+
+``split.json`` lists the ids of each split and the subsets they came from; ``README.md``
+is a dataset card with the counts and the provenance.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from socialbench.benchmarks.roboteq.loader import TASK_BJ, TASK_SG, load_roboteq, resolve_data
+from socialbench.benchmarks.roboteq.prompts import grounding_prompt, scene_prompt
+from socialbench.errors import UsageError
+from socialbench.types import Item
+
+__all__ = ["FORMATS", "TASKS", "SUBSETS", "SftExample", "examples_from_items", "write_sft", "SftResult"]
+
+FORMATS = ("messages", "sharegpt", "llava")
+TASKS = {"bj": (TASK_BJ,), "sg": (TASK_SG,), "both": (TASK_BJ, TASK_SG)}
+SUBSETS = ("synthetic", "real", "all", "none")
+
+
+@dataclass(frozen=True)
+class SftExample:
+    """One training example: the eval prompt, the gold reply and the scene image."""
+
+    id: str
+    task: str
+    subset: str
+    prompt: str
+    answer: str
+    image: Path  # absolute path of the source image
+    image_rel: str  # path relative to the dataset root (kept in the export)
+
+
+def _judgment_example(item: Item) -> SftExample:
+    beh = item.metadata["behaviors"]
+    listing = [(int(beh[q.key]["k"]), q.text) for q in item.questions]
+    answer = {str(beh[q.key]["k"]): beh[q.key]["label"] for q in item.questions}
+    return SftExample(item.item_id, TASK_BJ, str(item.metadata.get("subset") or "unknown"),
+                      scene_prompt(item.metadata["role"], listing, "standard"), json.dumps({"answer": answer}),
+                      Path(item.metadata["image"]), str(item.metadata["image_rel"]))
+
+
+def _grounding_example(item: Item) -> SftExample:
+    meta = item.metadata
+    return SftExample(item.item_id, TASK_SG, str(meta.get("subset") or "unknown"),
+                      grounding_prompt(meta["question"], meta.get("options") or {}, "standard"),
+                      json.dumps({"answer": list(meta["answer"])}), Path(meta["image"]), str(meta["image_rel"]))
+
+
+def examples_from_items(items: Iterable[Item]) -> list[SftExample]:
+    """One example per judgment scene / grounding question, in dataset order."""
+    out = []
+    for it in items:
+        out.append(_judgment_example(it) if it.metadata.get("task") == TASK_BJ else _grounding_example(it))
+    return out
+
+
+def _select(examples: Sequence[SftExample], subset: str) -> list[SftExample]:
+    if subset == "none":
+        return []
+    return [e for e in examples if subset == "all" or e.subset == subset]
+
+
+def _row(e: SftExample, fmt: str) -> dict[str, Any]:
+    path = f"images/{e.image_rel}"
+    if fmt == "messages":
+        return {"id": e.id, "task": e.task, "subset": e.subset, "images": [path], "messages": [
+            {"role": "user", "content": [{"type": "image", "text": None}, {"type": "text", "text": e.prompt}]},
+            {"role": "assistant", "content": [{"type": "text", "text": e.answer}]},
+        ]}
+    if fmt == "sharegpt":
+        return {"id": e.id, "task": e.task, "subset": e.subset, "images": [path], "messages": [
+            {"role": "user", "content": "<image>" + e.prompt}, {"role": "assistant", "content": e.answer}]}
+    return {"id": e.id, "task": e.task, "subset": e.subset, "image": path, "conversations": [
+        {"from": "human", "value": "<image>\n" + e.prompt}, {"from": "gpt", "value": e.answer}]}
+
+
+@dataclass
+class SftResult:
+    """What :func:`write_sft` wrote: file per split and example counts."""
+
+    files: dict[str, Path] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    images: int = 0
+
+
+def _safe_rel(rel: str) -> str:
+    parts = Path(rel).parts
+    if Path(rel).is_absolute() or ".." in parts:
+        raise UsageError(f"image path {rel!r} leaves the dataset folder; fix the dataset's image paths")
+    return rel
+
+
+def _card(name: str, data: str, fmt: str, result: SftResult, subsets: dict[str, str], tasks: Sequence[str]) -> str:
+    lines = [
+        "---",
+        "task_categories:",
+        "- visual-question-answering",
+        "configs:",
+        "- config_name: default",
+        "  data_files:",
+        *[f"  - split: {split}\n    path: {path.name}" for split, path in result.files.items()],
+        "---",
+        "",
+        f"# {name}",
+        "",
+        f"Supervised fine-tuning data written by `socialbench export sft` from `{data}` "
+        f"(tasks: {', '.join(tasks)}; format: `{fmt}`).",
+        "Prompts are exactly those `socialbench eval --strategy standard` sends; replies are the ground-truth",
+        "labels as JSON. Paper protocol (RobotEQ §5, Figure 7): train on synthetic scenes, evaluate on real ones.",
+        "",
+        "| split | subset | examples |",
+        "|---|---|---|",
+        *[f"| {split} | {subsets[split]} | {result.counts[split]} |" for split in result.files],
+        "",
+        f"Images: {result.images} files under `images/`. Ids per split: `split.json`.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_sft(data: str | Path, out: Path, *, fmt: str = "messages", task: str = "both",
+              train_subset: str = "synthetic", eval_subset: str = "real", overwrite: bool = False) -> SftResult:
+    """Write SFT files for ``data`` (a RobotEQ folder or hub id) into ``out`` (see the
+    module docstring). Raises :class:`UsageError` for a bad option, an existing non-empty
+    ``out`` without ``overwrite``, or a split with no example."""
+    if fmt not in FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)} (got {fmt!r})")
+    if task not in TASKS:
+        raise UsageError(f"--task must be one of {', '.join(TASKS)} (got {task!r})")
+    for opt, value in (("--train-subset", train_subset), ("--eval-subset", eval_subset)):
+        if value not in SUBSETS:
+            raise UsageError(f"{opt} must be one of {', '.join(SUBSETS)} (got {value!r})")
+    if train_subset == "none":
+        raise UsageError("--train-subset none leaves nothing to train on; use synthetic, real or all")
+    if out.exists() and any(out.iterdir()) and not overwrite:
+        raise UsageError(f"{out} is not empty; pass --overwrite to replace its SFT files, or choose another --out")
+    root = resolve_data(str(data))
+    examples: list[SftExample] = []
+    for t in TASKS[task]:
+        examples += examples_from_items(load_roboteq(root, t, require_images=True).items)
+    splits = {"train": train_subset, "eval": eval_subset}
+    chosen = {split: _select(examples, subset) for split, subset in splits.items()}
+    if not chosen["train"]:
+        found = ", ".join(f"{k}: {v}" for k, v in sorted(Counter(e.subset for e in examples).items())) or "none"
+        raise UsageError(f"no {train_subset} examples to train on in {data} (subsets found: {found}); "
+                         "choose another --train-subset")
+    out.mkdir(parents=True, exist_ok=True)
+    result = SftResult()
+    copied: set[str] = set()
+    for split, rows in chosen.items():
+        if split == "eval" and eval_subset == "none":
+            continue
+        for e in rows:
+            rel = _safe_rel(e.image_rel)
+            if rel not in copied:
+                dest = out / "images" / rel
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(e.image, dest)
+                copied.add(rel)
+        if fmt == "llava":
+            path = out / f"{split}.json"
+            path.write_text(json.dumps([_row(e, fmt) for e in rows], ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        else:
+            path = out / f"{split}.jsonl"
+            path.write_text("".join(json.dumps(_row(e, fmt), ensure_ascii=False) + "\n" for e in rows), encoding="utf-8")
+        result.files[split] = path
+        result.counts[split] = len(rows)
+    result.images = len(copied)
+    (out / "split.json").write_text(json.dumps(
+        {split: {"subset": splits[split], "ids": [f"{e.task}:{e.id}" for e in chosen[split]]} for split in result.files},
+        indent=1) + "\n", encoding="utf-8")
+    if fmt == "sharegpt":
+        info = {f"socialbench_{split}": {
+            "file_name": path.name, "formatting": "sharegpt",
+            "columns": {"messages": "messages", "images": "images"},
+            "tags": {"role_tag": "role", "content_tag": "content", "user_tag": "user", "assistant_tag": "assistant"},
+        } for split, path in result.files.items()}
+        (out / "dataset_info.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    (out / "README.md").write_text(_card("RobotEQ SFT data", str(data), fmt, result, splits, TASKS[task]),
+                                   encoding="utf-8")
+    return result

@@ -1,0 +1,118 @@
+"""Repeated evaluation (``socialbench eval --epochs N``): the same run N times, combined.
+
+Epoch ``e`` (1..N) is an ordinary run directory ``OUT/epoch-e`` made with seed ``S + e - 1``
+(so sampling baselines, random jitter and the models' own seeds differ between epochs, and
+the response cache, keyed on the seed, does not answer one epoch from another). Each epoch
+resumes on its own when the command is run again. ``OUT`` then gets:
+
+* ``metrics.json``: every number of the epochs' metrics replaced by its **mean over the
+  epochs**, every standard error (a key ``X_se`` next to ``X``, or ``se`` next to
+  ``value``) replaced by the **standard error of X across epochs** (sample std / sqrt N),
+  plus ``epochs: {"n", "seeds", "per_epoch": [each epoch's metrics.json]}``. So a report of
+  ``OUT`` shows mean ± SE across epochs, as the paper reports its repeated runs.
+* ``run.json``: epoch 1's, with ``epochs``, ``seeds`` and a status that is ``complete`` only
+  when every epoch is.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+__all__ = ["EpochsResult", "combine_metrics", "run_epochs", "epoch_dir"]
+
+_STATUS_ORDER = ("complete", "finished_with_errors", "interrupted", "failed", "running")
+
+
+def epoch_dir(out: Path, epoch: int) -> Path:
+    """The run directory of epoch ``epoch`` (1-based) under ``out``."""
+    return out / f"epoch-{epoch}"
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _se(values: Sequence[float]) -> float | None:
+    n = len(values)
+    if n < 2:
+        return None
+    mean = sum(values) / n
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
+
+
+def combine_metrics(trees: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Means over ``trees`` (metrics of one shape), with standard errors across them (see
+    the module docstring). A key missing from some tree, or a value that is not a number in
+    every tree, keeps the first tree's value when all agree, else ``None``."""
+    out: dict[str, Any] = {}
+    first = trees[0]
+    for key in first:
+        vals = [t.get(key) for t in trees]
+        if all(isinstance(v, Mapping) for v in vals):
+            out[key] = combine_metrics(vals)  # type: ignore[arg-type]
+        elif all(_is_num(v) for v in vals):
+            same = all(v == vals[0] for v in vals)
+            out[key] = vals[0] if same else sum(vals) / len(vals)  # type: ignore[arg-type]
+        else:
+            out[key] = vals[0] if all(v == vals[0] for v in vals) else None
+    for key in list(out):
+        base = key[:-3] if key.endswith("_se") else ("value" if key == "se" else None)
+        if base is not None and base in first:
+            vals = [t.get(base) for t in trees]
+            if all(_is_num(v) for v in vals):
+                out[key] = _se(vals)  # type: ignore[arg-type]
+    return out
+
+
+@dataclass(frozen=True)
+class EpochsResult:
+    out: Path
+    metrics: dict[str, Any]
+    results: tuple[Any, ...]  # each epoch's RunResult
+
+    @property
+    def interrupted(self) -> bool:
+        return any(r.interrupted for r in self.results)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def run_epochs(out: Path, epochs: int, seed: int, run_one: Callable[[int, int, Path], Any]) -> EpochsResult:
+    """Run ``run_one(epoch, seed + epoch - 1, epoch_dir)`` for epochs 1..``epochs`` (stopping
+    after an interrupted one), then write the combined ``metrics.json`` and ``run.json`` into
+    ``out``. ``run_one`` returns a :class:`~socialbench.runner.run.RunResult`."""
+    if epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for e in range(1, epochs + 1):
+        res = run_one(e, seed + e - 1, epoch_dir(out, e))
+        results.append(res)
+        if res.interrupted:
+            break
+    per_epoch = [dict(r.metrics) for r in results]
+    combined = combine_metrics([{k: v for k, v in m.items() if k != "run"} for m in per_epoch])
+    seeds = [seed + i for i in range(len(results))]
+    combined["epochs"] = {"n": len(results), "requested": epochs, "seeds": seeds, "per_epoch": per_epoch}
+    combined["note"] = "numbers are means over the epochs; *_se / se are standard errors across epochs"
+    complete = len(results) == epochs and all(r.complete for r in results)
+    combined["run"] = {"complete": complete, "epochs": [m.get("run") for m in per_epoch]}
+    run_json = json.loads((epoch_dir(out, 1) / "run.json").read_text(encoding="utf-8"))
+    statuses = []
+    for e in range(1, len(results) + 1):
+        statuses.append(json.loads((epoch_dir(out, e) / "run.json").read_text(encoding="utf-8")).get("status", "running"))
+    worst = max(statuses, key=lambda s: _STATUS_ORDER.index(s) if s in _STATUS_ORDER else len(_STATUS_ORDER))
+    run_json.update({"epochs": epochs, "seeds": seeds, "seed": seed, "status": worst,
+                     "epoch_dirs": [epoch_dir(out, e).name for e in range(1, len(results) + 1)]})
+    _write_json(out / "metrics.json", combined)
+    _write_json(out / "run.json", run_json)
+    return EpochsResult(out, combined, tuple(results))

@@ -1,0 +1,97 @@
+"""Running one sweep cell: an ordinary ``socialbench eval`` run into the cell's directory.
+
+A complete cell (``run.json`` status ``complete``) is skipped; a partial one resumes through
+the run directory's own resume; a failure is caught and reported as the cell's status, so one
+cell never stops the others.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: Statuses of a cell after the sweep (``skipped``: it was complete before this sweep).
+STATUSES = ("complete", "skipped", "errors", "failed", "interrupted", "not run")
+
+
+@dataclass(frozen=True)
+class CellOutcome:
+    """What became of one cell: plain data, so a Ray worker can return it."""
+
+    run_dir: str
+    status: str
+    answered: int | None = None
+    questions: int | None = None
+    model_errors: int | None = None
+    requests: int | None = None
+    message: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def previous_status(run_dir: Path) -> str | None:
+    """``run.json``'s status in ``run_dir`` (None: no readable run there yet)."""
+    try:
+        return json.loads((run_dir / "run.json").read_text(encoding="utf-8")).get("status")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def run_cell(values: dict[str, Any], progress: bool = False) -> CellOutcome:
+    """Run (or resume, or skip) the cell whose eval option ``values`` are given (by eval's
+    parameter names, ``out_dir`` set); never raises for a failed cell."""
+    from socialbench.cli import prepare_eval
+    from socialbench.runner.run import run_eval
+
+    run_dir = Path(values["out_dir"])
+    if previous_status(run_dir) == "complete":
+        return CellOutcome(str(run_dir), "skipped", message="complete before this sweep")
+    epochs = int(values.get("epochs") or 1)
+    try:
+        if epochs > 1:  # eval --epochs: one run per epoch under epoch-E, combined in run_dir
+            return _run_epochs(values, run_dir, epochs, progress)
+        bench, _, model, req = prepare_eval({**values, "progress": progress})
+        result = run_eval(req, bench, model)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # noqa: BLE001 - one failing cell must not stop the others
+        log.warning("cell %s failed: %s", run_dir, exc)
+        return CellOutcome(str(run_dir), "failed", message=f"{type(exc).__name__}: {exc}".splitlines()[0][:300])
+    return _outcome(run_dir, [result])
+
+
+def _outcome(run_dir: Path, results: list[Any]) -> CellOutcome:
+    """The cell's outcome from its runs' results (one, or one per epoch)."""
+    runs = [r.metrics.get("run", {}) for r in results]
+    interrupted = any(r.interrupted for r in results)
+    status = "interrupted" if interrupted else "complete" if all(r.complete for r in results) else "errors"
+    kinds: dict[str, int] = {}
+    for run in runs:
+        for k, n in (run.get("error_kinds") or {}).items():
+            kinds[k] = kinds.get(k, 0) + n
+    total = lambda key: sum(int(run.get(key) or 0) for run in runs)  # noqa: E731
+    return CellOutcome(
+        str(run_dir), status, answered=total("answered"), questions=total("questions"),
+        model_errors=total("model_errors"), requests=sum(int(r.stats.get("requests") or 0) for r in results),
+        message=", ".join(f"{k} {n}" for k, n in sorted(kinds.items())),
+    )
+
+
+def _run_epochs(values: dict[str, Any], run_dir: Path, epochs: int, progress: bool) -> CellOutcome:
+    """A cell with ``epochs`` > 1, run as ``eval --epochs`` runs it."""
+    from socialbench.cli import prepare_eval
+    from socialbench.runner.epochs import run_epochs
+    from socialbench.runner.run import run_eval
+
+    def one(epoch: int, seed: int, epoch_dir: Path) -> Any:
+        bench, _, model, req = prepare_eval({**values, "seed": seed, "out_dir": epoch_dir, "epochs": 1, "progress": progress})
+        return run_eval(req, bench, model)
+
+    res = run_epochs(run_dir, epochs, int(values["seed"]), one)
+    return _outcome(run_dir, list(res.results))

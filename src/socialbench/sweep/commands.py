@@ -1,0 +1,117 @@
+"""The ``socialbench sweep`` command: check a plan, show its cells and their cost
+(``--dry-run``), run them with an executor, and end with a table of cells and statuses.
+
+Exit status: 0 every cell complete; 2 some cell failed or has failed questions (run the same
+command again: complete cells are skipped, partial ones resume); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import typer
+from rich import box
+from rich.table import Table
+
+from socialbench.errors import UsageError
+from socialbench.sweep.cells import CellOutcome, previous_status
+from socialbench.sweep.plan import Cell, expand, load_plan
+
+EXECUTORS = ("local", "ray")
+_LOCAL_MODELS = ("baseline:", "human:", "mock:", "replay:")
+
+
+def estimate_requests(benchmark: Any, dataset: Any, values: dict[str, Any]) -> tuple[int, int]:
+    """(questions, model requests) of one cell from its dataset: SocialNav-SUB asks every
+    question except, under ``cot-gt``, the non-social ones; ``roboteq-bj`` asks once per scene
+    (once per behavior with ``per_behavior``). Cached answers cost nothing; retries add."""
+    order = benchmark.question_order(dataset)
+    questions = len(order)
+    name = values["benchmark"]
+    if name.startswith("socialnav") and values["method"] == "cot-gt":
+        social = {(i.item_id, q.key) for i in dataset.items for q in i.questions if q.category == "Social reasoning"}
+        return questions, sum(1 for k in order if k in social)
+    if name == "roboteq-bj" and not values["per_behavior"] and not values["model"].startswith(_LOCAL_MODELS):
+        return questions, len({item_id for item_id, _ in order})
+    return questions, questions
+
+
+def dry_run_table(cells: Sequence[Cell]) -> Table:
+    """Every cell with its run directory, state on disk, questions and requests."""
+    from socialbench.cli import _resolve_data
+
+    table = Table(title=f"sweep plan: {len(cells)} cells", box=box.SIMPLE)
+    for col in ("cell", "on disk", "questions", "requests"):
+        table.add_column(col, justify="right" if col in ("questions", "requests") else "left", overflow="fold")
+    sizes: dict[tuple[str, Any, Any], Any] = {}
+    total = 0
+    for cell in cells:
+        v = cell.values
+        key = (cell.benchmark, str(v["data"]), v["limit"])
+        if key not in sizes:
+            bench, path = _resolve_data(cell.benchmark, v["data"])
+            sizes[key] = (bench, bench.load(path, require_images=False, limit=v["limit"]))
+        bench, dataset = sizes[key]
+        questions, requests = estimate_requests(bench, dataset, v)
+        local = cell.model.spec.startswith(_LOCAL_MODELS)
+        total += 0 if local else requests
+        state = previous_status(cell.run_dir) or "new"
+        table.add_row(cell.name, state, str(questions), f"{requests} (in-process)" if local else str(requests))
+    table.caption = f"{total} model requests in all (at most: cached answers and complete cells cost none)"
+    return table
+
+
+def status_table(cells: Sequence[Cell], outcomes: Sequence[CellOutcome]) -> Table:
+    """The sweep's final table: one row per cell."""
+    table = Table(title="sweep", box=box.SIMPLE)
+    for col in ("cell", "status", "answered", "requests", "note"):
+        table.add_column(col, overflow="fold")
+    for cell, o in zip(cells, outcomes):
+        answered = "" if o.answered is None else f"{o.answered}/{o.questions}"
+        table.add_row(cell.name, o.status, answered, "" if o.requests is None else str(o.requests), o.message)
+    return table
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``sweep`` command to ``app``."""
+
+    @app.command("sweep")
+    def sweep_cmd(
+        plan_path: Path = typer.Argument(..., metavar="PLAN.yaml", help="the sweep plan (see docs/scale.md)"),
+        executor: str = typer.Option("local", help="local (cells in this process) | ray (cells as Ray tasks)"),
+        address: Optional[str] = typer.Option(None, help="Ray cluster address [default: a new local Ray]"),
+        out: Path = typer.Option(Path("runs") / "sweep", "--out", "-o", help="sweep folder; one run directory per cell below it"),
+        dry_run: bool = typer.Option(False, "--dry-run", help="list the cells and their requests; run nothing"),
+        progress: bool = typer.Option(False, "--progress/--no-progress", help="progress bars of local cells"),
+    ) -> None:
+        """Run a plan of models x benchmarks x option axes, one run directory per cell."""
+        from socialbench.cli import EXIT_INTERRUPTED, EXIT_MODEL_ERRORS, _line, out as console
+
+        if executor not in EXECUTORS:
+            raise UsageError(f"--executor must be one of {', '.join(EXECUTORS)} (got {executor!r})")
+        if address is not None and executor != "ray":
+            raise UsageError("--address is for --executor ray")
+        cells = expand(load_plan(plan_path), out)
+        if dry_run:
+            console.print(dry_run_table(cells))
+            return
+
+        def done(cell: Cell, o: CellOutcome) -> None:
+            _line(f"{o.status}: {cell.name}" + (f" ({o.message})" if o.message else ""))
+
+        if executor == "ray":
+            from socialbench.sweep.executors import run_ray
+
+            outcomes = run_ray(cells, address=address, on_done=done)
+        else:
+            from socialbench.sweep.executors import run_local
+
+            outcomes = run_local(cells, progress=progress, on_done=done)
+        console.print(status_table(cells, outcomes))
+        _line(f"report: socialbench report {out}")
+        statuses = {o.status for o in outcomes}
+        if "interrupted" in statuses:
+            raise typer.Exit(EXIT_INTERRUPTED)
+        if statuses & {"failed", "errors"}:
+            raise typer.Exit(EXIT_MODEL_ERRORS)

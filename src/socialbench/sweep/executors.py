@@ -1,0 +1,81 @@
+"""Executors of a sweep: ``local`` (cells one after another in this process, each with its
+model's request concurrency) and ``ray`` (each cell a Ray task asking for its model's
+``num_gpus``/``num_cpus``; workers write the run directories under the shared ``--out``)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from socialbench.errors import UsageError
+from socialbench.sweep.cells import CellOutcome, run_cell
+from socialbench.sweep.plan import Cell
+
+RAY_MISSING = "the ray executor needs Ray: pip install 'socialbench[ray]' (or use --executor local)"
+
+
+def run_local(cells: Sequence[Cell], *, progress: bool = False,
+              on_done: Callable[[Cell, CellOutcome], None] | None = None) -> list[CellOutcome]:
+    """Run ``cells`` in order in this process; an interrupted cell (Ctrl-C) stops the sweep
+    and the cells after it are ``not run``."""
+    outcomes: list[CellOutcome] = []
+    for i, cell in enumerate(cells):
+        outcome = run_cell(cell.values, progress=progress)
+        outcomes.append(outcome)
+        if on_done is not None:
+            on_done(cell, outcome)
+        if outcome.status == "interrupted":
+            outcomes += [CellOutcome(str(c.run_dir), "not run", message="the sweep was interrupted") for c in cells[i + 1:]]
+            break
+    return outcomes
+
+
+def _ray_cell(values: dict[str, Any]) -> dict[str, Any]:
+    """The Ray task: one cell, run in a worker; returns its outcome as plain data."""
+    return run_cell(values, progress=False).as_dict()
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or a :class:`UsageError` saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise UsageError(RAY_MISSING) from None
+    return ray
+
+
+def run_ray(cells: Sequence[Cell], *, address: str | None = None,
+            on_done: Callable[[Cell, CellOutcome], None] | None = None) -> list[CellOutcome]:
+    """Run every cell as a Ray task on the cluster at ``address`` (None: the one this process
+    already joined, else a new local one). A task that dies is that cell's ``failed``."""
+    ray = import_ray()
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    task = ray.remote(max_retries=1)(_ray_cell)
+    have = ray.cluster_resources()
+    outcomes: list[CellOutcome | None] = [None] * len(cells)
+    refs, index = [], {}
+    for i, cell in enumerate(cells):
+        short = [f"{n} {need:g} (the cluster has {have.get(k, 0):g})"
+                 for n, k, need in (("num_gpus", "GPU", cell.model.num_gpus), ("num_cpus", "CPU", cell.model.num_cpus))
+                 if need > have.get(k, 0)]
+        if short:  # Ray would wait forever for a node that is not there
+            outcomes[i] = CellOutcome(str(cell.run_dir), "failed", message=f"no node can run it: {', '.join(short)}")
+            if on_done is not None:
+                on_done(cell, outcomes[i])
+            continue
+        ref = task.options(num_cpus=cell.model.num_cpus, num_gpus=cell.model.num_gpus,
+                           name=f"socialbench-sweep:{cell.name}").remote(cell.values)
+        refs.append(ref)
+        index[ref] = i
+    pending = list(refs)
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        i = index[ready[0]]
+        try:
+            outcome = CellOutcome(**ray.get(ready[0]))
+        except Exception as exc:  # noqa: BLE001 - a worker crash fails that cell only
+            outcome = CellOutcome(str(cells[i].run_dir), "failed", message=f"{type(exc).__name__}: {exc}".splitlines()[0][:300])
+        outcomes[i] = outcome
+        if on_done is not None:
+            on_done(cells[i], outcome)
+    return [o for o in outcomes if o is not None]

@@ -1,0 +1,159 @@
+"""Deterministic responders for the scripted servers: a function from a chat request body to
+the reply text.
+
+* ``first-option`` (:func:`~socialbench.testing.openai_server.first_option_responder`):
+  the first option of the ``Possible answers:`` line, else ``{"answer": "ok"}``.
+* ``valid`` (:func:`valid_responder`): a well-formed answer to every prompt socialbench
+  sends, so any command can be dry-run against a local server with 0% invalid replies:
+
+  - SocialNav questions, RobotEQ per-behavior judgments and spatial grounding (prompts
+    with a ``Possible answers:`` line): the first option (a one-element list for
+    multiple-select questions);
+  - RobotEQ per-scene judgments (Figure 18, a ``Candidate behaviors:`` list): every
+    behavior judged, ``proper`` or ``improper`` chosen from a hash of its text;
+  - CoT prompts (the reply example carries ``"reasoning"``): the same answer plus a
+    ``reasoning`` field;
+  - each ``socialbench build`` stage (scenario beams, merge, visual prompts, image review,
+    behaviors, photo screening): a reply its validator accepts, with all review criteria
+    satisfied, every merge candidate kept and every photo suitable.
+
+  Answers depend only on the prompt text, never on time or order.
+
+Select one by name with :func:`get_responder` (the servers' ``--responder`` option).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any, Callable, Mapping
+
+from socialbench.testing.openai_server import first_option_responder, last_user_text
+
+__all__ = ["RESPONDERS", "get_responder", "valid_responder", "scene_labels"]
+
+Responder = Callable[[dict[str, Any]], str]
+
+_BEHAVIOR_LINE = re.compile(r"^\[(\d+)\]\s*(.*)$")
+_REVIEW_KEY = re.compile(r"^\d+\.\s+([a-z_]+)\s+\((?:Hard|Soft)\):", re.M)
+
+
+def _label(text: str) -> str:
+    """``proper`` or ``improper`` from a hash of the behavior text (stable across runs)."""
+    return "proper" if hashlib.sha256(text.strip().encode()).digest()[0] % 2 == 0 else "improper"
+
+
+def scene_labels(prompt: str) -> dict[str, str] | None:
+    """Behavior number -> label for a per-scene judgment prompt (None if it is not one)."""
+    lines = prompt.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip() == "Candidate behaviors:")
+    except StopIteration:
+        return None
+    labels: dict[str, str] = {}
+    for line in lines[start + 1:]:
+        m = _BEHAVIOR_LINE.match(line.strip())
+        if not m:
+            break
+        labels[m.group(1)] = _label(m.group(2))
+    return labels or None
+
+
+def _wants_reasoning(prompt: str) -> bool:
+    return '{"reasoning":' in prompt
+
+
+def _with_reasoning(prompt: str, reply: str) -> str:
+    if not _wants_reasoning(prompt):
+        return reply
+    obj = json.loads(reply)
+    return json.dumps({"reasoning": "Scripted reasoning: the people's states and the applicable norms.", **obj})
+
+
+_WORDS = ("guest", "child", "queue", "doorway", "counter", "luggage", "phone", "table", "elderly", "nurse", "spill",
+          "crowd", "whisper", "umbrella", "stroller", "ticket", "shelf", "window", "laptop", "dog", "stairs", "tray",
+          "cashier", "bench", "rain", "music", "book", "wheelchair", "map", "crying", "argument", "cake")
+
+
+def _distinct_text(seed: str, n: int = 24) -> str:
+    """A scene description drawn from a hash of ``seed``: different seeds give texts
+    different enough to pass the scenarios stage's near-duplicate filter."""
+    digest = hashlib.sha256(seed.encode()).digest() * 2
+    return "A scene with " + " ".join(_WORDS[b % len(_WORDS)] for b in digest[:n]) + "."
+
+
+def _field(prompt: str, pattern: str, default: str) -> str:
+    m = re.search(pattern, prompt, re.M)
+    return m.group(1).strip() if m else default
+
+
+def _build_reply(prompt: str) -> str | None:
+    """A valid reply to a ``socialbench build`` stage prompt, or None if it is not one."""
+    if prompt.startswith("You design test scenarios"):
+        sub = _field(prompt, r"^Subcategory: (.*)$", "subcategory")
+        rnd = _field(prompt, r"round (\d+) of", "1")
+        k = int(_field(prompt, r"Write at least (\d+)", "1"))
+        return json.dumps({"scenarios": [{
+            "title": f"{sub} scene {rnd}-{i}",
+            "description": _distinct_text(f"{sub}|{rnd}|{i}"),
+            "spi_rationale": "The robot must read the people's states before acting.",
+            "decision_point": f"Whether to approach person {i} now or wait.",
+        } for i in range(1, k + 1)]})
+    if prompt.startswith("You are an expert reviewer deduplicating"):
+        ids = re.findall(r"^\[([^\]]+)\]", prompt, re.M)
+        return json.dumps({"keep": ids, "removed": []})
+    if prompt.startswith("Convert this robot social-interaction scenario"):
+        title = _field(prompt, r"^Title: (.*)$", "the scene")
+        return json.dumps({
+            "viewpoint": "chest height, looking straight ahead",
+            "layout": f"the scene of {title}, near to far",
+            "people": [{"who": "a person", "position": "two metres ahead", "gaze": "at the robot",
+                        "posture": "standing", "expression": "neutral"}],
+            "objects": ["a table on the left"],
+            "social_cues": ["the person glances at the robot"],
+            "environment": "even indoor light",
+            "visual_prompt": f"First-person robot camera view: {title}.",
+        })
+    if prompt.startswith("You are an expert reviewer of generated benchmark images"):
+        keys = _REVIEW_KEY.findall(prompt)
+        summary = _field(prompt, r"^Scenario: (.*)$", "the scenario")
+        return json.dumps({"scenario_summary": f"The image shows {summary}", "matrix": {k: True for k in keys},
+                           "reasons": {}})
+    if prompt.startswith("The image is what you"):
+        n_p = int(_field(prompt, r"at least (\d+) socially proper", "1"))
+        n_i = int(_field(prompt, r"at least (\d+) improper", "1"))
+        role = _field(prompt, r"^The image is what you, (.*?), currently see", "a service robot")
+        behaviors = [{"text": f"Proper action {j}: greet the person politely and wait.", "suggested_label": "proper",
+                      "facets": ["politeness"], "rationale": "considerate"} for j in range(1, n_p + 1)]
+        behaviors += [{"text": f"Improper action {j}: push past the person.", "suggested_label": "improper",
+                       "facets": ["safety", "proxemics"], "rationale": "intrusive"} for j in range(1, n_i + 1)]
+        return json.dumps({"question": f"You are {role}. In the following scenario, what is your most appropriate "
+                                       "next action?", "behaviors": behaviors})
+    if prompt.startswith("You screen photos"):
+        return json.dumps({"robot_centric": True, "suitable": True, "reason": "a first-person view of people"})
+    return None
+
+
+def valid_responder(request_json: Mapping[str, Any]) -> str:
+    """A valid, deterministic reply to any prompt socialbench sends (see the module docstring)."""
+    prompt = last_user_text(request_json)
+    built = _build_reply(prompt)
+    if built is not None:
+        return built
+    labels = scene_labels(prompt)
+    if labels is not None:
+        return _with_reasoning(prompt, json.dumps({"answer": labels}))
+    return _with_reasoning(prompt, first_option_responder(request_json))
+
+
+#: Responders selectable by name (``--responder``).
+RESPONDERS: dict[str, Responder] = {"valid": valid_responder, "first-option": first_option_responder}
+
+
+def get_responder(name: str) -> Responder:
+    """The responder called ``name``; ValueError naming the choices for an unknown one."""
+    try:
+        return RESPONDERS[name]
+    except KeyError:
+        raise ValueError(f"unknown responder {name!r} (choose from {', '.join(RESPONDERS)})") from None

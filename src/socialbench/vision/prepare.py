@@ -1,0 +1,174 @@
+"""Prompt-image preparation on every core, behind the render cache.
+
+Drawing, resizing and encoding images is CPU work that holds the GIL, so a run prepares
+images in worker *processes* (:class:`ImagePreparer`, one per core by default) while its event
+loop keeps the model busy. Work is sent as small picklable jobs that carry paths and
+parameters, never decoded arrays; each job returns the encoded images of one item:
+
+* :class:`EncodeFiles` — image files (e.g. a release's pre-rendered composites) resized and
+  encoded under an :class:`~socialbench.vision.images.ImagePolicy`;
+* benchmark-specific jobs (e.g. :class:`socialbench.navigation.render_job.RenderSample`)
+  that follow the :class:`ImageJob` protocol.
+
+A job's :meth:`~ImageJob.cache_key` is computed in the worker from its inputs' bytes (see
+:mod:`socialbench.vision.render_cache`); a hit skips the work. Running a job in-process
+(:func:`run_job`) gives the same bytes as running it in a worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import signal
+import threading
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence
+
+from socialbench.errors import DataError, Problem
+from socialbench.types import EncodedImage
+from socialbench.vision.images import ImageEncoder, ImagePolicy, Transform
+from socialbench.vision.render_cache import RenderCache, render_key
+
+
+@dataclass(frozen=True)
+class PerturbSpec:
+    """A perturbation by name (picklable; the transform is built where it runs)."""
+
+    name: str
+    strength: float = 1.0
+    seed: int = 0
+
+    def transform(self) -> Transform:
+        from socialbench.vision.perturb import make_perturbation
+
+        return make_perturbation(self.name, self.strength, self.seed)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "strength": self.strength, "seed": self.seed}
+
+
+class ImageJob(Protocol):
+    """One item's images to prepare. Must pickle (paths and parameters only)."""
+
+    def cache_key(self) -> str | None:
+        """Content key over the inputs' bytes and every parameter, or None: do not cache."""
+
+    def run(self) -> tuple[EncodedImage, ...]:
+        """Prepare the images (no cache involved)."""
+
+
+@dataclass(frozen=True)
+class EncodeFiles:
+    """Resize and encode image files under ``policy`` (after ``perturb``, if any)."""
+
+    paths: tuple[str, ...]
+    policy: ImagePolicy
+    perturb: PerturbSpec | None = None
+
+    def cache_key(self) -> str | None:
+        params = {"policy": self.policy.describe(), "perturb": self.perturb and self.perturb.describe()}
+        return render_key("encode-files", params, self.paths)
+
+    def run(self) -> tuple[EncodedImage, ...]:
+        transform = self.perturb.transform() if self.perturb is not None else None
+        return ImageEncoder(self.policy, transform, capacity=0).encode_many(self.paths)
+
+
+def run_job(job: ImageJob, cache: RenderCache | None = None) -> tuple[EncodedImage, ...]:
+    """Prepare one job in this process, reading and filling ``cache`` if given."""
+    key = None
+    if cache is not None:
+        try:
+            key = job.cache_key()
+        except OSError:  # an unreadable input: let run() report it with its usual message
+            key = None
+        if key is not None:
+            hit = cache.get(key)
+            if hit is not None:
+                return hit
+    images = job.run()
+    if key is not None and cache is not None:
+        cache.put(key, images)
+    return images
+
+
+def _worker_init() -> None:
+    # Ctrl-C goes to the whole process group: the run (not its workers) handles it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_in_worker(job: ImageJob, cache_dir: str | None) -> tuple[tuple[EncodedImage, ...] | None, list[Problem] | None]:
+    """Worker entry point. A :class:`DataError` comes back as its problems (the exception
+    itself does not survive pickling); anything else is raised as usual."""
+    try:
+        return run_job(job, RenderCache(cache_dir) if cache_dir else None), None
+    except DataError as exc:
+        return None, exc.problems
+
+
+#: The most worker processes a preparer starts by default. 600 composites are ~12 s of one
+#: core's work, so more workers than this only add memory.
+MAX_DEFAULT_WORKERS = 16
+
+
+def _warm() -> int:
+    return os.getpid()
+
+
+class ImagePreparer:
+    """Runs :class:`ImageJob`\\ s for a run: in ``workers`` processes (default: one per
+    core, at most :data:`MAX_DEFAULT_WORKERS`: each worker holds its own renderer, ~70 MB),
+    or in one thread of this process with ``workers=0``. ``cache_dir`` None disables
+    the render cache. ``preload`` names modules the workers import before their first job
+    (e.g. the renderer), so the first sample does not wait for them."""
+
+    def __init__(self, workers: int | None = None, cache_dir: Path | None = None,
+                 preload: Sequence[str] = ()):
+        self.workers = min(os.cpu_count() or 1, MAX_DEFAULT_WORKERS) if workers is None else max(0, workers)
+        self.cache_dir = str(cache_dir) if cache_dir is not None else None
+        self._executor: Executor
+        if self.workers == 0:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="socialbench-prepare")
+        else:
+            methods = multiprocessing.get_all_start_methods()
+            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+            if "forkserver" in methods:
+                ctx.set_forkserver_preload(["socialbench.vision.prepare", *preload])
+            self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init)
+
+    def warm(self) -> None:
+        """Start the workers now, from a background thread (starting the fork server
+        blocks until it has imported ``preload``), so they import while the run loads its
+        data."""
+        if self.workers:
+            threading.Thread(target=self._warm, name="socialbench-prepare-warm", daemon=True).start()
+
+    def _warm(self) -> None:
+        try:
+            for _ in range(self.workers):
+                self._executor.submit(_warm)
+        except RuntimeError:  # shut down before the workers were up
+            pass
+
+    async def prepare(self, job: ImageJob) -> tuple[EncodedImage, ...]:
+        """The job's images, prepared off the event loop."""
+        loop = asyncio.get_running_loop()
+        if self.workers == 0:
+            cache = RenderCache(self.cache_dir) if self.cache_dir else None
+            return await loop.run_in_executor(self._executor, run_job, job, cache)
+        images, problems = await loop.run_in_executor(self._executor, _run_in_worker, job, self.cache_dir)
+        if problems is not None:
+            raise DataError(problems)
+        assert images is not None
+        return images
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> "asyncio.Future[Any]":
+        """Run a picklable ``fn(*args)`` in the preparer's executor."""
+        return asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    def shutdown(self) -> None:
+        """Stop the workers; jobs not started are cancelled."""
+        self._executor.shutdown(wait=True, cancel_futures=True)

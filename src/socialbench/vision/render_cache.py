@@ -1,0 +1,134 @@
+"""A content-addressed cache of prepared (rendered, resized, encoded) prompt images.
+
+A key is a SHA-256 over everything that decides the pixels: the bytes of the input files,
+the job's parameters, the image policy, the perturbation, :data:`RENDERER_VERSION` and the
+versions of the libraries that draw and encode (Pillow, matplotlib). Nothing about the model,
+the method or the run is in it, so one composite is rendered once for every run, method and
+model that sends it. Change any input byte or parameter and the key changes: stale entries
+are never served, only left behind (delete the folder to reclaim the space).
+
+Layout: ``<root>/<key[:2]>/<key>.img``, each file a one-line JSON header (mime, width, height
+and length of each image) followed by the images' bytes. Files are written to a temporary
+name and renamed, so concurrent writers (processes, runs) never expose half a file; an
+unreadable or truncated entry is a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from socialbench.types import EncodedImage
+
+#: Bump when anything in socialbench changes the pixels or bytes of a prepared image
+#: (drawing, resizing, encoding), so entries written by older code are not served.
+RENDERER_VERSION = "2"
+
+_SUFFIX = ".img"
+
+
+def default_render_cache_dir() -> Path:
+    """``~/.cache/socialbench/renders``, beside the response cache."""
+    return Path.home() / ".cache" / "socialbench" / "renders"
+
+
+@lru_cache(maxsize=1)
+def _library_versions() -> dict[str, str]:
+    from importlib import metadata
+
+    out = {}
+    for pkg in ("pillow", "matplotlib"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = "absent"
+    return out
+
+
+def file_digest(path: str | Path) -> str:
+    """SHA-256 of a file's bytes (hex)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def render_key(kind: str, params: Any, files: Iterable[str | Path | None]) -> str:
+    """The cache key of one job: ``kind`` names the job type, ``params`` is any
+    JSON-serialisable description of its settings (policy, mode, perturbation, ...), and
+    ``files`` are its input files, hashed by content (``None`` entries stand for "absent")."""
+    digests = [None if f is None else file_digest(f) for f in files]
+    doc = {
+        "kind": kind,
+        "renderer": RENDERER_VERSION,
+        "libraries": _library_versions(),
+        "params": params,
+        "inputs": digests,
+    }
+    blob = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+class RenderCache:
+    """Prepared images on disk, by content key (see the module docstring)."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}{_SUFFIX}"
+
+    def get(self, key: str) -> tuple[EncodedImage, ...] | None:
+        """The images stored under ``key``, or None (absent, unreadable or truncated)."""
+        try:
+            blob = self._path(key).read_bytes()
+        except OSError:
+            return None
+        head, nl, body = blob.partition(b"\n")
+        try:
+            meta = json.loads(head)
+            out = []
+            pos = 0
+            for m in meta["images"]:
+                n = int(m["size"])
+                data = body[pos:pos + n]
+                if len(data) != n:
+                    return None
+                out.append(EncodedImage(data=data, mime=str(m["mime"]), width=int(m["width"]), height=int(m["height"])))
+                pos += n
+        except (ValueError, KeyError, TypeError):
+            return None
+        if not nl or pos != len(body):
+            return None
+        return tuple(out)
+
+    def put(self, key: str, images: Sequence[EncodedImage]) -> None:
+        """Store ``images`` under ``key`` atomically. A cache that cannot be written (full
+        disk, read-only folder) is skipped silently: it only ever saves time."""
+        head = json.dumps({"images": [
+            {"mime": im.mime, "width": im.width, "height": im.height, "size": len(im.data)} for im in images
+        ]}, separators=(",", ":")).encode()
+        target = self._path(key)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(head + b"\n")
+                    for im in images:
+                        f.write(im.data)
+                os.replace(tmp, target)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            return

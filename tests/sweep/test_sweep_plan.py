@@ -1,0 +1,98 @@
+"""Sweep plans: the schema, refusals that name the key, and the cells a plan expands to."""
+
+from pathlib import Path
+
+import pytest
+
+from socialbench.errors import UsageError
+from socialbench.sweep.plan import expand, load_plan
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "plan.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_minimal_plan_expands_to_models_times_methods(tmp_path):
+    plan = load_plan(write(tmp_path, "models: [baseline:random, baseline:rule-based]\n"
+                                     "benchmarks: [socialnav-sim]\naxes: {method: [independent, cot]}\n"))
+    names = sorted(c.name for c in expand(plan, tmp_path / "sweep"))
+    assert names == sorted(f"socialnav-sim/{m}/{v}-img-with-bev" for m in ("baseline_random", "baseline_rule-based")
+                           for v in ("independent", "cot"))
+
+
+def test_cells_carry_their_axis_values_as_eval_options(tmp_path):
+    plan = load_plan(write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxes: {method: [cot]}\n"))
+    (cell,) = expand(plan, tmp_path / "sweep")
+    assert (cell.values["method"], cell.values["out_dir"]) == ("cot", cell.run_dir)
+
+
+def test_axis_not_in_the_variant_name_is_added_to_the_directory(tmp_path):
+    plan = load_plan(write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxes: {seed: [0, 1]}\n"))
+    assert sorted(c.run_dir.name for c in expand(plan, tmp_path)) == ["independent-img-with-bev-seed-0",
+                                                                      "independent-img-with-bev-seed-1"]
+
+
+def test_dashed_option_names_are_accepted(tmp_path):
+    plan = load_plan(write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\n"
+                                     "axes: {perturb: [blur]}\noptions: {perturb-strength: 2}\n"))
+    (cell,) = expand(plan, tmp_path)
+    assert cell.values["perturb_strength"] == 2.0
+
+
+def test_axis_a_benchmark_refuses_refuses_the_plan_naming_the_key(tmp_path):
+    path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim, roboteq-bj]\n"
+                           "axes: {method: [independent, cot]}\n")
+    with pytest.raises(UsageError, match=r"axes\.method='cot': roboteq-bj refuses it .*ignore_axes: \[method\]"):
+        expand(load_plan(path), tmp_path)
+
+
+def test_ignored_axis_runs_that_benchmark_once_at_the_default(tmp_path):
+    plan = load_plan(write(tmp_path, "models: [baseline:random]\n"
+                                     "benchmarks: [socialnav-sim, {name: roboteq-bj, ignore_axes: [method]}]\n"
+                                     "axes: {method: [independent, cot]}\n"))
+    cells = expand(plan, tmp_path)
+    assert sorted(c.name for c in cells if c.benchmark == "roboteq-bj") == ["roboteq-bj/baseline_random/standard"]
+
+
+def test_unknown_axis_is_refused_naming_it(tmp_path):
+    path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxes: {temperature: [0, 1]}\n")
+    with pytest.raises(UsageError, match=r"plan\.yaml: axes\.temperature: not an option of `socialbench eval`"):
+        load_plan(path)
+
+
+def test_axis_value_of_the_wrong_type_is_refused(tmp_path):
+    path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxes: {limit: [two]}\n")
+    with pytest.raises(UsageError, match=r"axes\.limit: expects an integer"):
+        load_plan(path)
+
+
+def test_model_given_as_an_axis_is_refused_with_the_fix(tmp_path):
+    path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxes: {model: [mock:echo]}\n")
+    with pytest.raises(UsageError, match=r"axes\.model: not an axis; list models under `models:`"):
+        load_plan(path)
+
+
+def test_unknown_benchmark_is_refused(tmp_path):
+    path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-xyz]\n")
+    with pytest.raises(UsageError, match=r"benchmarks\[0\]\.name: unknown benchmark 'socialnav-xyz'"):
+        load_plan(path)
+
+
+def test_yaml_syntax_error_names_the_line(tmp_path):
+    path = write(tmp_path, "models: [baseline:random\nbenchmarks: [socialnav-sim]\n")
+    with pytest.raises(UsageError, match=r"plan\.yaml: line \d+: not valid YAML"):
+        load_plan(path)
+
+
+def test_model_resources_are_read(tmp_path):
+    plan = load_plan(write(tmp_path, "models: [{spec: mock:echo, num_gpus: 1, concurrency: 8, model_opt: {a: b}}]\n"
+                                     "benchmarks: [socialnav-sim]\n"))
+    (cell,) = expand(plan, tmp_path)
+    assert (cell.model.num_gpus, cell.values["concurrency"], cell.values["model_opt"]) == (1.0, 8, ["a=b"])
+
+
+def test_relative_data_is_read_from_the_plan_folder(tmp_path):
+    plan = load_plan(write(tmp_path, "models: [baseline:random]\nbenchmarks: [{name: socialnav-sub, data: d}]\n"))
+    assert plan.benchmarks[0].data == tmp_path / "d"

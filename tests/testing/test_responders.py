@@ -1,0 +1,70 @@
+"""Tests for the named responders of the scripted servers (socialbench.testing.responders)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from socialbench.benchmarks.roboteq.prompts import grounding_prompt, parse_judgments, scene_prompt
+from socialbench.build.behaviors import behavior_prompt, validate_behaviors
+from socialbench.build.filters import relevance_prompt, validate_relevance
+from socialbench.build.image_prompts import validate_visual_prompt, visual_prompt_request
+from socialbench.build.review import KEYS, review_prompt, validate_review
+from socialbench.build.scenarios import beam_prompt, merge_prompt, validate_beam, validate_merge
+from socialbench.testing.responders import get_responder, valid_responder
+
+ROLE = "You are a hotel service robot. In the following scenario, what is your most appropriate next action?"
+BEHAVIORS = [(1, "Knock and wait."), (2, "Open the door and enter."), (3, "Leave the tray outside.")]
+SUB = {"category": "Retail", "subcategory": "Hotel", "role": "a hotel service robot", "description": "rooms"}
+SCENARIO = {"title": "Late delivery", "description": "A guest waits at the door.", "decision_point": "knock or not",
+            "subcategory": "Hotel", "category": "Retail", "role": "a hotel service robot"}
+
+
+def _ask(prompt: str) -> str:
+    return valid_responder({"messages": [{"role": "user", "content": [{"type": "text", "text": prompt}]}]})
+
+
+def test_scene_prompt_gets_a_label_for_every_behavior() -> None:
+    parsed = parse_judgments(_ask(scene_prompt(ROLE, BEHAVIORS, "standard")), [1, 2, 3])
+    assert all(parsed.values[k] in ("proper", "improper") for k in (1, 2, 3))
+
+
+def test_scene_answers_are_deterministic() -> None:
+    prompt = scene_prompt(ROLE, BEHAVIORS, "standard")
+    assert _ask(prompt) == _ask(prompt)
+
+
+def test_cot_scene_reply_carries_reasoning_and_a_valid_answer() -> None:
+    reply = _ask(scene_prompt(ROLE, BEHAVIORS, "cot"))
+    assert json.loads(reply)["reasoning"]
+    assert None not in parse_judgments(reply, [1, 2, 3]).values.values()
+
+
+def test_grounding_prompt_gets_a_letter_list() -> None:
+    assert json.loads(_ask(grounding_prompt("Where should you wait?", {}, "standard"))) == {"answer": ["A"]}
+
+
+@pytest.mark.parametrize("stage", ["beam", "merge", "visual", "review", "behaviors", "relevance"])
+def test_every_build_stage_reply_passes_its_validator(stage: str) -> None:
+    cases: dict[str, tuple[str, Any]] = {
+        "beam": (beam_prompt(SUB, 0, 2, 3), validate_beam(3)),
+        "merge": (merge_prompt(SUB, [{**SCENARIO, "candidate": c, "spi_rationale": "r"} for c in ("b00-1", "b01-1")]),
+                  validate_merge(["b00-1", "b01-1"])),
+        "visual": (visual_prompt_request(SCENARIO), validate_visual_prompt),
+        "review": (review_prompt(SCENARIO, "a prompt"), validate_review),
+        "behaviors": (behavior_prompt({"scenario": SCENARIO}, 2, 2), validate_behaviors(2, 2)),
+        "relevance": (relevance_prompt(), validate_relevance),
+    }
+    prompt, validate = cases[stage]
+    assert validate(json.loads(_ask(prompt)))
+
+
+def test_review_reply_satisfies_every_criterion() -> None:
+    assert json.loads(_ask(review_prompt(SCENARIO, "p")))["matrix"] == {k: True for k in KEYS}
+
+
+def test_unknown_responder_name_lists_the_choices() -> None:
+    with pytest.raises(ValueError, match="valid, first-option"):
+        get_responder("smart")

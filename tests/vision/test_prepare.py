@@ -1,0 +1,103 @@
+"""Image preparation in worker processes: the same bytes as in-process, the render cache
+consulted first, data errors carried back intact."""
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from socialbench.errors import DataError
+from socialbench.types import EncodedImage
+from socialbench.vision.images import ImagePolicy
+from socialbench.vision.prepare import EncodeFiles, ImagePreparer, PerturbSpec, run_job
+from socialbench.vision.render_cache import RenderCache
+
+
+@pytest.fixture(scope="module")
+def pictures(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, ...]:
+    root = tmp_path_factory.mktemp("pictures")
+    out = []
+    for i in range(3):
+        img = Image.new("RGB", (300 + 40 * i, 200), (30 * i, 120, 200 - 40 * i))
+        for x in range(0, img.width, 7):
+            img.putpixel((x, (x * 3 + i) % img.height), (255, 255, 255))
+        path = root / f"p{i}.png"
+        img.save(path)
+        out.append(str(path))
+    return tuple(out)
+
+
+def _prepare(preparer: ImagePreparer, job: object) -> tuple[EncodedImage, ...]:
+    async def go() -> tuple[EncodedImage, ...]:
+        return await preparer.prepare(job)  # type: ignore[arg-type]
+
+    try:
+        return asyncio.run(go())
+    finally:
+        preparer.shutdown()
+
+
+def test_worker_processes_give_the_same_bytes_as_in_process(pictures: tuple[str, ...]) -> None:
+    job = EncodeFiles(pictures, ImagePolicy(max_side=128))
+    assert _prepare(ImagePreparer(workers=2), job) == run_job(job)
+
+
+def test_perturbed_job_gives_the_same_bytes_in_a_worker(pictures: tuple[str, ...]) -> None:
+    job = EncodeFiles(pictures, ImagePolicy(max_side=128), PerturbSpec("blur", 1.0, 3))
+    assert _prepare(ImagePreparer(workers=1), job) == run_job(job)
+
+
+def test_policy_limits_the_longest_side(pictures: tuple[str, ...]) -> None:
+    assert max(max(im.width, im.height) for im in run_job(EncodeFiles(pictures, ImagePolicy(max_side=100)))) == 100
+
+
+def test_a_data_error_in_a_worker_comes_back_with_its_problems(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"not an image")
+    with pytest.raises(DataError) as info:
+        _prepare(ImagePreparer(workers=1), EncodeFiles((str(broken),), ImagePolicy()))
+    assert info.value.problems[0].file == str(broken)
+
+
+@dataclass(frozen=True)
+class CountingJob:
+    """Returns a fixed image and counts how often it really ran (in-process only)."""
+
+    source: str
+    runs: list
+
+    def cache_key(self) -> str:
+        from socialbench.vision.render_cache import render_key
+
+        return render_key("counting", {}, [self.source])
+
+    def run(self) -> tuple[EncodedImage, ...]:
+        self.runs.append(1)
+        return (EncodedImage(Path(self.source).read_bytes()[:16], "image/png", 1, 1),)
+
+
+def test_a_cached_job_is_not_run_again(pictures: tuple[str, ...], tmp_path: Path) -> None:
+    cache = RenderCache(tmp_path / "renders")
+    runs: list = []
+    first = run_job(CountingJob(pictures[0], runs), cache)
+    second = run_job(CountingJob(pictures[0], runs), cache)
+    assert (len(runs), second) == (1, first)
+
+
+def test_a_changed_input_is_rendered_again(pictures: tuple[str, ...], tmp_path: Path) -> None:
+    src = tmp_path / "input.png"
+    src.write_bytes(Path(pictures[0]).read_bytes())
+    cache = RenderCache(tmp_path / "renders")
+    runs: list = []
+    run_job(CountingJob(str(src), runs), cache)
+    src.write_bytes(Path(pictures[1]).read_bytes())
+    run_job(CountingJob(str(src), runs), cache)
+    assert len(runs) == 2
+
+
+def test_the_cache_is_filled_from_worker_processes(pictures: tuple[str, ...], tmp_path: Path) -> None:
+    job = EncodeFiles(pictures, ImagePolicy(max_side=64))
+    _prepare(ImagePreparer(workers=1, cache_dir=tmp_path / "renders"), job)
+    assert RenderCache(tmp_path / "renders").get(job.cache_key()) == run_job(job)
