@@ -101,3 +101,52 @@ def test_the_cache_is_filled_from_worker_processes(pictures: tuple[str, ...], tm
     job = EncodeFiles(pictures, ImagePolicy(max_side=64))
     _prepare(ImagePreparer(workers=1, cache_dir=tmp_path / "renders"), job)
     assert RenderCache(tmp_path / "renders").get(job.cache_key()) == run_job(job)
+
+
+_KILLED_RUN = """
+import asyncio, os, sys
+from socialbench.vision.prepare import ImagePreparer
+
+async def main():
+    preparer = ImagePreparer(workers=2)
+    pids = set()
+    while len(pids) < 2:  # the pool starts its workers on demand: ask until both answered
+        pids |= set(await asyncio.gather(*(preparer.submit(os.getpid) for _ in range(8))))
+    print(" ".join(map(str, sorted(pids))), flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][:1] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_workers_exit_when_their_run_is_killed() -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    workers = [int(p) for p in proc.stdout.readline().split()]
+    assert len(workers) == 2
+    proc.send_signal(signal.SIGKILL)
+    # End-of-file on the dead run's output means no worker still holds it open; the read
+    # would block forever before the fix (the timeout only guards against that hang).
+    done = []
+    reader = __import__("threading").Thread(target=lambda: done.append(proc.stderr.read()), daemon=True)
+    reader.start()
+    reader.join(120)
+    proc.wait()
+    assert done, "a worker of the killed run still holds its stderr open"
+    deadline = time.monotonic() + 120
+    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in workers)

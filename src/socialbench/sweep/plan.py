@@ -42,7 +42,6 @@ _NOT_AXES = {
     "out_dir": "the sweep names each cell's run directory under its --out",
     "model_opt": "give `model_opt: {KEY: VALUE}` in that model's entry under `models:`",
     "progress": "use the sweep's --progress/--no-progress",
-    "epochs": "a sweep runs each cell once; repeat with a `seed` axis, or run `socialbench eval --epochs N`",
 }
 #: eval options that the run directory's variant name already encodes.
 _IN_VARIANT = {"method", "images", "strategy", "per_behavior", "perturb", "perturb_strength", "context"}

@@ -95,9 +95,25 @@ def run_job(job: ImageJob, cache: RenderCache | None = None) -> tuple[EncodedIma
     return images
 
 
-def _worker_init() -> None:
+def _worker_init(run_alive: Any) -> None:
     # Ctrl-C goes to the whole process group: the run (not its workers) handles it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_when_run_ends, args=(run_alive,), name="socialbench-run-watch", daemon=True).start()
+
+
+def _exit_when_run_ends(run_alive: Any) -> None:
+    """End this worker as soon as the run that started it is gone.
+
+    ``run_alive`` is the read end of a pipe whose only write end the run holds: reading
+    it reaches end-of-file when the run exits in any way, SIGKILL included. Without this a
+    killed run's workers would wait for jobs forever (their parent is the fork server,
+    which itself waits for them), holding the dead run's stdout/stderr open, so that
+    whoever reads the run's output (a shell pipe, a test, CI) never sees end-of-file."""
+    try:
+        run_alive.recv()
+    except (EOFError, OSError):
+        pass
+    os._exit(0)
 
 
 def _run_in_worker(job: ImageJob, cache_dir: str | None) -> tuple[tuple[EncodedImage, ...] | None, list[Problem] | None]:
@@ -137,7 +153,11 @@ class ImagePreparer:
             ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
             if "forkserver" in methods:
                 ctx.set_forkserver_preload(["socialbench.vision.prepare", *preload])
-            self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init)
+            # The workers get the read end only (forkserver and spawn pass just what is
+            # pickled), so it reaches end-of-file when this process ends, however it ends.
+            self._run_alive, self._run_alive_w = ctx.Pipe(duplex=False)
+            self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
+                                                 initializer=_worker_init, initargs=(self._run_alive,))
 
     def warm(self) -> None:
         """Start the workers now, from a background thread (starting the fork server
@@ -172,3 +192,6 @@ class ImagePreparer:
     def shutdown(self) -> None:
         """Stop the workers; jobs not started are cancelled."""
         self._executor.shutdown(wait=True, cancel_futures=True)
+        if self.workers:
+            self._run_alive_w.close()
+            self._run_alive.close()
