@@ -106,3 +106,19 @@ class SkipPolicy:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(SkipPolicy(in_ci()), "socialbench-skip-policy")
+    _private_home()
+
+
+def _private_home() -> None:
+    """Point HOME (and XDG_CACHE_HOME) at a fresh folder for this test session, so that runs
+    started by the tests, in this process or in subprocesses, use their own default response
+    and render caches (``~/.cache/socialbench``) instead of the user's: a stale entry there
+    could answer a test, and the tests must not fill a developer's cache."""
+    import atexit
+    import shutil
+    import tempfile
+
+    home = tempfile.mkdtemp(prefix="sb-home-")
+    os.environ["HOME"] = home
+    os.environ["XDG_CACHE_HOME"] = os.path.join(home, ".cache")
+    atexit.register(shutil.rmtree, home, True)

@@ -93,7 +93,9 @@ def _model_options(pairs: list[str], seed: int, timeout: float, data: Any = None
     for p in pairs:
         k, sep, v = p.partition("=")
         if not sep or not k:
-            raise UsageError(f"--model-opt takes KEY=VALUE (got {p!r})")
+            from socialbench.models.redact import redact
+
+            raise UsageError(f"--model-opt takes KEY=VALUE (got {redact(p)!r})")
         extra.append((k.strip(), v.strip()))
     return ModelOptions(seed=seed, timeout_s=timeout, data=data, extra=tuple(extra))
 

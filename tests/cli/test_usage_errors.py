@@ -51,3 +51,9 @@ def test_an_error_naming_a_long_path_is_one_line(tmp_path):
     res = run_without_click(["data", "validate", "-b", "socialnav-sub", "-d", str(deep)], tmp_path)
     assert res.returncode == 1
     assert f"--data {deep} does not exist" in res.stderr.splitlines()[0]
+
+
+def test_a_malformed_model_opt_is_echoed_without_url_credentials(tmp_path):
+    res = run_without_click(["eval", "-b", "socialnav-sim", "-m", "baseline:random", "--model-opt", "http://u:hunter2@h/v1"], tmp_path)
+    assert res.returncode == 1 and "--model-opt takes KEY=VALUE" in res.stderr
+    assert "hunter2" not in res.stderr

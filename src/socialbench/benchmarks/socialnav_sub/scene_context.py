@@ -18,7 +18,7 @@ official order, the answer filling the question's blank:
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from socialbench.types import Item, Question
 
@@ -63,8 +63,3 @@ def fact_line(question: Question, answer: Any) -> str:
 def facts_block(facts: Sequence[tuple[Question, Any]]) -> str:
     """The facts text: :data:`FACTS_HEADER` and one ``- `` line per (question, answer)."""
     return "\n".join([FACTS_HEADER, *(f"- {fact_line(q, a)}" for q, a in facts)])
-
-
-def facts_for(questions: Sequence[Question], answers: Mapping[str, Any]) -> list[tuple[Question, Any]]:
-    """(question, answer) for each of ``questions`` that has an entry in ``answers``."""
-    return [(q, answers[q.key]) for q in questions if q.key in answers]
