@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from socialbench.cli import main  # noqa: E402
 from socialbench.sweep.plan import expand, load_plan  # noqa: E402
+from socialbench.sweep.executors import local_ray_temp_dir  # noqa: E402
 from sweep_fixtures import grid_plan, sweep_answers  # noqa: E402
 
 try:
@@ -29,7 +30,7 @@ def run_cli(*args):
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _temp_dir=local_ray_temp_dir())
     yield
     ray.shutdown()
 

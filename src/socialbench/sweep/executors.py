@@ -4,6 +4,8 @@ model's request concurrency) and ``ray`` (each cell a Ray task asking for its mo
 
 from __future__ import annotations
 
+import os
+import tempfile
 from typing import Any, Callable, Sequence
 
 from socialbench.errors import UsageError
@@ -43,13 +45,25 @@ def import_ray() -> Any:
     return ray
 
 
+def local_ray_temp_dir() -> str:
+    """A new short folder for a local Ray cluster's session files.
+
+    Ray puts its Unix sockets under ``$TMPDIR/ray/session_<date>_<pid>/sockets/``; with a
+    long ``TMPDIR`` (macOS gives ``/var/folders/…/T/``) that path passes the 107-byte limit
+    of a socket address and the cluster cannot start. ``/tmp`` is short wherever it exists."""
+    return tempfile.mkdtemp(prefix="sbray-", dir="/tmp" if os.path.isdir("/tmp") else None)
+
+
 def run_ray(cells: Sequence[Cell], *, address: str | None = None,
             on_done: Callable[[Cell, CellOutcome], None] | None = None) -> list[CellOutcome]:
     """Run every cell as a Ray task on the cluster at ``address`` (None: the one this process
     already joined, else a new local one). A task that dies is that cell's ``failed``."""
     ray = import_ray()
     if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        if address is None:  # a new local cluster: its sockets must fit AF_UNIX's ~107 bytes
+            ray.init(include_dashboard=False, log_to_driver=False, _temp_dir=local_ray_temp_dir())
+        else:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
     task = ray.remote(max_retries=1)(_ray_cell)
     have = ray.cluster_resources()
     outcomes: list[CellOutcome | None] = [None] * len(cells)
