@@ -76,3 +76,14 @@ def test_log_filter_masks_urls_in_http_library_records(caplog) -> None:
     caplog.set_level(logging.INFO, logger="socialbench.test.http")
     logging.getLogger("socialbench.test.http").info("HTTP Request: POST %s", f"http://h/v1/x?api-key={KEY}")
     assert KEY not in caplog.text and "api-key=***" in caplog.text
+
+
+def test_log_redaction_covers_child_loggers(caplog) -> None:
+    import logging
+
+    from socialbench.models.redact import install_log_redaction
+
+    install_log_redaction(("socialbench.test.parent",))
+    caplog.set_level(logging.DEBUG, logger="socialbench.test.parent.http11")
+    logging.getLogger("socialbench.test.parent.http11").debug("send %s", f"http://u:{KEY}@h/v1")
+    assert KEY not in caplog.text and "u:***@h" in caplog.text

@@ -33,3 +33,15 @@ def test_cache_persists_across_connections(tmp_path):
     c.put(k, "m", Generation("x"))
     c.close()
     assert ResponseCache(tmp_path / "c.sqlite").get(k).text == "x"
+
+
+def test_a_cache_path_that_sqlite_cannot_open_is_a_storage_error_naming_it(tmp_path):
+    import pytest
+
+    from socialbench.errors import StorageError
+
+    link = tmp_path / "responses.sqlite3"
+    link.symlink_to(tmp_path / "missing-folder" / "x.sqlite3")  # dangling: sqlite cannot open it
+    with pytest.raises(StorageError) as e:
+        ResponseCache(link)
+    assert str(link) in str(e.value) and "--no-cache" in str(e.value)

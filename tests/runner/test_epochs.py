@@ -73,3 +73,15 @@ def test_cli_epochs_write_one_run_per_epoch(tmp_path):
     per_epoch = json.loads((tmp_path / "r" / "metrics.json").read_text())["epochs"]["per_epoch"]
     seeds = [json.loads((tmp_path / "r" / f"epoch-{e}" / "run.json").read_text())["seed"] for e in (1, 2)]
     assert len(per_epoch) == 2 and seeds == [0, 1]
+
+
+def test_epochs_into_a_single_runs_folder_are_refused_and_it_is_kept(tmp_path):
+    from socialbench.errors import UsageError
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "samples.jsonl").write_text("{}\n")
+    (out / "run.json").write_text('{"status": "complete"}')
+    with pytest.raises(UsageError):
+        run_epochs(out, 2, 0, fake_epoch([]))
+    assert (out / "run.json").read_text() == '{"status": "complete"}'

@@ -225,3 +225,20 @@ def test_run_json_requests_count_what_the_model_was_sent(small_socialnav, tmp_pa
     run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), m)
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert run["requests"] == len(m.calls) and [s["requests"] for s in run["sessions"]] == [N_QUESTIONS, 5]
+
+
+def test_a_run_resumed_after_run_json_was_removed_counts_only_its_own_requests(small_socialnav, tmp_path):
+    run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), mock())
+    (tmp_path / "run" / "run.json").unlink()
+    run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), mock())  # every answer is on disk
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["requests"] == 0
+
+
+def test_a_single_run_into_a_folder_of_epochs_is_refused(small_socialnav, tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "run.json").write_text(json.dumps({"status": "complete", "epochs": 2, "epoch_dirs": ["epoch-1", "epoch-2"]}))
+    with pytest.raises(UsageError):
+        run_eval(request(small_socialnav, out), SocialNavSub(), mock())
+    assert not (out / "samples.jsonl").exists()

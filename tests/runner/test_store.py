@@ -180,3 +180,21 @@ def test_a_torn_last_send_line_is_not_counted(tmp_path):
     with open(tmp_path / "requests.log", "ab") as fh:
         fh.write(b"0")
     assert RunStore(tmp_path).read_sends() == {0: {"requests": 1, "retries": 0}}
+
+
+def test_a_file_whose_only_line_is_not_a_record_is_an_error(tmp_path):
+    p = tmp_path / "predictions.jsonl"
+    p.write_bytes(b"\xff\xfe{")  # no newline: not a torn write after good records
+    with pytest.raises(DataError) as e:
+        read_samples(p)
+    assert e.value.problems[0].line == 1
+
+
+def test_a_fifo_in_place_of_samples_is_refused_without_blocking(tmp_path):
+    import os
+
+    p = tmp_path / "samples.jsonl"
+    os.mkfifo(p)
+    with pytest.raises(DataError) as e:
+        read_samples(p)
+    assert "not a regular file" in e.value.problems[0].message

@@ -167,22 +167,42 @@ def secret_digest(url: str) -> str:
     return hashlib.pbkdf2_hmac("sha256", material, _DIGEST_SALT, _DIGEST_ROUNDS).hex()[:16]
 
 
-class RedactingFilter(logging.Filter):
-    """A log filter that masks URL credentials in each record's message (:func:`redact`)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
+def mask_record(record: logging.LogRecord) -> None:
+    """Replace the message of ``record`` by its text with URL credentials masked, when they differ."""
+    try:
         message = record.getMessage()
-        if "://" in message:
-            masked = redact(message)
-            if masked != message:
-                record.msg, record.args = masked, None
-        return True
+    except Exception:  # noqa: BLE001 - a broken format fails in the handler, as without us
+        return
+    if "://" in message:
+        masked = redact(message)
+        if masked != message:
+            record.msg, record.args = masked, None
+
+
+_REDACTED_LOGGERS: set[str] = set()
+_factory_installed = False
+
+
+def _covered(name: str) -> bool:
+    return any(name == n or name.startswith(n + ".") for n in _REDACTED_LOGGERS)
 
 
 def install_log_redaction(names: tuple[str, ...] = HTTP_LOGGERS) -> None:
-    """Put one :class:`RedactingFilter` on each logger of ``names`` (idempotent): the HTTP
-    libraries log every request URL, whose query may hold a key."""
-    for name in names:
-        logger = logging.getLogger(name)
-        if not any(isinstance(f, RedactingFilter) for f in logger.filters):
-            logger.addFilter(RedactingFilter())
+    """Mask URL credentials (:func:`redact`) in every record of the loggers ``names`` and of
+    their children; idempotent. The HTTP libraries log request URLs, whose query may hold a
+    key, from child loggers (``httpcore.http11``) whose records a filter on the parent never
+    sees, so this wraps the log record factory instead of adding logger filters."""
+    global _factory_installed
+    _REDACTED_LOGGERS.update(names)
+    if _factory_installed:
+        return
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        if _covered(record.name):
+            mask_record(record)
+        return record
+
+    logging.setLogRecordFactory(factory)
+    _factory_installed = True

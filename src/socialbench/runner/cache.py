@@ -45,7 +45,10 @@ class ResponseCache:
                 raise StorageError(f"{self.path}: not a file (fix: choose another {CACHE_OPTION})")
         except OSError as exc:
             raise StorageError.from_os_error(exc, self.path, CACHE_OPTION) from None
-        self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        try:  # e.g. a symlink to a folder that does not exist
+            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StorageError(_cache_problem(self.path, exc)) from None
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")

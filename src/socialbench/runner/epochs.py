@@ -92,6 +92,11 @@ def run_epochs(out: Path, epochs: int, seed: int, run_one: Callable[[int, int, P
     ``out``. ``run_one`` returns a :class:`~socialbench.runner.run.RunResult`."""
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
+    if (out / "samples.jsonl").exists():  # its run.json and metrics.json would be replaced
+        from socialbench.errors import UsageError
+
+        raise UsageError(f"{out} holds a single run (samples.jsonl); --epochs needs a folder of its own: "
+                         "choose a new --out folder")
     out.mkdir(parents=True, exist_ok=True)
     results = []
     for e in range(1, epochs + 1):

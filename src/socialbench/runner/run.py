@@ -181,6 +181,9 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
         },
     }
     previous = store.read_run()
+    if previous is not None and "epoch_dirs" in previous:
+        raise UsageError(f"{req.out} holds runs made with --epochs (in {req.out}/epoch-E); "
+                         "run the same --epochs command to resume them, or choose a new --out folder")
     if previous is not None:
         clash = [f for f in IDENTITY_FIELDS if previous.get(f) != identity[f]]
         if clash:
@@ -188,6 +191,8 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
                 f"{req.out} holds a different run ({', '.join(clash)} differ); "
                 "choose a new --out folder or delete that one"
             )
+    else:  # no run record (new, or run.json removed): old request counts belong to no session
+        store.forget_sends()
     done = store.load_samples()
     order = benchmark.question_order(dataset)
     wanted = set(order)

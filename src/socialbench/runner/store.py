@@ -63,9 +63,14 @@ def _remove_quietly(path: Path) -> None:
 
 
 def read_samples(path: Path, *, repair: bool = False) -> list[SampleRecord]:
-    """Read a samples.jsonl file. With ``repair``, a torn final line is removed from disk."""
+    """Read a samples.jsonl file. With ``repair``, a torn final line is removed from disk.
+    Without ``repair`` (predictions given to ``score``/``report``), a file whose only line is
+    not a record is an error, not a torn write; anything but a regular file is refused
+    (a FIFO would block the read forever)."""
     if not path.exists():
         return []
+    if not path.is_file():
+        raise DataError.single(path, "", "not a regular file", "give a samples.jsonl file or a run directory")
     data = path.read_bytes()
     records: list[SampleRecord] = []
     lines = data.split(b"\n")
@@ -79,7 +84,7 @@ def read_samples(path: Path, *, repair: bool = False) -> list[SampleRecord]:
             obj = json.loads(line)
             records.append(SampleRecord.from_json(obj))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            if is_last:  # torn write from an interrupted run (no trailing newline)
+            if is_last and (repair or records):  # torn write from an interrupted run (no trailing newline)
                 if repair:
                     with open(path, "r+b") as fh:
                         fh.truncate(offset)
@@ -169,6 +174,14 @@ class RunStore:
             if self._sends_fd is None:
                 self._sends_fd = os.open(self.dir / SENDS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             _write_all(self._sends_fd, f"{session} {attempt}\n".encode())
+        except OSError as exc:
+            raise StorageError.from_os_error(exc, self.dir / SENDS, OUT_OPTION) from None
+
+    def forget_sends(self) -> None:
+        """Remove requests.log (when run.json is gone, its session numbers would be
+        counted again as the new record's sessions)."""
+        try:
+            (self.dir / SENDS).unlink(missing_ok=True)
         except OSError as exc:
             raise StorageError.from_os_error(exc, self.dir / SENDS, OUT_OPTION) from None
 

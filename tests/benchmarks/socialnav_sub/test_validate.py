@@ -359,3 +359,10 @@ def test_missing_frames_without_composites_are_errors(root):
     frame.unlink()
     (root / "prompts" / SID / "sample_with_bev_0.png").unlink()
     assert _find(validate_socialnav(root), frame, "").message == "missing frame"
+
+
+def test_a_file_given_as_the_dataset_folder_is_named_a_file(tmp_path):
+    f = tmp_path / "release.zip"
+    f.write_bytes(b"PK")
+    problems = validate_socialnav(f)
+    assert [p.message for p in problems] == ["is a file, not a folder"]

@@ -673,7 +673,8 @@ def scan_socialnav(root: Path | str, *, check_images: bool = True, check_odometr
     report = ValidationReport()
     empty = DatasetScan(root, None, {}, {}, [], report)
     if not root.is_dir():
-        report.error(root, "", "dataset folder does not exist", "pass the dataset folder")
+        what = "is a file, not a folder" if root.exists() else "dataset folder does not exist"
+        report.error(root, "", what, "pass the dataset folder")
         return empty
     inside = _Containment(root)
     bank = _load_dataset_bank(root, report, inside)
