@@ -38,21 +38,19 @@ torch and transformers are imported only when the model is used (``socialbench[h
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import hashlib
 import io
 import logging
 import math
 import queue
-import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
 from socialbench.models.registry import ModelOptions, register
+from socialbench.models.worker_thread import STOP, ThreadJob, WorkerThreadModel
 from socialbench.types import Generation, Request, Usage
 
 log = logging.getLogger(__name__)
@@ -65,7 +63,6 @@ _DTYPE_NAMES = {
     "bfloat16": "bfloat16", "bf16": "bfloat16",
     "float16": "float16", "fp16": "float16", "half": "float16",
 }
-_STOP = object()
 
 
 # --------------------------------------------------------------------------- pure helpers
@@ -162,32 +159,7 @@ def checkpoint_fingerprint(folder: Path) -> str:
 # --------------------------------------------------------------------------- the model
 
 
-@dataclass
-class _Job:
-    request: Request
-    future: "asyncio.Future[Generation]"
-    loop: asyncio.AbstractEventLoop
-
-    def live(self) -> bool:
-        return not self.future.done()
-
-    def resolve(self, result: Generation | BaseException) -> None:
-        """Settle the caller's future from the worker thread (no-op if it gave up)."""
-        def settle() -> None:
-            if self.future.done():
-                return
-            if isinstance(result, BaseException):
-                self.future.set_exception(result)
-            else:
-                self.future.set_result(result)
-
-        try:
-            self.loop.call_soon_threadsafe(settle)
-        except RuntimeError:  # the caller's loop is closed: nobody is waiting
-            pass
-
-
-class HFLocalModel:
+class HFLocalModel(WorkerThreadModel):
     """A vision-language model run in this process with Transformers (see module docstring)."""
 
     cacheable = True
@@ -231,12 +203,9 @@ class HFLocalModel:
         self.device: str | None = None
         self.dtype: str | None = None
         self._effective_batch = self.batch_size
-        self._queue: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._start_lock = threading.Lock()
+        self._init_worker()
         self._processor: Any = None
         self._model: Any = None
-        self._load_error: ModelError | None = None
         self._system_role = True
         self._identity: str | None = None
         #: Sizes of the batches run so far (for tests and benchmarks).
@@ -332,27 +301,9 @@ class HFLocalModel:
 
     # -- request path -----------------------------------------------------------------
 
-    def _ensure_worker(self) -> None:
-        with self._start_lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._work, name=f"hf-worker:{self.source}", daemon=True)
-                self._thread.start()
+    thread_prefix = "hf-worker"
 
-    async def generate(self, request: Request) -> Generation:
-        if self._load_error is not None:
-            raise self._load_error
-        loop = asyncio.get_running_loop()
-        job = _Job(request, loop.create_future(), loop)
-        self._ensure_worker()
-        self._queue.put(job)
-        return await job.future
-
-    def _work(self) -> None:
-        try:
-            self.load()
-        except BaseException as exc:  # every request gets the same clear error
-            self._load_error = FatalModelError("load_error", f"{self.spec}: {type(exc).__name__}: {exc}"[:1000])
-            log.error("%s", self._load_error)
+    def _serve(self) -> None:
         pending: collections.deque[Any] = collections.deque()
         stopping = False
         while True:
@@ -360,7 +311,7 @@ class HFLocalModel:
                 if stopping:
                     return
                 item = self._queue.get()
-                if item is _STOP:
+                if item is STOP:
                     return
                 pending.append(item)
             stopping = self._gather(pending) or stopping
@@ -383,7 +334,7 @@ class HFLocalModel:
             try:
                 while True:
                     item = self._queue.get_nowait()
-                    if item is _STOP:
+                    if item is STOP:
                         return True
                     pending.append(item)
             except queue.Empty:
@@ -394,12 +345,12 @@ class HFLocalModel:
                 item = self._queue.get(timeout=self.batch_wait_s)
             except queue.Empty:
                 return False
-            if item is _STOP:
+            if item is STOP:
                 return True
             pending.append(item)
 
-    def _run(self, batch: list[_Job]) -> None:
-        prepared: list[tuple[_Job, list[Any]]] = []
+    def _run(self, batch: list[ThreadJob]) -> None:
+        prepared: list[tuple[ThreadJob, list[Any]]] = []
         for job in batch:
             try:
                 prepared.append((job, self._decode_images(job.request)))
@@ -423,7 +374,7 @@ class HFLocalModel:
         for job, result in zip(jobs, results):
             job.resolve(result)
 
-    def _run_single(self, job: _Job, images: list[Any]) -> None:
+    def _run_single(self, job: ThreadJob, images: list[Any]) -> None:
         try:
             job.resolve(self._generate_batch([job.request], [images])[0])
         except Exception as exc:  # noqa: BLE001
@@ -527,11 +478,7 @@ class HFLocalModel:
         return results
 
     async def aclose(self) -> None:
-        thread = self._thread
-        if thread is not None and thread.is_alive():
-            self._queue.put(_STOP)
-            await asyncio.to_thread(thread.join)
-        self._thread = None
+        await self._stop_worker()
         self._model = None
         self._processor = None
         _empty_cuda_cache()

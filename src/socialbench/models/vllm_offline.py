@@ -38,13 +38,10 @@ usage error before the run starts.
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import logging
 import queue
 import sys
-import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -52,6 +49,7 @@ from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
 from socialbench.models.hf_local import checkpoint_fingerprint
 from socialbench.models.registry import ModelOptions, register
+from socialbench.models.worker_thread import STOP, ThreadJob, WorkerThreadModel
 from socialbench.types import Generation, Request, Usage
 
 log = logging.getLogger(__name__)
@@ -61,7 +59,6 @@ DEFAULT_MAX_BATCH = 1024
 DEFAULT_BATCH_WAIT_S = 0.005
 _DTYPES = {"auto", "bfloat16", "float16", "float32", "half", "float"}
 _MAX_MESSAGE_CHARS = 300
-_STOP = object()
 MISSING_VLLM = "needs vLLM and a CUDA GPU: pip install 'socialbench[vllm]' on a GPU machine (or serve the model with `vllm serve` and use openai:MODEL@URL)"
 
 
@@ -144,30 +141,7 @@ def engine_kwargs(source: str, options: ModelOptions) -> dict[str, Any]:
     return kwargs
 
 
-@dataclass
-class _Job:
-    """One waiting request and the caller's future (settled from the engine thread)."""
-
-    request: Request
-    future: "asyncio.Future[Generation]"
-    loop: asyncio.AbstractEventLoop
-
-    def resolve(self, result: Generation | BaseException) -> None:
-        def settle() -> None:
-            if self.future.done():
-                return
-            if isinstance(result, BaseException):
-                self.future.set_exception(result)
-            else:
-                self.future.set_result(result)
-
-        try:
-            self.loop.call_soon_threadsafe(settle)
-        except RuntimeError:  # the caller's loop is closed: nobody is waiting
-            pass
-
-
-class VLLMOfflineModel:
+class VLLMOfflineModel(WorkerThreadModel):
     """A vision-language model served by vLLM's offline engine in this process (see the
     module docstring)."""
 
@@ -197,11 +171,8 @@ class VLLMOfflineModel:
         self.max_batch = options.get_count("max_batch", DEFAULT_MAX_BATCH) or DEFAULT_MAX_BATCH
         wait_ms = options.get_nonnegative("batch_wait_ms", DEFAULT_BATCH_WAIT_S * 1000)
         self.batch_wait_s = wait_ms / 1000.0
-        self._queue: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._start_lock = threading.Lock()
+        self._init_worker()
         self._llm: Any = None
-        self._load_error: ModelError | None = None
         self._identity: str | None = None
         #: Sizes of the ``LLM.chat`` calls made so far (for tests and benchmarks).
         self.call_sizes: list[int] = []
@@ -241,30 +212,12 @@ class VLLMOfflineModel:
         config = request.config
         return vllm.SamplingParams(temperature=config.temperature, max_tokens=config.max_tokens, seed=config.seed)
 
-    def _ensure_thread(self) -> None:
-        with self._start_lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._work, name=f"vllm-engine:{self.source}", daemon=True)
-                self._thread.start()
+    thread_prefix = "vllm-engine"
 
-    async def generate(self, request: Request) -> Generation:
-        if self._load_error is not None:
-            raise self._load_error
-        loop = asyncio.get_running_loop()
-        job = _Job(request, loop.create_future(), loop)
-        self._ensure_thread()
-        self._queue.put(job)
-        return await job.future
-
-    def _work(self) -> None:
-        try:
-            self.load()
-        except BaseException as exc:  # noqa: BLE001 - every request gets the same clear error
-            self._load_error = FatalModelError("load_error", f"{self.spec}: {type(exc).__name__}: {exc}"[:1000])
-            log.error("%s", self._load_error)
+    def _serve(self) -> None:
         while True:
             first = self._queue.get()
-            if first is _STOP:
+            if first is STOP:
                 return
             jobs, stop = self._gather([first])
             jobs = [j for j in jobs if not j.future.done()]
@@ -277,7 +230,7 @@ class VLLMOfflineModel:
             if stop:
                 return
 
-    def _gather(self, jobs: list[_Job]) -> tuple[list[_Job], bool]:
+    def _gather(self, jobs: list[ThreadJob]) -> tuple[list[ThreadJob], bool]:
         """Take what else is waiting (up to ``max_batch``; ``batch_wait_s`` for company while
         the call would hold one request). True when the stop signal was seen."""
         waited = False
@@ -292,12 +245,12 @@ class VLLMOfflineModel:
                     item = self._queue.get(timeout=self.batch_wait_s)
                 except queue.Empty:
                     break
-            if item is _STOP:
+            if item is STOP:
                 return jobs, True
             jobs.append(item)
         return jobs, False
 
-    def _run(self, jobs: Sequence[_Job]) -> None:
+    def _run(self, jobs: Sequence[ThreadJob]) -> None:
         try:
             results = self._chat([j.request for j in jobs])
         except Exception as exc:  # noqa: BLE001 - mapped below
@@ -325,11 +278,7 @@ class VLLMOfflineModel:
         return [to_generation(o) for o in outputs]
 
     async def aclose(self) -> None:
-        thread = self._thread
-        if thread is not None and thread.is_alive():
-            self._queue.put(_STOP)
-            await asyncio.to_thread(thread.join)
-        self._thread = None
+        await self._stop_worker()
         self._llm = None
 
 
