@@ -11,11 +11,10 @@ written is replaced).
 from __future__ import annotations
 
 import asyncio
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from socialbench.atomic_write import write_bytes_atomic
 from socialbench.errors import UsageError
 from socialbench.vision.images import ImagePolicy
 from socialbench.vision.prepare import ImagePreparer
@@ -35,21 +34,6 @@ class RenderSummary:
 def composite_paths(out: Path, sample_id: str) -> list[Path]:
     """``out/prompts/<S>/sample_with_bev_<i>.png`` for i = 0..9."""
     return [out / "prompts" / sample_id / f"sample_with_bev_{i}.png" for i in range(N_COMPOSITES)]
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def prerender_dataset(data: Path, out: Path | None = None, *, max_side: int = 0, overwrite: bool = False,
@@ -81,7 +65,7 @@ def prerender_dataset(data: Path, out: Path | None = None, *, max_side: int = 0,
         async def one(item, paths) -> None:  # type: ignore[no-untyped-def]
             images = await preparer.prepare(RenderSample.of(item.metadata, "img-with-bev", policy))
             for path, img in zip(paths, images):
-                _write_atomic(path, img.data)
+                write_bytes_atomic(path, img.data)
 
         await asyncio.gather(*(one(item, paths) for item, paths in todo))
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
+
+from socialbench.atomic_write import write_bytes_atomic
 
 __all__ = ["EpochsResult", "combine_metrics", "run_epochs", "epoch_dir"]
 
@@ -81,9 +82,7 @@ class EpochsResult:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_bytes_atomic(path, (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode("utf-8"))
 
 
 def run_epochs(out: Path, epochs: int, seed: int, run_one: Callable[[int, int, Path], Any]) -> EpochsResult:

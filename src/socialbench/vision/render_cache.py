@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from socialbench.atomic_write import write_bytes_atomic
 from socialbench.types import EncodedImage
 
 #: Bump when anything in socialbench changes the pixels or bytes of a prepared image
@@ -114,21 +113,7 @@ class RenderCache:
         head = json.dumps({"images": [
             {"mime": im.mime, "width": im.width, "height": im.height, "size": len(im.data)} for im in images
         ]}, separators=(",", ":")).encode()
-        target = self._path(key)
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(head + b"\n")
-                    for im in images:
-                        f.write(im.data)
-                os.replace(tmp, target)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            write_bytes_atomic(self._path(key), b"".join([head, b"\n", *(im.data for im in images)]))
         except OSError:
             return
