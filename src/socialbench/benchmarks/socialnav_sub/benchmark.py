@@ -63,6 +63,19 @@ def bundled_demo_data() -> Path:
     return Path(__file__).resolve().parent / "data" / "demo"
 
 
+
+def label_files(data: Path) -> list[Path]:
+    """The release's label files (:data:`LABEL_FILES`; every JSON file under a folder of
+    them), in a stable order: what a dataset fingerprint covers."""
+    files: list[Path] = []
+    for name in LABEL_FILES:
+        p = data / name
+        if p.is_dir():
+            files.extend(sorted(x for x in p.rglob("*.json") if x.is_file()))
+        elif p.is_file():
+            files.append(p)
+    return files
+
 class SocialNavSub:
     name = "socialnav-sub"
     #: The ``--images`` mode of the last :meth:`check_options` (an eval checks its options
@@ -92,14 +105,7 @@ class SocialNavSub:
     def fingerprint(self, data: Path) -> str:
         from socialbench.runner.run import fingerprint_files
 
-        files: list[Path] = []
-        for name in LABEL_FILES:
-            p = data / name
-            if p.is_dir():
-                files.extend(sorted(x for x in p.rglob("*.json") if x.is_file()))
-            elif p.is_file():
-                files.append(p)
-        return fingerprint_files(files, data)
+        return fingerprint_files(label_files(data), data)
 
     def read_predictions(self, path: Path) -> list[SampleRecord]:
         from socialbench.runner.store import read_samples

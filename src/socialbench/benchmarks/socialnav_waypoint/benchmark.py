@@ -144,16 +144,10 @@ class SocialNavWaypoint:
 
     def fingerprint(self, data: Path) -> str:
         """Label files plus the odometry (the right answers come from it)."""
-        from socialbench.benchmarks.socialnav_sub.benchmark import LABEL_FILES
+        from socialbench.benchmarks.socialnav_sub.benchmark import label_files
         from socialbench.runner.run import fingerprint_files
 
-        files: list[Path] = []
-        for name in LABEL_FILES:
-            p = data / name
-            if p.is_dir():
-                files.extend(sorted(x for x in p.rglob("*.json") if x.is_file()))
-            elif p.is_file():
-                files.append(p)
+        files = label_files(data)
         if (data / "front_view").is_dir():
             files.extend(sorted((data / "front_view").glob("*/traj_data.pkl")))
         return fingerprint_files(files, data)
