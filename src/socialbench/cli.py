@@ -31,7 +31,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("socialbench.report.commands",
                "Tables (md/csv/tex), figures (PNG/SVG) and a static HTML report of run directories."),
     "compare": ("socialbench.report.commands", "Paired significance tests between runs on the same questions."),
-    "build": ("socialbench.build.commands", "Build a RobotEQ-style dataset: one resumable command per stage."),
+    "build": ("socialbench.construction.commands", "Build a RobotEQ-style dataset: one resumable command per stage."),
     "sweep": ("socialbench.sweep.commands", "Run a plan of models x benchmarks x option axes, one run directory per cell."),
     "export": ("socialbench.export.commands", "Export benchmark data for training (SFT files)."),
 }
@@ -439,7 +439,7 @@ def sim_socialnav_cmd(
     composites: bool = typer.Option(False, "--composites/--no-composites", help="also write pre-rendered composites"),
 ) -> None:
     """Simulate SocialNav-SUB-format scenes with exact answers (official release layout)."""
-    from socialbench.navigation.sim_dataset import simulate_dataset
+    from socialbench.simulation.dataset import simulate_dataset
 
     lo, hi = _parse_range(people, "--people")
     path = simulate_dataset(

@@ -19,9 +19,9 @@ import typer
 from PIL import Image
 from typer.testing import CliRunner
 
-from socialbench.build.commands import register
-from socialbench.build.jsonl import read_jsonl, write_jsonl
-from socialbench.build.overlays import render_spec
+from socialbench.construction.commands import register
+from socialbench.construction.jsonl import read_jsonl, write_jsonl
+from socialbench.construction.overlays import render_spec
 
 URL = os.environ.get("SOCIALBENCH_LABEL_STUDIO_URL", "").rstrip("/")
 TOKEN = os.environ.get("SOCIALBENCH_LABEL_STUDIO_TOKEN", "")

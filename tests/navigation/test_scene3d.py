@@ -12,7 +12,7 @@ from socialbench.navigation.scene3d import (
     person_boxes,
     scaled_camera,
 )
-from socialbench.navigation.simulate import Appearance
+from socialbench.simulation.scenes import Appearance
 
 RED = Appearance(shirt=(220, 30, 30), trousers=(20, 20, 20))
 BLUE = Appearance(shirt=(30, 30, 220), trousers=(20, 20, 20))

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from socialbench.benchmarks.roboteq.prompts import grounding_prompt, parse_judgments, scene_prompt
-from socialbench.build.behaviors import behavior_prompt, validate_behaviors
-from socialbench.build.filters import relevance_prompt, validate_relevance
-from socialbench.build.image_prompts import validate_visual_prompt, visual_prompt_request
-from socialbench.build.review import KEYS, review_prompt, validate_review
-from socialbench.build.scenarios import beam_prompt, merge_prompt, validate_beam, validate_merge
+from socialbench.construction.behaviors import behavior_prompt, validate_behaviors
+from socialbench.construction.filters import relevance_prompt, validate_relevance
+from socialbench.construction.image_prompts import validate_visual_prompt, visual_prompt_request
+from socialbench.construction.review import KEYS, review_prompt, validate_review
+from socialbench.construction.scenarios import beam_prompt, merge_prompt, validate_beam, validate_merge
 from socialbench.testing.responders import get_responder, valid_responder
 
 ROLE = "You are a hotel service robot. In the following scenario, what is your most appropriate next action?"

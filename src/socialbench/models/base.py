@@ -70,7 +70,7 @@ def warm_platform_probe() -> None:
     on a worker thread at the first request of each client. When a run opens with 64
     concurrent requests, that is 64 simultaneous first-time lookups (each reads the
     interpreter binary for ``libc_ver``) fighting for the GIL: about 0.3 s before the first
-    request leaves (benchmarks/throughput.py). Called from the backends' constructors.
+    request leaves (perf/throughput.py). Called from the backends' constructors.
     """
     import platform
 

@@ -5,7 +5,7 @@ The OpenAI-compatible backend sends pre-built request bodies (see
 instead of an SDK client on top of it, saves the SDK's import (~0.5 s) and most of the
 client CPU per request (header and URL models, response validation), which at high
 concurrency is what keeps the event loop from sending the next request
-(benchmarks/throughput.py).
+(perf/throughput.py).
 
 Error kinds: an HTTP error status is handed back to the caller (status, parsed body,
 headers) to classify; ``timeout`` (no complete answer within the timeout), ``connection``

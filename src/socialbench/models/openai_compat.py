@@ -171,7 +171,7 @@ def encode_chat_body(request: Request, params: Mapping[str, Any]) -> bytes:
 
     Built from cached fragments (:func:`_image_parts_bytes`) so that the image bytes are
     neither walked by the JSON encoder nor copied more than once for every question
-    (benchmarks/throughput.py).
+    (perf/throughput.py).
     """
     head = _dumps(dict(params))
     start = head[:-1] + ("," if len(head) > 2 else "") + '"messages":['
@@ -430,7 +430,7 @@ class OpenAICompatModel(LoopBoundClient):
 
         The body goes out as ready bytes over aiohttp (no SDK: its request models and
         response validation were most of the client's CPU per request with ten images,
-        benchmarks/throughput.py); the reply is decoded from its bytes by
+        perf/throughput.py); the reply is decoded from its bytes by
         ``parse_completion``."""
         from socialbench.models.http_post import Unreachable, post_bytes
 

@@ -35,7 +35,7 @@ from PIL import Image, ImageDraw
 
 from socialbench.navigation.frames import Pose2D, world_to_local
 from socialbench.navigation.projection import PinholeCamera
-from socialbench.navigation.simulate import Appearance
+from socialbench.simulation.scenes import Appearance
 
 RGB = tuple[int, int, int]
 BBox = tuple[float, float, float, float]

@@ -1,4 +1,4 @@
-"""``benchmarks/roboteq_cost.py`` on a small fixture of the published shape."""
+"""``perf/roboteq_cost.py`` on a small fixture of the published shape."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "roboteq_cost.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "perf" / "roboteq_cost.py"
 
 
 @pytest.fixture(scope="module")

@@ -232,7 +232,7 @@ def judgment_requests(
 
     One prompt for the whole scene, or one per behavior with ``per_behavior``.
     ``knowledge(query)`` returns the RAG preamble for a retrieval query (None: no RAG text).
-    The solver and ``benchmarks/roboteq_cost.py`` both build prompts through here.
+    The solver and ``perf/roboteq_cost.py`` both build prompts through here.
     """
     role = item.metadata["role"]
     if per_behavior:

@@ -42,7 +42,7 @@ Reply parsing (grounding)
 -------------------------
 See :func:`parse_grounding`: an explicit answer decides, nothing is guessed from prose.
 
-Token estimates (used for accounting and ``benchmarks/roboteq_cost.py``)
+Token estimates (used for accounting and ``perf/roboteq_cost.py``)
 ------------------------------------------------------------------------
 * text: ``approx_tokens(text) = ceil(len(text) / 4)``, the usual ~4 characters per token of
   English BPE vocabularies (cl100k / o200k are within ~15 % on this kind of prose);

@@ -1,0 +1,449 @@
+"""Scenario generation by beam-merge (RobotEQ App. A.2) plus a local near-duplicate filter.
+
+Beam phase
+    ``beams`` independent requests per subcategory (default 10), each asking the generation
+    model for at least ``k`` distinct scenarios (title, description, SPI rationale, social
+    decision point) as JSON. One record per beam in ``scenarios/beams.jsonl``
+    (id ``<subcategory>/b<NN>``).
+Merge phase
+    When all beams of a subcategory are done, their candidates go to a second (merge)
+    model, which returns the ids to keep and the near-duplicates it removed, with reasons.
+    One record per subcategory in ``scenarios/merged.jsonl``. A subcategory with a failed
+    beam waits (reported as blocked) until a rerun completes it.
+Local filter
+    :func:`near_duplicates` compares the kept scenarios with character n-gram Jaccard
+    similarity (exact within a subcategory; MinHash + LSH over the whole pool) or, given an
+    embedding function, cosine similarity, and greedily drops later near-copies of earlier
+    scenarios. ``scenarios.jsonl`` gets the survivors (one record per scenario, id
+    ``<subcategory>/b<NN>-<i>``) and ``scenarios.removed.jsonl`` every removal with its
+    reason (``merge-model`` or ``local-near-duplicate``) and the scenario it duplicates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from socialbench.construction.llm import JsonTask, OutputError, require_fields
+from socialbench.types import GenerationConfig, Request
+
+__all__ = [
+    "SCENARIO_FIELDS",
+    "beam_id",
+    "beam_prompt",
+    "validate_beam",
+    "beam_tasks",
+    "beam_records",
+    "merge_prompt",
+    "validate_merge",
+    "merge_tasks",
+    "merge_records",
+    "shingles",
+    "jaccard",
+    "minhash_signatures",
+    "DedupResult",
+    "near_duplicates",
+    "dedup_scenarios",
+]
+
+SCENARIO_FIELDS = ("title", "description", "spi_rationale", "decision_point")
+
+
+def beam_id(sub_id: str, b: int) -> str:
+    return f"{sub_id}/b{b:02d}"
+
+
+# --------------------------------------------------------------------------- beam phase
+
+
+def beam_prompt(sub: Mapping[str, Any], b: int, beams: int, k: int) -> str:
+    """The beam-phase prompt for subcategory record ``sub`` (a ``taxonomy.jsonl`` row)."""
+    return "\n".join([
+        "You design test scenarios for Social Proactive Intelligence (SPI): whether an embodied robot, "
+        "seeing the world from its own first-person viewpoint, chooses socially appropriate next actions.",
+        "",
+        f"Category: {sub.get('category', '')}",
+        f"Subcategory: {sub.get('subcategory', '')}",
+        f"Robot role: {sub.get('role', '')}",
+        f"Setting: {sub.get('category_description', '')} {sub.get('description', '')}".rstrip(),
+        "",
+        f"Write at least {k} distinct scenarios for this subcategory (independent generation round {b + 1} of {beams}).",
+        "Rules:",
+        "- Each scenario happens in a realistic setting of this subcategory and is observed by the robot itself.",
+        "- Each scenario contains a socially meaningful decision point: a moment where the robot must pick its "
+        "next action and where social norms (safety, privacy, proxemics, cooperation, politeness, priority, "
+        "sensitivity) decide what is appropriate. Routine task execution is not enough.",
+        "- Do not repeat yourself: vary the situational setting, the narrative structure and the aspect of SPI tested.",
+        "- Describe people, their positions, gaze, posture and other visible cues; keep actions hardware-agnostic.",
+        "",
+        "Reply with only a JSON object of this form:",
+        '{"scenarios": [{"title": "short title", "description": "detailed description of the scene and what is '
+        'happening", "spi_rationale": "why the robot needs social proactive intelligence here", '
+        '"decision_point": "the choice the robot faces"}]}',
+    ])
+
+
+def _clean_scenarios(raw: Any) -> tuple[list[dict[str, str]], list[str]]:
+    """Complete scenarios (all four fields, stripped) and messages about dropped entries."""
+    if not isinstance(raw, list):
+        return [], ["scenarios is not a list"]
+    good: list[dict[str, str]] = []
+    notes: list[str] = []
+    titles: set[str] = set()
+    for i, s in enumerate(raw, start=1):
+        if not isinstance(s, dict):
+            notes.append(f"scenario {i} is not an object")
+            continue
+        missing = [f for f in SCENARIO_FIELDS if not isinstance(s.get(f), str) or not s[f].strip()]
+        if missing:
+            notes.append(f"scenario {i} lacks {', '.join(missing)}")
+            continue
+        key = re.sub(r"\W+", " ", s["title"]).strip().casefold()
+        if key in titles:
+            notes.append(f"scenario {i} repeats the title {s['title']!r}")
+            continue
+        titles.add(key)
+        good.append({f: s[f].strip() for f in SCENARIO_FIELDS})
+    return good, notes
+
+
+def validate_beam(k: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Validator: at least ``k`` complete, distinct scenarios; incomplete entries are
+    dropped (and listed in ``dropped``)."""
+
+    def check(obj: dict[str, Any]) -> dict[str, Any]:
+        if "scenarios" not in obj:
+            raise OutputError("missing_fields", "the reply lacks the scenarios list")
+        good, notes = _clean_scenarios(obj["scenarios"])
+        if len(good) < k:
+            kind = "missing_fields" if any("lacks" in n for n in notes) else "invalid_output"
+            detail = "; ".join(notes[:5])
+            raise OutputError(kind, f"only {len(good)} complete distinct scenarios, at least {k} needed" + (f" ({detail})" if detail else ""))
+        return {"scenarios": good, "dropped": notes}
+
+    return check
+
+
+def beam_tasks(subs: Sequence[Mapping[str, Any]], *, beams: int, k: int, config: GenerationConfig,
+               salts: Mapping[str, int] | None = None) -> list[JsonTask]:
+    salts = salts or {}
+    return [
+        JsonTask(
+            id=beam_id(sub["id"], b),
+            request=Request(prompt=beam_prompt(sub, b, beams, k), config=config),
+            validate=validate_beam(k),
+            context=sub,
+            salt=salts.get(beam_id(sub["id"], b), 0),
+        )
+        for sub in subs
+        for b in range(beams)
+    ]
+
+
+def beam_records(result: Any) -> list[dict[str, Any]]:
+    sub = result.context
+    value = result.value
+    return [{
+        "id": result.id,
+        "subcategory_id": sub["id"],
+        "beam": int(result.id.rsplit("/b", 1)[1]),
+        "scenarios": [{"candidate": f"{result.id.rsplit('/', 1)[1]}-{i + 1}", **s} for i, s in enumerate(value["scenarios"])],
+        "dropped": value["dropped"],
+        "raw_attempts": result.attempts,
+    }]
+
+
+# --------------------------------------------------------------------------- merge phase
+
+
+def merge_prompt(sub: Mapping[str, Any], candidates: Sequence[Mapping[str, Any]]) -> str:
+    lines = [
+        "You are an expert reviewer deduplicating a pool of robot social-interaction scenarios.",
+        f"Category: {sub.get('category', '')}; subcategory: {sub.get('subcategory', '')}.",
+        "",
+        "Remove scenarios that are overly similar to another scenario in context, triggering event or the "
+        "targeted aspect of social proactive intelligence; keep the ones that are meaningfully distinct. When "
+        "two are near-duplicates keep the clearer one.",
+        "",
+        "Candidates:",
+    ]
+    for c in candidates:
+        lines.append(f"[{c['candidate']}] {c['title']}: {c['description']} (decision point: {c['decision_point']}; "
+                     f"SPI: {c['spi_rationale']})")
+    lines += [
+        "",
+        "Reply with only a JSON object of this form, using the candidate ids in brackets:",
+        '{"keep": ["b00-1", ...], "removed": [{"id": "b03-2", "duplicate_of": "b00-1", "reason": "same event"}]}',
+    ]
+    return "\n".join(lines)
+
+
+def validate_merge(candidate_ids: Sequence[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Validator: ``keep`` is a non-empty list of known ids; ``removed`` entries name known
+    ids. Candidates in neither list count as removed (reason: omitted by the merge model)."""
+    known = list(candidate_ids)
+    known_set = set(known)
+
+    def check(obj: dict[str, Any]) -> dict[str, Any]:
+        require_fields(obj, ["keep"])
+        keep = obj["keep"]
+        if not isinstance(keep, list) or not all(isinstance(x, str) for x in keep):
+            raise OutputError("invalid_output", "keep must be a list of candidate ids")
+        keep_ids = [x.strip().strip("[]") for x in keep]
+        unknown = [x for x in keep_ids if x not in known_set]
+        if unknown:
+            raise OutputError("invalid_output", f"keep names unknown candidate id(s) {', '.join(unknown[:5])}")
+        removed_raw = obj.get("removed") or []
+        if not isinstance(removed_raw, list):
+            raise OutputError("invalid_output", "removed must be a list")
+        removed: dict[str, dict[str, Any]] = {}
+        for r in removed_raw:
+            rid = (r.get("id") if isinstance(r, dict) else r)
+            rid = rid.strip().strip("[]") if isinstance(rid, str) else rid
+            if rid not in known_set:
+                raise OutputError("invalid_output", f"removed names unknown candidate id {rid!r}")
+            if rid in keep_ids:
+                raise OutputError("invalid_output", f"candidate {rid} is both kept and removed")
+            dup = r.get("duplicate_of") if isinstance(r, dict) else None
+            removed[rid] = {"duplicate_of": dup if dup in known_set else None,
+                            "reason": str(r.get("reason") or "") if isinstance(r, dict) else ""}
+        for cid in known:
+            if cid not in keep_ids and cid not in removed:
+                removed[cid] = {"duplicate_of": None, "reason": "omitted by the merge model"}
+        ordered_keep = [c for c in known if c in set(keep_ids)]
+        if not ordered_keep:
+            raise OutputError("invalid_output", "keep is empty")
+        return {"keep": ordered_keep, "removed": removed}
+
+    return check
+
+
+def merge_tasks(subs: Sequence[Mapping[str, Any]], beams_by_sub: Mapping[str, Sequence[Mapping[str, Any]]],
+                config: GenerationConfig, salts: Mapping[str, int] | None = None) -> list[JsonTask]:
+    """One merge task per subcategory whose beams are all present in ``beams_by_sub``."""
+    salts = salts or {}
+    tasks = []
+    for sub in subs:
+        beam_recs = beams_by_sub.get(sub["id"])
+        if not beam_recs:
+            continue
+        candidates = [c for b in sorted(beam_recs, key=lambda r: r["beam"]) for c in b["scenarios"]]
+        tasks.append(JsonTask(
+            id=sub["id"],
+            request=Request(prompt=merge_prompt(sub, candidates), config=config),
+            validate=validate_merge([c["candidate"] for c in candidates]),
+            context={"sub": sub, "candidates": candidates},
+            salt=salts.get(sub["id"], 0),
+        ))
+    return tasks
+
+
+def merge_records(result: Any) -> list[dict[str, Any]]:
+    ctx = result.context
+    by_id = {c["candidate"]: c for c in ctx["candidates"]}
+    return [{
+        "id": result.id,
+        "n_candidates": len(by_id),
+        "kept": [by_id[c] for c in result.value["keep"]],
+        "removed": [{"candidate": cid, **info} for cid, info in result.value["removed"].items()],
+    }]
+
+
+# --------------------------------------------------------------------------- local near-duplicate filter
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", text.casefold())).strip()
+
+
+def shingles(text: str, n: int = 5) -> frozenset[str]:
+    """Character n-grams of the normalised text (lower case, punctuation removed)."""
+    t = _norm(text)
+    if len(t) <= n:
+        return frozenset([t]) if t else frozenset()
+    return frozenset(t[i:i + n] for i in range(len(t) - n + 1))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+_PRIME = (1 << 31) - 1  # a*h + b < 2**63 for a, h, b < 2**31: exact in uint64
+
+
+def minhash_signatures(sets: Sequence[frozenset[str]], num_perm: int = 128, seed: int = 1) -> np.ndarray:
+    """MinHash signatures (``len(sets) x num_perm``): universal hashes ``(a*h + b) mod p``
+    with p = 2^31 - 1 over 31-bit BLAKE2b hashes of the shingles."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(1, _PRIME, size=num_perm, dtype=np.uint64)
+    b = rng.integers(0, _PRIME, size=num_perm, dtype=np.uint64)
+    sig = np.full((len(sets), num_perm), _PRIME, dtype=np.uint64)
+    for i, s in enumerate(sets):
+        if not s:
+            continue
+        h = np.fromiter(
+            (int.from_bytes(hashlib.blake2b(x.encode(), digest_size=4).digest(), "little") % _PRIME for x in s),
+            dtype=np.uint64, count=len(s),
+        )
+        sig[i] = ((np.multiply.outer(h, a) + b) % np.uint64(_PRIME)).min(axis=0)
+    return sig
+
+
+@dataclass(frozen=True)
+class DedupResult:
+    keep: tuple[int, ...]
+    removed: tuple[tuple[int, int, float], ...]  # (index, index of the kept duplicate, similarity)
+
+
+def _lsh_neighbours(sets: Sequence[frozenset[str]], bands: int = 32, rows: int = 4) -> list[set[int]]:
+    """For each index, the earlier indices sharing at least one LSH band bucket."""
+    sig = minhash_signatures(sets, num_perm=bands * rows)
+    neighbours: list[set[int]] = [set() for _ in sets]
+    for band in range(bands):
+        buckets: dict[bytes, list[int]] = {}
+        for i in range(len(sets)):
+            key = sig[i, band * rows:(band + 1) * rows].tobytes()
+            members = buckets.setdefault(key, [])
+            neighbours[i].update(members)
+            members.append(i)
+    return neighbours
+
+
+def near_duplicates(
+    texts: Sequence[str],
+    *,
+    threshold: float = 0.5,
+    method: str = "ngram",
+    n: int = 5,
+    embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+) -> DedupResult:
+    """Greedy near-duplicate removal: keep texts in order, drop one whose similarity to an
+    already kept text is >= ``threshold``.
+
+    ``method``: ``ngram`` (exact character n-gram Jaccard against every kept text, through
+    an inverted index of n-grams), ``minhash`` (MinHash LSH proposes candidates, exact
+    Jaccard confirms them; approximate, for very large pools) or ``embedding`` (cosine of
+    the rows of ``embed(texts)``).
+    """
+    if method not in ("ngram", "minhash", "embedding"):
+        raise ValueError(f"unknown similarity method {method!r}; use ngram, minhash or embedding")
+    keep: list[int] = []
+    removed: list[tuple[int, int, float]] = []
+
+    def decide(i: int, best_j: int, best: float) -> None:
+        if best_j >= 0 and best >= threshold:
+            removed.append((i, best_j, round(best, 4)))
+        else:
+            keep.append(i)
+
+    if method == "embedding":
+        if embed is None:
+            raise ValueError("method 'embedding' needs an embed function")
+        vec = np.asarray(embed(list(texts)), dtype=float)
+        vec = vec / np.maximum(np.linalg.norm(vec, axis=1, keepdims=True), 1e-12)
+        for i in range(len(texts)):
+            if keep:
+                cos = vec[keep] @ vec[i]
+                k = int(np.argmax(cos))
+                decide(i, keep[k], float(cos[k]))
+            else:
+                decide(i, -1, -1.0)
+        return DedupResult(tuple(keep), tuple(removed))
+
+    sets = [shingles(t, n) for t in texts]
+    if method == "minhash":
+        neighbours = _lsh_neighbours(sets)
+        kept: set[int] = set()
+        for i, s in enumerate(sets):
+            best_j, best = -1, -1.0
+            for j in sorted(neighbours[i] & kept):
+                sim = jaccard(sets[j], s)
+                if sim > best:
+                    best_j, best = j, sim
+            decide(i, best_j, best)
+            if keep and keep[-1] == i:
+                kept.add(i)
+        return DedupResult(tuple(keep), tuple(removed))
+
+    postings: dict[str, list[int]] = {}
+    for i, s in enumerate(sets):
+        counts: dict[int, int] = {}
+        for sh in s:
+            for j in postings.get(sh, ()):
+                counts[j] = counts.get(j, 0) + 1
+        best_j, best = -1, -1.0
+        for j in sorted(counts):
+            inter = counts[j]
+            sim = inter / (len(sets[j]) + len(s) - inter)
+            if sim > best:
+                best_j, best = j, sim
+        if not s and not counts:
+            # empty text: identical to an earlier empty text
+            best_j, best = next(((j, 1.0) for j in keep if not sets[j]), (-1, -1.0))
+        decide(i, best_j, best)
+        if keep and keep[-1] == i:
+            for sh in s:
+                postings.setdefault(sh, []).append(i)
+    return DedupResult(tuple(keep), tuple(removed))
+
+
+def scenario_text(s: Mapping[str, Any]) -> str:
+    return f"{s.get('title', '')}. {s.get('description', '')} {s.get('decision_point', '')}"
+
+
+def dedup_scenarios(
+    merged: Sequence[Mapping[str, Any]],
+    subs: Mapping[str, Mapping[str, Any]],
+    *,
+    threshold: float = 0.5,
+    method: str = "ngram",
+    scope: str = "subcategory",
+    embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Final scenarios and removal records from the merged subcategory pools.
+
+    ``merged`` are ``merged.jsonl`` records in taxonomy order; ``subs`` maps subcategory id
+    to its ``taxonomy.jsonl`` record. Removals by the merge model are listed too.
+    """
+    if scope not in ("subcategory", "all"):
+        raise ValueError(f"unknown dedup scope {scope!r}; use subcategory or all")
+    removed: list[dict[str, Any]] = []
+    pools: list[list[dict[str, Any]]] = []
+    for rec in merged:
+        sub = subs[rec["id"]]
+        for r in rec.get("removed", []):
+            removed.append({
+                "id": f"{rec['id']}/{r['candidate']}",
+                "reason": "merge-model",
+                "duplicate_of": f"{rec['id']}/{r['duplicate_of']}" if r.get("duplicate_of") else None,
+                "detail": r.get("reason", ""),
+            })
+        pool = []
+        for s in rec["kept"]:
+            pool.append({
+                "id": f"{rec['id']}/{s['candidate']}",
+                **{f: s[f] for f in SCENARIO_FIELDS},
+                "category": sub.get("category"),
+                "category_id": sub.get("category_id"),
+                "subcategory": sub.get("subcategory"),
+                "subcategory_id": sub["id"],
+                "role": sub.get("role"),
+            })
+        pools.append(pool)
+    groups = pools if scope == "subcategory" else [[s for p in pools for s in p]]
+    if method == "minhash" and scope == "subcategory":
+        method = "ngram"  # pools are small: exact comparison is cheap
+    final: list[dict[str, Any]] = []
+    for group in groups:
+        res = near_duplicates([scenario_text(s) for s in group], threshold=threshold, method=method, embed=embed)
+        final.extend(group[i] for i in res.keep)
+        for i, j, s in res.removed:
+            removed.append({"id": group[i]["id"], "reason": "local-near-duplicate", "duplicate_of": group[j]["id"],
+                            "similarity": s, "method": method})
+    return final, removed
