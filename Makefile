@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test venv extras clean
+.PHONY: demo test lint venv extras clean
 
 $(BIN)/socialbench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,13 @@ demo: venv
 # allow-list is ALLOWED_SKIPS in tests/conftest.py.
 test: venv
 	$(BIN)/python -m pytest -rfEs
+
+# Lint and type checks (configured in pyproject.toml). mypy follows the lazy imports of the
+# optional extras (torch, transformers, ...), so this installs them first, as CI does.
+lint: extras
+	$(BIN)/ruff check
+	$(BIN)/ruff format --check
+	$(BIN)/mypy
 
 extras: venv
 	$(BIN)/python -m pip install --quiet torch==2.13.0

@@ -4,6 +4,7 @@ Times, ``--repeats`` times each and interleaved (so machine load hits all alike)
 processes:
 
 * ``socialbench --help`` (``python -m socialbench --help``, output discarded);
+* ``socialbench eval --help`` (the eval flags come from every registered benchmark's options);
 * ``import socialbench.cli`` plus building an ``openai:`` model (what ``eval`` pays before its
   first request), and whether that imported the ``openai`` SDK.
 
@@ -52,6 +53,7 @@ def main() -> None:
     if args.compare_src is not None:
         trees.append((f"{args.compare_src}", args.compare_src.resolve()))
     checks = [("socialbench --help", [sys.executable, "-m", "socialbench", "--help"]),
+              ("socialbench eval --help", [sys.executable, "-m", "socialbench", "eval", "--help"]),
               ("eval path imports + openai model", [sys.executable, "-c", EVAL_PATH])]
     walls: dict[tuple[str, str], list[float]] = {}
     sdk: dict[str, str] = {}

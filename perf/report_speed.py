@@ -103,7 +103,7 @@ def write_run(data: Path, out: Path, name: str, seed: int, skill: float) -> Path
                                         round(rng.uniform(0.2, 2.0), 3), {"prompt_tokens": 1000, "completion_tokens": 20}))
     store = RunStore(out / name)
     (out / name / "samples.jsonl").write_text("".join(json.dumps(r.to_json()) + "\n" for r in records))
-    metrics = SocialNavSub().score(ds, records, "paper")
+    metrics = SocialNavSub().score(ds, records, "paper").to_json()
     metrics["run"] = {"questions": len(records), "answered": len(records), "model_errors": 0}
     store.write_metrics(metrics)
     store.write_run({"benchmark": "socialnav-sub", "model": f"openai:{name}", "method": "independent",
@@ -122,7 +122,8 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write the timings here")
     args = ap.parse_args()
 
-    from socialbench.report.commands import build_report, compare_runs
+    from socialbench.report.build import build_report
+    from socialbench.report.compare import compare_runs
     from socialbench.report.loading import load_runs
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -40,7 +40,8 @@ from typing import Any, Sequence
 from PIL import Image, ImageDraw
 
 from socialbench.benchmarks.roboteq.benchmark import judgment_requests
-from socialbench.benchmarks.roboteq.loader import TASK_BJ, load_roboteq
+from socialbench.benchmarks.roboteq.loader import load_roboteq
+from socialbench.benchmarks.roboteq.schema import TASK_BJ
 from socialbench.benchmarks.roboteq.prompts import STRATEGIES, approx_tokens, image_tokens, rag_block
 from socialbench.vision.images import ImageEncoder, ImagePolicy
 

@@ -20,8 +20,7 @@ import json
 
 import numpy as np
 
-from socialbench.simulation.dataset import scene_rng
-from socialbench.simulation.scenes import SCENE_TYPES, build_scene, sample_config, simulate
+from socialbench.simulation.scenes import SCENE_TYPES, build_scene, sample_config, scene_rng, simulate
 
 COMFORT_M = 1.2
 YIELD_SPEED = 0.2

@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from socialbench.simulation.questions import answer_scene
+from socialbench.benchmarks.socialnav_sub.simulated import _views, generate_sample, simulate_dataset, write_sample
 from socialbench.navigation.scene3d import FrontViewRenderer
-from socialbench.simulation.dataset import _views, generate_sample, scene_rng, simulate_dataset, write_sample
-from socialbench.simulation.scenes import build_scene, sample_config, simulate
 from socialbench.navigation.tracks import N_FRAMES
+from socialbench.simulation.questions import answer_scene
+from socialbench.simulation.scenes import build_scene, sample_config, scene_rng, simulate
 
 
 def _per_scene(fn, n: int) -> float:

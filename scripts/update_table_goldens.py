@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "repor
 
 from table_goldens import BUILDERS, golden_path, render_table  # noqa: E402
 
-from socialbench.report.tables import RENDERERS  # noqa: E402
+from socialbench.report.renderers import RENDERERS  # noqa: E402
 
 
 def main() -> int:

@@ -9,9 +9,10 @@ kinds and says whether to run the same command again or to fix the data first);
 
 from __future__ import annotations
 
-import re
+import inspect
 import signal
 import sys
+import typing
 from pathlib import Path
 from typing import Any, List, NoReturn, Optional
 
@@ -44,6 +45,8 @@ class _LazyGroup(typer.core.TyperGroup):
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and args[0] in LAZY_COMMANDS:
             load_lazy_command(self, args[0])
+        if args and args[0] == "eval":  # with the options of the benchmarks registered now
+            self.commands["eval"] = eval_command()
         return super().resolve_command(ctx, args)
 
 
@@ -83,7 +86,9 @@ def _line(text: str) -> None:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text.replace("://", "_")).strip("_")[:80]
+    from socialbench.benchmarks.options import slug
+
+    return slug(text)
 
 
 def _model_options(pairs: list[str], seed: int, timeout: float, data: Any = None):
@@ -162,38 +167,100 @@ def print_scores(metrics: dict[str, Any]) -> None:
 
 
 def run_variant(benchmark: str, options: Any) -> str:
-    """The last part of a run directory's name: the options that tell runs of one model on one
-    benchmark apart (``cot-img-with-bev``, ``rag``, ``standard-blur2``)."""
-    if benchmark.startswith("socialnav"):
-        variant = f"{options.method}-{options.images}"
-    else:
-        variant = options.strategy + ("-per-behavior" if options.per_behavior else "")
-    if options.perturb:
-        variant += f"-{options.perturb}{options.perturb_strength:g}"
-    context = options.extra.get("context")
-    if context and context != "none":
-        variant += "-context-" + _slug(str(context))
-    return variant
+    """The last part of a run directory's name: the benchmark's ``variant()`` of its options
+    (``cot-img-with-bev``, ``rag``, ``standard-blur2``)."""
+    from socialbench.benchmarks.base import benchmark_entry, options_of
+
+    return options_of(benchmark, benchmark_entry(benchmark).options, options).variant(options.perturbation)
+
+
+def benchmark_option_parameters() -> list[inspect.Parameter]:
+    """One ``eval`` parameter per option of the registered benchmarks (an option several
+    benchmarks share appears once), each not given (None) unless set on the command line:
+    the chosen benchmark turns the given ones into its options dataclass."""
+    from socialbench.benchmarks.base import benchmark_entries
+    from socialbench.benchmarks.options import option_fields
+
+    owners: dict[str, list[tuple[Any, Any]]] = {}
+    for entry in benchmark_entries():
+        for f in option_fields(entry.options):
+            owners.setdefault(f.name, []).append((entry, f))
+    params = []
+    for name, pairs in owners.items():
+        f = pairs[0][1]
+        titles = ", ".join(dict.fromkeys(e.title for e, _ in pairs))
+        text = f"{titles}: " + (f"{' | '.join(f.info.choices)}; " if f.info.choices else "") + f.info.help
+        if f.is_flag:
+            default = typer.Option(False, f.flag, help=text)
+            annotation: Any = bool
+        else:
+            shown = ", ".join(dict.fromkeys(str(g.default) for _, g in pairs))
+            default = typer.Option(None, f.flag, help=text, min=f.info.min, show_default=shown)
+            annotation = Optional[f.type]
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
+    return params
+
+
+def eval_parameters() -> list[inspect.Parameter]:
+    """Every parameter of ``socialbench eval``: the run's own, with every registered
+    benchmark's options after ``--data``."""
+    hints = typing.get_type_hints(eval_cmd)
+    own = [p.replace(annotation=hints[p.name], kind=inspect.Parameter.KEYWORD_ONLY)
+           for p in inspect.signature(eval_cmd).parameters.values()]
+    at = next(i for i, p in enumerate(own) if p.name == "data") + 1
+    theirs = benchmark_option_parameters()
+    clash = sorted({p.name for p in own} & {p.name for p in theirs})
+    if clash:
+        raise UsageError(f"benchmark option(s) {', '.join(clash)} have the name of an option of every eval; rename them")
+    return own[:at] + theirs + own[at:]
+
+
+def eval_function() -> Any:
+    """``socialbench eval`` as a function of :func:`eval_parameters` (what typer builds the
+    command from)."""
+    params = eval_parameters()
+
+    def run(**values: Any) -> None:
+        _eval(values)
+
+    run.__signature__ = inspect.Signature(params, return_annotation=None)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in params}
+    run.__doc__ = eval_cmd.__doc__
+    run.__name__ = "eval"
+    return run
+
+
+def eval_command() -> Any:
+    """The ``eval`` command with the options of the benchmarks registered now."""
+    real = typer.Typer()
+    real.command("eval")(eval_function())
+    return typer.main.get_group(real).commands["eval"]
 
 
 def eval_defaults() -> dict[str, Any]:
     """Every option of ``socialbench eval`` by parameter name, with its default (``...`` when
-    required): what :func:`prepare_eval` takes."""
-    import inspect
+    required; None for a benchmark option: not given): what :func:`prepare_eval` takes."""
+    return {p.name: getattr(p.default, "default", p.default) for p in eval_parameters()}
 
-    return {name: getattr(p.default, "default", p.default) for name, p in inspect.signature(eval_cmd).parameters.items()}
+
+#: Parameters of ``eval`` that are options of the run, common to every benchmark.
+RUN_OPTIONS = ("protocol", "limit", "seed", "perturb", "perturb_strength")
 
 
 def eval_options(values: dict[str, Any]) -> Any:
-    """The benchmark options (:class:`EvalOptions`) of eval's option ``values``, by name."""
-    from socialbench.benchmarks.base import EvalOptions
+    """The options of an eval (:class:`~socialbench.benchmarks.options.EvalOptions`) from
+    eval's option ``values`` by name: the run's, and the benchmark options given (a flag
+    that is off is not given)."""
+    from socialbench.benchmarks.base import benchmark_entries
+    from socialbench.benchmarks.options import EvalOptions, option_fields
 
-    v = values
-    return EvalOptions(
-        method=v["method"], images=v["images"], protocol=v["protocol"], limit=v["limit"], seed=v["seed"],
-        strategy=v["strategy"], per_behavior=v["per_behavior"], perturb=v["perturb"], perturb_strength=v["perturb_strength"],
-        extra={k: v[k] for k in ("rag_backend", "rag_k", "context") if v.get(k) is not None},
-    )
+    given = {}
+    for entry in benchmark_entries():
+        for f in option_fields(entry.options):
+            value = values.get(f.name)
+            if value is not None and not (f.is_flag and value is False):
+                given[f.name] = value
+    return EvalOptions(**{k: values[k] for k in RUN_OPTIONS}, extra=given)
 
 
 def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tuple[Any, Path, Any, Any]:
@@ -210,10 +277,10 @@ def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tupl
     benchmark, seed, timeout = v["benchmark"], v["seed"], v["timeout"]
     bench, path = _resolve_data(benchmark, v["data"])
     options = eval_options(v)
-    bench.check_options(options)
+    variant = bench.check_options(options).variant(options.perturbation)
     model_options = _model_options(list(v["model_opt"]), seed, timeout)
     mdl = create_model(v["model"], model_options)
-    run_dir = v["out_dir"] or runs_root / benchmark / _slug(mdl.spec) / run_variant(benchmark, options)  # spec: no credentials
+    run_dir = v["out_dir"] or runs_root / benchmark / _slug(mdl.spec) / variant  # spec: no credentials
     req = RunRequest(
         benchmark_name=benchmark,
         data=path,
@@ -236,15 +303,8 @@ def eval_cmd(
     benchmark: str = typer.Option(..., "--benchmark", "-b", help="socialnav-sub, socialnav-sim (bundled), ..."),
     model: str = typer.Option(..., "--model", "-m", help="model spec, e.g. openai:MODEL[@URL], baseline:random"),
     data: Optional[Path] = typer.Option(None, "--data", "-d", help="dataset folder (optional for bundled benchmarks)"),
-    method: str = typer.Option("independent", help="SocialNav-SUB: independent | cot | cot-gt | scene-context"),
-    strategy: str = typer.Option("standard", help="RobotEQ: standard | cot | no-image | rag"),
-    per_behavior: bool = typer.Option(False, "--per-behavior", help="RobotEQ judgment: one request per behavior"),
     perturb: Optional[str] = typer.Option(None, help="image perturbation, e.g. blur, fisheye, fisheye-water; SocialNav-SUB also mirror, shuffle-options (consistency)"),
     perturb_strength: float = typer.Option(1.0, help="perturbation strength"),
-    rag_backend: Optional[str] = typer.Option(None, help="RobotEQ --strategy rag retriever: bm25 | dense | hybrid"),
-    rag_k: Optional[int] = typer.Option(None, min=1, help="RobotEQ --strategy rag: documents per query [default 2]"),
-    context: Optional[str] = typer.Option(None, help="socialnav-waypoint scene context: none | random | human-oracle | model:RUN_DIR [default none]"),
-    images: str = typer.Option("img-with-bev", help="img-with-bev | img | bev"),
     protocol: str = typer.Option("paper", help="paper | official (metric protocol)"),
     concurrency: int = typer.Option(16, min=1, help="requests in flight at once"),
     limit: Optional[int] = typer.Option(None, min=1, help="only the first N items"),
@@ -262,9 +322,15 @@ def eval_cmd(
     epochs: int = typer.Option(1, min=1, help="repeat the run N times (seeds S..S+N-1, one run directory each under --out/epoch-E) and report mean ± SE across epochs"),
 ) -> None:
     """Evaluate a model on a benchmark; writes run.json, samples.jsonl and metrics.json."""
+    # Each benchmark's own options (--method, --strategy, ...) are added by eval_command().
+    _eval(dict(locals()))
+
+
+def _eval(values: dict[str, Any]) -> None:
+    """Run ``socialbench eval`` with its option ``values`` by parameter name."""
     from socialbench.runner.run import run_eval
 
-    values = dict(locals())
+    benchmark, epochs = values["benchmark"], values["epochs"]
     bench, path, mdl, req = prepare_eval(values)
     if epochs > 1:
         _eval_epochs(values, req.out, path)
@@ -339,14 +405,14 @@ def score_cmd(
     out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="where to write metrics.json"),
 ) -> None:
     """Score predictions made elsewhere (needs labels only, no images)."""
-    from socialbench.benchmarks.base import EvalOptions
+    from socialbench.benchmarks.options import EvalOptions
     from socialbench.runner.store import write_json_atomic
 
     bench, path = _resolve_data(benchmark, data)
     bench.check_options(EvalOptions(protocol=protocol))
     dataset = bench.load(path, require_images=False, limit=None)
     records = bench.read_predictions(predictions)
-    metrics = bench.score(dataset, records, protocol)
+    metrics = bench.score(dataset, records, protocol).to_json()
     if out_dir is not None:
         target = out_dir
     elif predictions.is_dir() and (predictions / "samples.jsonl").exists():
@@ -388,7 +454,7 @@ def render_cmd(
     overwrite: bool = typer.Option(False, "--overwrite", help="replace composites that already exist"),
 ) -> None:
     """Pre-render SocialNav-SUB composites in the release layout (sample_with_bev_<i>.png)."""
-    from socialbench.navigation.prerender import prerender_dataset
+    from socialbench.benchmarks.socialnav_sub.prerender import prerender_dataset
 
     if not data.exists():
         raise UsageError(f"--data {data} does not exist")
@@ -439,7 +505,7 @@ def sim_socialnav_cmd(
     composites: bool = typer.Option(False, "--composites/--no-composites", help="also write pre-rendered composites"),
 ) -> None:
     """Simulate SocialNav-SUB-format scenes with exact answers (official release layout)."""
-    from socialbench.simulation.dataset import simulate_dataset
+    from socialbench.benchmarks.socialnav_sub.simulated import simulate_dataset
 
     lo, hi = _parse_range(people, "--people")
     path = simulate_dataset(
@@ -452,8 +518,10 @@ def sim_socialnav_cmd(
 @app.command("models")
 def models_cmd() -> None:
     """List model backends and baselines."""
+    from socialbench.benchmarks.base import load_benchmark_code
     from socialbench.models.registry import backends
 
+    load_benchmark_code()  # the benchmarks' code registers their own baselines
     table = Table(title="model backends")
     table.add_column("spec")
     table.add_column("what it is")

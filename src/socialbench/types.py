@@ -17,9 +17,13 @@ import hashlib
 import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, Mapping, Sequence, Union
+from typing import Any, Literal, Mapping, Sequence, TypeAlias
 
-Answer = Union[str, tuple[str, ...]]
+#: A canonical answer: the option string, or the chosen options of a multiple-select question.
+Answer: TypeAlias = str | tuple[str, ...]
+#: A parsed reply as recorded: the option string, the options of a multiple-select answer (a
+#: list as parsed and as read back from JSON, a tuple when canonical), or None (invalid/failed).
+ParsedAnswer: TypeAlias = str | list[str] | tuple[str, ...] | None
 QuestionKind = Literal["single", "multi"]
 
 
@@ -56,7 +60,7 @@ class Question:
             return ordered_subsets(self.options)
         return self.options
 
-    def canonical(self, answer: Any) -> Answer | None:
+    def canonical(self, answer: object) -> Answer | None:
         """Canonical form of ``answer`` for this question, or ``None`` if it is not valid.
 
         Multi-select answers are matched order-insensitively (the ``paper`` protocol): a
@@ -217,7 +221,7 @@ class SampleRecord:
     item_id: str
     question_key: str
     raw: str | None
-    parsed: Any  # option string, list of options, or None when invalid / failed
+    parsed: ParsedAnswer
     parse_method: str | None  # "json", "strict", "lenient", "human-mode", or None
     error: str | None
     latency_s: float

@@ -38,6 +38,20 @@ def test_bad_method_is_a_usage_error_without_traceback(small_socialnav, tmp_path
     assert code == 1 and "--method" in err and "Traceback" not in err
 
 
+def test_eval_help_lists_every_benchmarks_options_with_their_defaults(capsys):
+    assert run_cli("eval", "--help") == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for flag in ("--method", "--images", "--strategy", "--per-behavior", "--rag-backend", "--rag-k", "--context"):
+        assert flag in text
+    assert "(independent)" in text and "(img-with-bev)" in text
+
+
+def test_an_option_of_another_benchmark_is_one_line_naming_who_takes_it(small_socialnav, capsys):
+    code = run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "--strategy", "cot")
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and err == "error: --strategy is a RobotEQ option: it applies to roboteq-bj, roboteq-sg only (not socialnav-sub)"
+
+
 def test_unknown_model_prefix_is_a_usage_error(small_socialnav, tmp_path, capsys):
     code = run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "nosuch:model", "-o", str(tmp_path / "r"))
     assert code == 1 and "unknown model" in capsys.readouterr().err

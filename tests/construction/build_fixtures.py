@@ -20,7 +20,8 @@ from typer.testing import CliRunner
 
 from socialbench.construction.commands import register
 from socialbench.testing.images_server import ScriptedImagesServer
-from socialbench.testing.openai_server import ScriptedOpenAIServer, last_user_text
+from socialbench.testing.openai_server import ScriptedOpenAIServer
+from socialbench.testing.responders import last_user_text
 
 VOCAB = (
     "lobby guest luggage elevator queue child parent nurse patient doctor waiter table counter cashier receipt "

@@ -1,57 +1,20 @@
-"""Majority vote, escalation, agreement statistics and the image-necessity filter."""
+"""Majority vote, escalation, annotator accuracy and the image-necessity filter."""
 
 import json
-import math
 
 import pytest
 
 from socialbench.construction.aggregate import (
     aggregate_grounding,
-    read_resolutions,
     aggregate_verification,
     aggregate_judgment,
     annotator_accuracy,
-    fleiss_kappa,
     image_necessity,
-    krippendorff_alpha_nominal,
     load_text_only_predictions,
     plurality,
 )
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
 from socialbench.errors import DataError
-
-# Fleiss (1971) as worked on Wikipedia: 10 subjects, 14 raters, 5 categories; kappa = 0.210.
-FLEISS_TABLE = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-                [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
-
-
-def test_fleiss_kappa_textbook_example():
-    assert fleiss_kappa(FLEISS_TABLE) == pytest.approx(0.20993, abs=1e-5)
-
-
-def test_fleiss_kappa_by_hand_small_case():
-    # 2 items, 3 raters: [2 yes, 1 no], [3 yes]. P_i = 1/3, 1; P_bar = 2/3; p = 5/6, 1/6;
-    # P_e = 26/36; kappa = (2/3 - 26/36) / (1 - 26/36) = -0.2
-    assert fleiss_kappa([[2, 1], [3, 0]]) == pytest.approx(-0.2)
-
-
-def test_krippendorff_alpha_textbook_example():
-    # Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 coders, 12 units,
-    # missing values; nominal alpha = 0.743.
-    n = None
-    coders = [[1, 2, 3, 3, 2, 1, 4, 1, 2, n, n, n], [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, n, 3],
-              [n, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, n], [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, n]]
-    assert krippendorff_alpha_nominal(list(zip(*coders))) == pytest.approx(0.743, abs=5e-4)
-
-
-def test_krippendorff_alpha_by_hand_small_case():
-    # units (a, a), (a, b): o_aa = 2, o_ab = o_ba = 1, n_a = 3, n_b = 1, n = 4;
-    # alpha = 1 - (n - 1) * 2 / (2 * 3 * 1) = 0
-    assert krippendorff_alpha_nominal([("a", "a"), ("a", "b")]) == pytest.approx(0.0)
-
-
-def test_perfect_agreement_on_one_category_is_undefined():
-    assert math.isnan(fleiss_kappa([[3, 0], [3, 0]]))
 
 
 def test_plurality_escalates_three_way_split():
@@ -195,50 +158,7 @@ def test_verification_lists_an_image_with_too_few_annotators():
     assert (u["id"], u["reason"], u["n_annotators"], u["needed"]) == ("v1", "insufficient_annotators", 2, 3)
 
 
-# --------------------------------------------------------------------------- expert resolutions
-
-KNOWN = {"behaviors": [("s1", 1), ("s1", 4)], "questions": ["g1"]}
-
-
-def _resolution_file(tmp_path, *lines):
-    path = tmp_path / "resolutions.jsonl"
-    path.write_text("".join((json.dumps(x) if x is not None else "") + "\n" for x in lines))
-    return path
-
-
-def test_read_resolutions_returns_checked_decisions(tmp_path):
-    path = _resolution_file(tmp_path, {"item_id": "s1", "k": 4, "decision": "improper"},
-                            {"item_id": "g1", "answer": ["C", "A"]})
-    assert read_resolutions(path, **KNOWN) == ({("s1", 4): "improper"}, {"g1": ["A", "C"]})
-
-
-@pytest.mark.parametrize("line, expected", [
-    ({"item_id": "g1", "decision": "improper"}, 'needs "k"'),  # a judgment decision without k
-    ({"item_id": "g1", "answer": "a"}, "'a'"),
-    ({"item_id": "g1", "answer": []}, "non-empty"),
-    ({"item_id": "g1", "answer": ["A", "E"]}, "'E'"),
-    ({"item_id": "g1", "answer": ["a"]}, "'a'"),
-    ({"item_id": "s1", "k": 1, "decision": "invalid"}, "proper, improper, discard"),
-    ({"item_id": "s1", "k": "one", "decision": "proper"}, "not an integer"),
-    ({"item_id": "s1", "k": 9, "decision": "proper"}, "s1#b9 is not among"),
-    ({"item_id": "g9", "answer": ["A"]}, "'g9' is not among"),
-    ({"k": 1, "decision": "proper"}, "no item_id"),
-], ids=["judgment-without-k", "lower-case-string", "empty", "unknown-letter", "lower-case-letter",
-        "bad-judgment-label", "bad-k", "unknown-behavior", "unknown-question", "no-item"])
-def test_read_resolutions_rejects_a_bad_line_naming_file_and_line(tmp_path, line, expected):
-    path = _resolution_file(tmp_path, {"item_id": "s1", "k": 1, "decision": "proper"}, None, line)
-    with pytest.raises(DataError) as e:
-        read_resolutions(path, **KNOWN)
-    (problem,) = e.value.problems
-    assert problem.file == str(path) and problem.line == 3 and problem.fix
-    assert expected in problem.message
-
-
-def test_read_resolutions_rejects_conflicting_repeats(tmp_path):
-    path = _resolution_file(tmp_path, {"item_id": "g1", "answer": ["A"]}, {"item_id": "g1", "answer": "discard"})
-    with pytest.raises(DataError) as e:
-        read_resolutions(path, **KNOWN)
-    assert "already resolved" in str(e.value) and ":2" in str(e.value)
+# --------------------------------------------------------------------------- resolutions in aggregation
 
 
 @pytest.mark.parametrize("decision", ["improper", "a", [], ["A", "X"]])
@@ -255,6 +175,12 @@ def test_judgment_aggregation_refuses_an_unknown_resolution():
 
 
 # --------------------------------------------------------------------------- the aggregate command
+
+
+def _resolution_file(tmp_path, *lines):
+    path = tmp_path / "resolutions.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
 
 
 def _verification_work(work, votes):

@@ -6,7 +6,8 @@ import json
 import pytest
 from PIL import Image
 
-from socialbench.benchmarks.roboteq.loader import TASK_BJ, TASK_SG, load_roboteq
+from socialbench.benchmarks.roboteq.loader import load_roboteq
+from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG
 from socialbench.construction.export import export_dataset
 from socialbench.construction.jsonl import write_jsonl
 from socialbench.construction.report import write_build_report

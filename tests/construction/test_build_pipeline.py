@@ -5,7 +5,8 @@ import json
 import subprocess
 import sys
 
-from socialbench.benchmarks.roboteq.loader import TASK_BJ, load_roboteq
+from socialbench.benchmarks.roboteq.loader import load_roboteq
+from socialbench.benchmarks.roboteq.schema import TASK_BJ
 from socialbench.construction.jsonl import read_jsonl
 
 

@@ -5,10 +5,11 @@ import json
 
 import pytest
 
-from socialbench.errors import UsageError
+from socialbench.errors import DataError, UsageError
+from socialbench.models import baselines
 from socialbench.models.base import FatalModelError
 from socialbench.models.registry import ModelOptions, create_model
-from socialbench.types import HumanVotes, Item, Question, Request
+from socialbench.types import HumanVotes, Item, Question, Request, SampleRecord
 
 MULTI = Question("q_robot_moving_direction", "q_robot_moving_direction", "Spatiotemporal reasoning", "multi", "The robot is", ("moving ahead", "turning left", "turning right"))
 SINGLE = Question("q_obstructing_path_p1", "q_obstructing_path", "Spatiotemporal reasoning", "single", "Is", ("yes", "no"), person=1)
@@ -68,3 +69,29 @@ def test_replay_missing_answer_is_a_recorded_error(tmp_path):
 def test_replay_of_missing_file_is_a_usage_error(tmp_path):
     with pytest.raises(UsageError):
         create_model(f"replay:{tmp_path / 'nope.jsonl'}")
+
+
+def _record(item_id, key, parsed):
+    return SampleRecord(item_id, key, None, parsed, "json", None, 0.0, {})
+
+
+def test_replay_reads_a_folder_with_a_registered_reader(tmp_path, monkeypatch):
+    monkeypatch.setattr(baselines, "_FOLDER_READERS", [])
+    baselines.register_replay_folder(lambda path: [_record("s1", SINGLE.key, "no")])
+    m = create_model(f"replay:{tmp_path}")
+    assert json.loads(asyncio.run(m.generate(Request(prompt="", item=ITEM, question=SINGLE))).text) == {"answer": "no"}
+
+
+def test_replay_of_a_folder_no_reader_accepts_is_a_data_error(tmp_path, monkeypatch):
+    def refuse(path):
+        raise DataError.single(path, "", "not an experiment folder")
+
+    monkeypatch.setattr(baselines, "_FOLDER_READERS", [refuse])
+    with pytest.raises(DataError):
+        create_model(f"replay:{tmp_path}")
+
+
+def test_replay_of_a_folder_without_any_reader_is_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(baselines, "_FOLDER_READERS", [])
+    with pytest.raises(UsageError):
+        create_model(f"replay:{tmp_path}")

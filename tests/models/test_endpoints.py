@@ -19,10 +19,12 @@ from socialbench.models.endpoints import (
     read_endpoints_file,
     split_urls,
 )
-from socialbench.models.openai_compat import OpenAICompatModel, create_openai_model
+from socialbench.models.openai_compat import OpenAICompatModel
+from socialbench.models.openai_factory import create_openai_model
 from socialbench.models.registry import ModelOptions, create_model
 from socialbench.runner.engine import Engine, RetryPolicy
-from socialbench.testing.openai_server import ScriptedOpenAIServer, last_user_text, stall, status, wait_until
+from socialbench.testing.openai_server import ScriptedOpenAIServer, stall, status, wait_until
+from socialbench.testing.responders import last_user_text
 from socialbench.types import Outcome, Request
 
 

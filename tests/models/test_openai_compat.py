@@ -15,12 +15,12 @@ from socialbench.models.base import FatalModelError, ModelError, RetryableModelE
 from socialbench.models.openai_compat import (
     OpenAICompatModel,
     build_messages,
-    create_openai_model,
     encode_chat_body,
     parse_completion,
     parse_retry_after,
     parse_spec,
 )
+from socialbench.models.openai_factory import create_openai_model
 from socialbench.models.registry import ModelOptions, create_model
 from socialbench.testing.openai_server import (
     Action,

@@ -1,13 +1,15 @@
 """The ``vllm:`` backend on the CPU: vLLM's engine is replaced at its boundary by a fake
-``vllm`` module (``LLM``, ``SamplingParams``) put into ``sys.modules``."""
+``vllm`` package (``LLM`` holding an engine with ``add_request``/``step``/``abort_request``)
+put into ``sys.modules``, and the model's processor by a fake ``transformers`` (see
+vllm_fakes.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
 import threading
-import types
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,83 +19,17 @@ from socialbench.models import vllm_offline
 from socialbench.models.base import ModelError
 from socialbench.models.registry import ModelOptions, backends, create_model
 from socialbench.types import EncodedImage, GenerationConfig, Request
-
-
-@dataclass
-class FakeCompletion:
-    text: str
-    token_ids: list[int]
-    finish_reason: str = "stop"
-
-
-@dataclass
-class FakeOutput:
-    prompt_token_ids: list[int]
-    outputs: list[FakeCompletion]
-
-
-@dataclass
-class FakeSampling:
-    temperature: float
-    max_tokens: int
-    seed: int | None = None
-
-
-@dataclass
-class FakeEngine:
-    """Stands in for ``vllm.LLM``: records its arguments and every ``chat`` call; answers
-    each conversation with its prompt's first word, one token per character."""
-
-    kwargs: dict[str, Any]
-    calls: list[tuple[list, list]] = field(default_factory=list)
-    fail_on: str | None = None  # a prompt containing this raises ValueError for the whole call
-    error: BaseException | None = None  # raised by every call
-
-    def chat(self, conversations, sampling_params, use_tqdm=True):
-        self.calls.append((conversations, sampling_params))
-        if self.error is not None:
-            raise self.error
-        outs = []
-        for conv in conversations:
-            text = next(p["text"] for p in conv[-1]["content"] if p["type"] == "text")
-            if self.fail_on and self.fail_on in text:
-                raise ValueError(f"prompt too long: {self.fail_on}")
-            answer = "" if text.startswith("EMPTY") else text.split()[0]
-            outs.append(FakeOutput(prompt_token_ids=list(range(len(text))), outputs=[FakeCompletion(answer, list(range(len(answer))))]))
-        return outs
-
-
-class FakeVLLM:
-    """A fake ``vllm`` module and the engines it built."""
-
-    def __init__(self) -> None:
-        self.engines: list[FakeEngine] = []
-        self.gate: threading.Event | None = None  # the engine's build waits for it
-        self.load_error: BaseException | None = None  # the engine's build raises it
-        self.fail_on: str | None = None  # given to every engine built
-        self.module = types.ModuleType("vllm")
-        self.module.LLM = self._llm
-        self.module.SamplingParams = FakeSampling
-
-    def _llm(self, **kwargs):
-        if self.gate is not None:
-            self.gate.wait(10)
-        if self.load_error is not None:
-            raise self.load_error
-        self.engines.append(FakeEngine(kwargs, fail_on=self.fail_on))
-        return self.engines[-1]
+from vllm_fakes import FakeEngine, FakeVLLM, PlainTextTokenizer, Stepper, png
 
 
 @pytest.fixture
 def fake(monkeypatch):
     f = FakeVLLM()
     monkeypatch.setitem(sys.modules, "vllm", f.module)
+    monkeypatch.setitem(sys.modules, "vllm.sampling_params", f.sampling_module)
+    monkeypatch.setitem(sys.modules, "transformers", f.transformers)
     monkeypatch.setattr(vllm_offline, "visible_gpus", lambda: 1)
     return f
-
-
-def image(tag: bytes) -> EncodedImage:
-    return EncodedImage(tag, "image/png", 1, 1)
 
 
 def model(*opts: str, seed: int = 0) -> vllm_offline.VLLMOfflineModel:
@@ -105,6 +41,31 @@ def ask(m, *requests: Request) -> list[Any]:
     async def main():
         try:
             return await asyncio.gather(*(m.generate(r) for r in requests), return_exceptions=True)
+        finally:
+            await m.aclose()
+
+    return asyncio.run(main())
+
+
+async def until(condition: Callable[[], bool], timeout_s: float = 30.0) -> None:
+    """Wait for ``condition`` (a bound against hanging, not a speed requirement)."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met"
+        await asyncio.sleep(0.001)
+
+
+def ask_while_loading(fake: FakeVLLM, m, *requests: Request) -> list[Any]:
+    """Queue every request while the engine is still being built, then let it build: all of
+    them are waiting when the engine's first step runs."""
+    fake.gate = threading.Event()
+
+    async def main():
+        tasks = [asyncio.ensure_future(m.generate(r)) for r in requests]
+        await until(lambda: m._queue.qsize() == len(requests))
+        fake.gate.set()
+        try:
+            return await asyncio.gather(*tasks, return_exceptions=True)
         finally:
             await m.aclose()
 
@@ -130,7 +91,7 @@ def test_no_visible_gpu_is_a_usage_error_before_the_run(fake, monkeypatch):
 def test_model_options_become_engine_arguments(fake):
     ask(model("tensor_parallel_size=2", "max_model_len=8192", "gpu_memory_utilization=0.5",
               "limit_mm_per_prompt=image=4", "dtype=bfloat16", seed=3), Request(prompt="hi"))
-    kw = fake.engines[0].kwargs
+    kw = fake.llms[0].kwargs
     assert (kw["tensor_parallel_size"], kw["max_model_len"], kw["gpu_memory_utilization"], kw["limit_mm_per_prompt"],
             kw["dtype"], kw["seed"]) == (2, 8192, 0.5, {"image": 4}, "bfloat16", 3)
 
@@ -147,56 +108,85 @@ def test_bad_model_option_is_a_usage_error_naming_it(fake, opt, key):
         model(opt)
 
 
-def test_user_turn_holds_the_prompt_then_every_image_as_a_data_url():
-    req = Request(prompt="which way?", images=(image(b"a"), image(b"b")))
-    (turn,) = vllm_offline.build_messages(req)
-    assert [p["type"] for p in turn["content"]] == ["text", "image_url", "image_url"]
-    assert turn["content"][2]["image_url"]["url"] == "data:image/png;base64," + image(b"b").b64
+def test_request_reaches_the_engine_as_chat_rendered_tokens_with_its_images(fake):
+    ask(model(), Request(prompt="which way?", system="be brief", images=(png(1, 1), png(2, 2))))
+    (added,) = fake.engine.added.values()
+    text = "".join(chr(t) for t in added.prompt["prompt_token_ids"])
+    assert text == "<|system|>be brief<|user|>which way?<image><image><|assistant|>"
+    assert [im.size for im in added.prompt["multi_modal_data"]["image"]] == [(1, 1), (2, 2)]
 
 
-def test_images_first_puts_the_images_before_the_prompt():
-    (turn,) = vllm_offline.build_messages(Request(prompt="p", images=(image(b"a"),)), images_first=True)
-    assert [p["type"] for p in turn["content"]] == ["image_url", "text"]
-
-
-def test_system_text_is_a_system_turn():
-    messages = vllm_offline.build_messages(Request(prompt="p", system="be brief"))
-    assert messages[0] == {"role": "system", "content": "be brief"}
+def test_processor_chat_template_is_used_when_the_checkpoint_has_one(fake):
+    fake.processor_template = "{{ processor template }}"
+    ask(model("revision=v2"), Request(prompt="hi"))
+    assert set(fake.tokenizer.templates) == {"{{ processor template }}"}
+    assert fake.processor_calls == [("org/tiny-vlm", {"revision": "v2", "trust_remote_code": False})]
 
 
 def test_sampling_follows_the_request(fake):
     ask(model(), Request(prompt="hi", config=GenerationConfig(max_tokens=77, temperature=0.5, seed=9)))
-    (params,) = fake.engines[0].calls[0][1]
-    assert (params.temperature, params.max_tokens, params.seed) == (0.5, 77, 9)
+    (added,) = fake.engine.added.values()
+    assert (added.params.temperature, added.params.max_tokens, added.params.seed) == (0.5, 77, 9)
+
+
+def test_engine_is_asked_for_final_outputs_only(fake):
+    ask(model(), Request(prompt="hi"))
+    (added,) = fake.engine.added.values()
+    assert added.params.output_kind is fake.sampling_module.RequestOutputKind.FINAL_ONLY
 
 
 def test_answer_text_and_token_usage_come_from_the_engine_output(fake):
     (gen,) = ask(model(), Request(prompt="left turn"))
-    assert (gen.text, gen.usage.prompt_tokens, gen.usage.completion_tokens) == ("left", 9, 4)
+    prompt_tokens = len("<|user|>left turn<|assistant|>")
+    assert (gen.text, gen.usage.prompt_tokens, gen.usage.completion_tokens) == ("left", prompt_tokens, 4)
 
 
-def test_concurrent_requests_share_one_engine_call(fake):
-    fake.gate = threading.Event()
+def test_requests_waiting_while_the_engine_loads_all_join_its_first_step(fake):
     m = model("batch_wait_ms=0")
-    requests = [Request(prompt=f"q{i} x") for i in range(8)]
+    answers = ask_while_loading(fake, m, *(Request(prompt=f"q{i} x") for i in range(8)))
+    assert [a.text for a in answers] == [f"q{i}" for i in range(8)]
+    assert {a.at_step for a in fake.engine.added.values()} == {0} and set(fake.engine.finished.values()) == {1}
+
+
+def test_request_arriving_while_another_runs_joins_at_the_next_step_and_finishes_first(fake):
+    stepper = Stepper()
+    fake.make_engine = lambda: FakeEngine(stepper=stepper)
+    m = model("batch_wait_ms=0")
 
     async def main():
-        tasks = [asyncio.ensure_future(m.generate(r)) for r in requests]
-        while m._queue.qsize() < len(requests):  # all queued while the engine is still loading
-            await asyncio.sleep(0.001)
-        fake.gate.set()
-        try:
-            return await asyncio.gather(*tasks)
-        finally:
-            await m.aclose()
+        long = asyncio.ensure_future(m.generate(Request(prompt="HOLD a long answer")))
+        await until(stepper.waiting.is_set)  # the long request is in; step 1 about to run
+        await stepper.step()
+        await until(stepper.waiting.is_set)  # step 2 about to run
+        short = asyncio.ensure_future(m.generate(Request(prompt="quick one")))
+        await asyncio.sleep(0)  # queued now, while the long request runs
+        await stepper.step()  # step 2: the engine takes the short request right after it
+        await until(stepper.waiting.is_set)
+        await stepper.step()  # step 3: the short request finishes
+        short_answer = await asyncio.wait_for(short, 30)
+        long_was_pending = not long.done()
+        fake.engine.hold.set()
+        await until(stepper.waiting.is_set)
+        await stepper.step()  # step 4: the long request finishes
+        long_answer = await asyncio.wait_for(long, 30)
+        await m.aclose()
+        return short_answer, long_was_pending, long_answer
 
-    answers = asyncio.run(main())
-    assert m.call_sizes == [8] and [a.text for a in answers] == [f"q{i}" for i in range(8)]
+    short_answer, long_was_pending, long_answer = asyncio.run(main())
+    (long_id, long_added), (short_id, short_added) = fake.engine.added.items()
+    assert (short_answer.text, long_was_pending, long_answer.text) == ("quick", True, "HOLD")
+    assert (long_added.at_step, short_added.at_step) == (0, 2)
+    assert (fake.engine.finished[short_id], fake.engine.finished[long_id]) == (3, 4)
 
 
 def test_empty_answer_is_an_empty_response_error(fake):
     (err,) = ask(model(), Request(prompt="EMPTY please"))
     assert isinstance(err, ModelError) and err.kind == "empty_response" and not err.retryable
+
+
+def test_request_the_engine_aborted_is_an_error_not_its_partial_text(fake):
+    (err,) = ask(model(), Request(prompt="ABORTED midway"))
+    assert isinstance(err, ModelError) and err.kind == "backend_error" and "finish_reason=abort" in str(err)
 
 
 def test_engine_that_cannot_be_built_fails_every_request_with_load_error(fake):
@@ -205,23 +195,84 @@ def test_engine_that_cannot_be_built_fails_every_request_with_load_error(fake):
     assert {e.kind for e in errs} == {"load_error"} and "CUDA driver too old" in str(errs[0])
 
 
+def test_chat_template_that_cannot_place_images_fails_every_request_with_load_error(fake):
+    fake.tokenizer = PlainTextTokenizer()
+    errs = ask(model(), Request(prompt="a"), Request(prompt="b"))
+    assert {e.kind for e in errs} == {"load_error"}
+    assert "takes only plain-text content" in str(errs[0]) and "vllm serve" in str(errs[0])
+
+
 def test_rejected_prompt_fails_only_its_own_request(fake):
-    fake.gate, fake.fail_on = threading.Event(), "BAD"
-    m = model("batch_wait_ms=0")
-
-    async def main():
-        tasks = [asyncio.ensure_future(m.generate(Request(prompt=p))) for p in ("fine one", "BAD one", "good two")]
-        while m._queue.qsize() < 3:  # one engine call for all three
-            await asyncio.sleep(0.001)
-        fake.gate.set()
-        try:
-            return await asyncio.gather(*tasks, return_exceptions=True)
-        finally:
-            await m.aclose()
-
-    results = asyncio.run(main())
+    fake.make_engine = lambda: FakeEngine(reject="BAD")
+    results = ask_while_loading(fake, model("batch_wait_ms=0"), *(Request(prompt=p) for p in ("fine one", "BAD one", "good two")))
     assert results[0].text == "fine" and results[2].text == "good"
     assert isinstance(results[1], ModelError) and results[1].kind == "bad_request"
+
+
+def test_undecodable_image_fails_only_its_own_request(fake):
+    broken = Request(prompt="look", images=(EncodedImage(b"not a png", "image/png", 1, 1),))
+    results = ask_while_loading(fake, model("batch_wait_ms=0"), Request(prompt="fine one"), broken)
+    assert results[0].text == "fine"
+    assert isinstance(results[1], ModelError) and results[1].kind == "bad_request" and "image 0" in str(results[1])
+
+
+def test_failing_step_fails_the_requests_it_was_running(fake):
+    fake.make_engine = lambda: FakeEngine(step_error=RuntimeError("engine core died"))
+    errs = ask_while_loading(fake, model("batch_wait_ms=0"), Request(prompt="a x"), Request(prompt="b y"))
+    assert [e.kind for e in errs] == ["backend_error", "backend_error"] and "engine core died" in str(errs[0])
+
+
+def test_requests_after_a_failing_step_are_served(fake):
+    fake.make_engine = lambda: FakeEngine(step_error=RuntimeError("engine core died"))
+    m = model()
+
+    async def main():
+        first = await asyncio.gather(m.generate(Request(prompt="a x")), return_exceptions=True)
+        second = await m.generate(Request(prompt="b y"))
+        await m.aclose()
+        return first[0], second
+
+    first, second = asyncio.run(main())
+    assert first.kind == "backend_error" and second.text == "b"
+
+
+def test_request_the_engine_dropped_is_an_error_not_a_hang(fake):
+    fake.make_engine = lambda: FakeEngine(drop_all=True)
+    (err,) = ask(model(), Request(prompt="lost one"))
+    assert isinstance(err, ModelError) and err.kind == "backend_error" and "dropped" in str(err)
+
+
+def test_request_whose_caller_gave_up_is_aborted_in_the_engine(fake):
+    m = model()
+
+    async def main():
+        task = asyncio.ensure_future(m.generate(Request(prompt="HOLD forever")))
+        await until(lambda: bool(fake.llms) and bool(fake.engine.added))
+        task.cancel()
+        await until(lambda: bool(fake.engine.aborted))
+        await m.aclose()
+
+    asyncio.run(main())
+    assert fake.engine.aborted == list(fake.engine.added) and fake.engine.finished == {}
+
+
+def test_close_lets_running_requests_finish_then_ends_the_engine_thread(fake):
+    m = model()
+
+    async def main():
+        task = asyncio.ensure_future(m.generate(Request(prompt="HOLD until closing")))
+        await until(lambda: bool(fake.llms) and bool(fake.engine.added))
+        thread = m._thread
+        closing = asyncio.ensure_future(m.aclose())
+        await asyncio.sleep(0)  # the stop signal is queued
+        await until(lambda: m._queue.qsize() == 0)  # the engine thread has read the stop signal
+        fake.engine.hold.set()
+        answer = await asyncio.wait_for(task, 30)
+        await asyncio.wait_for(closing, 30)
+        return answer, thread
+
+    answer, thread = asyncio.run(main())
+    assert answer.text == "HOLD" and fake.engine.aborted == [] and not thread.is_alive()
 
 
 def test_out_of_memory_is_retryable():
@@ -232,6 +283,11 @@ def test_out_of_memory_is_retryable():
 def test_other_engine_failure_is_a_fatal_backend_error():
     err = vllm_offline.map_error(RuntimeError("engine core died"))
     assert err.kind == "backend_error" and not err.retryable
+
+
+def test_value_error_of_a_whole_step_is_not_blamed_on_a_prompt():
+    err = vllm_offline.map_error(ValueError("scheduler state corrupt"), engine_wide=True)
+    assert err.kind == "backend_error"
 
 
 def test_identity_names_checkpoint_dtype_and_context_length(fake):

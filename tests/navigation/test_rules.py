@@ -3,15 +3,12 @@
 import numpy as np
 import pytest
 
+from socialbench.navigation.relations import DIRECTION_OPTIONS, DISTANCE_OPTIONS, GOAL_OPTIONS, SPATIAL_OPTIONS
 from socialbench.navigation.rules import (
     ACTION_OPTIONS,
-    DIRECTION_OPTIONS,
-    DISTANCE_OPTIONS,
     FUTURE_ACTION_OPTIONS,
     GLOBAL_KEYS,
-    GOAL_OPTIONS,
     PERSON_KEYS,
-    SPATIAL_OPTIONS,
     YES_NO,
     polyline_segment_distance,
     robot_moving_direction,

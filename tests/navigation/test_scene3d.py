@@ -6,13 +6,13 @@ import pytest
 from socialbench.navigation.projection import PinholeCamera
 from socialbench.navigation.scene3d import (
     PALETTES,
+    Appearance,
     FrontViewRenderer,
     PersonView,
     _clip_to_rect,
     person_boxes,
     scaled_camera,
 )
-from socialbench.simulation.scenes import Appearance
 
 RED = Appearance(shirt=(220, 30, 30), trousers=(20, 20, 20))
 BLUE = Appearance(shirt=(30, 30, 220), trousers=(20, 20, 20))

@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from socialbench.benchmarks.base import EvalOptions
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
 from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
-from socialbench.models import baselines, mock, rule_based
+from socialbench.benchmarks.socialnav_sub import baselines as socialnav_baselines
+from socialbench.models import baselines, mock
 from socialbench.models.registry import ModelOptions
 from socialbench.runner.run import RunRequest, run_eval
-from socialbench.runner.store import RunStore, read_samples
+from socialbench.records import read_samples
+from socialbench.runner.store import RunStore
 from socialbench.types import SampleRecord
 
 XSS_SCRIPT = "<script>document.body.setAttribute('data-pwned','script')</script>"
@@ -33,7 +35,7 @@ def _models() -> dict:
     o = ModelOptions(seed=0)
     return {
         "random": baselines.make_random("", o),
-        "rule": rule_based.make_rule_based("", o),
+        "rule": socialnav_baselines.make_rule_based("", o),
         "first": mock.make_mock("first-option", o),
         "human": baselines.make_average("", o),
     }

@@ -8,15 +8,11 @@ from pathlib import Path
 from typing import Callable
 
 from socialbench.report.loading import load_runs
-from socialbench.report.tables import (
-    RENDERERS,
-    Table,
-    roboteq_rag_table,
-    roboteq_table1,
-    robustness_table,
-    socialnav_question_table,
-    socialnav_table1,
-)
+from socialbench.report.renderers import RENDERERS
+from socialbench.report.roboteq_tables import roboteq_rag_table, roboteq_table1
+from socialbench.report.robustness_table import robustness_table
+from socialbench.report.socialnav_tables import socialnav_question_table, socialnav_table1
+from socialbench.report.table import Table
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOLDEN = FIXTURES / "golden"

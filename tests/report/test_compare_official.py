@@ -11,7 +11,7 @@ import pytest
 from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
 from socialbench.cli import main
 from socialbench.errors import UsageError
-from socialbench.report.commands import compare_runs
+from socialbench.report.compare import compare_runs
 from socialbench.report.loading import load_runs
 
 

@@ -10,16 +10,9 @@ import pytest
 
 from socialbench.metrics.failures import ActionShare, GroupFailure
 from socialbench.report.loading import load_runs
-from socialbench.report.tables import (
-    action_table,
-    failure_env_table,
-    socialnav_ablation_table,
-    socialnav_gt_table,
-    socialnav_table1,
-    to_csv,
-    to_latex,
-    to_markdown,
-)
+from socialbench.report.renderers import to_csv, to_latex, to_markdown
+from socialbench.report.socialnav_item_tables import action_table, failure_env_table
+from socialbench.report.socialnav_tables import socialnav_ablation_table, socialnav_gt_table, socialnav_table1
 
 CATS = ("Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning")
 SOCIAL_KEYS = ("q_robot_affected", "q_robot_action", "q_person_affected", "q_person_action",
@@ -142,7 +135,7 @@ def test_failure_table_leaves_out_single_valued_attributes():
 
 
 def test_report_writes_the_ablation_tables_in_md_csv_and_tex(tmp_path):
-    from socialbench.report.commands import build_report
+    from socialbench.report.build import build_report
 
     runs = load_runs([make_run(tmp_path, "a", GPT, "cot"), make_run(tmp_path, "b", GPT, "independent"),
                       make_run(tmp_path, "c", GPT, "cot", "img"), make_run(tmp_path, "d", GPT, "cot-gt")])

@@ -13,8 +13,10 @@ from typer.testing import CliRunner
 
 from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
 from socialbench.metrics.failures import failure_rate_by_attribute, failure_summary
-from socialbench.report.commands import build_report, compare_runs, parse_formats, register
-from socialbench.report.html import viewer_payload
+from socialbench.report.build import build_report, parse_formats
+from socialbench.report.commands import register
+from socialbench.report.compare import compare_runs
+from socialbench.report.viewer import viewer_payload
 from socialbench.report.loading import load_runs, scoring_entries
 from socialbench.errors import UsageError
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from socialbench.report.commands import build_report
+from socialbench.report.build import build_report
 from socialbench.report.loading import load_runs
 
 CHROMIUM = shutil.which("chromium")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from socialbench.report.html import item_images
+from socialbench.report.viewer import item_images
 from socialbench.types import Item
 
 

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 from socialbench.errors import DataError, UsageError
+from socialbench.metrics.protocols import OFFICIAL
+from socialbench.metrics.results import SocialNavResult
 from socialbench.report.loading import (
     RunDir,
     UnitScores,
@@ -122,3 +124,21 @@ def test_labels_name_the_benchmark_when_a_report_mixes_tasks() -> None:
     runs = [_run("a"), _run("b", strategy="rag"), _run("c", bench="roboteq-sg"), _run("d", bench="roboteq-sg")]
     assign_labels(runs, ["", "", "", "SG mine"])
     assert [r.label for r in runs] == ["gpt-4o (roboteq-bj)", "gpt-4o (roboteq-bj, rag)", "gpt-4o (roboteq-sg)", "SG mine"]
+
+
+def test_result_reads_metrics_json_into_the_benchmarks_typed_result(sn_runs: dict[str, Path]) -> None:
+    run = load_run(sn_runs["random"])
+    result = run.result()
+    assert isinstance(result, SocialNavResult) and result.scores is not None
+    written = json.loads((sn_runs["random"] / "metrics.json").read_text())
+    assert result.to_json() == {k: v for k, v in written.items() if k != "run"}
+
+
+def test_result_names_the_field_that_does_not_fit(tmp_path: Path) -> None:
+    run = RunDir(tmp_path, {}, {"benchmark": "socialnav-sub", "protocol": "paper", "n_scored": "many"})
+    with pytest.raises(DataError, match="n_scored must be an integer"):
+        run.result()
+
+
+def test_scoring_protocol_is_the_protocol_object() -> None:
+    assert RunDir(Path("r"), {"protocol": "official"}, {}).scoring_protocol is OFFICIAL

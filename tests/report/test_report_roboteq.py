@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from socialbench.benchmarks.base import EvalOptions, get_benchmark
+from socialbench.benchmarks.base import get_benchmark
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.models import baselines
 from socialbench.models.registry import ModelOptions
-from socialbench.report.commands import build_report, compare_runs
+from socialbench.report.build import build_report
+from socialbench.report.compare import compare_runs
 from socialbench.report.loading import load_runs
 from socialbench.runner.run import RunRequest, run_eval
 
@@ -147,7 +149,7 @@ def _ablation_runs(tmp_path: Path, settings: list[tuple[str, str, float]], model
 
 
 def test_ablation_table_compares_no_image_and_cot_with_standard(tmp_path: Path) -> None:
-    from socialbench.report.tables import roboteq_ablation_table
+    from socialbench.report.roboteq_tables import roboteq_ablation_table
 
     runs = _ablation_runs(tmp_path, [("standard", "", 0.6), ("no-image", "", 0.45), ("cot", "", 0.65)])
     table = roboteq_ablation_table(runs)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from table_goldens import BUILDERS, golden_path, render_table
 
-from socialbench.report.tables import RENDERERS
+from socialbench.report.renderers import RENDERERS
 
 
 @pytest.mark.parametrize("fmt", sorted(RENDERERS))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_report_html_chromium import chromium
 
-from socialbench.report.commands import build_report
+from socialbench.report.build import build_report
 from socialbench.report.loading import load_runs
 
 pytestmark = pytest.mark.skipif(

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from socialbench.benchmarks.base import EvalOptions
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError
@@ -80,6 +80,18 @@ def test_resuming_with_a_different_model_is_refused(small_socialnav, tmp_path):
     other = create_model("baseline:random", ModelOptions())
     with pytest.raises(UsageError, match="different run"):
         run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), other)
+
+
+def test_run_json_records_the_benchmarks_options_and_variant(small_socialnav, tmp_path):
+    run_eval(request(small_socialnav, tmp_path / "run", method="cot", images="img", limit=1), SocialNavSub(), mock())
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert (record["method"], record["images"], record["options"], record["variant"]) == ("cot", "img", {}, "cot-img")
+
+
+def test_resuming_with_other_benchmark_options_is_refused_naming_them(small_socialnav, tmp_path):
+    run_eval(request(small_socialnav, tmp_path / "run", limit=1), SocialNavSub(), mock())
+    with pytest.raises(UsageError, match=r"\(images differ\)"):
+        run_eval(request(small_socialnav, tmp_path / "run", images="bev", limit=1), SocialNavSub(), mock())
 
 
 def test_cot_injects_earlier_answers_as_json(small_socialnav, tmp_path):

@@ -1,6 +1,6 @@
 """A run against a real local OpenAI-compatible server that misbehaves on a script."""
 
-from socialbench.benchmarks.base import EvalOptions
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
 from socialbench.models.openai_compat import OpenAICompatModel
 from socialbench.models.registry import ModelOptions

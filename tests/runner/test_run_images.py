@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from socialbench.benchmarks.base import EvalOptions
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
 from socialbench.benchmarks.socialnav_sub.synthetic import write_synthetic_dataset
 from socialbench.models.registry import ModelOptions, create_model
@@ -24,7 +24,7 @@ def raw(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _run(data: Path, out: Path, *, workers: int | None, renders: Path | None = None, model: str = "mock:first-option",
          method: str = "independent") -> dict[tuple[str, str], str]:
-    from socialbench.runner.store import read_samples
+    from socialbench.records import read_samples
 
     mdl = create_model(model, ModelOptions())
     req = RunRequest(benchmark_name="socialnav-sub", data=data, model_spec=model, out=out,

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from socialbench.benchmarks.socialnav_sub.bank import expand_questions, load_bank
+from socialbench.navigation import rules
+from socialbench.navigation.tracks import FRAME_DT, N_FRAMES, RobotPath
 from socialbench.simulation.questions import (
     AnswerThresholds,
     PersonTruth,
@@ -21,7 +23,6 @@ from socialbench.simulation.questions import (
     spatial_position,
     vote_distribution,
 )
-from socialbench.navigation.tracks import FRAME_DT, N_FRAMES, RobotPath
 
 T = np.arange(N_FRAMES) * FRAME_DT
 GOAL = (10.0, 0.0)
@@ -74,6 +75,13 @@ def test_goal_sectors_put_a_goal_behind_to_its_side():
     assert goal_position(10.0, 3.0) == "ahead"
     assert goal_position(10.0, 4.0) == "to the left"
     assert goal_position(-5.0, -1.0) == "to the right"
+
+
+def test_with_the_baselines_thresholds_the_exact_sectors_are_the_rule_based_ones():
+    th = AnswerThresholds(ahead_half_angle_deg=20.0, goal_ahead_half_angle_deg=20.0, ahead_lateral_m=0.5)
+    grid = [(f, y) for f in np.linspace(-6.0, 6.0, 25) for y in np.linspace(-4.0, 4.0, 33)]
+    assert [spatial_position(f, y, th) for f, y in grid] == [rules.spatial_position(f, y) for f, y in grid]
+    assert [goal_position(f, y, th) for f, y in grid] == [rules.goal_position(f, y) for f, y in grid]
 
 
 def test_goal_answers_follow_the_robot_turning_away():

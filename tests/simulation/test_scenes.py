@@ -5,18 +5,20 @@ import math
 import numpy as np
 import pytest
 
+from socialbench.navigation.tracks import N_FRAMES
 from socialbench.simulation.scenes import (
     PERSON_RADIUS,
     ROBOT_RADIUS,
+    SCENE_TYPES,
     AgentSpec,
     LocalPlanner,
     SceneConfig,
     SceneSetup,
     build_scene,
     sample_config,
+    scene_rng,
     simulate,
 )
-from socialbench.navigation.tracks import N_FRAMES
 
 
 def _setup(agents=(), goal=(10.0, 0.0), walls=(), **cfg) -> SceneSetup:
@@ -112,6 +114,31 @@ def test_oncoming_walker_and_robot_pass_without_contact():
     sim = simulate(_setup([walker], first_frame=2))
     d = np.linalg.norm(sim.people[:, 0] - sim.robot[:, :2], axis=1)
     assert d.min() > PERSON_RADIUS + ROBOT_RADIUS
+
+
+def _closest_from_the_first_frame(sim) -> float:
+    """Smallest robot-person centre distance from the sample's first frame to the end."""
+    window = slice(sim.first_frame, sim.n_frames)
+    return float(np.linalg.norm(sim.people[window] - sim.robot[window, None, :2], axis=-1).min())
+
+
+@pytest.mark.parametrize("walls", [(), (1.5, -1.5)])
+@pytest.mark.parametrize("lateral", [0.0, 0.3, -0.5])
+def test_robot_passes_an_oncoming_walker_with_a_comfortable_margin(lateral, walls):
+    walker = AgentSpec("oncoming", (5.0, lateral), (-1.0, 0.0), 1.2)
+    sim = simulate(_setup([walker], walls=walls, scene_type="corridor" if walls else "plaza"))
+    assert _closest_from_the_first_frame(sim) >= 1.2  # proxemics: passing margin
+
+
+def test_robot_keeps_a_social_distance_in_seeded_scenes():
+    closest = []
+    for index in range(12):  # drawn as perf/sim_proxemics.py draws them
+        rng = scene_rng(0, index)
+        scene_type = SCENE_TYPES[int(rng.integers(len(SCENE_TYPES)))]
+        n_people = int(rng.integers(2, 7))
+        sim = simulate(build_scene(sample_config(rng, n_people, scene_type=scene_type), rng))
+        closest.append(_closest_from_the_first_frame(sim))
+    assert min(closest) >= 1.0 and float(np.median(closest)) >= 1.2
 
 
 def test_standing_person_stays_near_their_spot_when_alone():

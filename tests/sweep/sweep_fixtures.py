@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from socialbench.benchmarks.socialnav_sub.benchmark import bundled_demo_data
+from socialbench.benchmarks.socialnav_sub import bundled_demo_data
 
 #: Fields of samples.jsonl that describe the answer (latency and attempts describe the execution).
 CONTENT = ("item_id", "question_key", "raw", "parsed", "parse_method", "error")

@@ -17,24 +17,12 @@ from typing import Any
 import httpx
 import pytest
 
-from socialbench.testing.openai_server import (
-    ScriptedOpenAIServer,
-    first_option_responder,
-    ok,
-    parse_possible_answers,
-    status,
-    wait_until,
-)
+from socialbench.testing.openai_server import ScriptedOpenAIServer, ok, status, wait_until
 
 SINGLE_PROMPT = (
     "Is the person moving toward the robot?\n"
     'Possible answers: "moving toward", "moving away", "not moving"\n'
     'Respond in JSON: {"answer": "<answer>"}'
-)
-MULTI_PROMPT = (
-    "Where is person 2?\n"
-    'Possible answers: "left", "ahead", "right"\n'
-    'You may select one or two possible answers: {"answer": ["<answer1>", "<answer2>"]}'
 )
 
 
@@ -58,39 +46,6 @@ def _post(base_url: str, body: dict[str, Any], timeout: float = 5.0) -> tuple[in
 
 def _content(response: dict[str, Any]) -> Any:
     return json.loads(response["choices"][0]["message"]["content"])
-
-
-def test_default_responder_picks_first_option() -> None:
-    assert json.loads(first_option_responder(_chat(SINGLE_PROMPT))) == {"answer": "moving toward"}
-
-
-def test_default_responder_answers_a_list_for_multi_select_format() -> None:
-    assert json.loads(first_option_responder(_chat(MULTI_PROMPT))) == {"answer": ["left"]}
-
-
-def test_default_responder_without_options_answers_ok() -> None:
-    assert json.loads(first_option_responder(_chat("Describe the scene."))) == {"answer": "ok"}
-
-
-def test_default_responder_reads_text_parts_of_the_last_user_message() -> None:
-    body = {
-        "messages": [
-            {"role": "user", "content": 'Possible answers: "old"'},
-            {"role": "assistant", "content": '{"answer": "old"}'},
-            {
-                "role": "user",
-                "content": [
-                    {"type": "text", "text": 'Q2\nPossible answers: "new one", "other"'},
-                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
-                ],
-            },
-        ]
-    }
-    assert json.loads(first_option_responder(body)) == {"answer": "new one"}
-
-
-def test_parse_possible_answers_keeps_commas_inside_quotes() -> None:
-    assert parse_possible_answers('Possible answers: "a, b", "c"') == ["a, b", "c"]
 
 
 def test_completion_has_wire_format_fields_and_usage() -> None:

@@ -13,7 +13,12 @@ from socialbench.construction.filters import relevance_prompt, validate_relevanc
 from socialbench.construction.image_prompts import validate_visual_prompt, visual_prompt_request
 from socialbench.construction.review import KEYS, review_prompt, validate_review
 from socialbench.construction.scenarios import beam_prompt, merge_prompt, validate_beam, validate_merge
-from socialbench.testing.responders import get_responder, valid_responder
+from socialbench.testing.responders import (
+    first_option_responder,
+    get_responder,
+    parse_possible_answers,
+    valid_responder,
+)
 
 ROLE = "You are a hotel service robot. In the following scenario, what is your most appropriate next action?"
 BEHAVIORS = [(1, "Knock and wait."), (2, "Open the door and enter."), (3, "Leave the tray outside.")]
@@ -68,3 +73,52 @@ def test_review_reply_satisfies_every_criterion() -> None:
 def test_unknown_responder_name_lists_the_choices() -> None:
     with pytest.raises(ValueError, match="valid, first-option"):
         get_responder("smart")
+
+
+SINGLE_PROMPT = (
+    "Is the person moving toward the robot?\n"
+    'Possible answers: "moving toward", "moving away", "not moving"\n'
+    'Respond in JSON: {"answer": "<answer>"}'
+)
+MULTI_PROMPT = (
+    "Where is person 2?\n"
+    'Possible answers: "left", "ahead", "right"\n'
+    'You may select one or two possible answers: {"answer": ["<answer1>", "<answer2>"]}'
+)
+
+
+def _chat(text: str) -> dict[str, Any]:
+    return {"model": "m", "messages": [{"role": "user", "content": text}]}
+
+
+def test_default_responder_picks_first_option() -> None:
+    assert json.loads(first_option_responder(_chat(SINGLE_PROMPT))) == {"answer": "moving toward"}
+
+
+def test_default_responder_answers_a_list_for_multi_select_format() -> None:
+    assert json.loads(first_option_responder(_chat(MULTI_PROMPT))) == {"answer": ["left"]}
+
+
+def test_default_responder_without_options_answers_ok() -> None:
+    assert json.loads(first_option_responder(_chat("Describe the scene."))) == {"answer": "ok"}
+
+
+def test_default_responder_reads_text_parts_of_the_last_user_message() -> None:
+    body = {
+        "messages": [
+            {"role": "user", "content": 'Possible answers: "old"'},
+            {"role": "assistant", "content": '{"answer": "old"}'},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": 'Q2\nPossible answers: "new one", "other"'},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+                ],
+            },
+        ]
+    }
+    assert json.loads(first_option_responder(body)) == {"answer": "new one"}
+
+
+def test_parse_possible_answers_keeps_commas_inside_quotes() -> None:
+    assert parse_possible_answers('Possible answers: "a, b", "c"') == ["a, b", "c"]

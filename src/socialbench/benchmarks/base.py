@@ -1,100 +1,53 @@
-"""What a benchmark provides to the runner, and the per-run context its solvers use.
+"""What a benchmark provides to the runner, and the registry of benchmarks.
 
-A benchmark loads items, answers one item through a strategy (an async solver that sends
-requests through the engine and appends records to the store), validates data, and scores
-records. Benchmarks register themselves with :func:`register_benchmark`; adding one is a new
-module under :mod:`socialbench.benchmarks` and nothing else.
+A benchmark loads items, turns the options of an eval into its options dataclass
+(:mod:`socialbench.benchmarks.options`), answers one item through a solver
+(:mod:`socialbench.solving`: it builds requests and parses replies, the runner sends and
+stores), validates data, and scores records with pure metric functions.
+
+Adding a benchmark is one package under :mod:`socialbench.benchmarks` (or any module named
+by a ``socialbench.benchmarks`` entry point) that calls :func:`register_benchmark` when
+imported, naming its options dataclass and, as ``module:attribute``, its factory: the
+command line reads the options without importing the benchmark's (heavier) code.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib
-import importlib.util
 import pkgutil
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from concurrent.futures import Executor
-from typing import Any, Callable, Mapping, Protocol, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from socialbench.benchmarks.options import EvalOptions, option_fields, parse_options
 from socialbench.errors import Problem, UsageError
-from socialbench.models.base import Model
-from socialbench.runner.engine import Engine
-from socialbench.runner.store import RunStore
-from socialbench.types import EncodedImage, GenerationConfig, Item, SampleRecord
-from socialbench.vision.images import ImageEncoder
-from socialbench.vision.prepare import ImageJob, ImagePreparer, PerturbSpec
+from socialbench.metrics.results import JsonResult, PlainResult, ScoringHeader
+from socialbench.records import read_samples
+from socialbench.types import GenerationConfig, Item, SampleRecord
 
-T = TypeVar("T")
+if TYPE_CHECKING:  # the registry stays light (no numpy): `socialbench eval --help` imports it
+    from socialbench.metrics.protocols import ProtocolArg
+    from socialbench.solving.context import SolveContext
 
+OptionsT = TypeVar("OptionsT")
 
-@dataclass(frozen=True)
-class EvalOptions:
-    """Options of ``socialbench eval`` that a benchmark interprets."""
-
-    method: str = "independent"
-    images: str = "img-with-bev"
-    protocol: str = "paper"
-    limit: int | None = None
-    seed: int = 0
-    strategy: str = "standard"  # RobotEQ: standard | cot | no-image | rag
-    per_behavior: bool = False  # RobotEQ behavior judgment: one request per behavior
-    perturb: str | None = None  # image perturbation name (see socialbench.vision.perturb)
-    perturb_strength: float = 1.0
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class SolveContext:
-    """Everything a solver needs while a run is going."""
-
-    model: Model
-    engine: Engine
-    store: RunStore
-    done: dict[tuple[str, str], SampleRecord]
-    encoder: ImageEncoder | None
-    generation: GenerationConfig
-    options: EvalOptions
-    advance: Callable[[int], None] = lambda n: None
-    #: Where other CPU-bound preparation runs (:meth:`prepare`): one thread, so it does not
-    #: compete with the event loop for the GIL in several threads at once.
-    executor: Executor | None = None
-    #: Prepares images on every core behind the render cache (:meth:`prepare_images`).
-    preparer: ImagePreparer | None = None
-    #: The run's image perturbation, as a picklable spec for image jobs.
-    perturb: PerturbSpec | None = None
-
-    async def prepare(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` off the event loop, in :attr:`executor`."""
-        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
-
-    async def prepare_images(self, job: ImageJob) -> tuple[EncodedImage, ...]:
-        """The images of ``job`` (see :mod:`socialbench.vision.prepare`), from the worker
-        processes and render cache, or in-process in a thread when the run has none."""
-        if self.preparer is not None:
-            return await self.preparer.prepare(job)
-        from socialbench.vision.prepare import run_job
-
-        return await self.prepare(run_job, job)
-
-    def record(self, rec: SampleRecord) -> None:
-        self.store.append(rec)
-        self.done[(rec.item_id, rec.question_key)] = rec
-        self.advance(1)
-
-    def finished(self, item_id: str, key: str) -> SampleRecord | None:
-        """The stored record if this question was already answered (errors are retried)."""
-        rec = self.done.get((item_id, key))
-        return rec if rec is not None and rec.error is None else None
+#: The entry-point group of benchmarks installed by other packages: each entry point names a
+#: module that registers its benchmark(s) when imported.
+ENTRY_POINT_GROUP = "socialbench.benchmarks"
 
 
 class Dataset(Protocol):
-    root: Path
-    items: tuple[Item, ...]
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def items(self) -> tuple[Item, ...]: ...
 
 
 class Benchmark(Protocol):
     name: str
+    result_type: type[JsonResult]
 
     def load(self, data: Path, *, require_images: bool, limit: int | None) -> Dataset: ...
 
@@ -102,17 +55,61 @@ class Benchmark(Protocol):
 
     def fingerprint(self, data: Path) -> str: ...
 
-    def generation_config(self, options: EvalOptions) -> GenerationConfig: ...
+    def check_options(self, options: EvalOptions) -> Any: ...
 
-    def check_options(self, options: EvalOptions) -> None: ...
+    def generation_config(self, options: Any, seed: int) -> GenerationConfig: ...
 
     def question_order(self, dataset: Dataset) -> list[tuple[str, str]]: ...
 
-    async def solve(self, item: Item, dataset: Dataset, ctx: SolveContext) -> None: ...
+    async def solve(self, item: Item, dataset: Dataset, ctx: SolveContext[Any]) -> None: ...
 
-    def score(self, dataset: Dataset, records: Sequence[SampleRecord], protocol: str) -> dict[str, Any]: ...
+    def score(self, dataset: Dataset, records: Sequence[SampleRecord], protocol: ProtocolArg) -> JsonResult: ...
 
     def read_predictions(self, path: Path) -> list[SampleRecord]: ...
+
+
+class BaseBenchmark(Generic[OptionsT]):
+    """What most benchmarks share: options parsed into :attr:`options_type`, JSON replies
+    at temperature 0, every question of every item in dataset order, predictions read from
+    a ``samples.jsonl`` or a run directory. Subclasses set :attr:`name` and
+    :attr:`options_type` and add their own checks in :meth:`check`."""
+
+    name: str
+    options_type: type[OptionsT]
+    #: The typed result :meth:`score` returns, which also reads a ``metrics.json`` back.
+    result_type: type[JsonResult] = PlainResult
+
+    def check_options(self, options: EvalOptions) -> OptionsT:
+        """The benchmark's options from an eval's (see :func:`options_of`), checked."""
+        typed = options_of(self.name, self.options_type, options)
+        self.check(typed, options)
+        return typed
+
+    def check(self, options: OptionsT, run: EvalOptions) -> None:
+        """Refuse combinations of options that do not work together (none by default)."""
+
+    def max_tokens(self, options: OptionsT) -> int:
+        return 1024
+
+    def generation_config(self, options: OptionsT, seed: int) -> GenerationConfig:
+        """Temperature 0, :meth:`max_tokens`, JSON replies."""
+        return GenerationConfig(max_tokens=self.max_tokens(options), temperature=0.0, json_mode=True, seed=seed)
+
+    def question_order(self, dataset: Dataset) -> list[tuple[str, str]]:
+        return question_order(dataset)
+
+    def estimate_requests(self, dataset: Dataset, options: OptionsT, *, model_reads_prompt: bool) -> int:
+        """Model requests of a run at most (cached answers cost none, retries add): one per
+        question by default."""
+        return len(self.question_order(dataset))
+
+    def read_predictions(self, path: Path) -> list[SampleRecord]:
+        """The records of a ``samples.jsonl`` file or of a run directory's."""
+        if path.is_dir():
+            path = path / "samples.jsonl"
+        if not path.exists():
+            raise UsageError(f"predictions {path} do not exist; give a samples.jsonl or a run directory")
+        return read_samples(path)
 
 
 def question_order(dataset: Dataset) -> list[tuple[str, str]]:
@@ -121,34 +118,54 @@ def question_order(dataset: Dataset) -> list[tuple[str, str]]:
 
 
 def scoring_summary(
-    name: str, protocol: str, dataset: Dataset, by_key: Mapping[tuple[str, str], SampleRecord], n_scored: int
-) -> dict[str, Any]:
+    name: str, protocol: ProtocolArg, dataset: Dataset, by_key: Mapping[tuple[str, str], SampleRecord],
+    n_scored: int,
+) -> ScoringHeader:
     """The counts every ``metrics.json`` starts with: how many questions were scored, how
     many have no prediction, and how many predictions name no question of the dataset."""
     known = set(question_order(dataset))
-    out: dict[str, Any] = {
-        "benchmark": name,
-        "protocol": protocol,
-        "n_scored": n_scored,
-        "n_missing": sum(1 for k in known if k not in by_key),
-        "n_unknown_predictions": sum(1 for k in by_key if k not in known),
-    }
-    if not n_scored:
-        out["note"] = "no predictions matched the dataset: nothing could be scored"
-    return out
+    return ScoringHeader(
+        benchmark=name,
+        protocol=protocol if isinstance(protocol, str) else protocol.name,
+        n_scored=n_scored,
+        n_missing=sum(1 for k in known if k not in by_key),
+        n_unknown_predictions=sum(1 for k in by_key if k not in known),
+        note=None if n_scored else "no predictions matched the dataset: nothing could be scored",
+    )
 
 
-_BENCHMARKS: dict[str, Callable[[], Benchmark]] = {}
+# registry --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BenchmarkEntry:
+    """A registered benchmark: its name, a title for messages (``SocialNav-SUB``), its
+    options dataclass and its factory (a callable, or ``module:attribute`` imported when
+    the benchmark is first made)."""
+
+    name: str
+    title: str
+    options: type[Any]
+    factory: Callable[[], Benchmark] | str
+
+    def make(self) -> Benchmark:
+        factory = self.factory
+        if isinstance(factory, str):
+            module, _, attr = factory.partition(":")
+            factory = getattr(importlib.import_module(module), attr)
+        assert callable(factory)
+        return factory()
+
+
+_BENCHMARKS: dict[str, BenchmarkEntry] = {}
 _ALIASES: dict[str, tuple[str, Callable[[], Path]]] = {}
 _LOADED = False
 
 
-def register_benchmark(name: str) -> Callable[[Callable[[], Benchmark]], Callable[[], Benchmark]]:
-    def deco(factory: Callable[[], Benchmark]) -> Callable[[], Benchmark]:
-        _BENCHMARKS[name] = factory
-        return factory
-
-    return deco
+def register_benchmark(name: str, *, options: type[Any], factory: Callable[[], Benchmark] | str,
+                       title: str | None = None) -> None:
+    """Register benchmark ``name`` (``-b NAME``): its options dataclass and its factory."""
+    option_fields(options)  # every field declared with option(...)
+    _BENCHMARKS[name] = BenchmarkEntry(name, title or name, options, factory)
 
 
 def register_alias(alias: str, benchmark: str, default_data: Callable[[], Path]) -> None:
@@ -157,20 +174,35 @@ def register_alias(alias: str, benchmark: str, default_data: Callable[[], Path])
 
 
 def _load_all() -> None:
+    """Import every benchmark package under :mod:`socialbench.benchmarks` and every module
+    named by a :data:`ENTRY_POINT_GROUP` entry point (each registers itself)."""
     global _LOADED
     if _LOADED:
         return
+    _LOADED = True
     import socialbench.benchmarks as pkg
 
     for mod in pkgutil.iter_modules(pkg.__path__):
-        if mod.name == "base":
-            continue
-        # A benchmark is a module, or a package whose ``benchmark`` module registers it.
-        name = f"socialbench.benchmarks.{mod.name}" + (".benchmark" if mod.ispkg else "")
-        if mod.ispkg and importlib.util.find_spec(name) is None:
-            continue  # a helper package (data, shared code) that defines no benchmark
-        importlib.import_module(name)
-    _LOADED = True
+        if mod.ispkg:
+            importlib.import_module(f"socialbench.benchmarks.{mod.name}")
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        importlib.import_module(ep.value.partition(":")[0])
+
+
+def benchmark_entries() -> list[BenchmarkEntry]:
+    """Every registered benchmark (aliases not repeated), by name."""
+    _load_all()
+    return [_BENCHMARKS[n] for n in sorted(_BENCHMARKS)]
+
+
+def load_benchmark_code() -> None:
+    """Import every registered benchmark's code (its factory's module), not only its options:
+    what registers the baselines a benchmark brings (``socialbench models`` lists them)."""
+    for entry in benchmark_entries():
+        if isinstance(entry.factory, str):
+            importlib.import_module(entry.factory.partition(":")[0])
 
 
 def benchmark_names() -> list[str]:
@@ -178,12 +210,39 @@ def benchmark_names() -> list[str]:
     return sorted(set(_BENCHMARKS) | set(_ALIASES))
 
 
+def benchmark_entry(name: str) -> BenchmarkEntry:
+    """The registered benchmark ``name`` (an alias gives the benchmark it runs)."""
+    _load_all()
+    real = _ALIASES[name][0] if name in _ALIASES else name
+    if real not in _BENCHMARKS:
+        raise UsageError(f"unknown benchmark {name!r}; known: {', '.join(benchmark_names())}")
+    return _BENCHMARKS[real]
+
+
 def get_benchmark(name: str) -> tuple[Benchmark, Path | None]:
     """The benchmark and, for an alias, its bundled data folder."""
-    _load_all()
+    entry = benchmark_entry(name)
     if name in _ALIASES:
-        real, data = _ALIASES[name]
-        return _BENCHMARKS[real](), data()
-    if name not in _BENCHMARKS:
-        raise UsageError(f"unknown benchmark {name!r}; known: {', '.join(benchmark_names())}")
-    return _BENCHMARKS[name](), None
+        return entry.make(), _ALIASES[name][1]()
+    return entry.make(), None
+
+
+def names_of(entry: BenchmarkEntry) -> list[str]:
+    """``-b`` names that run ``entry``: its name and its aliases."""
+    return [entry.name] + sorted(a for a, (real, _) in _ALIASES.items() if real == entry.name)
+
+
+def option_owners(name: str) -> str:
+    """Which benchmarks take option ``name``, as the end of a refusal: ``is a RobotEQ
+    option: it applies to roboteq-bj only``."""
+    owners = [e for e in benchmark_entries() if any(f.name == name for f in option_fields(e.options))]
+    if not owners:
+        return "is not an option of any benchmark"
+    titles = " and ".join(dict.fromkeys(e.title for e in owners))
+    names = ", ".join(n for e in owners for n in names_of(e))
+    return f"is a {titles} option: it applies to {names} only"
+
+
+def options_of(benchmark: str, cls: type[OptionsT], options: EvalOptions) -> OptionsT:
+    """Benchmark ``benchmark``'s options dataclass ``cls`` from the options of an eval."""
+    return parse_options(cls, options.given, benchmark, option_owners)

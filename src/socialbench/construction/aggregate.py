@@ -6,7 +6,8 @@ Judgment (per candidate behavior)
     votes wins; a tie at the top (e.g. a three-way split of proper / improper / invalid)
     goes to the **escalation list** for a domain expert. Expert decisions
     (``resolutions``: ``{"item_id", "k", "decision": "proper" | "improper" | "discard"}``,
-    read and checked by :func:`read_resolutions`) are applied when given. A behavior whose final label is ``invalid`` is removed.
+    read and checked by :func:`socialbench.construction.resolutions.read_resolutions`) are
+    applied when given. A behavior whose final label is ``invalid`` is removed.
     ``confidence`` = winning votes / all votes. Facets: those chosen by more than half of
     the annotators, else the behavior stage's suggestion. Exported ``votes`` are the
     proper / improper labels (invalid votes are counted in ``n_invalid``).
@@ -22,10 +23,10 @@ Verification (per edited image)
     is listed in ``unannotated`` (reason ``unannotated`` / ``insufficient_annotators``), never
     dropped silently.
 Agreement
-    Fleiss' kappa (:func:`fleiss_kappa`, items may have different numbers of raters),
-    Krippendorff's alpha for nominal data (:func:`krippendorff_alpha_nominal`, missing
-    values allowed) and per-annotator accuracy against the consensus or an expert gold
-    (:func:`annotator_accuracy`, the pilot-selection step).
+    Fleiss' kappa, Krippendorff's alpha for nominal data and pairwise agreement
+    (:func:`socialbench.metrics.reliability.agreement_summary`) and per-annotator accuracy
+    against the consensus or an expert gold (:func:`annotator_accuracy`, the
+    pilot-selection step).
 Image necessity
     :func:`image_necessity` drops behaviors that text-only runs (``socialbench eval
     --benchmark roboteq-bj --strategy no-image`` ``samples.jsonl``) judged correctly;
@@ -34,108 +35,34 @@ Image necessity
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Hashable, Iterable, Mapping, Sequence
+from typing import Any, Hashable, Iterable, Mapping, Sequence, TypeVar
 
-import numpy as np
-
-from socialbench.benchmarks.roboteq.validate import LETTERS
+from socialbench.benchmarks.roboteq.schema import LETTERS
 from socialbench.construction.annotation import GROUNDING_CHOICES, JUDGMENT_LABELS, VERIFICATION_CHOICES
-from socialbench.construction.jsonl import iter_jsonl, numbered_jsonl
-from socialbench.errors import DataError, Problem
+from socialbench.construction.jsonl import iter_jsonl
+from socialbench.construction.resolutions import grounding_decision, judgment_decision
+from socialbench.metrics.reliability import agreement_summary
+
+#: A rated unit (a behavior ``(item_id, k)``, a grounding option ``(item_id, letter)``, ...).
+Unit = TypeVar("Unit", bound=Hashable)
 
 __all__ = [
-    "fleiss_kappa",
-    "krippendorff_alpha_nominal",
-    "percent_agreement",
     "plurality",
-    "agreement_summary",
     "JudgmentResult",
     "aggregate_judgment",
     "GroundingResult",
     "aggregate_grounding",
     "aggregate_verification",
-    "JUDGMENT_DECISIONS",
-    "judgment_decision",
-    "grounding_decision",
-    "read_resolutions",
     "annotator_accuracy",
     "load_text_only_predictions",
     "image_necessity",
 ]
 
 
-# --------------------------------------------------------------------------- statistics
-
-
-def fleiss_kappa(counts: Sequence[Sequence[int]] | np.ndarray) -> float:
-    """Fleiss' kappa from an items x categories matrix of rating counts.
-
-    Items may have different numbers of raters (``P_i`` uses each item's own ``n_i``; the
-    category proportions pool all ratings); items with fewer than two ratings are ignored.
-    Returns NaN when chance agreement is 1 (every rating in one category).
-    """
-    m = np.asarray(counts, dtype=float)
-    if m.ndim != 2:
-        raise ValueError("counts must be a 2-D items x categories matrix")
-    n_i = m.sum(axis=1)
-    m = m[n_i >= 2]
-    n_i = n_i[n_i >= 2]
-    if len(m) == 0:
-        return float("nan")
-    p_i = ((m * m).sum(axis=1) - n_i) / (n_i * (n_i - 1))
-    p_bar = float(p_i.mean())
-    p_j = m.sum(axis=0) / n_i.sum()
-    p_e = float((p_j * p_j).sum())
-    if math.isclose(p_e, 1.0):
-        return float("nan")
-    return (p_bar - p_e) / (1.0 - p_e)
-
-
-def percent_agreement(counts: Sequence[Sequence[int]] | np.ndarray) -> float:
-    """Mean pairwise agreement ``P_bar`` (share of agreeing rater pairs per item)."""
-    m = np.asarray(counts, dtype=float)
-    n_i = m.sum(axis=1)
-    m, n_i = m[n_i >= 2], n_i[n_i >= 2]
-    if len(m) == 0:
-        return float("nan")
-    return float((((m * m).sum(axis=1) - n_i) / (n_i * (n_i - 1))).mean())
-
-
-def krippendorff_alpha_nominal(units: Iterable[Sequence[Hashable | None]]) -> float:
-    """Krippendorff's alpha (nominal metric) from the values given to each unit.
-
-    ``units``: one sequence per unit with the value of each coder (``None`` = missing).
-    Units with fewer than two values are not pairable and are skipped. Uses the
-    coincidence matrix: ``alpha = 1 - (n - 1) * sum_{c != k} o_ck / sum_{c != k} n_c n_k``.
-    Returns NaN when there is no variation at all.
-    """
-    o: dict[tuple[Hashable, Hashable], float] = defaultdict(float)
-    for unit in units:
-        vals = [v for v in unit if v is not None]
-        m = len(vals)
-        if m < 2:
-            continue
-        c = Counter(vals)
-        for a, na in c.items():
-            for b, nb in c.items():
-                pairs = na * (na - 1) if a == b else na * nb
-                if pairs:
-                    o[(a, b)] += pairs / (m - 1)
-    n_c: dict[Hashable, float] = defaultdict(float)
-    for (a, _), v in o.items():
-        n_c[a] += v
-    n = sum(n_c.values())
-    if n <= 1:
-        return float("nan")
-    observed = sum(v for (a, b), v in o.items() if a != b)
-    expected = sum(n_c[a] * n_c[b] for a in n_c for b in n_c if a != b)
-    if expected == 0:
-        return float("nan")
-    return 1.0 - (n - 1) * observed / expected
+# --------------------------------------------------------------------------- voting
 
 
 def plurality(labels: Sequence[str]) -> tuple[str | None, Counter, float]:
@@ -148,141 +75,6 @@ def plurality(labels: Sequence[str]) -> tuple[str | None, Counter, float]:
     if len(top) > 1 and top[1][1] == best:
         return None, counts, best / len(labels)
     return top[0][0], counts, best / len(labels)
-
-
-def _num(x: float) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 6)
-
-
-def agreement_summary(unit_labels: Sequence[Sequence[str]], categories: Sequence[str]) -> dict[str, Any]:
-    """Fleiss' kappa, Krippendorff's alpha and pairwise agreement over units of labels."""
-    index = {c: i for i, c in enumerate(categories)}
-    counts = np.zeros((len(unit_labels), len(categories)), dtype=int)
-    for u, labels in enumerate(unit_labels):
-        for lab in labels:
-            counts[u, index[lab]] += 1
-    pairable = [u for u in unit_labels if len(u) >= 2]
-    return {
-        "units": len(pairable),
-        "ratings": int(sum(len(u) for u in pairable)),
-        "fleiss_kappa": _num(fleiss_kappa(counts)),
-        "krippendorff_alpha": _num(krippendorff_alpha_nominal(unit_labels)),
-        "percent_agreement": _num(percent_agreement(counts)),
-    }
-
-
-# --------------------------------------------------------------------------- expert resolutions
-
-
-JUDGMENT_DECISIONS = ("proper", "improper", "discard")
-
-
-def judgment_decision(value: Any) -> str:
-    """An expert decision on a behavior: ``proper``, ``improper`` or ``discard``.
-
-    Raises ValueError (with the accepted values) for anything else.
-    """
-    if not isinstance(value, str) or value not in JUDGMENT_DECISIONS:
-        raise ValueError(f"judgment decision {value!r} is not one of {', '.join(JUDGMENT_DECISIONS)}")
-    return value
-
-
-def grounding_decision(value: Any) -> str | list[str]:
-    """An expert decision on a grounding question: ``"discard"`` or a non-empty list of
-    distinct letters from A-D (returned in A-D order).
-
-    Raises ValueError for anything else: another string (``"improper"``, ``"a"``, ``"AC"``),
-    an empty list, lower-case or unknown letters, repeats.
-    """
-    if value == "discard":
-        return "discard"
-    if not isinstance(value, (list, tuple)) or not value:
-        raise ValueError(f"grounding decision {value!r} is neither \"discard\" nor a non-empty list of regions A-D")
-    bad = [v for v in value if not isinstance(v, str) or v not in LETTERS]
-    if bad:
-        raise ValueError(f"grounding decision {list(value)!r} has {bad!r}, not regions {', '.join(LETTERS)}")
-    if len(set(value)) != len(value):
-        raise ValueError(f"grounding decision {list(value)!r} repeats a region")
-    return [x for x in LETTERS if x in value]
-
-
-def read_resolutions(
-    path: str | Path,
-    *,
-    behaviors: Iterable[tuple[str, int]] = (),
-    questions: Iterable[str] = (),
-) -> tuple[dict[tuple[str, int], str], dict[str, str | list[str]]]:
-    """Expert decisions from a JSONL file: ``({(item_id, k): decision}, {item_id: decision})``.
-
-    A line with ``k`` resolves a behavior (``decision``: :data:`JUDGMENT_DECISIONS`) and
-    must name one of ``behaviors``; a line without ``k`` resolves a grounding question
-    (``decision`` or ``answer``: ``"discard"`` or a non-empty subset of A-D) and must name
-    one of ``questions``. Raises :class:`DataError` listing every bad line (file, line,
-    field and fix): missing fields, bad decisions, unknown items, conflicting repeats.
-    """
-    p = Path(path)
-    known_b = set(behaviors)
-    known_q = set(questions)
-    judg: dict[tuple[str, int], str] = {}
-    grnd: dict[str, str | list[str]] = {}
-    problems: list[Problem] = []
-
-    def bad(field_: str, message: str, fix: str, line: int) -> None:
-        problems.append(Problem(str(p), field_, message, fix, line))
-
-    for line, r in numbered_jsonl(p, require_id=False):
-        item = r.get("item_id")
-        decision = r.get("decision", r.get("answer"))
-        if not isinstance(item, str) or not item:
-            bad("item_id", "resolution has no item_id", 'name the escalated item, e.g. {"item_id": "x", "k": 2, '
-                '"decision": "improper"} or {"item_id": "g1", "answer": ["A", "C"]}', line)
-            continue
-        if decision is None:
-            bad("decision", f"resolution of {item!r} has no decision (or answer)",
-                'add "decision": proper / improper / discard (behavior, with "k") or "answer": ["A", ...] / '
-                '"discard" (grounding question)', line)
-            continue
-        if "k" in r:
-            k = r["k"]
-            if isinstance(k, bool) or not isinstance(k, int):
-                bad("k", f"k {k!r} of {item!r} is not an integer", "give the behavior number as in behaviors.jsonl, "
-                    'e.g. "k": 2', line)
-                continue
-            try:
-                decision = judgment_decision(decision)
-            except ValueError as exc:
-                bad("decision", str(exc), 'use "proper", "improper" or "discard"', line)
-                continue
-            key = (item, k)
-            if key not in known_b:
-                bad("item_id", f"behavior {item}#b{k} is not among the behaviors being aggregated",
-                    "check item_id and k against escalations.judgment.jsonl (and that its annotations were imported)", line)
-                continue
-            if key in judg and judg[key] != decision:
-                bad("decision", f"behavior {item}#b{k} already resolved as {judg[key]!r}", "keep one decision per behavior", line)
-                continue
-            judg[key] = decision
-        else:
-            try:
-                gdecision = grounding_decision(decision)
-            except ValueError as exc:
-                hint = (' (a behavior resolution needs "k": add the behavior number)'
-                        if isinstance(decision, str) and decision in ("proper", "improper") else "")
-                bad("decision", f"{exc}{hint}", 'use "discard" or a list of regions, e.g. "answer": ["A", "C"]', line)
-                continue
-            if item not in known_q:
-                bad("item_id", f"grounding question {item!r} is not among the questions being aggregated",
-                    "check item_id against escalations.grounding.jsonl (and that its annotations were imported); "
-                    'a behavior resolution needs "k"', line)
-                continue
-            if item in grnd and grnd[item] != gdecision:
-                bad("decision", f"grounding question {item!r} already resolved as {grnd[item]!r}",
-                    "keep one decision per question", line)
-                continue
-            grnd[item] = gdecision
-    if problems:
-        raise DataError(problems)
-    return judg, grnd
 
 
 # --------------------------------------------------------------------------- judgment
@@ -511,9 +303,9 @@ def aggregate_verification(review_records: Sequence[Mapping[str, Any]], rows: Se
 
 
 def annotator_accuracy(
-    ratings: Iterable[tuple[Hashable, str, str]],
-    consensus: Mapping[Hashable, str],
-    gold: Mapping[Hashable, str] | None = None,
+    ratings: Iterable[tuple[Unit, str, str]],
+    consensus: Mapping[Unit, str],
+    gold: Mapping[Unit, str] | None = None,
 ) -> list[dict[str, Any]]:
     """Per annotator: how many of their labels match the reference (the expert ``gold``
     where given, else the majority consensus), sorted best first. ``ratings`` are

@@ -45,7 +45,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import quote
 from xml.sax.saxutils import quoteattr
 
-from socialbench.benchmarks.roboteq.validate import FACETS, LETTERS
+from socialbench.benchmarks.roboteq.schema import FACETS, LETTERS
 from socialbench.errors import DataError, Problem
 
 __all__ = [

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from socialbench.benchmarks.roboteq.validate import FACETS
+from socialbench.benchmarks.roboteq.schema import FACETS
 from socialbench.construction.llm import JsonTask, OutputError
 from socialbench.types import EncodedImage, GenerationConfig, Request
 

@@ -3,7 +3,7 @@
 Layout written to ``dest``::
 
     roboteq.jsonl                       canonical JSONL (docs/roboteq-format.md), written by
-                                        socialbench.benchmarks.roboteq.loader.write_canonical
+                                        socialbench.benchmarks.roboteq.write.write_canonical
     images/<subset>/<name>.<ext>        scene images; grounding overlays as <name>-sg.<ext>
                                         (<name>: the id when it is file-name safe, else
                                         its safe form plus a short hash of the id, so
@@ -26,16 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from socialbench.benchmarks.roboteq.loader import (
-    TASK_BJ,
-    TASK_SG,
-    Behavior,
-    GroundingQuestion,
-    JudgmentScene,
-    canonical_row,
-    write_canonical,
-)
-from socialbench.benchmarks.roboteq.validate import FACETS, LABELS, LETTERS, validate_roboteq
+from socialbench.benchmarks.roboteq.schema import Behavior, GroundingQuestion, JudgmentScene, TASK_BJ, TASK_SG
+from socialbench.benchmarks.roboteq.write import canonical_row, write_canonical
+from socialbench.benchmarks.roboteq.schema import FACETS, LABELS, LETTERS
+from socialbench.benchmarks.roboteq.validate import validate_roboteq
+from socialbench.files.clear_folder import remove_generated
 from socialbench.construction.jsonl import safe_name, short_hash, unique_name, write_jsonl
 from socialbench.errors import DataError, Problem, UsageError
 
@@ -201,12 +196,7 @@ def export_dataset(
     if dest.exists() and any(dest.iterdir()):
         if not overwrite:
             raise UsageError(f"{dest} is not empty; pass --overwrite to replace its contents or choose another folder")
-        for child in ("roboteq.jsonl", "images", "data", "README.md"):
-            target = dest / child
-            if target.is_dir():
-                shutil.rmtree(target)
-            elif target.exists():
-                target.unlink()
+        remove_generated(dest, ("roboteq.jsonl", "images", "data", "README.md"))
     dest.mkdir(parents=True, exist_ok=True)
     copied: dict[Path, str] = {}
     scenes: list[JudgmentScene] = []

@@ -41,7 +41,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from socialbench.benchmarks.roboteq.validate import LETTERS
+from socialbench.benchmarks.roboteq.schema import LETTERS
 
 __all__ = [
     "PALETTE",

@@ -1,5 +1,5 @@
 """Pipeline and dataset reports (Markdown + JSON), in the tables format of
-:mod:`socialbench.report.tables`.
+:mod:`socialbench.report.table` (rendered by :mod:`socialbench.report.renderers`).
 
 :func:`stage_table` lists every stage of a work folder: records in / out, resumed,
 failures (by kind), removed (by reason), requests, tokens, images and cost, from
@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from socialbench.construction.jsonl import read_summaries
-from socialbench.report.tables import Cell, Row, Table, to_markdown
+from socialbench.report.renderers import to_markdown
+from socialbench.report.table import Cell, Row, Table
 
 __all__ = ["stage_table", "dataset_tables", "write_build_report"]
 
@@ -113,7 +114,7 @@ def write_build_report(work: Path, out: Path | None = None, dataset: Path | None
     agreement = json.loads(agreement_path.read_text(encoding="utf-8")) if agreement_path.is_file() else None
     doc["agreement"] = agreement
     if dataset is not None:
-        from socialbench.benchmarks.roboteq.loader import scan_roboteq
+        from socialbench.benchmarks.roboteq.scan import scan_roboteq
         from socialbench.construction.export import dataset_stats
 
         scan = scan_roboteq(dataset)

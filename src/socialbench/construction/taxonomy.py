@@ -81,6 +81,22 @@ def _text(d: dict[str, Any], key: str) -> str:
     return v.strip() if isinstance(v, str) else ""
 
 
+def _checked_id_and_name(entry: dict[str, Any], kind: str, where: str, example_id: str, seen: set[str], file: str,
+                         problems: list[Problem]) -> tuple[str, str]:
+    """The ``id`` and ``name`` of a category or subcategory (``kind``) at ``where``; appends a
+    problem for an id that is not lowercase-with-dashes or repeats one in ``seen`` (the id is
+    added to it) and for a missing name."""
+    id_, name = _text(entry, "id"), _text(entry, "name")
+    if not _ID.match(id_):
+        problems.append(Problem(file, f"{where}.id", f"{kind} id {id_!r} is not lowercase-with-dashes", f"use e.g. {example_id}"))
+    elif id_ in seen:
+        problems.append(Problem(file, f"{where}.id", f"duplicate {kind} id {id_!r}", f"give every {kind} its own id"))
+    seen.add(id_)
+    if not name:
+        problems.append(Problem(file, f"{where}.name", f"{kind} has no name", "add a name"))
+    return id_, name
+
+
 def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
     """Read and check a taxonomy YAML file; raise :class:`DataError` with every problem."""
     p = Path(path) if path is not None else shipped_taxonomy_path()
@@ -102,14 +118,7 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
         if not isinstance(c, dict):
             problems.append(Problem(f, where, "category is not a mapping", "give id, name and subcategories"))
             continue
-        cid, cname = _text(c, "id"), _text(c, "name")
-        if not _ID.match(cid):
-            problems.append(Problem(f, f"{where}.id", f"category id {cid!r} is not lowercase-with-dashes", "use e.g. retail-hospitality"))
-        elif cid in seen_cat:
-            problems.append(Problem(f, f"{where}.id", f"duplicate category id {cid!r}", "give every category its own id"))
-        seen_cat.add(cid)
-        if not cname:
-            problems.append(Problem(f, f"{where}.name", "category has no name", "add a name"))
+        cid, cname = _checked_id_and_name(c, "category", where, "retail-hospitality", seen_cat, f, problems)
         subs_raw = c.get("subcategories")
         if not isinstance(subs_raw, list) or not subs_raw:
             problems.append(Problem(f, f"{where}.subcategories", "category has no subcategories", "list at least one subcategory"))
@@ -120,14 +129,7 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
             if not isinstance(s, dict):
                 problems.append(Problem(f, sw, "subcategory is not a mapping", "give id and name"))
                 continue
-            sid, sname = _text(s, "id"), _text(s, "name")
-            if not _ID.match(sid):
-                problems.append(Problem(f, f"{sw}.id", f"subcategory id {sid!r} is not lowercase-with-dashes", "use e.g. bus-station"))
-            elif sid in seen_sub:
-                problems.append(Problem(f, f"{sw}.id", f"duplicate subcategory id {sid!r}", "give every subcategory its own id"))
-            seen_sub.add(sid)
-            if not sname:
-                problems.append(Problem(f, f"{sw}.name", "subcategory has no name", "add a name"))
+            sid, sname = _checked_id_and_name(s, "subcategory", sw, "bus-station", seen_sub, f, problems)
             subs.append(Subcategory(sid, sname, cid, cname, _text(s, "role"), _text(s, "description")))
         categories.append(Category(cid, cname, _text(c, "description"), tuple(subs)))
     if problems:

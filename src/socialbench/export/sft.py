@@ -35,7 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from socialbench.benchmarks.roboteq.loader import TASK_BJ, TASK_SG, load_roboteq, resolve_data
+from socialbench.benchmarks.roboteq.hub import resolve_data
+from socialbench.benchmarks.roboteq.loader import load_roboteq
+from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG
 from socialbench.benchmarks.roboteq.prompts import grounding_prompt, scene_prompt
 from socialbench.errors import UsageError
 from socialbench.types import Item

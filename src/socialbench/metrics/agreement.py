@@ -1,6 +1,8 @@
-"""Agreement metrics for SocialNav-SUB: PA, CWPA and the two human baselines.
+"""Agreement metrics for SocialNav-SUB: PA, CWPA and the two human baselines, per item.
 
-Two protocols are supported:
+The equations of the two protocols (chosen as objects in
+:mod:`socialbench.metrics.protocols`; aggregated over items in
+:mod:`socialbench.metrics.scoring`):
 
 ``paper``
     The equations of the SocialNav-SUB paper (seed ``001_…``, §3.4). For one item with
@@ -32,13 +34,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal, Sequence
+from typing import Any
 
-from socialbench.metrics.stats import mean_se
 from socialbench.types import Answer, HumanVotes, Question
-
-Protocol = Literal["paper", "official"]
-PROTOCOLS: tuple[str, ...] = ("paper", "official")
 
 CATEGORIES = ("Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning")
 
@@ -58,7 +56,7 @@ class ItemScore:
 # --------------------------------------------------------------------------- helpers
 
 
-def _check_votes(votes: HumanVotes, where: str = "") -> None:
+def check_votes(votes: HumanVotes, where: str = "") -> None:
     """Reject distributions the metrics cannot be defined on."""
     tag = f"{where}: " if where else ""
     if not votes.answers:
@@ -84,15 +82,6 @@ def _exact_counts(votes: HumanVotes) -> dict[Answer, int]:
     return counts
 
 
-def protocol_ddof(protocol: str) -> int:
-    """The ddof of the SE under ``protocol``: 1 (sample std) for paper, 0 for official (§e)."""
-    if protocol == "paper":
-        return 1
-    if protocol == "official":
-        return 0
-    raise ValueError(f"unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)}")
-
-
 # --------------------------------------------------------------------------- paper protocol
 
 
@@ -102,7 +91,7 @@ def pa_paper(votes: HumanVotes, answer: Answer | None) -> float:
     ``answer`` must already be canonical (see :meth:`Question.canonical`); ``None`` (an
     invalid answer or a failed call) scores 0.
     """
-    _check_votes(votes)
+    check_votes(votes)
     return votes.probability(answer)
 
 
@@ -111,7 +100,7 @@ def cwpa_paper(votes: HumanVotes, answer: Answer | None) -> float:
 
     ``None`` scores 0.
     """
-    _check_votes(votes)
+    check_votes(votes)
     return votes.probability(answer) / max(votes.probabilities)
 
 
@@ -126,7 +115,7 @@ def human_average_paper(votes: HumanVotes) -> ItemScore:
 
     Requires n >= 2 (raises ``ValueError`` otherwise).
     """
-    _check_votes(votes)
+    check_votes(votes)
     n = votes.n
     if n < 2:
         raise ValueError(f"average-human agreement needs at least 2 human answers, got n={n}")
@@ -147,14 +136,14 @@ def human_oracle_paper(votes: HumanVotes) -> ItemScore:
 
     PA (Eq. 1) = max_α p_h(α); CWPA (Eq. 2) = max p_h / max p_h = 1.
     """
-    _check_votes(votes)
+    check_votes(votes)
     return ItemScore(pa=max(votes.probabilities), cwpa=1.0)
 
 
 # --------------------------------------------------------------------------- official protocol
 
 
-def official_parse(raw: str) -> Any:
+def official_parse(raw: str) -> object:
     """Official answer extraction (reference §d.2): ``json.loads(raw)["answer"]``.
 
     Any exception (bad JSON, not an object, no ``answer`` key, ``raw`` not a string) gives
@@ -166,7 +155,7 @@ def official_parse(raw: str) -> Any:
         return INVALID
 
 
-def official_match(question: Question, value: Any) -> Answer | None:
+def official_match(question: Question, value: object) -> Answer | None:
     """The choice ``value`` denotes under the official matching rules, or ``None``.
 
     Reference §b and §d.3:
@@ -183,7 +172,7 @@ def official_match(question: Question, value: Any) -> Answer | None:
     choices = question.choices
     if question.kind == "multi":
         if isinstance(value, str):
-            candidate: Any = (value,)
+            candidate: tuple[object, ...] = (value,)
         elif isinstance(value, (list, tuple)):
             candidate = tuple(value)
         else:
@@ -197,7 +186,7 @@ def official_match(question: Question, value: Any) -> Answer | None:
     return None
 
 
-def official_answer(question: Question, value: Any) -> Answer:
+def official_answer(question: Question, value: object) -> Answer:
     """The answer the official postprocessing scores for ``value`` (reference §d.5).
 
     A valid value (see :func:`official_match`) is itself; an invalid one becomes the FIRST
@@ -262,7 +251,7 @@ def _official_loo(
 
 
 def official_item_scores(
-    question: Question, votes: HumanVotes, value: Any
+    question: Question, votes: HumanVotes, value: object
 ) -> dict[str, ItemScore]:
     """Official per-item scores (reference §e, "postprocess_results.py").
 
@@ -282,7 +271,7 @@ def official_item_scores(
     Raises ``ValueError`` when n <= 1 (the official code skips such items) or a human
     answer is not one of the question's choices (the official code asserts).
     """
-    _check_votes(votes, question.key)
+    check_votes(votes, question.key)
     if votes.n <= 1:
         raise ValueError(
             f"{question.key}: official scoring needs n >= 2 human answers, got n={votes.n}"
@@ -291,7 +280,7 @@ def official_item_scores(
     return {"model": model, "human:average": average, "human:oracle": oracle}
 
 
-# --------------------------------------------------------------------------- aggregation
+# --------------------------------------------------------------------------- entries
 
 
 @dataclass(frozen=True)
@@ -310,88 +299,3 @@ class ScoringEntry:
     parsed: Any
     raw: str | None = None
     error: str | None = None
-
-
-def entry_scores(entry: ScoringEntry, protocol: Protocol) -> dict[str, ItemScore]:
-    """Per-item scores of one entry under ``protocol`` (see :func:`score_entries`)."""
-    q, votes = entry.question, entry.votes
-    if protocol == "paper":
-        answer = None if entry.error is not None else q.canonical(entry.parsed)
-        _check_votes(votes, q.key)
-        model = ItemScore(pa_paper(votes, answer), cwpa_paper(votes, answer))
-        return {
-            "model": model,
-            "human:average": human_average_paper(votes),
-            "human:oracle": human_oracle_paper(votes),
-        }
-    if protocol == "official":
-        value = official_parse(entry.raw) if entry.raw is not None else entry.parsed
-        scores = official_item_scores(q, votes, value)
-        if entry.error is not None:
-            scores["model"] = ItemScore(0.0, 0.0)
-        return scores
-    raise ValueError(f"unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)}")
-
-
-def _group_keys(entries: Sequence[ScoringEntry]) -> list[str]:
-    """Row order: All, the known categories, other categories, then base keys as met."""
-    seen_cats = {e.question.category for e in entries}
-    keys = ["All"] + [c for c in CATEGORIES if c in seen_cats]
-    for e in entries:
-        if e.question.category not in keys:
-            keys.append(e.question.category)
-    for e in entries:
-        if e.question.base_key not in keys:
-            keys.append(e.question.base_key)
-    return keys
-
-
-def score_entries(
-    entries: Sequence[ScoringEntry], protocol: Protocol
-) -> dict[str, dict[str, dict[str, float]]]:
-    """Aggregate PA/CWPA over items (reference §e "Aggregation").
-
-    Returns ``{"model": B, "human:average": B, "human:oracle": B}``; B maps ``"All"``, each
-    category (``question.category``) and each base question key (``question.base_key``)
-    that occurs to ``{"PA", "CWPA", "PA_se", "CWPA_se", "n"}``. Every mean is a
-    micro-average over items (sample × person × question), as in the official code.
-
-    * ``paper``: model answer = ``question.canonical(parsed)``, invalid -> 0 (Eq. 1, 2);
-      human rows from :func:`human_average_paper` and :func:`human_oracle_paper`;
-      SE = sample std (ddof=1) / sqrt(n).
-    * ``official``: value = ``official_parse(raw)`` when ``raw`` is given, else ``parsed``;
-      scores from :func:`official_item_scores`; SE = population std (ddof=0) / sqrt(n).
-
-    In both, an entry with ``error`` set scores 0 for the model (never a guessed option)
-    and is still counted in n. Items with n <= 1 human answers are skipped (official skip
-    rule; the average human is undefined there). Raises ``ValueError`` when nothing is left
-    to score.
-    """
-    ddof = protocol_ddof(protocol)
-    kept = [e for e in entries if e.votes.n > 1]
-    if not kept:
-        raise ValueError(
-            "score_entries: no entries to score (none given, or all have n <= 1 human answers)"
-        )
-    keys = _group_keys(kept)
-    values: dict[str, dict[str, tuple[list[float], list[float]]]] = {
-        row: {k: ([], []) for k in keys} for row in ROWS
-    }
-    for e in kept:
-        scores = entry_scores(e, protocol)
-        groups = ("All", e.question.category, e.question.base_key)
-        for row in ROWS:
-            s = scores[row]
-            for g in dict.fromkeys(groups):  # a base key equal to a category counts once
-                values[row][g][0].append(s.pa)
-                values[row][g][1].append(s.cwpa)
-    out: dict[str, dict[str, dict[str, float]]] = {}
-    for row in ROWS:
-        block: dict[str, dict[str, float]] = {}
-        for k in keys:
-            pas, cwpas = values[row][k]
-            pa, pa_se, n = mean_se(pas, ddof)
-            cw, cw_se, _ = mean_se(cwpas, ddof)
-            block[k] = {"PA": pa, "CWPA": cw, "PA_se": pa_se, "CWPA_se": cw_se, "n": n}
-        out[row] = block
-    return out

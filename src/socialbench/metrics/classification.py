@@ -26,7 +26,7 @@ standard deviation (ddof=1) of the replicate F1 values.
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Sequence
+from typing import Hashable, Sequence, TypedDict
 
 import numpy as np
 
@@ -39,9 +39,19 @@ __all__ = [
     "macro_f1",
     "per_label",
     "bootstrap_f1_se",
+    "LabelScores",
 ]
 
 TP, FP, FN = 0, 1, 2
+
+
+class LabelScores(TypedDict):
+    """Precision, recall, F1 and support (TP + FN) of one label (or option)."""
+
+    precision: float
+    recall: float
+    f1: float
+    support: int
 
 
 def _ratio(num: float, den: float) -> float:
@@ -91,7 +101,7 @@ def f1_from_counts(counts: np.ndarray) -> tuple[float, float]:
     return micro, float(sum(f1s) / len(f1s))
 
 
-def accuracy(y_true: Sequence[Any], y_pred: Sequence[Any]) -> float:
+def accuracy(y_true: Sequence[object], y_pred: Sequence[object]) -> float:
     """Share of units with ``y_pred == y_true`` (an invalid ``None`` prediction is wrong)."""
     if len(y_true) != len(y_pred):
         raise ValueError(f"y_true has {len(y_true)} entries but y_pred has {len(y_pred)}")
@@ -110,9 +120,9 @@ def macro_f1(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None], labe
     return f1_from_counts(unit_counts(y_true, y_pred, labels).sum(axis=0))[1]
 
 
-def per_label(counts: np.ndarray, labels: Sequence[Hashable]) -> dict[str, dict[str, float]]:
+def per_label(counts: np.ndarray, labels: Sequence[Hashable]) -> dict[str, LabelScores]:
     """Precision, recall, F1 and support (TP + FN) per label from summed ``(L, 3)`` counts."""
-    out: dict[str, dict[str, float]] = {}
+    out: dict[str, LabelScores] = {}
     for lab, (tp, fp, fn) in zip(labels, np.asarray(counts).tolist()):
         p, r, f = precision_recall_f1(tp, fp, fn)
         out[str(lab)] = {"precision": p, "recall": r, "f1": f, "support": int(tp + fn)}

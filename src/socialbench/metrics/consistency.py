@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
+from socialbench.metrics.results import ConsistencyRate, ConsistencySummary
 from socialbench.types import Answer, Question
 
 __all__ = ["ConsistencyPair", "consistency_summary"]
@@ -35,18 +36,20 @@ class ConsistencyPair:
     failed: bool = False
 
 
-def _rate(values: list[float], failed: int, invalid: int) -> dict[str, Any]:
+def _rate(values: list[float], failed: int, invalid: int) -> ConsistencyRate:
     n = len(values)
     mean = sum(values) / n if n else None
     se = None
     if n > 1 and mean is not None:
         var = sum((v - mean) ** 2 for v in values) / (n - 1)
         se = math.sqrt(var / n)
-    return {"consistency": mean, "se": se, "n": n, "n_failed": failed, "n_invalid": invalid}
+    return ConsistencyRate(consistency=mean, se=se, n=n, n_failed=failed, n_invalid=invalid)
 
 
-def consistency_summary(pairs: Sequence[ConsistencyPair]) -> dict[str, Any]:
-    """``{"All": R, "by_category": {..: R}, "by_question": {base_key: R}, "by_item":
+def consistency_summary(pairs: Sequence[ConsistencyPair]) -> ConsistencySummary:
+    """Consistency overall, per category, per question type (base key) and per item.
+
+    JSON: ``{"All": R, "by_category": {..: R}, "by_question": {base_key: R}, "by_item":
     {item_id: R}}`` where R is ``{"consistency", "se", "n", "n_failed", "n_invalid"}``
     (``consistency`` is None when no pair of the group could be scored)."""
     groups: dict[tuple[str, str], tuple[list[float], list[int]]] = {}
@@ -67,11 +70,12 @@ def consistency_summary(pairs: Sequence[ConsistencyPair]) -> dict[str, Any]:
         for kind, key in (("All", "All"), ("by_category", p.question.category),
                           ("by_question", p.question.base_key), ("by_item", p.item_id)):
             add(kind, key, value, p.failed)
-    out: dict[str, Any] = {"All": _rate([], 0, 0), "by_category": {}, "by_question": {}, "by_item": {}}
+    overall = _rate([], 0, 0)
+    by_kind: dict[str, dict[str, ConsistencyRate]] = {"by_category": {}, "by_question": {}, "by_item": {}}
     for (kind, key), (values, (failed, invalid)) in groups.items():
         rate = _rate(values, failed, invalid)
         if kind == "All":
-            out["All"] = rate
+            overall = rate
         else:
-            out[kind][key] = rate
-    return out
+            by_kind[kind][key] = rate
+    return ConsistencySummary(overall, by_kind["by_category"], by_kind["by_question"], by_kind["by_item"])

@@ -6,7 +6,8 @@ item); like the reference driver, invalid answers and model errors count as fail
 (they have no answer any human gave). ``failure_rate_valid_only`` restricts the rate to
 items with a valid answer, so the two effects can be told apart.
 
-The protocol decides what counts as a valid answer and how the SE is computed:
+The protocol (:mod:`socialbench.metrics.protocols`, an object or its name) decides what
+counts as a valid answer and how the SE is computed:
 
 * ``paper``: ``question.canonical(parsed)`` (order-insensitive multiple select);
   SE with the sample std (ddof=1);
@@ -24,42 +25,29 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Hashable, Sequence, TypedDict
 
-from socialbench.metrics.agreement import (
-    Protocol,
-    ScoringEntry,
-    protocol_ddof,
-    official_match,
-    official_parse,
-)
+from socialbench.metrics.agreement import ScoringEntry
+from socialbench.metrics.protocols import PAPER, ProtocolArg, as_protocol
+from socialbench.metrics.results import FailureSummary
 from socialbench.metrics.stats import mean_se
 from socialbench.types import Answer
 
 
-def entry_answer(entry: ScoringEntry, protocol: Protocol) -> Answer | None:
+def entry_answer(entry: ScoringEntry, protocol: ProtocolArg) -> Answer | None:
     """The valid answer of ``entry`` under ``protocol``, or ``None`` (invalid or error)."""
-    if entry.error is not None:
-        return None
-    if protocol == "paper":
-        return entry.question.canonical(entry.parsed)
-    value = official_parse(entry.raw) if entry.raw is not None else entry.parsed
-    return official_match(entry.question, value)
+    return as_protocol(protocol).valid_answer(entry)
 
 
-def _rate(flags: Sequence[bool], ddof: int) -> tuple[float | None, float | None]:
-    if not flags:
-        return None, None
+def _rate(flags: Sequence[bool], ddof: int) -> tuple[float, float]:
     mean, se, _ = mean_se([1.0 if f else 0.0 for f in flags], ddof)
     return mean, se
 
 
-def failure_summary(
-    entries: Sequence[ScoringEntry], protocol: Protocol = "paper"
-) -> dict[str, Any]:
+def failure_summary(entries: Sequence[ScoringEntry], protocol: ProtocolArg = PAPER) -> FailureSummary:
     """Failure, invalid-answer and error rates over ``entries``, each with its SE.
 
-    Returns a dict with:
+    Returns a :class:`~socialbench.metrics.results.FailureSummary` (JSON keys):
 
     * ``n``: number of entries;
     * ``failure_rate`` / ``failure_rate_se``: share of entries whose answer got p_h = 0,
@@ -73,7 +61,7 @@ def failure_summary(
     SE = std / sqrt(n) of the 0/1 indicators (ddof per protocol, see the module doc).
     Raises ``ValueError`` on an empty ``entries`` or an unknown protocol.
     """
-    ddof = protocol_ddof(protocol)
+    proto = as_protocol(protocol)
     if not entries:
         raise ValueError("failure_summary: no entries given")
     failed: list[bool] = []
@@ -81,7 +69,7 @@ def failure_summary(
     invalid: list[bool] = []
     errored: list[bool] = []
     for e in entries:
-        answer = entry_answer(e, protocol)
+        answer = proto.valid_answer(e)
         is_error = e.error is not None
         is_invalid = not is_error and answer is None
         zero = answer is None or e.votes.probability(answer) == 0.0
@@ -90,23 +78,24 @@ def failure_summary(
         errored.append(is_error)
         if answer is not None:
             failed_valid.append(zero)
+    ddof = proto.se_ddof
     fr, fr_se = _rate(failed, ddof)
-    fv, fv_se = _rate(failed_valid, ddof)
+    fv, fv_se = _rate(failed_valid, ddof) if failed_valid else (None, None)
     ir, ir_se = _rate(invalid, ddof)
     er, er_se = _rate(errored, ddof)
-    return {
-        "protocol": protocol,
-        "n": len(entries),
-        "failure_rate": fr,
-        "failure_rate_se": fr_se,
-        "failure_rate_valid_only": fv,
-        "failure_rate_valid_only_se": fv_se,
-        "n_valid": len(failed_valid),
-        "invalid_rate": ir,
-        "invalid_rate_se": ir_se,
-        "error_rate": er,
-        "error_rate_se": er_se,
-    }
+    return FailureSummary(
+        protocol=proto.name,
+        n=len(entries),
+        failure_rate=fr,
+        failure_rate_se=fr_se,
+        failure_rate_valid_only=fv,
+        failure_rate_valid_only_se=fv_se,
+        n_valid=len(failed_valid),
+        invalid_rate=ir,
+        invalid_rate_se=ir_se,
+        error_rate=er,
+        error_rate_se=er_se,
+    )
 
 
 # =========================================================================== §7.6 analyses
@@ -116,7 +105,7 @@ def failure_summary(
 # and success cases shown in Figures 9 and 10.
 
 
-def entry_failed(entry: ScoringEntry, protocol: Protocol = "paper") -> bool:
+def entry_failed(entry: ScoringEntry, protocol: ProtocolArg = PAPER) -> bool:
     """True when no human gave the entry's answer (invalid answers and errors included)."""
     answer = entry_answer(entry, protocol)
     return answer is None or entry.votes.probability(answer) == 0.0
@@ -132,7 +121,7 @@ class GroupFailure:
     """
 
     attribute: str
-    value: Any
+    value: Hashable
     n: int
     failures: int
     failure_rate: float
@@ -140,7 +129,26 @@ class GroupFailure:
     fri: float | None
 
 
-def _value_order(v: Any) -> tuple[int, str]:
+class OverallFailures(TypedDict):
+    """The failure rate over every entry (the reference of the FRI)."""
+
+    n: int
+    failures: int
+    failure_rate: float
+    failure_rate_se: float
+
+
+class AttributeFailures(TypedDict):
+    """What :func:`failure_rate_by_attribute` returns (one attribute of Table 4)."""
+
+    attribute: str
+    protocol: str
+    overall: OverallFailures
+    groups: list[GroupFailure]
+    n_unknown: int
+
+
+def _value_order(v: Hashable) -> tuple[int, str]:
     if isinstance(v, bool):
         return (0, "0" if v else "1")  # True before False: "indoors" before "outdoors"
     return (1, str(v))
@@ -148,10 +156,10 @@ def _value_order(v: Any) -> tuple[int, str]:
 
 def failure_rate_by_attribute(
     entries: Sequence[ScoringEntry],
-    values: Sequence[Any],
-    protocol: Protocol = "paper",
+    values: Sequence[object],
+    protocol: ProtocolArg = PAPER,
     attribute: str = "",
-) -> dict[str, Any]:
+) -> AttributeFailures:
     """Failure rate and failure-rate increase (FRI) per attribute value (paper Table 4).
 
     ``values[i]`` is the attribute of ``entries[i]`` (e.g. the sample's ``indoors`` flag from
@@ -171,14 +179,15 @@ def failure_rate_by_attribute(
         )
     if not entries:
         raise ValueError("failure_rate_by_attribute: no entries given")
-    ddof = protocol_ddof(protocol)
-    flags = [entry_failed(e, protocol) for e in entries]
+    proto = as_protocol(protocol)
+    ddof = proto.se_ddof
+    flags = [entry_failed(e, proto) for e in entries]
     overall, overall_se, n = mean_se([1.0 if f else 0.0 for f in flags], ddof)
-    groups: dict[Any, list[bool]] = {}
+    groups: dict[Hashable, list[bool]] = {}
     unknown = 0
     for flag, value in zip(flags, values):
-        members = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
-        members = [m for m in members if m is not None]
+        listed = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
+        members: list[Hashable] = [m for m in listed if m is not None]
         if not members:
             unknown += 1
         for m in dict.fromkeys(members):
@@ -192,7 +201,7 @@ def failure_rate_by_attribute(
         )
     return {
         "attribute": attribute,
-        "protocol": protocol,
+        "protocol": proto.name,
         "overall": {"n": n, "failures": sum(flags), "failure_rate": overall, "failure_rate_se": overall_se},
         "groups": out_groups,
         "n_unknown": unknown,
@@ -216,6 +225,17 @@ class ActionShare:
     failure_rate_se: float | None
 
 
+class ActionDistribution(TypedDict):
+    """What :func:`action_distribution` returns (one question type of Table 5)."""
+
+    base_key: str
+    protocol: str
+    n: int
+    n_valid: int
+    n_invalid: int
+    actions: list[ActionShare]
+
+
 def choice_label(answer: Answer) -> str:
     """Display text of an answer: the option, or the options joined with `` + ``."""
     return " + ".join(answer) if isinstance(answer, tuple) else str(answer)
@@ -224,8 +244,8 @@ def choice_label(answer: Answer) -> str:
 def action_distribution(
     entries: Sequence[ScoringEntry],
     base_key: str = "q_robot_action",
-    protocol: Protocol = "paper",
-) -> dict[str, Any]:
+    protocol: ProtocolArg = PAPER,
+) -> ActionDistribution:
     """Distribution of the model's chosen answer to one question type, with failure rates.
 
     Paper Table 5 ("Robot Action to Person", base key ``q_robot_action``): for each option
@@ -237,14 +257,15 @@ def action_distribution(
     Returns ``{"base_key", "protocol", "n", "n_valid", "n_invalid", "actions":
     [ActionShare, ...]}``; ``actions`` is empty when no entry has ``base_key``.
     """
-    ddof = protocol_ddof(protocol)
+    proto = as_protocol(protocol)
+    ddof = proto.se_ddof
     chosen = [e for e in entries if e.question.base_key == base_key]
     if not chosen:
-        return {"base_key": base_key, "protocol": protocol, "n": 0, "n_valid": 0, "n_invalid": 0, "actions": []}
+        return {"base_key": base_key, "protocol": proto.name, "n": 0, "n_valid": 0, "n_invalid": 0, "actions": []}
     by_answer: dict[Answer, list[bool]] = {c: [] for c in chosen[0].question.choices}
     invalid = 0
     for e in chosen:
-        a = entry_answer(e, protocol)
+        a = proto.valid_answer(e)
         if a is None:
             invalid += 1
             continue
@@ -252,16 +273,16 @@ def action_distribution(
     n_valid = len(chosen) - invalid
     actions = []
     for a, flags in by_answer.items():
+        rate: float | None = None
+        se: float | None = None
         if flags:
             rate, se, _ = mean_se([1.0 if f else 0.0 for f in flags], ddof)
-        else:
-            rate, se = None, None
         actions.append(
             ActionShare(choice_label(a), len(flags), len(flags) / n_valid if n_valid else 0.0, sum(flags), rate, se)
         )
     return {
         "base_key": base_key,
-        "protocol": protocol,
+        "protocol": proto.name,
         "n": len(chosen),
         "n_valid": n_valid,
         "n_invalid": invalid,
@@ -305,7 +326,7 @@ class CaseRank:
     n_mode: int
 
 
-def rank_cases(runs: Sequence[Sequence[ScoringEntry]], protocol: Protocol = "paper") -> list[CaseRank]:
+def rank_cases(runs: Sequence[Sequence[ScoringEntry]], protocol: ProtocolArg = PAPER) -> list[CaseRank]:
     """Order questions for display by the entropy of human and model answers (paper §7.6).
 
     ``runs`` holds one list of entries per run, all aligned (entry ``i`` of every run is
@@ -326,6 +347,7 @@ def rank_cases(runs: Sequence[Sequence[ScoringEntry]], protocol: Protocol = "pap
     Ties keep the input order. Returns every question, failures first, then successes,
     then the rest.
     """
+    proto = as_protocol(protocol)
     if not runs:
         return []
     n = len(runs[0])
@@ -336,7 +358,7 @@ def rank_cases(runs: Sequence[Sequence[ScoringEntry]], protocol: Protocol = "pap
     for i in range(n):
         votes = runs[0][i].votes
         h_h = entropy_bits(votes.probabilities)
-        answers = [entry_answer(r[i], protocol) for r in runs]
+        answers = [proto.valid_answer(r[i]) for r in runs]
         h_m = answers_entropy(answers)
         top = max(votes.probabilities)
         n_failed = sum(1 for a in answers if a is not None and votes.probability(a) == 0.0)
@@ -345,7 +367,7 @@ def rank_cases(runs: Sequence[Sequence[ScoringEntry]], protocol: Protocol = "pap
         out.append(CaseRank(i, kind, h_h, h_m, n_failed, n_mode))
     rank_kind = {"failure": 0, "success": 1, "other": 2}
 
-    def key(c: CaseRank) -> tuple[Any, ...]:
+    def key(c: CaseRank) -> tuple[float, ...]:
         if c.kind == "failure":
             return (0, c.human_entropy, -c.n_failed, c.model_entropy, c.index)
         if c.kind == "success":

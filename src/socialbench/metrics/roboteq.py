@@ -31,13 +31,34 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
 
 from socialbench.metrics.agreement import cwpa_paper, human_average_paper, pa_paper
 from socialbench.metrics.classification import bootstrap_f1_se, f1_from_counts, per_label, unit_counts
 from socialbench.metrics.grounding import exact_set_match, jaccard, option_unit_counts
+from socialbench.metrics.results import Score
+from socialbench.metrics.roboteq_results import (
+    GroundingMetrics,
+    HumanAverage,
+    JudgmentMetrics,
+    RagCosts,
+    RequestCosts,
+    SubsetBreakdown,
+)
 from socialbench.metrics.stats import mean_se
 from socialbench.types import HumanVotes, SampleRecord
+
+R = TypeVar("R")
+T = TypeVar("T")
+M = TypeVar("M", JudgmentMetrics, GroundingMetrics)
+
+
+class _InSubset(Protocol):
+    @property
+    def subset(self) -> str: ...
+
+
+S = TypeVar("S", bound=_InSubset)
 
 __all__ = [
     "JudgmentRow",
@@ -93,32 +114,32 @@ class GroundingRow:
     facets: tuple[str, ...] = ()
 
 
-def _stat(values: Sequence[float]) -> dict[str, float | None]:
+def _stat(values: Sequence[float]) -> Score:
     mean, se, _ = mean_se(values, ddof=1)
-    return {"value": mean, "se": se if len(values) > 1 else None}
+    return Score(mean, se if len(values) > 1 else None)
 
 
-def judgment_metrics(rows: Sequence[JudgmentRow], *, resamples: int = 200, seed: int = 0) -> dict[str, Any]:
+def judgment_metrics(rows: Sequence[JudgmentRow], *, resamples: int = 200, seed: int = 0) -> JudgmentMetrics:
     """PA, CWPA, accuracy, micro/macro F1, invalid and error rates of ``rows`` (non-empty)."""
     if not rows:
         raise ValueError("judgment_metrics needs at least one behavior")
     counts = unit_counts([r.gold for r in rows], [r.pred for r in rows], JUDGMENT_LABELS)
     micro, macro = f1_from_counts(counts.sum(axis=0))
     se_micro, se_macro = bootstrap_f1_se(counts, resamples=resamples, seed=seed)
-    return {
-        "n": len(rows),
-        "pa": _stat([pa_paper(r.votes, r.pred) for r in rows]),
-        "cwpa": _stat([cwpa_paper(r.votes, r.pred) for r in rows]),
-        "accuracy": _stat([1.0 if r.pred == r.gold else 0.0 for r in rows]),
-        "micro_f1": {"value": micro, "se": se_micro},
-        "macro_f1": {"value": macro, "se": se_macro},
-        "invalid_rate": _stat([1.0 if r.pred is None else 0.0 for r in rows]),
-        "error_rate": _stat([1.0 if r.error else 0.0 for r in rows]),
-        "per_label": per_label(counts.sum(axis=0), JUDGMENT_LABELS),
-    }
+    return JudgmentMetrics(
+        n=len(rows),
+        pa=_stat([pa_paper(r.votes, r.pred) for r in rows]),
+        cwpa=_stat([cwpa_paper(r.votes, r.pred) for r in rows]),
+        accuracy=_stat([1.0 if r.pred == r.gold else 0.0 for r in rows]),
+        micro_f1=Score(micro, se_micro),
+        macro_f1=Score(macro, se_macro),
+        invalid_rate=_stat([1.0 if r.pred is None else 0.0 for r in rows]),
+        error_rate=_stat([1.0 if r.error else 0.0 for r in rows]),
+        per_label=per_label(counts.sum(axis=0), JUDGMENT_LABELS),
+    )
 
 
-def grounding_metrics(rows: Sequence[GroundingRow], *, resamples: int = 200, seed: int = 0) -> dict[str, Any]:
+def grounding_metrics(rows: Sequence[GroundingRow], *, resamples: int = 200, seed: int = 0) -> GroundingMetrics:
     """Exact-set accuracy, Jaccard, option micro/macro F1, invalid and error rates."""
     if not rows:
         raise ValueError("grounding_metrics needs at least one question")
@@ -127,67 +148,75 @@ def grounding_metrics(rows: Sequence[GroundingRow], *, resamples: int = 200, see
     counts = option_unit_counts(golds, preds, OPTIONS)
     micro, macro = f1_from_counts(counts.sum(axis=0))
     se_micro, se_macro = bootstrap_f1_se(counts, resamples=resamples, seed=seed)
-    return {
-        "n": len(rows),
-        "exact_match": _stat([exact_set_match(g, p) for g, p in zip(golds, preds)]),
-        "jaccard": _stat([jaccard(g, p) for g, p in zip(golds, preds)]),
-        "micro_f1": {"value": micro, "se": se_micro},
-        "macro_f1": {"value": macro, "se": se_macro},
-        "invalid_rate": _stat([1.0 if p is None else 0.0 for p in preds]),
-        "error_rate": _stat([1.0 if r.error else 0.0 for r in rows]),
-        "per_option": per_label(counts.sum(axis=0), OPTIONS),
-    }
+    return GroundingMetrics(
+        n=len(rows),
+        exact_match=_stat([exact_set_match(g, p) for g, p in zip(golds, preds)]),
+        jaccard=_stat([jaccard(g, p) for g, p in zip(golds, preds)]),
+        micro_f1=Score(micro, se_micro),
+        macro_f1=Score(macro, se_macro),
+        invalid_rate=_stat([1.0 if p is None else 0.0 for p in preds]),
+        error_rate=_stat([1.0 if r.error else 0.0 for r in rows]),
+        per_option=per_label(counts.sum(axis=0), OPTIONS),
+    )
 
 
-def human_average(rows: Sequence[JudgmentRow]) -> dict[str, Any] | None:
+def human_average(rows: Sequence[JudgmentRow]) -> HumanAverage | None:
     """Leave-one-out average-human PA / CWPA over behaviors with >= 2 votes (None if none)."""
     scores = [human_average_paper(r.votes) for r in rows if r.has_votes and r.votes.n >= 2]
     if not scores:
         return None
-    return {"n": len(scores), "pa": _stat([s.pa for s in scores]), "cwpa": _stat([s.cwpa for s in scores])}
+    return HumanAverage(len(scores), _stat([s.pa for s in scores]), _stat([s.cwpa for s in scores]))
 
 
 def breakdown(
-    rows: Sequence[Any],
-    groups: Callable[[Any], Iterable[str]],
-    metric: Callable[[Sequence[Any]], dict[str, Any]],
-) -> dict[str, dict[str, Any]]:
+    rows: Sequence[R],
+    groups: Callable[[R], Iterable[str]],
+    metric: Callable[[Sequence[R]], T],
+) -> dict[str, T]:
     """``metric`` per group; ``groups(row)`` names every group a row belongs to (a row with
     several facets counts in each). Groups are sorted by name."""
-    members: dict[str, list[Any]] = defaultdict(list)
+    members: dict[str, list[R]] = defaultdict(list)
     for r in rows:
         for g in groups(r):
             members[g].append(r)
     return {g: metric(members[g]) for g in sorted(members)}
 
 
-def subset_breakdown(rows: Sequence[Any], metric: Callable[[Sequence[Any]], dict[str, Any]]) -> dict[str, Any]:
-    """Per subset, plus ``average`` = unweighted mean of synthetic and real (Table 1 Avg)."""
-    out: dict[str, Any] = breakdown(rows, lambda r: [r.subset], metric)
-    if "synthetic" in out and "real" in out:
-        syn, real = out["synthetic"], out["real"]
-        avg: dict[str, Any] = {}
-        for name in _AVERAGED:
-            if name in syn and name in real:
-                a, b = syn[name], real[name]
-                se = None
-                if a["se"] is not None and b["se"] is not None:
-                    se = math.sqrt(a["se"] ** 2 + b["se"] ** 2) / 2
-                avg[name] = {"value": (a["value"] + b["value"]) / 2, "se": se}
-        out["average"] = avg
-    return out
+def subset_breakdown(rows: Sequence[S], metric: Callable[[Sequence[S]], M]) -> SubsetBreakdown[M]:
+    """Per subset, plus ``average`` = unweighted mean of synthetic and real (Table 1 Avg),
+    with SE ``sqrt(se_s^2 + se_r^2) / 2`` (``None`` unless both SEs are known)."""
+    out = breakdown(rows, lambda r: [r.subset], metric)
+    if "synthetic" not in out or "real" not in out:
+        return SubsetBreakdown(out)
+    syn, real = out["synthetic"], out["real"]
+    avg: dict[str, Score] = {}
+    for name in _AVERAGED:
+        a, b = syn.score(name), real.score(name)
+        if a is None or b is None or a.value is None or b.value is None:
+            continue
+        se = None
+        if a.se is not None and b.se is not None:
+            se = math.sqrt(a.se**2 + b.se**2) / 2
+        avg[name] = Score((a.value + b.value) / 2, se)
+    return SubsetBreakdown(out, avg)
 
 
-def table1(by_subset: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+def table1(by_subset: SubsetBreakdown[JudgmentMetrics]) -> dict[str, dict[str, float]]:
     """The columns of the paper's Table 1 in percent: PA, CWPA, MicF1, MacF1 per subset and
     the Avg CWPA / MacF1 (only the subsets present)."""
     cols = {"PA": "pa", "CWPA": "cwpa", "MicF1": "micro_f1", "MacF1": "macro_f1"}
+
+    def percent(score: Score | None) -> float:
+        if score is None or score.value is None:
+            raise ValueError("table1: a Table 1 column has no value")
+        return round(100 * score.value, 2)
+
     out: dict[str, dict[str, float]] = {}
     for subset in ("synthetic", "real"):
-        if subset in by_subset:
-            out[subset] = {c: round(100 * by_subset[subset][m]["value"], 2) for c, m in cols.items()}
-    if "average" in by_subset:
-        out["avg"] = {c: round(100 * by_subset["average"][cols[c]]["value"], 2) for c in ("CWPA", "MacF1")}
+        if subset in by_subset.groups:
+            out[subset] = {c: percent(by_subset.groups[subset].score(m)) for c, m in cols.items()}
+    if by_subset.average is not None:
+        out["avg"] = {c: percent(by_subset.average.get(cols[c])) for c in ("CWPA", "MacF1")}
     return out
 
 
@@ -199,7 +228,7 @@ def cwpa_basis(rows: Sequence[JudgmentRow]) -> str:
     return "majority" if with_votes == 0 else "mixed"
 
 
-def request_costs(records: Sequence[SampleRecord]) -> dict[str, Any]:
+def request_costs(records: Sequence[SampleRecord]) -> RequestCosts:
     """Per-request accounting, counting each request once (records that share a
     ``request_hash`` came from one per-scene request).
 
@@ -219,7 +248,7 @@ def request_costs(records: Sequence[SampleRecord]) -> dict[str, Any]:
     if not unique:
         return {"requests": 0}
     live = [r for r in unique if not r.cached]
-    out: dict[str, Any] = {
+    out: RequestCosts = {
         "requests": len(unique),
         "cached": len(unique) - len(live),
         "prompt_tokens": sum(int(r.usage.get("prompt_tokens", 0)) for r in unique),
@@ -234,14 +263,14 @@ def request_costs(records: Sequence[SampleRecord]) -> dict[str, Any]:
             return r.usage.get("rag_retrieval_us", 0) / 1e6
 
         rag_live = [r for r in rag if not r.cached]
-        out["rag"] = {
+        out["rag"] = RagCosts({
             "queries": len(rag),
             "added_prompt_tokens_per_query": sum(r.usage["rag_added_tokens"] for r in rag) / len(rag),
             "retrieval_s_per_query": sum(retrieval(r) for r in rag) / len(rag),
             "time_s_per_query": (
                 sum(r.latency_s + retrieval(r) for r in rag_live) / len(rag_live) if rag_live else None
             ),
-        }
+        })
     return out
 
 

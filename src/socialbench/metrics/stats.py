@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Iterator, Sequence
+from typing import Callable, Hashable, Iterator, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
 def mean_se(values: Sequence[float], ddof: int) -> tuple[float, float, int]:
@@ -170,7 +171,7 @@ def _check_level(level: float) -> None:
         raise ValueError(f"confidence level must be between 0 and 1 (exclusive), got {level}")
 
 
-def _as_matrix(data: Any) -> np.ndarray:
+def _as_matrix(data: ArrayLike) -> np.ndarray:
     arr = np.asarray(data, dtype=float)
     if arr.ndim == 1:
         arr = arr[:, None]
@@ -179,7 +180,7 @@ def _as_matrix(data: Any) -> np.ndarray:
     return arr
 
 
-def cluster_sums(data: Any, clusters: Sequence[Hashable] | None) -> np.ndarray:
+def cluster_sums(data: ArrayLike, clusters: Sequence[Hashable] | None) -> np.ndarray:
     """Column sums of ``data`` (units x columns) within each cluster: shape ``(G, k)``."""
     arr = _as_matrix(data)
     codes, g = cluster_codes(clusters, arr.shape[0])
@@ -211,7 +212,7 @@ def _percentile_interval(reps: np.ndarray, level: float) -> tuple[float, float]:
 
 
 def _replicates(
-    data: Any, clusters: Sequence[Hashable] | None, statistic: Callable[[np.ndarray], np.ndarray], n_boot: int, seed: int
+    data: ArrayLike, clusters: Sequence[Hashable] | None, statistic: Callable[[np.ndarray], np.ndarray], n_boot: int, seed: int
 ) -> tuple[float, np.ndarray, int, int]:
     """Point estimate, finite bootstrap replicates, n units and G clusters."""
     if n_boot < 1:
@@ -227,7 +228,7 @@ def _replicates(
 
 
 def cluster_bootstrap(
-    data: Any,
+    data: ArrayLike,
     clusters: Sequence[Hashable] | None,
     statistic: Callable[[np.ndarray], np.ndarray],
     *,
@@ -255,7 +256,7 @@ def cluster_bootstrap(
 
 def _mean_of_totals(s: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
-        return s[:, 0] / s[:, 1]
+        return np.asarray(s[:, 0] / s[:, 1], dtype=float)
 
 
 def bootstrap_mean_ci(
@@ -279,8 +280,8 @@ def bootstrap_mean_ci(
 
 
 def bootstrap_means_ci(
-    values: Any,
-    mask: Any = None,
+    values: ArrayLike,
+    mask: ArrayLike | None = None,
     clusters: Sequence[Hashable] | None = None,
     *,
     n_boot: int = 2000,
@@ -305,7 +306,7 @@ def bootstrap_means_ci(
 
     def stat(t: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
-            return t[:, :k] / t[:, k:]
+            return np.asarray(t[:, :k] / t[:, k:], dtype=float)
 
     if n_boot < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
@@ -351,7 +352,7 @@ def binom_half_two_sided(k: int, n: int) -> float:
     return min(1.0, 2.0 * math.exp(log_cdf))
 
 
-def _paired(a: Any, b: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
+def _paired(a: ArrayLike, b: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(a, dtype=float)
     y = np.asarray(b, dtype=float)
     if x.ndim != 1 or x.shape != y.shape:
@@ -481,7 +482,7 @@ def holm(p_values: Sequence[float]) -> list[float]:
 
 
 def bootstrap_rank_ci(
-    scores: Any,
+    scores: ArrayLike,
     clusters: Sequence[Hashable] | None = None,
     *,
     n_boot: int = 1000,
@@ -505,7 +506,7 @@ def bootstrap_rank_ci(
 
     def ranks_of(totals: np.ndarray) -> np.ndarray:
         means = totals[:, :m] / totals[:, m:m + 1]
-        return 1 + (means[:, None, :] > means[:, :, None]).sum(axis=2)
+        return np.asarray(1 + (means[:, None, :] > means[:, :, None]).sum(axis=2))
 
     observed_totals = sums.sum(axis=0)[None, :]
     point = ranks_of(observed_totals)[0]

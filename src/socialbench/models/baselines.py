@@ -14,7 +14,10 @@ same parser, store and metrics as any VLM. None of them needs prompts or images.
     A uniformly random choice (one of the 7 subsets for the multiple-select question),
     seeded per (seed, item, question) so the answers do not depend on scheduling order.
 ``replay:PATH``
-    Answers read from a ``samples.jsonl`` or an official SocialNav-SUB experiment folder.
+    Answers read from a ``samples.jsonl`` (or the run folder holding one), or from a folder
+    in a benchmark's own format: a benchmark package registers a reader for it with
+    :func:`register_replay_folder` (SocialNav-SUB's official experiment folders, see
+    :mod:`socialbench.benchmarks.socialnav_sub.baselines`).
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ import hashlib
 import json
 import random
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
-from socialbench.errors import UsageError
+from socialbench.errors import DataError, UsageError
 from socialbench.models.base import FatalModelError
 from socialbench.models.registry import ModelOptions, register
-from socialbench.types import Answer, Generation, Item, Question, Request
+from socialbench.records import read_samples
+from socialbench.types import Answer, Generation, Item, Question, Request, SampleRecord
 
 
 def _rng(seed: int, *parts: str) -> random.Random:
@@ -115,15 +119,42 @@ class ReplayModel:
         return None
 
 
-def load_replay_answers(path: Path) -> dict[tuple[str, str], str]:
-    from socialbench.runner.store import read_samples
+FolderReader = Callable[[Path], Sequence[SampleRecord]]
 
+#: Readers of replay folders without a ``samples.jsonl``, in registration order.
+_FOLDER_READERS: list[FolderReader] = []
+
+
+def register_replay_folder(reader: FolderReader) -> FolderReader:
+    """Let ``replay:DIR`` read a folder that holds no ``samples.jsonl`` with ``reader``,
+    which returns its records or raises :class:`DataError` (a benchmark package calls this
+    when it is imported, for its own run format)."""
+    if reader not in _FOLDER_READERS:
+        _FOLDER_READERS.append(reader)
+    return reader
+
+
+def _read_replay_folder(path: Path) -> Sequence[SampleRecord]:
+    """The records of a replay folder, from the first registered reader that accepts it."""
+    if not _FOLDER_READERS:
+        raise UsageError(f"replay source {path} is a folder without samples.jsonl; give a samples.jsonl or the run folder holding one")
+    failures: list[DataError] = []
+    for reader in _FOLDER_READERS:
+        try:
+            return reader(path)
+        except DataError as exc:
+            failures.append(exc)
+    if len(failures) == 1:
+        raise failures[0]
+    raise DataError([p for exc in failures for p in exc.problems])
+
+
+def load_replay_answers(path: Path) -> dict[tuple[str, str], str]:
+    """(item id, question key) -> answer text of every recorded answer without an error."""
     if path.is_dir() and (path / "samples.jsonl").exists():
         path = path / "samples.jsonl"
     if path.is_dir():
-        from socialbench.benchmarks.socialnav_sub.official_run import read_official_experiment
-
-        records = read_official_experiment(path)
+        records = _read_replay_folder(path)
     elif path.exists():
         records = read_samples(path)
     else:

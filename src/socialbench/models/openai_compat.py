@@ -9,7 +9,8 @@ starts at the last ``@`` that is followed by ``http://`` or ``https://``::
     openai:Qwen/Qwen2.5-VL-7B-Instruct@http://node1:8000/v1,http://node2:8000/v1
 
 Several comma-separated URLs (or ``--model-opt endpoints_file=PATH``) build a
-:class:`~socialbench.models.endpoints.MultiEndpointModel` that spreads requests over them.
+:class:`~socialbench.models.endpoints.MultiEndpointModel` that spreads requests over them
+(:mod:`socialbench.models.openai_factory` registers the spec and picks one or the other).
 
 The API key comes from the environment variable named by the model option ``api_key_env``
 (default ``OPENAI_API_KEY``). A local server (a base URL is given) gets the placeholder
@@ -39,7 +40,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from socialbench.errors import UsageError
@@ -50,13 +51,8 @@ from socialbench.models.base import (
     RetryableModelError,
 )
 from socialbench.models.redact import install_log_redaction, redact, redact_url, scrub, secret_digest, url_secrets
-from socialbench.models.registry import ModelOptions, register
+from socialbench.models.registry import ModelOptions
 from socialbench.types import EncodedImage, Generation, Request, Usage
-
-if TYPE_CHECKING:  # pragma: no cover
-    import openai
-
-    from socialbench.models.endpoints import MultiEndpointModel
 
 log = logging.getLogger(__name__)
 
@@ -453,25 +449,3 @@ class OpenAICompatModel(LoopBoundClient):
                 raise _ResponseFormatRejected() from None
             raise classify_status(code, message, parse_retry_after(reply.headers)) from None
         return parse_completion(reply.body)
-
-
-@register(
-    "openai",
-    summary="Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, SGLang, Ollama, LM Studio); "
-    "several URLs spread the load (options: api_key_env, endpoints_file, per_endpoint_concurrency, cooldown_s)",
-    example="openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1",
-)
-def create_openai_model(rest: str, options: ModelOptions) -> "OpenAICompatModel | MultiEndpointModel":
-    """OpenAI-compatible chat-completions endpoint: ``openai:MODEL[@URL1[,URL2,...]]``.
-
-    One URL and no pool options give an :class:`OpenAICompatModel`; several URLs,
-    ``--model-opt endpoints_file=PATH`` or ``--model-opt per_endpoint_concurrency=N`` give a
-    :class:`socialbench.models.endpoints.MultiEndpointModel`.
-    """
-    model, base_url = parse_spec(rest)
-    pooled = options.get("endpoints_file") or options.get("per_endpoint_concurrency")
-    if base_url is not None and ("," in base_url or pooled) or (base_url is None and pooled):
-        from socialbench.models.endpoints import create_pool_model, split_urls
-
-        return create_pool_model(model, split_urls(base_url or ""), options)
-    return OpenAICompatModel(model, base_url, options)

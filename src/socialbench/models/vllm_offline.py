@@ -1,35 +1,39 @@
-"""In-process vLLM backend: ``vllm:PATH_OR_ID`` (vLLM's offline ``LLM`` engine on this GPU).
+"""In-process vLLM backend: ``vllm:PATH_OR_ID`` (vLLM's engine on this GPU, continuous batching).
 
     vllm:Qwen/Qwen2.5-VL-3B-Instruct
     vllm:/checkpoints/my-vlm --model-opt tensor_parallel_size=2 --model-opt max_model_len=16384
 
-The engine is built once, on the first request (a fully cached run never builds it), by one
-background thread that owns it. Each request becomes an OpenAI-style chat conversation —
-``Request.system`` as a system turn, then one user turn with the prompt text and its images
-as ``data:`` URLs (``images_first=true`` puts them first) — rendered by vLLM's own chat
-templating (``LLM.chat``, the model's processor and placeholders). Sampling follows the
-request: temperature, ``max_tokens``, seed; JSON mode does not apply (as for ``hf:``).
+The engine (``vllm.LLM``'s ``LLMEngine``) is built once, on the first request (a fully
+cached run never builds it), by one background thread that owns it. Each request is rendered
+with the model's own chat template (:mod:`socialbench.models.vllm_chat`: a system turn, then
+the prompt and its images; ``images_first=true`` puts the images first) and sampled as the
+request says: temperature, ``max_tokens``, seed; JSON mode does not apply (as for ``hf:``).
 
-Batching: :meth:`VLLMOfflineModel.generate` only enqueues. The engine thread hands every
-request waiting at that moment (up to ``max_batch``) to one ``LLM.chat`` call, inside which
-vLLM batches continuously (requests join and leave the running batch token by token, no
-padding); requests arriving meanwhile form the next call. The engine's ``--concurrency``
-therefore sets how many requests vLLM can schedule at once: give it at least vLLM's
+Continuous batching: :meth:`VLLMOfflineModel.generate` only enqueues. The engine thread runs
+vLLM's step loop: before every ``LLMEngine.step()`` it adds each request that arrived
+meanwhile (``add_request``), so a new request joins the running batch at the next step
+instead of waiting for the others to finish; each request is answered as soon as its own
+``RequestOutput`` is finished. A request whose caller stopped waiting (a timeout, Ctrl-C) is
+aborted in the engine (``abort_request``) at the next step, freeing its KV cache. The run's
+``--concurrency`` is how many requests the engine can schedule: give it at least vLLM's
 ``max_num_seqs`` (256 by default) for full throughput.
 
 Options (``--model-opt KEY=VALUE``): ``tensor_parallel_size`` (1), ``max_model_len``
 (the model's), ``gpu_memory_utilization`` (0.9), ``limit_mm_per_prompt`` (10 images: the
 most SocialNav-SUB sends; or ``image=N``), ``dtype`` (``auto``, ``bfloat16``, ``float16``,
-``float32``), ``max_batch`` (1024 requests per call), ``batch_wait_ms`` (5),
-``images_first``, ``revision``, ``trust_remote_code`` (false), ``seed`` of the engine (the
-run's ``--seed``).
+``float32``), ``max_batch`` (1024: most requests held by the engine at once, running or
+waiting in its scheduler; more wait here), ``batch_wait_ms`` (5: how long a request reaching
+an idle engine waits for others to start with it), ``images_first``, ``revision``,
+``trust_remote_code`` (false), ``seed`` of the engine (the run's ``--seed``).
 
-Errors follow every backend's contract: an engine that cannot be built is ``load_error``
-(fatal, every request), a prompt the engine rejects (too long for ``max_model_len``, too many
-images for ``limit_mm_per_prompt``, an undecodable image) ``bad_request``, GPU memory
-exhaustion ``out_of_memory`` (retryable), an empty answer ``empty_response``, anything else
-``backend_error``. One bad request in a call does not fail the others: the call is re-run
-request by request.
+Errors follow every backend's contract, per request: an engine that cannot be built or a
+chat template that cannot place images is ``load_error`` (fatal, every request); a prompt
+the engine rejects when it is added (too long for ``max_model_len``, too many images for
+``limit_mm_per_prompt``, an undecodable image) ``bad_request`` for that request only; a
+request the engine ends without an answer (aborted, or an error finish) ``backend_error``;
+an empty answer ``empty_response``. A failing ``step()`` fails the requests it was running
+(``out_of_memory``, retryable, for GPU memory exhaustion; else ``backend_error``) and the
+loop goes on with the next requests.
 
 vLLM is imported only when the engine is built (``pip install 'socialbench[vllm]'``, on a
 machine with a CUDA GPU); a missing vLLM or a machine without a visible GPU is a one-line
@@ -39,16 +43,18 @@ usage error before the run starts.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import logging
 import queue
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
 from socialbench.models.hf_local import checkpoint_fingerprint
 from socialbench.models.registry import ModelOptions, register
+from socialbench.models.vllm_chat import ChatPrompter, processor_chat_template
 from socialbench.models.worker_thread import STOP, ThreadJob, WorkerThreadModel
 from socialbench.types import Generation, Request, Usage
 
@@ -82,18 +88,6 @@ def visible_gpus() -> int:
         return int(torch.cuda.device_count())
     except Exception:  # noqa: BLE001 - a broken driver counts as no GPU
         return 0
-
-
-def build_messages(request: Request, images_first: bool = False) -> list[dict[str, Any]]:
-    """The OpenAI-style conversation ``LLM.chat`` renders: an optional system turn, then one
-    user turn with the prompt and every image as a ``data:`` URL, in the request's order."""
-    messages: list[dict[str, Any]] = []
-    if request.system:
-        messages.append({"role": "system", "content": request.system})
-    text = [{"type": "text", "text": request.prompt}]
-    images = [{"type": "image_url", "image_url": {"url": f"data:{img.mime};base64,{img.b64}"}} for img in request.images]
-    messages.append({"role": "user", "content": images + text if images_first else text + images})
-    return messages
 
 
 def parse_mm_limit(value: str | None) -> dict[str, int]:
@@ -173,9 +167,10 @@ class VLLMOfflineModel(WorkerThreadModel):
         self.batch_wait_s = wait_ms / 1000.0
         self._init_worker()
         self._llm: Any = None
+        self._engine: Any = None
+        self._prompter: ChatPrompter | None = None
+        self._request_ids = itertools.count()
         self._identity: str | None = None
-        #: Sizes of the ``LLM.chat`` calls made so far (for tests and benchmarks).
-        self.call_sizes: list[int] = []
 
     def __repr__(self) -> str:
         return f"VLLMOfflineModel(source={self.source!r})"
@@ -198,109 +193,168 @@ class VLLMOfflineModel(WorkerThreadModel):
     # -- engine -------------------------------------------------------------------------
 
     def load(self) -> None:
-        """Build the engine now (the engine thread does it on first use otherwise)."""
-        if self._llm is not None:
+        """Build the engine and check the chat template now (the engine thread does it on
+        first use otherwise)."""
+        if self._engine is not None:
             return
         import vllm
 
-        self._llm = vllm.LLM(**self.kwargs)
+        llm = vllm.LLM(**self.kwargs)
+        template = processor_chat_template(self.kwargs["model"], self.kwargs.get("revision"),
+                                           self.kwargs["trust_remote_code"])
+        prompter = ChatPrompter(llm.get_tokenizer(), template, self.images_first)
+        prompter.check()
+        self._llm, self._engine, self._prompter = llm, llm.llm_engine, prompter
         log.info("vLLM engine ready for %s", self.spec)
 
     def _sampling(self, request: Request) -> Any:
         import vllm
 
         config = request.config
-        return vllm.SamplingParams(temperature=config.temperature, max_tokens=config.max_tokens, seed=config.seed)
+        params = vllm.SamplingParams(temperature=config.temperature, max_tokens=config.max_tokens, seed=config.seed)
+        try:  # only the finished output of each request is needed (what LLM.generate asks for)
+            from vllm.sampling_params import RequestOutputKind
+        except ImportError:  # vLLM before 0.6.2: every step's output; finished ones are kept
+            return params
+        params.output_kind = RequestOutputKind.FINAL_ONLY
+        return params
 
     thread_prefix = "vllm-engine"
 
     def _serve(self) -> None:
+        """The step loop: add what arrived, abort what was given up, step, answer what
+        finished; until :data:`STOP` is read and nothing is running."""
+        running: dict[str, ThreadJob] = {}
+        stopping = False
         while True:
-            first = self._queue.get()
-            if first is STOP:
-                return
-            jobs, stop = self._gather([first])
-            jobs = [j for j in jobs if not j.future.done()]
-            if jobs:
-                if self._load_error is not None:
-                    for job in jobs:
-                        job.resolve(self._load_error)
-                else:
-                    self._run(jobs)
-            if stop:
-                return
-
-    def _gather(self, jobs: list[ThreadJob]) -> tuple[list[ThreadJob], bool]:
-        """Take what else is waiting (up to ``max_batch``; ``batch_wait_s`` for company while
-        the call would hold one request). True when the stop signal was seen."""
-        waited = False
-        while len(jobs) < self.max_batch:
             try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                if waited or self.batch_wait_s <= 0:
-                    break
-                waited = True
+                if not stopping:
+                    stopping = self._admit(running)
+                self._abort_abandoned(running)
+                if not running:
+                    if stopping:
+                        return
+                    continue
+                self._step(running)
+            except Exception as exc:  # noqa: BLE001 - a bug here must not leave callers waiting forever
+                log.exception("%s: engine loop failed", self.spec)
+                error = FatalModelError("backend_error", f"engine loop failed: {type(exc).__name__}: {exc}"[:_MAX_MESSAGE_CHARS])
+                for job in running.values():
+                    job.resolve(error)
+                running.clear()
+
+    def _admit(self, running: dict[str, ThreadJob]) -> bool:
+        """Add the waiting requests to the engine (up to ``max_batch`` held at once). With
+        nothing running, sleep until a request comes, then give others ``batch_wait_s`` to
+        join it. True when the stop signal was read."""
+        idle = not running
+        company_wait = self.batch_wait_s if idle else 0.0
+        while len(running) < self.max_batch:
+            if idle and not running:
+                item = self._queue.get()
+            else:
                 try:
-                    item = self._queue.get(timeout=self.batch_wait_s)
+                    item = self._queue.get(timeout=company_wait) if company_wait > 0 else self._queue.get_nowait()
                 except queue.Empty:
                     break
+                company_wait = 0.0
             if item is STOP:
-                return jobs, True
-            jobs.append(item)
-        return jobs, False
+                return True
+            self._add(item, running)
+        return False
 
-    def _run(self, jobs: Sequence[ThreadJob]) -> None:
-        try:
-            results = self._chat([j.request for j in jobs])
-        except Exception as exc:  # noqa: BLE001 - mapped below
-            error = map_error(exc)
-            if len(jobs) > 1 and error.kind != "out_of_memory":
-                for job in jobs:  # one bad prompt must not sink the others
-                    try:
-                        job.resolve(self._chat([job.request])[0])
-                    except Exception as single:  # noqa: BLE001
-                        job.resolve(map_error(single))
-                return
-            for job in jobs:
-                job.resolve(error)
+    def _add(self, job: ThreadJob, running: dict[str, ThreadJob]) -> None:
+        """One request into the engine, or its error to its caller."""
+        if not job.live():
             return
-        for job, result in zip(jobs, results):
-            job.resolve(result)
+        if self._load_error is not None:
+            job.resolve(self._load_error)
+            return
+        assert self._prompter is not None
+        try:
+            prompt = self._prompter.prompt(job.request)
+        except ModelError as exc:
+            job.resolve(exc)
+            return
+        except Exception as exc:  # noqa: BLE001 - the template or tokenizer refused this request
+            job.resolve(FatalModelError("bad_request", f"prompt cannot be rendered: {type(exc).__name__}: {exc}"[:_MAX_MESSAGE_CHARS]))
+            return
+        request_id = f"socialbench-{next(self._request_ids)}"
+        try:
+            self._engine.add_request(request_id, prompt, self._sampling(job.request))
+        except Exception as exc:  # noqa: BLE001 - mapped: a rejected prompt fails only this request
+            job.resolve(map_error(exc))
+            return
+        running[request_id] = job
 
-    def _chat(self, requests: Sequence[Request]) -> list[Generation | ModelError]:
-        """One ``LLM.chat`` over ``requests``: a generation or ``empty_response`` each."""
-        conversations = [build_messages(r, self.images_first) for r in requests]
-        outputs = self._llm.chat(conversations, [self._sampling(r) for r in requests], use_tqdm=False)
-        self.call_sizes.append(len(requests))
-        if len(outputs) != len(requests):
-            raise RuntimeError(f"vLLM returned {len(outputs)} outputs for {len(requests)} conversations")
-        return [to_generation(o) for o in outputs]
+    def _abort_abandoned(self, running: dict[str, ThreadJob]) -> None:
+        """Abort the requests whose callers stopped waiting (their KV cache is freed)."""
+        gone = [request_id for request_id, job in running.items() if not job.live()]
+        for request_id in gone:
+            del running[request_id]
+        if gone:
+            self._abort(gone)
+
+    def _abort(self, request_ids: list[str]) -> None:
+        try:
+            self._engine.abort_request(request_ids)
+        except Exception as exc:  # noqa: BLE001 - the requests are answered already; only log
+            log.warning("%s: abort of %d request(s) failed: %s: %s", self.spec, len(request_ids), type(exc).__name__, exc)
+
+    def _step(self, running: dict[str, ThreadJob]) -> None:
+        """One engine step; answer each request it finished. A failing step fails the
+        requests it was running (they are aborted in the engine)."""
+        if not self._engine.has_unfinished_requests():  # stepping would wait for outputs that never come
+            dropped = FatalModelError("backend_error", "the engine dropped the request without an output")
+            for job in running.values():
+                job.resolve(dropped)
+            running.clear()
+            return
+        try:
+            outputs = self._engine.step()
+        except Exception as exc:  # noqa: BLE001 - mapped below
+            error = map_error(exc, engine_wide=True)
+            for job in running.values():
+                job.resolve(error)
+            self._abort(list(running))
+            running.clear()
+            return
+        for output in outputs:
+            if getattr(output, "finished", False) and output.request_id in running:
+                running.pop(output.request_id).resolve(to_generation(output))
 
     async def aclose(self) -> None:
         await self._stop_worker()
-        self._llm = None
+        self._llm = self._engine = self._prompter = None
+
+
+#: Finish reasons of a request the engine ended without an answer.
+_FAILED_FINISH = {"abort", "error"}
 
 
 def to_generation(output: Any) -> Generation | ModelError:
-    """A vLLM ``RequestOutput`` -> a :class:`Generation` with token usage (or an
-    ``empty_response`` error)."""
+    """A finished vLLM ``RequestOutput`` -> a :class:`Generation` with token usage, or the
+    error it is (``backend_error`` for an aborted or failed request, ``empty_response``)."""
     completion = output.outputs[0] if output.outputs else None
+    reason = getattr(completion, "finish_reason", None)
+    if reason in _FAILED_FINISH:
+        return FatalModelError("backend_error", f"the engine ended the request: finish_reason={reason}")
     text = completion.text if completion is not None else ""
-    if not text.strip():
-        return FatalModelError("empty_response", f"finish_reason={getattr(completion, 'finish_reason', None)}")
+    if completion is None or not text.strip():
+        return FatalModelError("empty_response", f"finish_reason={reason}")
     prompt_tokens = len(output.prompt_token_ids or ())
     return Generation(text=text, usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=len(completion.token_ids or ())))
 
 
-def map_error(exc: BaseException) -> ModelError:
-    """An exception from the engine -> the backend contract's error kinds."""
+def map_error(exc: BaseException, engine_wide: bool = False) -> ModelError:
+    """An exception from the engine -> the backend contract's error kinds. ``engine_wide``:
+    raised by ``step()`` (never one prompt's fault, so never ``bad_request``)."""
     if isinstance(exc, ModelError):
         return exc
     text = f"{type(exc).__name__}: {exc}"[:_MAX_MESSAGE_CHARS]
     if type(exc).__name__ == "OutOfMemoryError" or "out of memory" in str(exc).lower():
         return RetryableModelError("out_of_memory", text)
-    if isinstance(exc, (ValueError, TypeError, KeyError)):
+    if not engine_wide and isinstance(exc, (ValueError, TypeError, KeyError)):
         return FatalModelError("bad_request", text)
     return FatalModelError("backend_error", text)
 

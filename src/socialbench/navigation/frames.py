@@ -124,7 +124,7 @@ def odometry_from_mapping(data: Any, source: str = "<odometry>") -> Odometry:
 
 def load_odometry(path: str | Path) -> Odometry:
     """Read ``traj_data.pkl`` through the restricted unpickler (never plain pickle)."""
-    from socialbench.benchmarks.socialnav_sub.safe_pickle import load_pickle_safely
+    from socialbench.files.safe_pickle import load_pickle_safely
 
     return odometry_from_mapping(load_pickle_safely(path), str(path))
 

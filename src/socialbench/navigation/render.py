@@ -36,17 +36,15 @@ import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from socialbench.errors import DataError, UsageError
 from socialbench.navigation.frames import Scene, load_scene
+from socialbench.navigation.image_modes import IMAGE_MODES, ImageMode
 from socialbench.navigation.tracks import ARROW_POS_DIFF, PersonTrack, RobotPath
-
-ImageMode = Literal["img-with-bev", "img", "bev"]
-IMAGE_MODES: tuple[str, ...] = ("img-with-bev", "img", "bev")
 
 RGB = tuple[int, int, int]
 

@@ -5,7 +5,9 @@ initial robot frame (x forward, y left), not to OCR'd circle positions. The offi
 thresholds (reference §f) are fractions of the composite image's width and height and do
 not transfer, so each rule below states its own threshold in metres or degrees
 (:class:`RuleThresholds`). "Relative to the robot at t" means expressed in the robot's own
-frame at timestep t: its odometry position and yaw (the camera's direction).
+frame at timestep t: its odometry position and yaw (the camera's direction). The spatial,
+goal, distance and direction rules are :mod:`socialbench.navigation.relations`, shared with
+the simulator's exact answers, with this baseline's thresholds.
 
 Rules
 -----
@@ -78,20 +80,16 @@ Output                      ``_results.json``, never scored        Answers throu
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence, Union
 
 import numpy as np
 
-from socialbench.navigation.frames import Pose2D, wrap_angle, world_to_local
+from socialbench.navigation import relations
 from socialbench.navigation.tracks import PersonTrack, RobotPath, label_people
 
-RuleAnswer = Union[str, list[str]]
+RuleAnswer = str | list[str]
 
-DIRECTION_OPTIONS = ("moving ahead", "turning left", "turning right")
-SPATIAL_OPTIONS = ("ahead of", "to the left of", "to the right of", "behind")
-GOAL_OPTIONS = ("ahead", "to the left", "to the right")
-DISTANCE_OPTIONS = ("closer to", "further away from", "about the same distance to")
 YES_NO = ("yes", "no")
 ACTION_OPTIONS = ("avoiding", "overtaking", "not considering", "following", "yielding to")
 FUTURE_ACTION_OPTIONS = ("avoid", "overtake", "not consider", "follow", "yield to")
@@ -123,13 +121,6 @@ class RuleThresholds:
 
 
 # --------------------------------------------------------------------------- geometry helpers
-
-
-def relative(point: Sequence[float], robot: RobotPath, t: int) -> tuple[float, float]:
-    """``point`` (initial frame) relative to the robot at timestep ``t``: (forward, left)."""
-    x, y, yaw = robot.pose(t)
-    d = world_to_local(np.asarray(point, dtype=float), Pose2D(x, y, yaw))
-    return (float(d[0]), float(d[1]))
 
 
 def point_segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
@@ -167,50 +158,27 @@ def polyline_segment_distance(points: np.ndarray, a: np.ndarray, b: np.ndarray) 
 
 def spatial_position(dx: float, dy: float, th: RuleThresholds = RuleThresholds()) -> str:
     """Person option for a relative position (forward ``dx``, left ``dy``)."""
-    bearing = math.degrees(math.atan2(dy, dx))
-    if abs(bearing) > th.behind_angle_deg:
-        return "behind"
-    if dx > 0 and (abs(bearing) <= th.ahead_half_angle_deg or abs(dy) <= th.ahead_corridor_m):
-        return "ahead of"
-    return "to the left of" if dy > 0 else "to the right of"
+    return relations.person_sector(dx, dy, ahead_half_angle_deg=th.ahead_half_angle_deg,
+                                   ahead_lateral_m=th.ahead_corridor_m, behind_angle_deg=th.behind_angle_deg)
 
 
 def goal_position(dx: float, dy: float, th: RuleThresholds = RuleThresholds()) -> str:
     """Goal option for a relative position (no "behind": a goal behind goes to its side)."""
-    bearing = math.degrees(math.atan2(dy, dx))
-    if dx > 0 and (abs(bearing) <= th.ahead_half_angle_deg or abs(dy) <= th.ahead_corridor_m):
-        return "ahead"
-    return "to the left" if dy >= 0 else "to the right"
+    return relations.goal_sector(dx, dy, ahead_half_angle_deg=th.ahead_half_angle_deg,
+                                 ahead_lateral_m=th.ahead_corridor_m)
 
 
 def distance_change(d0: float, d1: float, th: RuleThresholds = RuleThresholds()) -> str:
-    band = max(th.distance_band_m, th.distance_band_frac * d0)
-    if abs(d1 - d0) <= band:
-        return "about the same distance to"
-    return "further away from" if d1 > d0 else "closer to"
+    """Distance option for a person first ``d0`` and last ``d1`` metres from the robot."""
+    return relations.distance_change(d0, d1, band_m=th.distance_band_m, band_frac=th.distance_band_frac)
 
 
 def robot_moving_direction(robot: RobotPath, th: RuleThresholds = RuleThresholds()) -> list[str]:
-    """Options of the multiple-select direction question, in option order."""
-    n = len(robot)
-    delta = math.degrees(wrap_angle(robot.yaw[-1] - robot.yaw[0]))
-    fx, fy = relative((robot.x[-1], robot.y[-1]), robot, 0)
-    moved = math.hypot(fx, fy) >= th.moving_min_m
-    lateral = fy if moved else 0.0
-    turn = 0
-    if abs(delta) >= th.turn_slight_deg:
-        turn = 1 if delta > 0 else -1
-    elif abs(lateral) >= th.lateral_drift_m:
-        turn = 1 if lateral > 0 else -1
-    ahead = n > 1 and fx >= th.moving_min_m and abs(delta) < th.turn_sharp_deg
-    out = []
-    if ahead or turn == 0:
-        out.append("moving ahead")
-    if turn > 0:
-        out.append("turning left")
-    elif turn < 0:
-        out.append("turning right")
-    return out
+    """Options of the multiple-select direction question, in option order (lateral drift
+    counts only when the robot moved: tracks of a standing robot drift)."""
+    return list(relations.robot_direction(robot, moving_min_m=th.moving_min_m, turn_deg=th.turn_slight_deg,
+                                          sharp_turn_deg=th.turn_sharp_deg, lateral_m=th.lateral_drift_m,
+                                          lateral_needs_motion=True))
 
 
 def _goal_point(robot: RobotPath, goal_xy: Sequence[float] | None, th: RuleThresholds) -> np.ndarray:
@@ -271,8 +239,8 @@ def person_answers(i: int, track: PersonTrack | None, robot: RobotPath, goal: np
         return out
     last_t = len(robot) - 1
     t0, t1 = min(track.first.timestep, last_t), min(track.last.timestep, last_t)
-    b = relative(track.first.xy, robot, t0)
-    e = relative(track.last.xy, robot, t1)
+    b = relations.relative(track.first.xy, robot, t0)
+    e = relations.relative(track.last.xy, robot, t1)
     path_yes = obstructs_path(track, robot, goal, th)
     end_yes = obstructs_end(track, robot, goal, th)
     out = {
@@ -306,8 +274,8 @@ def rule_based_answers(tracks: Mapping[int, PersonTrack] | Mapping[str, PersonTr
     if goal_xy is None:
         out["q_goal_position_begin"] = out["q_goal_position_end"] = "ahead"
     else:
-        out["q_goal_position_begin"] = goal_position(*relative(goal, robot_path, 0), th)
-        out["q_goal_position_end"] = goal_position(*relative(goal, robot_path, len(robot_path) - 1), th)
+        out["q_goal_position_begin"] = goal_position(*relations.relative(goal, robot_path, 0), th)
+        out["q_goal_position_end"] = goal_position(*relations.relative(goal, robot_path, len(robot_path) - 1), th)
     for i in range(1, n + 1):
         out.update(person_answers(i, people.get(i), robot_path, goal, th))
     return out

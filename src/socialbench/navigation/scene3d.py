@@ -26,16 +26,15 @@ Rendering uses Pillow only, with no randomness: the same inputs give the same pi
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 from PIL import Image, ImageDraw
 
 from socialbench.navigation.frames import Pose2D, world_to_local
 from socialbench.navigation.projection import PinholeCamera
-from socialbench.simulation.scenes import Appearance
 
 RGB = tuple[int, int, int]
 BBox = tuple[float, float, float, float]
@@ -44,6 +43,17 @@ WALL_HEIGHT = 2.6
 GOAL_POLE_HEIGHT = 1.5
 GRID_EXTENT = 10.0  # the ground grid covers a square of ± this many metres around the robot
 WALL_EXTENT = 25.0  # walls are drawn ± this many metres along x around the robot
+
+
+@dataclass(frozen=True)
+class Appearance:
+    """How a person is drawn: body height and width (metres) and clothing and skin colours."""
+
+    height: float = 1.7
+    width: float = 0.5
+    shirt: RGB = (200, 55, 50)
+    trousers: RGB = (40, 45, 70)
+    skin: RGB = (225, 180, 140)
 
 
 @dataclass(frozen=True)
@@ -401,5 +411,5 @@ def person_boxes(camera: PinholeCamera, rel: np.ndarray, heights: Sequence[float
     return out
 
 
-__all__ = ["Palette", "PALETTES", "PersonView", "Detection", "FrontViewRenderer", "scaled_camera", "person_boxes",
+__all__ = ["Appearance", "Palette", "PALETTES", "PersonView", "Detection", "FrontViewRenderer", "scaled_camera", "person_boxes",
            "WALL_HEIGHT", "GOAL_POLE_HEIGHT"]

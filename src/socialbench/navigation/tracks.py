@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from socialbench.benchmarks.socialnav_sub.files import file_kind, read_json
+from socialbench.files.safe_read import file_kind, read_json
 from socialbench.errors import DataError, Problem
 
 #: Frames per SocialNav-SUB sample.

@@ -33,7 +33,7 @@ import hashlib
 import random
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Mapping
 
 from socialbench.types import Answer, HumanVotes, Item, Question
 
@@ -79,11 +79,11 @@ class Variant:
     def backward(self) -> dict[str, str]:
         return {v: k for k, v in self.forward.items()}
 
-    def to_variant(self, answer: Any) -> Answer | None:
+    def to_variant(self, answer: object) -> Answer | None:
         """An answer to the original, expressed as the answer to the variant."""
         return map_answer(answer, self.forward, self.original, self.question)
 
-    def to_original(self, answer: Any) -> Answer | None:
+    def to_original(self, answer: object) -> Answer | None:
         """An answer to the variant, mapped back to the original question."""
         return map_answer(answer, self.backward, self.question, self.original)
 
@@ -117,7 +117,7 @@ def make_variant(question: Question, name: str, *, seed: int = 0, item_id: str =
     return Variant(name, question, new_q, forward)
 
 
-def map_answer(answer: Any, mapping: Mapping[str, str], source: Question, target: Question) -> Answer | None:
+def map_answer(answer: object, mapping: Mapping[str, str], source: Question, target: Question) -> Answer | None:
     """``answer`` (valid for ``source``) through ``mapping``, canonical for ``target``;
     ``None`` when the answer is not a valid answer to ``source``."""
     canon = source.canonical(list(answer) if isinstance(answer, tuple) else answer)
@@ -130,10 +130,11 @@ def map_answer(answer: Any, mapping: Mapping[str, str], source: Question, target
 
 def transform_votes(votes: HumanVotes, variant: Variant) -> HumanVotes:
     """The human distribution of the variant: each answer moved through ``forward``."""
-    answers = tuple(variant.to_variant(a) for a in votes.answers)
-    if any(a is None for a in answers):
+    mapped = [variant.to_variant(a) for a in votes.answers]
+    answers = tuple(a for a in mapped if a is not None)
+    if len(answers) != len(mapped):
         raise ValueError(f"{variant.original.key}: a human answer is not an option of the question")
-    return HumanVotes(answers=answers, probabilities=votes.probabilities, n=votes.n)  # type: ignore[arg-type]
+    return HumanVotes(answers=answers, probabilities=votes.probabilities, n=votes.n)
 
 
 def with_variants(item: Item, name: str, seed: int = 0) -> Item:

@@ -35,7 +35,9 @@ __all__ = ["ParseResult", "parse_answer", "find_json_object", "normalise"]
 
 @dataclass(frozen=True)
 class ParseResult:
-    value: Any  # option string, list of options (multi), or None when invalid
+    """What a reply says: the answer it names and the rung of the ladder that found it."""
+
+    value: str | list[str] | None  # option string, list of options (multi), or None when invalid
     method: str | None  # "json" | "strict" | "lenient" | None
 
 
@@ -96,7 +98,7 @@ def _match_option(value: str, options: Sequence[str]) -> str | None:
     return None
 
 
-def _coerce(value: Any, options: Sequence[str], multi: bool) -> Any:
+def _coerce(value: object, options: Sequence[str], multi: bool) -> str | list[str] | None:
     """Map a decoded answer value onto the options, or None if it does not fit."""
     if multi:
         items = [value] if isinstance(value, str) else value
@@ -170,7 +172,7 @@ def parse_answer(text: str | None, options: Sequence[str], multi: bool = False) 
     m = _STRICT.search(text)
     if m:
         field = m.group(1).strip()
-        decoded: Any = None
+        decoded: object = None
         if field.startswith("["):
             try:
                 decoded = json.loads(field[: field.index("]") + 1]) if "]" in field else None

@@ -30,8 +30,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from socialbench.errors import DataError, UsageError
-from socialbench.metrics.agreement import ItemScore, ScoringEntry, cwpa_paper, entry_scores, pa_paper
-from socialbench.metrics.failures import entry_answer
+from socialbench.metrics.agreement import ItemScore, ScoringEntry
+from socialbench.metrics.protocols import OFFICIAL, ProtocolArg, ScoringProtocol, as_protocol, protocol_named
+from socialbench.metrics.results import JsonResult
 from socialbench.types import Answer, Item, SampleRecord
 
 SOCIALNAV_NAMES = ("socialnav-sub", "socialnav-sim")
@@ -45,10 +46,6 @@ KNOWN_NAMES = {
     "human:average": "Sampled Human (own vote counted)",
     "mock:first-option": "Mock (first option)",
 }
-
-#: Defaults of the benchmark options recorded in run.json ``options`` (``EvalOptions.extra``);
-#: an option equal to its default is not a distinguishing setting.
-OPTION_DEFAULTS: dict[str, Any] = {"rag_backend": "bm25", "rag_k": 2}
 
 #: Model-spec prefixes of reference rows (tables put them under "Baseline", not "VLM").
 BASELINE_PREFIXES = ("baseline:", "human:", "mock:", "replay:human")
@@ -105,6 +102,25 @@ class RunDir:
     def protocol(self) -> str:
         return str(self.metrics.get("protocol") or self.run.get("protocol") or "paper")
 
+    def result(self) -> JsonResult:
+        """``metrics.json`` read into its benchmark's typed result (``result_type``; a
+        :class:`~socialbench.metrics.results.PlainResult` for a benchmark without its own).
+        Raises :class:`DataError` naming the field that does not fit."""
+        from socialbench.benchmarks.base import get_benchmark
+
+        bench, _ = get_benchmark(self.benchmark)
+        where = self.path / "metrics.json"
+        try:
+            return bench.result_type.from_json(self.metrics, "metrics.json")
+        except ValueError as exc:
+            raise DataError.single(where, "", str(exc), "re-score the run with `socialbench score`") from None
+
+    @property
+    def scoring_protocol(self) -> ScoringProtocol:
+        """The protocol the run was scored with, as the object (an unknown name is a
+        :class:`~socialbench.metrics.protocols.UnknownProtocolError`)."""
+        return protocol_named(self.protocol)
+
     @property
     def is_baseline(self) -> bool:
         return self.model.startswith(BASELINE_PREFIXES)
@@ -120,48 +136,48 @@ class RunDir:
     def strategy(self) -> str:
         return str(self.run.get("strategy") or "standard")
 
+    def options_type(self) -> Any:
+        """The options dataclass of the run's benchmark (None for a benchmark not registered
+        here)."""
+        from socialbench.benchmarks.base import benchmark_entry
+
+        try:
+            return benchmark_entry(self.benchmark).options if self.benchmark else None
+        except UsageError:
+            return None
+
+    def _settings(self) -> list[tuple[Any, Any]]:
+        """(option field, value) of each benchmark option that sets this run apart: recorded
+        in run.json, not at its default, and in effect."""
+        from socialbench.benchmarks.options import distinguishing, recorded_options
+
+        cls = self.options_type()
+        return [] if cls is None else distinguishing(cls, recorded_options(cls, self.run))
+
     def options(self) -> dict[str, Any]:
-        """Non-default benchmark options of run.json ``options``, sorted by name. RAG
-        settings (``rag_*``) count only for ``--strategy rag`` runs (they do nothing else)."""
-        opts = self.run.get("options")
-        if not isinstance(opts, Mapping):
-            return {}
-        out: dict[str, Any] = {}
-        for name in sorted(opts, key=str):
-            value = opts[name]
-            if value is None or (name in OPTION_DEFAULTS and str(value) == str(OPTION_DEFAULTS[name])):
-                continue
-            if str(name).startswith("rag_") and self.strategy != "rag":
-                continue
-            out[str(name)] = value
-        return out
+        """Non-default benchmark options of run.json ``options`` (details such as the RAG
+        backend), sorted by name; an option that matters only under another option's value
+        counts only then. For a benchmark not registered here: every recorded one."""
+        if self.options_type() is None:
+            opts = self.run.get("options")
+            opts = opts if isinstance(opts, Mapping) else {}
+            return {str(k): opts[k] for k in sorted(opts, key=str) if opts[k] is not None}
+        return {f.name: value for f, value in sorted(self._settings(), key=lambda fv: fv[0].name) if f.info.detail}
 
     def options_key(self, *, rag: bool = True) -> tuple[tuple[str, str], ...]:
-        """The non-default options as a hashable key (without ``rag_*`` ones unless ``rag``),
-        for pairing runs that must share every other setting."""
-        return tuple((k, str(v)) for k, v in self.options().items() if rag or not k.startswith("rag_"))
+        """The non-default options as a hashable key, for pairing runs that must share every
+        other setting; without ``rag``, leaving out the options that matter only under another
+        option's value (RobotEQ's retrieval settings, under ``--strategy rag``)."""
+        keep = {f.name for f, _ in self._settings() if rag or f.info.when is None}
+        return tuple((k, str(v)) for k, v in self.options().items() if k in keep or self.options_type() is None)
 
     def variant(self) -> str:
         """Non-default settings, e.g. ``cot, img``, ``rag, dense, k=4`` or ``rag, blur1``
-        ('' for defaults)."""
-        parts = []
-        method = self.run.get("method")
-        if method and method != "independent" and self.benchmark in SOCIALNAV_NAMES:
-            parts.append(str(method))
-        images = self.run.get("images")
-        if images and images != "img-with-bev" and self.benchmark in SOCIALNAV_NAMES:
-            parts.append(str(images))
-        if self.strategy != "standard":
-            parts.append(self.strategy)
-        for name, value in self.options().items():
-            if name == "rag_backend":
-                parts.append(str(value))
-            elif name == "rag_k":
-                parts.append(f"k={value}")
-            else:
-                parts.append(f"{name}={value}")
-        if self.run.get("per_behavior"):
-            parts.append("per-behavior")
+        ('' for defaults): the benchmark's options in its order, then the perturbation."""
+        if self.options_type() is None:
+            parts = [f"{k}={v}" for k, v in self.options().items()]
+        else:
+            parts = [f.info.label.format(value=value, name=f.name) for f, value in self._settings()]
         pert = self.perturbation
         if pert:
             parts.append(f"{pert[0]}{pert[1]:g}")
@@ -171,7 +187,7 @@ class RunDir:
         """The records of ``samples.jsonl`` (latest per question), else of the predictions
         that ``socialbench score`` recorded in ``metrics.json``; [] when there are none."""
         if self._samples is None:
-            from socialbench.runner.store import read_samples
+            from socialbench.records import read_samples
 
             latest: dict[tuple[str, str], SampleRecord] = {}
             own = self.path / "samples.jsonl"
@@ -230,7 +246,7 @@ def load_official_run(path: Path, data: Path | None) -> RunDir:
     bench, _ = get_benchmark("socialnav-sub")
     records = read_official_experiment(path)
     dataset = bench.load(Path(data), require_images=False, limit=None)
-    metrics = dict(bench.score(dataset, records, "official"))
+    metrics = bench.score(dataset, records, OFFICIAL).to_json()
     metrics["source"] = {"predictions": str(path), "data": str(data)}
     run = {"benchmark": "socialnav-sub", "model": f"official:{path.name}", "data": str(data),
            "protocol": "official"}
@@ -386,15 +402,10 @@ class UnitScores:
         return [k[0] for k in self.keys]
 
 
-def model_item_score(entry: ScoringEntry, protocol: str) -> ItemScore | None:
+def model_item_score(entry: ScoringEntry, protocol: ProtocolArg) -> ItemScore | None:
     """PA / CWPA of the model on one entry (``None`` when undefined: official protocol
     with fewer than 2 human answers)."""
-    if protocol == "paper":
-        a = None if entry.error is not None else entry.question.canonical(entry.parsed)
-        return ItemScore(pa_paper(entry.votes, a), cwpa_paper(entry.votes, a))
-    if entry.votes.n <= 1:
-        return None
-    return entry_scores(entry, protocol)["model"]  # type: ignore[arg-type]
+    return as_protocol(protocol).model_score(entry)
 
 
 def gold_answer(item: Item, key: str) -> Answer | None:
@@ -415,7 +426,7 @@ def gold_answer(item: Item, key: str) -> Answer | None:
 
 def unit_scores(
     entries: Sequence[ScoringEntry],
-    protocol: str,
+    protocol: ProtocolArg,
     *,
     skip_single: bool = True,
     golds: Mapping[tuple[str, str], Answer | None] | None = None,
@@ -427,13 +438,14 @@ def unit_scores(
     protocol). With ``skip_single`` (SocialNav-SUB) items with n <= 1 human answers are
     skipped, as in its scores.
     """
+    proto = as_protocol(protocol)
     kept = [e for e in entries if e.votes.n > 1 or not skip_single]
     keys, pa, cw, correct, failed, invalid = [], [], [], [], [], []
     for e in kept:
-        s = model_item_score(e, protocol)
+        s = proto.model_score(e)
         if s is None:
             continue
-        a = entry_answer(e, protocol)  # type: ignore[arg-type]
+        a = proto.valid_answer(e)
         p = e.votes.probability(a) if a is not None else 0.0
         gold = (golds or {}).get((e.item_id, e.question.key))
         keys.append((e.item_id, e.question.key))

@@ -174,7 +174,7 @@ def _sn(m: Mapping[str, Any], row: str, group: str, metric: str) -> tuple[float,
 
 
 def _drops(runs: Sequence[RunDir]) -> tuple[list[str], dict[str, list[float]], str] | None:
-    from socialbench.report.tables import robustness_table
+    from socialbench.report.robustness_table import robustness_table
 
     t = robustness_table(runs)
     if t is None:
@@ -192,7 +192,7 @@ def _drops(runs: Sequence[RunDir]) -> tuple[list[str], dict[str, list[float]], s
 def socialnav_figures(runs: Sequence[RunDir], out: Path) -> list[Path]:
     """Radar (per question type, with the human rows), category bars, per-question error
     bars, the human-vs-model agreement scatter and, when perturbed runs exist, the drops."""
-    from socialbench.report.tables import QUESTION_TABLE, SN_GROUP_TITLES, SN_GROUPS
+    from socialbench.report.socialnav_tables import QUESTION_TABLE, SN_GROUP_TITLES, SN_GROUPS
 
     ref = runs[0].metrics
     present = set(((ref.get("scores") or {}).get("human:oracle") or {}).keys())
@@ -261,7 +261,7 @@ def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[s
             series2 = {r.label: [(val((r.metrics.get("by_category") or {}).get(c), "macro_f1"),
                                   se((r.metrics.get("by_category") or {}).get(c), "macro_f1")) for c in cats] for r in mine}
             files += category_bars(cats, series2, "macro-F1", f"Macro-F1 per scenario category ({what}, ± SE)", out / stem)
-    from socialbench.report.tables import ABLATION_STRATEGIES, ablation_groups
+    from socialbench.report.roboteq_tables import ABLATION_STRATEGIES, ablation_groups
 
     for bench, stem in (("roboteq-bj", "ablation_bars"), ("roboteq-sg", "ablation_bars_sg")):
         groups = ablation_groups([r for r in runs if r.benchmark == bench])

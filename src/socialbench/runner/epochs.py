@@ -20,13 +20,30 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Generic, Mapping, Protocol, Sequence, TypeVar
 
-from socialbench.atomic_write import write_bytes_atomic
+from socialbench.files.atomic_write import write_bytes_atomic
 
 __all__ = ["EpochsResult", "combine_metrics", "run_epochs", "epoch_dir"]
 
 _STATUS_ORDER = ("complete", "finished_with_errors", "interrupted", "failed", "running")
+
+
+class EpochRun(Protocol):
+    """What :func:`run_epochs` reads of one epoch's result (a
+    :class:`~socialbench.runner.run.RunResult`)."""
+
+    @property
+    def metrics(self) -> Mapping[str, Any]: ...  # the epoch's metrics.json (JSON)
+
+    @property
+    def complete(self) -> bool: ...
+
+    @property
+    def interrupted(self) -> bool: ...
+
+
+R = TypeVar("R", bound=EpochRun)
 
 
 def epoch_dir(out: Path, epoch: int) -> Path:
@@ -34,7 +51,7 @@ def epoch_dir(out: Path, epoch: int) -> Path:
     return out / f"epoch-{epoch}"
 
 
-def _is_num(v: Any) -> bool:
+def _is_num(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
@@ -71,21 +88,23 @@ def combine_metrics(trees: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class EpochsResult:
+class EpochsResult(Generic[R]):
+    """The combined run folder ``out``, its combined metrics (JSON) and each epoch's result."""
+
     out: Path
     metrics: dict[str, Any]
-    results: tuple[Any, ...]  # each epoch's RunResult
+    results: tuple[R, ...]
 
     @property
     def interrupted(self) -> bool:
         return any(r.interrupted for r in self.results)
 
 
-def _write_json(path: Path, data: Any) -> None:
+def _write_json(path: Path, data: object) -> None:
     write_bytes_atomic(path, (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode("utf-8"))
 
 
-def run_epochs(out: Path, epochs: int, seed: int, run_one: Callable[[int, int, Path], Any]) -> EpochsResult:
+def run_epochs(out: Path, epochs: int, seed: int, run_one: Callable[[int, int, Path], R]) -> EpochsResult[R]:
     """Run ``run_one(epoch, seed + epoch - 1, epoch_dir)`` for epochs 1..``epochs`` (stopping
     after an interrupted one), then write the combined ``metrics.json`` and ``run.json`` into
     ``out``. ``run_one`` returns a :class:`~socialbench.runner.run.RunResult`."""
@@ -97,7 +116,7 @@ def run_epochs(out: Path, epochs: int, seed: int, run_one: Callable[[int, int, P
         raise UsageError(f"{out} holds a single run (samples.jsonl); --epochs needs a folder of its own: "
                          "choose a new --out folder")
     out.mkdir(parents=True, exist_ok=True)
-    results = []
+    results: list[R] = []
     for e in range(1, epochs + 1):
         res = run_one(e, seed + e - 1, epoch_dir(out, e))
         results.append(res)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from types import TracebackType
 
 from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TaskProgressColumn,
     TextColumn,
     TimeElapsedColumn,
@@ -22,7 +23,7 @@ class RunProgress:
     def __init__(self, total: int, done: int = 0, *, enabled: bool = True, label: str = "eval"):
         self.enabled = enabled
         self._progress: Progress | None = None
-        self._task: Any = None
+        self._task: TaskID | None = None
         self.total = total
         self.done = done
         self.label = label
@@ -47,20 +48,22 @@ class RunProgress:
             self._task = self._progress.add_task(self.label, total=self.total, completed=self.done, rate="", stats="")
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if self._progress is not None:
-            self._progress.__exit__(*exc)  # type: ignore[arg-type]
+            self._progress.__exit__(exc_type, exc, tb)
             self._progress = None
 
     def advance(self, n: int = 1) -> None:
         self.done += n
-        if self._progress is not None:
+        if self._progress is not None and self._task is not None:
             task = self._progress.tasks[0]
             speed = task.speed
             self._progress.update(self._task, advance=n, rate=f"{speed:.1f} q/s" if speed else "")
 
     def update_stats(self, stats: EngineStats) -> None:
-        if self._progress is not None:
+        if self._progress is not None and self._task is not None:
             self._progress.update(
                 self._task,
                 stats=f"retries {stats.retries} · errors {stats.errors} · cache {stats.cache_hits}",

@@ -11,7 +11,6 @@ import asyncio
 import datetime as _dt
 from concurrent.futures import ThreadPoolExecutor
 import logging
-import hashlib
 import os
 import platform
 import signal
@@ -22,10 +21,11 @@ from collections import Counter
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from socialbench import __version__
-from socialbench.benchmarks.base import Benchmark, EvalOptions, SolveContext
+from socialbench.benchmarks.base import Benchmark
+from socialbench.benchmarks.options import EvalOptions, options_record, recorded_options
 from socialbench.errors import StorageError, UsageError
 from socialbench.messages import say
 from socialbench.models.base import Model
@@ -35,9 +35,15 @@ from socialbench.runner.engine import Engine, EngineStats, RetryPolicy
 from socialbench.runner.interrupts import CtrlC
 from socialbench.runner.progress import RunProgress
 from socialbench.runner.store import RunStore
-from socialbench.types import SampleRecord
+from socialbench.solving.context import SolveContext
+from socialbench.types import EncodedImage, SampleRecord
 from socialbench.vision.images import ImageEncoder, ImagePolicy
-from socialbench.vision.prepare import ImagePreparer, PerturbSpec
+from socialbench.vision.prepare import ImageJob, ImagePreparer, PerturbSpec, run_job
+
+if TYPE_CHECKING:
+    from socialbench.vision.perturb import Perturbation
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +53,11 @@ DATA_ERROR_KINDS = frozenset({"item_error", "missing_input"})
 #: Counters of run.json that add up every session's engine statistics.
 SESSION_TOTALS = ("requests", "cache_hits", "retries", "prompt_tokens", "completion_tokens")
 
-#: Fields of run.json that must match for a run directory to be resumed.
+#: Fields of run.json that must match for a run directory to be resumed, besides the
+#: benchmark's own options (each compared with its default when an older run.json lacks it).
 IDENTITY_FIELDS = (
-    "benchmark", "dataset_fingerprint", "model", "model_identity", "model_options", "method",
-    "strategy", "per_behavior", "options", "images", "perturb", "seed", "image_policy", "generation",
+    "benchmark", "dataset_fingerprint", "model", "model_identity", "model_options", "perturb", "seed",
+    "image_policy", "generation",
 )
 
 
@@ -101,7 +108,8 @@ def _git_commit() -> str | None:
         return None
 
 
-def _perturbation(options: EvalOptions):
+def _perturbation(options: EvalOptions) -> Perturbation | None:
+    """The run's perturbation of inputs (images; metamorphic ones also of answers), or None."""
     if not options.perturb:
         return None
     from socialbench.vision.perturb import make_perturbation
@@ -136,7 +144,7 @@ def _now() -> str:
 
 def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
     """Run (or resume) an evaluation. Interrupt with Ctrl-C: answered questions are kept."""
-    benchmark.check_options(req.options)
+    options = benchmark.check_options(req.options)
     _check_metamorphic(benchmark, req.options)
     # Image workers start first: they import the renderer while the data loads.
     images = ImagePreparer(req.image_workers, req.render_cache,
@@ -145,11 +153,11 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
         images.warm()
     try:
         dataset = benchmark.load(req.data, require_images=model.needs_prompt, limit=req.options.limit)
-        generation = benchmark.generation_config(req.options)
+        generation = benchmark.generation_config(options, req.options.seed)
         store = RunStore(req.out)
         store.lock()
         try:
-            return _run_locked(req, benchmark, model, dataset, generation, store, images)
+            return _run_locked(req, benchmark, options, model, dataset, generation, store, images)
         finally:
             store.close()
             store.unlock()
@@ -158,19 +166,25 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
             images.shutdown()
 
 
-def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: Any, generation: Any, store: RunStore,
-                images: ImagePreparer | None = None) -> RunResult:
+def _clashes(previous: dict[str, Any], identity: dict[str, Any], options: Any) -> list[str]:
+    """The fields in which a previous run.json differs from this run's identity: the
+    :data:`IDENTITY_FIELDS` and each of the benchmark's options."""
+    clash = [f for f in IDENTITY_FIELDS if previous.get(f) != identity[f]]
+    before = recorded_options(type(options), previous)
+    return clash + [name for name, value in before.items() if getattr(options, name) != value]
+
+
+def _run_locked(req: RunRequest, benchmark: Benchmark, options: Any, model: Model, dataset: Any, generation: Any,
+                store: RunStore, images: ImagePreparer | None = None) -> RunResult:
+    own, details = options_record(options)  # the benchmark's options: run.json's top level and "options"
     identity = {
         "benchmark": req.benchmark_name,
         "dataset_fingerprint": benchmark.fingerprint(req.data),
         "model": model.spec,
         "model_identity": model.identity(),
         "model_options": redact(dict(req.model_options)),
-        "method": req.options.method,
-        "strategy": req.options.strategy,
-        "per_behavior": req.options.per_behavior,
-        "options": {k: req.options.extra[k] for k in sorted(req.options.extra)},
-        "images": req.options.images,
+        **own,
+        "options": details,
         "perturb": None if req.options.perturb is None else {"name": req.options.perturb, "strength": req.options.perturb_strength},
         "seed": req.options.seed,
         "image_policy": req.image_policy.describe(),
@@ -185,7 +199,7 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
         raise UsageError(f"{req.out} holds runs made with --epochs (in {req.out}/epoch-E); "
                          "run the same --epochs command to resume them, or choose a new --out folder")
     if previous is not None:
-        clash = [f for f in IDENTITY_FIELDS if previous.get(f) != identity[f]]
+        clash = _clashes(previous, identity, options)
         if clash:
             raise UsageError(
                 f"{req.out} holds a different run ({', '.join(clash)} differ); "
@@ -200,6 +214,7 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
     already = sum(1 for k, r in done.items() if k in wanted and r.error is None)
     record: dict[str, Any] = {
         **identity,
+        "variant": options.variant(req.options.perturbation),
         "data": str(req.data),
         "protocol": req.options.protocol,
         "limit": req.options.limit,
@@ -244,7 +259,7 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
     with ctrl_c:
         try:
             store.write_run(record)
-            return _run_session(req, benchmark, model, dataset, generation, store, record, session, cache,
+            return _run_session(req, benchmark, options, model, dataset, generation, store, record, session, cache,
                                 progress, stats_holder, t0, ctrl_c, order, wanted, total, done, images=images)
         except StorageError as exc:
             record["error"] = str(exc)
@@ -258,7 +273,8 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, model: Model, dataset: An
                 cache.close()
 
 
-def _run_session(req: RunRequest, benchmark: Benchmark, model: Model, dataset: Any, generation: Any, store: RunStore,
+def _run_session(req: RunRequest, benchmark: Benchmark, options: Any, model: Model, dataset: Any, generation: Any,
+                 store: RunStore,
                  record: dict[str, Any], session: int, cache: ResponseCache | None, progress: RunProgress,
                  stats_holder: dict[str, EngineStats], t0: float, ctrl_c: CtrlC, order: list[tuple[str, str]],
                  wanted: set[tuple[str, str]], total: int, done: dict[tuple[str, str], SampleRecord],
@@ -275,12 +291,9 @@ def _run_session(req: RunRequest, benchmark: Benchmark, model: Model, dataset: A
         )
         stats_holder["s"] = engine.stats
         encoder = ImageEncoder(req.image_policy, transform=_perturbation(req.options)) if model.needs_prompt else None
-        ctx = SolveContext(
-            model=model, engine=engine, store=store, done=done, encoder=encoder,
-            generation=generation, options=req.options, advance=progress.advance,
-            executor=preparer, preparer=images,
-            perturb=_image_perturbation(req.options),
-        )
+        ctx = _solve_context(engine, store, done, progress, preparer, images, options=options, generation=generation,
+                             needs_prompt=model.needs_prompt, encoder=encoder,
+                             perturb=_image_perturbation(req.options), seed=req.options.seed)
         keys_of: dict[str, list[str]] = {}
         for item_id, key in order:
             keys_of.setdefault(item_id, []).append(key)
@@ -316,7 +329,7 @@ def _run_session(req: RunRequest, benchmark: Benchmark, model: Model, dataset: A
             preparer.shutdown(wait=True)  # no worker left for the interpreter to join at exit
     wall = time.perf_counter() - t0
     records = [r for r in store.compact(order) if (r.item_id, r.question_key) in wanted]
-    metrics = benchmark.score(dataset, records, req.options.protocol)
+    metrics = benchmark.score(dataset, records, req.options.protocol).to_json()
     answered = {(r.item_id, r.question_key) for r in records if r.error is None}
     errors = sum(1 for r in records if r.error is not None)
     complete = len(answered) == total
@@ -337,6 +350,33 @@ def _run_session(req: RunRequest, benchmark: Benchmark, model: Model, dataset: A
     return RunResult(req.out, metrics, stats.as_dict(), complete, interrupted)
 
 
+def _solve_context(engine: Engine, store: RunStore, done: dict[tuple[str, str], SampleRecord], progress: RunProgress,
+                   executor: ThreadPoolExecutor, images: ImagePreparer | None, **run: Any) -> SolveContext[Any]:
+    """The solvers' view of this run: send through ``engine``; record into ``store`` (and
+    ``done``, counting progress); prepare CPU-bound work in ``executor`` and images in the
+    image workers (or in ``executor`` when there are none)."""
+
+    def record(rec: SampleRecord) -> None:
+        store.append(rec)
+        done[(rec.item_id, rec.question_key)] = rec
+        progress.advance(1)
+
+    def finished(item_id: str, key: str) -> SampleRecord | None:
+        rec = done.get((item_id, key))
+        return rec if rec is not None and rec.error is None else None  # errors are asked again
+
+    async def prepare(fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+
+    async def prepare_images(job: ImageJob) -> tuple[EncodedImage, ...]:
+        if images is not None:
+            return await images.prepare(job)
+        return await prepare(run_job, job)
+
+    return SolveContext(generate=engine.run, record=record, finished=finished, prepare=prepare,
+                        prepare_images=prepare_images, **run)
+
+
 def _add_up_sessions(record: dict[str, Any], store: RunStore) -> None:
     """Fill each session's request and retry counts from requests.log (counted as sent, so
     true for sessions that were killed) and the run's totals over all sessions."""
@@ -355,13 +395,3 @@ def _close_session(record: dict[str, Any], store: RunStore, status: str, stats: 
     _add_up_sessions(record, store)
     record.update({"status": status, "ended": _now()})
     store.write_run(record)
-
-
-def fingerprint_files(paths: list[Path], root: Path) -> str:
-    """SHA-256 over (relative path, bytes) of label files, in sorted order."""
-    h = hashlib.sha256()
-    for p in sorted(paths):
-        h.update(str(p.relative_to(root)).encode() + b"\0")
-        h.update(p.read_bytes())
-        h.update(b"\0")
-    return h.hexdigest()

@@ -3,7 +3,9 @@
 A simulator has no human panel, so its labels are *definitions*: each question below is
 answered by a written geometric rule on the true positions (not the noisy tracks). All
 quantities are in the initial robot frame (x forward, y left, metres), sampled at the 10
-frames (4 Hz). Thresholds live in :class:`AnswerThresholds`.
+frames (4 Hz). Thresholds live in :class:`AnswerThresholds`. The spatial, goal, distance and
+direction rules are :mod:`socialbench.navigation.relations`, shared with the rule-based
+baseline (which passes its own thresholds).
 
 Notation
 --------
@@ -111,16 +113,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Mapping, Sequence
 
 import numpy as np
 
-from socialbench.navigation.frames import Pose2D, wrap_angle, world_to_local
+from socialbench.navigation import relations
+from socialbench.navigation.relations import relative
 from socialbench.navigation.tracks import FRAME_DT, RobotPath
 from socialbench.types import Answer, Question
-
-DIRECTION_OPTIONS = ("moving ahead", "turning left", "turning right")
 
 
 @dataclass(frozen=True)
@@ -198,12 +199,6 @@ def _velocities(xy: np.ndarray) -> np.ndarray:
     return np.gradient(xy, FRAME_DT, axis=0)
 
 
-def relative(point: Sequence[float], robot: RobotPath, t: int) -> tuple[float, float]:
-    """``point`` relative to the robot at timestep ``t``: (forward, left)."""
-    d = world_to_local(np.asarray(point, dtype=float), Pose2D(*robot.pose(t)))
-    return (float(d[0]), float(d[1]))
-
-
 def angle_between(a: Sequence[float], b: Sequence[float]) -> float:
     """Unsigned angle between two vectors in degrees (0 if either is zero)."""
     na, nb = math.hypot(a[0], a[1]), math.hypot(b[0], b[1])
@@ -238,48 +233,29 @@ def in_corridor(point: Sequence[float], start: Sequence[float], goal: Sequence[f
 # --------------------------------------------------------------------------- spatial
 
 
-def spatial_position(f: float, l: float, th: AnswerThresholds = AnswerThresholds()) -> str:
-    """Person sector for a position (forward ``f``, left ``l``) relative to the robot."""
-    beta = math.degrees(math.atan2(l, f))
-    if abs(beta) > th.behind_angle_deg:
-        return "behind"
-    if f > 0 and (abs(beta) <= th.ahead_half_angle_deg or abs(l) <= th.ahead_lateral_m):
-        return "ahead of"
-    return "to the left of" if l > 0 else "to the right of"
+def spatial_position(forward: float, left: float, th: AnswerThresholds = AnswerThresholds()) -> str:
+    """Person sector for a position (``forward``, ``left``) relative to the robot."""
+    return relations.person_sector(forward, left, ahead_half_angle_deg=th.ahead_half_angle_deg,
+                                   ahead_lateral_m=th.ahead_lateral_m, behind_angle_deg=th.behind_angle_deg)
 
 
-def goal_position(f: float, l: float, th: AnswerThresholds = AnswerThresholds()) -> str:
-    """Goal sector (no "behind": a goal behind counts to its side)."""
-    beta = math.degrees(math.atan2(l, f))
-    if f > 0 and (abs(beta) <= th.goal_ahead_half_angle_deg or abs(l) <= th.ahead_lateral_m):
-        return "ahead"
-    return "to the left" if l >= 0 else "to the right"
+def goal_position(forward: float, left: float, th: AnswerThresholds = AnswerThresholds()) -> str:
+    """Goal sector (no "behind": a goal behind counts to its side); the goal's own half angle."""
+    return relations.goal_sector(forward, left, ahead_half_angle_deg=th.goal_ahead_half_angle_deg,
+                                 ahead_lateral_m=th.ahead_lateral_m)
 
 
 def distance_change(d_begin: float, d_end: float, th: AnswerThresholds = AnswerThresholds()) -> str:
-    band = max(th.distance_band_m, th.distance_band_frac * d_begin)
-    if d_end < d_begin - band:
-        return "closer to"
-    if d_end > d_begin + band:
-        return "further away from"
-    return "about the same distance to"
+    """Distance option for a person ``d_begin`` / ``d_end`` metres from the robot at b / e."""
+    return relations.distance_change(d_begin, d_end, band_m=th.distance_band_m, band_frac=th.distance_band_frac)
 
 
 def robot_moving_direction(robot: RobotPath, th: AnswerThresholds = AnswerThresholds()) -> tuple[str, ...]:
-    """Selected options of the multiple-select direction question, in option order."""
-    last = len(robot) - 1
-    dpsi = math.degrees(wrap_angle(robot.yaw[last] - robot.yaw[0]))
-    fwd, lat = relative((robot.x[last], robot.y[last]), robot, 0)
-    chosen = set()
-    if fwd >= th.moving_min_m and abs(dpsi) < th.sharp_turn_deg:
-        chosen.add("moving ahead")
-    if dpsi >= th.turn_deg or (abs(dpsi) < th.turn_deg and lat >= th.lateral_turn_m):
-        chosen.add("turning left")
-    elif dpsi <= -th.turn_deg or (abs(dpsi) < th.turn_deg and lat <= -th.lateral_turn_m):
-        chosen.add("turning right")
-    if not chosen:
-        chosen.add("moving ahead")
-    return tuple(o for o in DIRECTION_OPTIONS if o in chosen)
+    """Selected options of the multiple-select direction question, in option order (the
+    true path has no drift, so lateral motion counts whether or not the robot moved)."""
+    return relations.robot_direction(robot, moving_min_m=th.moving_min_m, turn_deg=th.turn_deg,
+                                     sharp_turn_deg=th.sharp_turn_deg, lateral_m=th.lateral_turn_m,
+                                     lateral_needs_motion=False)
 
 
 def obstructs_path(person: PersonTruth, robot: RobotPath, goal: Sequence[float],
@@ -551,7 +527,7 @@ def vote_distribution(question: Question, votes: Sequence[Answer]) -> tuple[list
 
 
 __all__ = [
-    "AnswerThresholds", "PersonTruth", "SceneTruth", "DIRECTION_OPTIONS", "relative", "angle_between",
+    "AnswerThresholds", "PersonTruth", "SceneTruth", "angle_between",
     "closest_approach", "in_corridor", "spatial_position", "goal_position", "distance_change",
     "robot_moving_direction", "obstructs_path", "obstructs_end", "robot_action", "person_action",
     "future_answers", "person_answers", "answer_scene", "jitter_thresholds", "perturb_truth",

@@ -23,18 +23,13 @@ _LOCAL_MODELS = ("baseline:", "human:", "mock:", "replay:")
 
 
 def estimate_requests(benchmark: Any, dataset: Any, values: dict[str, Any]) -> tuple[int, int]:
-    """(questions, model requests) of one cell from its dataset: SocialNav-SUB asks every
-    question except, under ``cot-gt``, the non-social ones; ``roboteq-bj`` asks once per scene
-    (once per behavior with ``per_behavior``). Cached answers cost nothing; retries add."""
-    order = benchmark.question_order(dataset)
-    questions = len(order)
-    name = values["benchmark"]
-    if name.startswith("socialnav") and values["method"] == "cot-gt":
-        social = {(i.item_id, q.key) for i in dataset.items for q in i.questions if q.category == "Social reasoning"}
-        return questions, sum(1 for k in order if k in social)
-    if name == "roboteq-bj" and not values["per_behavior"] and not values["model"].startswith(_LOCAL_MODELS):
-        return questions, len({item_id for item_id, _ in order})
-    return questions, questions
+    """(questions, model requests) of one cell from its dataset, as the benchmark counts its
+    requests for the cell's options. Cached answers cost nothing; retries add."""
+    from socialbench.cli import eval_options
+
+    options = benchmark.check_options(eval_options(values))
+    reads_prompt = not values["model"].startswith(_LOCAL_MODELS)
+    return len(benchmark.question_order(dataset)), benchmark.estimate_requests(dataset, options, model_reads_prompt=reads_prompt)
 
 
 def dry_run_table(cells: Sequence[Cell]) -> Table:

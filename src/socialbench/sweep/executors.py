@@ -73,9 +73,10 @@ def run_ray(cells: Sequence[Cell], *, address: str | None = None,
                  for n, k, need in (("num_gpus", "GPU", cell.model.num_gpus), ("num_cpus", "CPU", cell.model.num_cpus))
                  if need > have.get(k, 0)]
         if short:  # Ray would wait forever for a node that is not there
-            outcomes[i] = CellOutcome(str(cell.run_dir), "failed", message=f"no node can run it: {', '.join(short)}")
+            refused = CellOutcome(str(cell.run_dir), "failed", message=f"no node can run it: {', '.join(short)}")
+            outcomes[i] = refused
             if on_done is not None:
-                on_done(cell, outcomes[i])
+                on_done(cell, refused)
             continue
         ref = task.options(num_cpus=cell.model.num_cpus, num_gpus=cell.model.num_gpus,
                            name=f"socialbench-sweep:{cell.name}").remote(cell.values)

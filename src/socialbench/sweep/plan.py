@@ -24,7 +24,6 @@ for it, once. Relative ``data`` paths are read from the plan file's folder.
 from __future__ import annotations
 
 import itertools
-import re
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,8 +42,8 @@ _NOT_AXES = {
     "model_opt": "give `model_opt: {KEY: VALUE}` in that model's entry under `models:`",
     "progress": "use the sweep's --progress/--no-progress",
 }
-#: eval options that the run directory's variant name already encodes.
-_IN_VARIANT = {"method", "images", "strategy", "per_behavior", "perturb", "perturb_strength", "context"}
+#: eval options of every run that the run directory's variant name already encodes.
+_IN_VARIANT = {"perturb", "perturb_strength"}
 _PLAN_KEYS = {"models", "benchmarks", "axes", "options"}
 _MODEL_KEYS = {"spec", "num_gpus", "num_cpus", "concurrency", "model_opt"}
 _BENCH_KEYS = {"name", "data", "ignore_axes"}
@@ -103,11 +102,11 @@ def _refuse(path: Path, where: str, what: str, fix: str) -> UsageError:
 def eval_option_names() -> dict[str, str]:
     """Every name a plan may use for an eval option (``rag-k``, ``rag_k``, ``--rag-k``) ->
     eval's parameter name."""
-    from socialbench.cli import eval_cmd
-    import inspect
+    from socialbench.cli import eval_parameters
 
     names: dict[str, str] = {}
-    for pname, p in inspect.signature(eval_cmd).parameters.items():
+    for p in eval_parameters():
+        pname = p.name
         names[pname] = pname
         names[pname.replace("_", "-")] = pname
         for decl in getattr(p.default, "param_decls", ()) or ():
@@ -118,9 +117,9 @@ def eval_option_names() -> dict[str, str]:
 
 
 def _option_types() -> dict[str, Any]:
-    from socialbench.cli import eval_cmd
+    from socialbench.cli import eval_parameters
 
-    return typing.get_type_hints(eval_cmd)
+    return {p.name: p.annotation for p in eval_parameters()}
 
 
 def _coerce(value: Any, hint: Any, path: Path, where: str) -> Any:
@@ -262,27 +261,55 @@ def load_plan(path: Path) -> Plan:
     return Plan(path, models, benchmarks, axes, options)
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text.replace("://", "_")).strip("_")[:80]
-
-
 def cell_dir_name(benchmark: str, values: dict[str, Any], axes: dict[str, list[Any]]) -> str:
     """The cell's variant: eval's run directory variant, then every other axis that varies
     (``cot-img-with-bev-seed-1``)."""
+    from socialbench.benchmarks.base import benchmark_entry
+    from socialbench.benchmarks.options import in_variant, option_fields, slug
     from socialbench.cli import eval_options, run_variant
 
     name = run_variant(benchmark, eval_options(values))
+    options = benchmark_entry(benchmark).options
+    own = {f.name for f in option_fields(options)}
     for key in sorted(axes):
-        if key not in _IN_VARIANT:
-            name += f"-{key.replace('_', '-')}-{_slug(str(values[key]))}"
+        if key not in _IN_VARIANT and not (key in own and in_variant(options, key)):
+            name += f"-{key.replace('_', '-')}-{slug(str(values[key]))}"
     return name
+
+
+def _check_axes(plan: Plan, b: BenchmarkEntry, bench: Any, defaults: dict[str, Any]) -> None:
+    """Refuse the plan when benchmark ``b`` refuses an axis value it does not ignore,
+    naming every refused value (an option of another benchmark is refused whatever its
+    value), and how to ignore the axis."""
+    from socialbench.cli import eval_options
+
+    keys = [k for k in plan.axes if k not in b.ignore_axes]
+    refused: dict[str, None] = {}
+    bad: dict[str, None] = {}
+    first: SocialbenchError | None = None
+    for combo in itertools.product(*(plan.axes[k] for k in keys)):
+        values = {**defaults, **plan.options, "benchmark": b.name, **dict(zip(keys, combo))}
+        try:
+            bench.check_options(eval_options(values))
+        except SocialbenchError as exc:
+            first = first or exc
+            named = [k for k in keys if values[k] != defaults[k]]
+            bad.update(dict.fromkeys(named))
+            refused.update(dict.fromkeys(f"axes.{k}={values[k]!r}" for k in named))
+    if first is not None:
+        raise UsageError(
+            f"{plan.path}: {', '.join(refused) or 'options'}: {b.name} refuses it ({first}); drop the value, or add "
+            f"`ignore_axes: [{', '.join(bad) or '...'}]` to {b.name}'s entry under `benchmarks:` "
+            "to run it once with eval's default"
+        )
 
 
 def expand(plan: Plan, out: Path) -> list[Cell]:
     """Every cell of ``plan`` (models x benchmarks x axes, ignored axes at eval's default,
     duplicates dropped), each checked by its benchmark; run directories under ``out``."""
     from socialbench.benchmarks.base import get_benchmark
-    from socialbench.cli import eval_defaults, eval_options
+    from socialbench.benchmarks.options import slug
+    from socialbench.cli import eval_defaults
     from socialbench.models.redact import redact
 
     defaults = eval_defaults()
@@ -291,6 +318,7 @@ def expand(plan: Plan, out: Path) -> list[Cell]:
     seen: set[Path] = set()
     for b in plan.benchmarks:
         bench, _ = get_benchmark(b.name)
+        _check_axes(plan, b, bench, defaults)
         for model in plan.models:
             for combo in itertools.product(*(plan.axes[k] for k in keys)):
                 values = {**defaults, **plan.options, "benchmark": b.name, "model": model.spec, "data": b.data,
@@ -299,18 +327,8 @@ def expand(plan: Plan, out: Path) -> list[Cell]:
                     values["concurrency"] = model.concurrency
                 for key, value in zip(keys, combo):
                     values[key] = defaults[key] if key in b.ignore_axes else value
-                try:
-                    bench.check_options(eval_options(values))
-                except SocialbenchError as exc:
-                    bad = [k for k in keys if k not in b.ignore_axes and values[k] != defaults[k]]
-                    named = ", ".join(f"axes.{k}={values[k]!r}" for k in bad) or "options"
-                    raise UsageError(
-                        f"{plan.path}: {named}: {b.name} refuses it ({exc}); drop the value, or add "
-                        f"`ignore_axes: [{', '.join(bad) or '...'}]` to {b.name}'s entry under `benchmarks:` "
-                        "to run it once with eval's default"
-                    ) from None
                 axes_here = {k: v for k, v in plan.axes.items() if k not in b.ignore_axes}
-                run_dir = out / b.name / _slug(str(redact(model.spec))) / cell_dir_name(b.name, values, axes_here)
+                run_dir = out / b.name / slug(str(redact(model.spec))) / cell_dir_name(b.name, values, axes_here)
                 if run_dir in seen:
                     continue
                 seen.add(run_dir)

@@ -41,11 +41,9 @@ from socialbench.testing.openai_server import (
     DEFAULT_MODEL_NAME,
     Action,
     Overflow,
-    Responder,
     ScriptedOpenAIServer,
     _Core,
     empty,
-    first_option_responder,
     malformed,
     ok,
     parse_server_args,
@@ -55,6 +53,7 @@ from socialbench.testing.openai_server import (
     stall,
     status,
 )
+from socialbench.testing.responders import Responder
 
 __all__ = [
     "ScriptedAnthropicServer",
@@ -66,7 +65,6 @@ __all__ = [
     "refusal",
     "empty",
     "error_body",
-    "first_option_responder",
     "validate_messages_request",
     "request_api_key",
     "serve_forever",

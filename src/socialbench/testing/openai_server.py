@@ -24,7 +24,8 @@ requests (``GET /stats``) but does not keep their bodies. Delays are
 
 Each request consumes one scripted :class:`Action` (see :func:`ok`, :func:`status`,
 :func:`stall`, :func:`malformed`, :func:`refusal`, :func:`empty`) if any are queued, and
-otherwise is answered by the responder. The default responder, :func:`first_option_responder`,
+otherwise is answered by the responder. The default responder,
+:func:`~socialbench.testing.responders.first_option_responder`,
 answers the first option of the ``Possible answers:`` line of the last user message.
 """
 
@@ -34,7 +35,6 @@ import argparse
 import asyncio
 import collections
 import json
-import re
 import sys
 import threading
 import time
@@ -43,7 +43,8 @@ from typing import Any, Awaitable, Callable, ClassVar, Literal, Mapping, Sequenc
 
 from aiohttp import web
 
-Responder = Callable[[dict[str, Any]], str]
+from socialbench.testing.responders import Responder, first_option_responder, get_responder, message_text
+
 ActionKind = Literal["ok", "status", "stall", "malformed", "refusal", "empty"]
 Overflow = Literal["queue", "reject"]
 
@@ -96,64 +97,7 @@ def empty() -> Action:
     return Action("empty", text="")
 
 
-# --------------------------------------------------------------------------- responder
-
-
-_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
-
-
-def message_text(message: Mapping[str, Any]) -> str:
-    """The text of a chat message whose content is a string or a list of parts."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(p.get("text", ""))
-            for p in content
-            if isinstance(p, Mapping) and p.get("type") == "text"
-        )
-    return ""
-
-
-def last_user_text(request_json: Mapping[str, Any]) -> str:
-    """Text of the last ``user`` message of a chat-completions request ("" if none)."""
-    messages = request_json.get("messages")
-    if not isinstance(messages, list):
-        return ""
-    for message in reversed(messages):
-        if isinstance(message, Mapping) and message.get("role") == "user":
-            return message_text(message)
-    return ""
-
-
-def parse_possible_answers(line: str) -> list[str]:
-    """Options of a ``Possible answers: "a", "b"`` line (quoted, else comma-separated)."""
-    rest = line.split(":", 1)[1] if ":" in line else ""
-    quoted = [m.group(1).replace('\\"', '"') for m in _QUOTED.finditer(rest)]
-    if quoted:
-        return quoted
-    return [part.strip() for part in rest.split(",") if part.strip()]
-
-
-def first_option_responder(request_json: Mapping[str, Any]) -> str:
-    """Answer the first listed option as JSON, like the official dummy model.
-
-    Uses the last line starting with ``Possible answers:`` in the last user message; if the
-    text after that line asks for a list (contains ``"answer": ["``) the answer is a
-    one-element list. Without such a line the answer is ``{"answer": "ok"}``.
-    """
-    lines = last_user_text(request_json).splitlines()
-    for index in range(len(lines) - 1, -1, -1):
-        if lines[index].strip().startswith("Possible answers:"):
-            options = parse_possible_answers(lines[index].strip())
-            if not options:
-                break
-            after = "\n".join(lines[index:])
-            if '"answer": ["' in after:
-                return json.dumps({"answer": [options[0]]})
-            return json.dumps({"answer": options[0]})
-    return json.dumps({"answer": "ok"})
+# --------------------------------------------------------------------------- request size
 
 
 def estimate_prompt_tokens(request_json: Mapping[str, Any]) -> int:
@@ -678,8 +622,6 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from socialbench.testing.responders import get_responder
-
     args = _parse_args(argv)
     try:
         asyncio.run(

@@ -1,7 +1,7 @@
 """Deterministic responders for the scripted servers: a function from a chat request body to
 the reply text.
 
-* ``first-option`` (:func:`~socialbench.testing.openai_server.first_option_responder`):
+* ``first-option`` (:func:`first_option_responder`):
   the first option of the ``Possible answers:`` line, else ``{"answer": "ok"}``.
 * ``valid`` (:func:`valid_responder`): a well-formed answer to every prompt socialbench
   sends, so any command can be dry-run against a local server with 0% invalid replies:
@@ -29,11 +29,76 @@ import json
 import re
 from typing import Any, Callable, Mapping
 
-from socialbench.testing.openai_server import first_option_responder, last_user_text
-
-__all__ = ["RESPONDERS", "get_responder", "valid_responder", "scene_labels"]
+__all__ = [
+    "RESPONDERS",
+    "Responder",
+    "get_responder",
+    "valid_responder",
+    "first_option_responder",
+    "scene_labels",
+    "message_text",
+    "last_user_text",
+    "parse_possible_answers",
+]
 
 Responder = Callable[[dict[str, Any]], str]
+
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """The text of a chat message whose content is a string or a list of parts."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(p.get("text", ""))
+            for p in content
+            if isinstance(p, Mapping) and p.get("type") == "text"
+        )
+    return ""
+
+
+def last_user_text(request_json: Mapping[str, Any]) -> str:
+    """Text of the last ``user`` message of a chat-completions request ("" if none)."""
+    messages = request_json.get("messages")
+    if not isinstance(messages, list):
+        return ""
+    for message in reversed(messages):
+        if isinstance(message, Mapping) and message.get("role") == "user":
+            return message_text(message)
+    return ""
+
+
+def parse_possible_answers(line: str) -> list[str]:
+    """Options of a ``Possible answers: "a", "b"`` line (quoted, else comma-separated)."""
+    rest = line.split(":", 1)[1] if ":" in line else ""
+    quoted = [m.group(1).replace('\\"', '"') for m in _QUOTED.finditer(rest)]
+    if quoted:
+        return quoted
+    return [part.strip() for part in rest.split(",") if part.strip()]
+
+
+def first_option_responder(request_json: Mapping[str, Any]) -> str:
+    """Answer the first listed option as JSON, like the official dummy model.
+
+    Uses the last line starting with ``Possible answers:`` in the last user message; if the
+    text after that line asks for a list (contains ``"answer": ["``) the answer is a
+    one-element list. Without such a line the answer is ``{"answer": "ok"}``.
+    """
+    lines = last_user_text(request_json).splitlines()
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].strip().startswith("Possible answers:"):
+            options = parse_possible_answers(lines[index].strip())
+            if not options:
+                break
+            after = "\n".join(lines[index:])
+            if '"answer": ["' in after:
+                return json.dumps({"answer": [options[0]]})
+            return json.dumps({"answer": options[0]})
+    return json.dumps({"answer": "ok"})
+
 
 _BEHAVIOR_LINE = re.compile(r"^\[(\d+)\]\s*(.*)$")
 _REVIEW_KEY = re.compile(r"^\d+\.\s+([a-z_]+)\s+\((?:Hard|Soft)\):", re.M)

@@ -24,13 +24,16 @@ import signal
 import threading
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Callable, Protocol, Sequence, TypeVar
 
 from socialbench.errors import DataError, Problem
 from socialbench.types import EncodedImage
 from socialbench.vision.images import ImageEncoder, ImagePolicy, Transform
 from socialbench.vision.render_cache import RenderCache, render_key
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,7 @@ class PerturbSpec:
 
         return make_perturbation(self.name, self.strength, self.seed)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, str | float]:
         return {"name": self.name, "strength": self.strength, "seed": self.seed}
 
 
@@ -95,13 +98,13 @@ def run_job(job: ImageJob, cache: RenderCache | None = None) -> tuple[EncodedIma
     return images
 
 
-def _worker_init(run_alive: Any) -> None:
+def _worker_init(run_alive: Connection) -> None:
     # Ctrl-C goes to the whole process group: the run (not its workers) handles it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_when_run_ends, args=(run_alive,), name="socialbench-run-watch", daemon=True).start()
 
 
-def _exit_when_run_ends(run_alive: Any) -> None:
+def _exit_when_run_ends(run_alive: Connection) -> None:
     """End this worker as soon as the run that started it is gone.
 
     ``run_alive`` is the read end of a pipe whose only write end the run holds: reading
@@ -185,7 +188,7 @@ class ImagePreparer:
         assert images is not None
         return images
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> "asyncio.Future[Any]":
+    def submit(self, fn: Callable[..., T], *args: object) -> asyncio.Future[T]:
         """Run a picklable ``fn(*args)`` in the preparer's executor."""
         return asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
 

@@ -19,9 +19,9 @@ import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
-from socialbench.atomic_write import write_bytes_atomic
+from socialbench.files.atomic_write import write_bytes_atomic
 from socialbench.types import EncodedImage
 
 #: Bump when anything in socialbench changes the pixels or bytes of a prepared image
@@ -58,7 +58,7 @@ def file_digest(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def render_key(kind: str, params: Any, files: Iterable[str | Path | None]) -> str:
+def render_key(kind: str, params: object, files: Iterable[str | Path | None]) -> str:
     """The cache key of one job: ``kind`` names the job type, ``params`` is any
     JSON-serialisable description of its settings (policy, mode, perturbation, ...), and
     ``files`` are its input files, hashed by content (``None`` entries stand for "absent")."""

@@ -165,7 +165,8 @@ def _to_canonical(mutate: Callable[[list[dict[str, Any]]], None] = lambda rows: 
     """Write the canonical ``roboteq.jsonl`` of the release, then ``mutate`` its rows."""
 
     def apply(root: Path) -> None:
-        from socialbench.benchmarks.roboteq.loader import canonical_row, scan_roboteq
+        from socialbench.benchmarks.roboteq.scan import scan_roboteq
+        from socialbench.benchmarks.roboteq.write import canonical_row
 
         scan = scan_roboteq(root)
         rows = [canonical_row(r) for r in (*scan.scenes, *scan.questions)]
@@ -346,7 +347,8 @@ def _cli(args: list[str]) -> dict[str, Any]:
 
 def _encode_images(bench: str, root: Path) -> dict[str, Any]:
     """Encode every item's image as a model backend would (what eval with a VLM needs)."""
-    from socialbench.benchmarks.roboteq.loader import TASK_BJ, TASK_SG, load_roboteq
+    from socialbench.benchmarks.roboteq.loader import load_roboteq
+    from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG
     from socialbench.errors import SocialbenchError
     from socialbench.vision.images import ImageEncoder, ImagePolicy
 

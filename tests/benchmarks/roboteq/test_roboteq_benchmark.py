@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from socialbench.benchmarks.base import EvalOptions, benchmark_names, get_benchmark
+from socialbench.benchmarks.base import benchmark_names, get_benchmark
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError
 from socialbench.models.mock import MockModel, first_option_answer

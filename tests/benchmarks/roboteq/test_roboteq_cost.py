@@ -20,7 +20,8 @@ def cost():
 
 
 def test_fixture_has_the_requested_shape(cost, tmp_path: Path) -> None:
-    from socialbench.benchmarks.roboteq.loader import TASK_BJ, load_roboteq
+    from socialbench.benchmarks.roboteq.loader import load_roboteq
+    from socialbench.benchmarks.roboteq.schema import TASK_BJ
 
     cost.make_fixture(tmp_path, scenes=7, behaviors=18, width=160, height=90)
     ds = load_roboteq(tmp_path, TASK_BJ, require_images=True)

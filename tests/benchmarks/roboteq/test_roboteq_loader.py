@@ -4,24 +4,15 @@ from __future__ import annotations
 
 import csv
 import json
-import sys
-import types
 from pathlib import Path
 
 import pytest
 
 from roboteq_fixtures import GROUNDING_ROWS, JUDGMENT_ROWS, build_release, draw_image
-from socialbench.benchmarks.roboteq.loader import (
-    TASK_BJ,
-    Behavior,
-    JudgmentScene,
-    TASK_SG,
-    load_roboteq,
-    resolve_data,
-    scan_roboteq,
-    write_canonical,
-)
-from socialbench.errors import UsageError
+from socialbench.benchmarks.roboteq.loader import load_roboteq
+from socialbench.benchmarks.roboteq.scan import scan_roboteq
+from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG, Behavior, JudgmentScene
+from socialbench.benchmarks.roboteq.write import write_canonical
 
 
 def test_judgment_items_have_one_question_per_behavior(release: Path) -> None:
@@ -134,43 +125,6 @@ def test_canonical_jsonl_round_trips(release: Path, tmp_path: Path) -> None:
         b = load_roboteq(out, task, require_images=True)
         assert [(i.item_id, i.questions, dict(i.votes)) for i in a.items] == [(i.item_id, i.questions, dict(i.votes)) for i in b.items]
         assert [i.metadata["subset"] for i in a.items] == [i.metadata["subset"] for i in b.items]
-
-
-def test_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="does not exist"):
-        resolve_data(tmp_path / "nope")
-
-
-def test_hub_id_without_huggingface_hub_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "huggingface_hub", None)  # import fails as if not installed
-    with pytest.raises(UsageError, match=r"socialbench\[hub\]"):
-        resolve_data("Tongji-Emotion/Robot-EQ")
-
-
-def test_hub_download_failure_offline_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = types.ModuleType("huggingface_hub")
-
-    def snapshot_download(**kwargs: object) -> str:
-        raise OSError("offline: cannot reach huggingface.co")
-
-    fake.snapshot_download = snapshot_download  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "huggingface_hub", fake)
-    with pytest.raises(UsageError, match="--local-dir DIR"):
-        resolve_data("hf://Tongji-Emotion/Robot-EQ")
-
-
-def test_hub_snapshot_folder_is_used(monkeypatch: pytest.MonkeyPatch, release: Path) -> None:
-    fake = types.ModuleType("huggingface_hub")
-    seen: dict[str, object] = {}
-
-    def snapshot_download(**kwargs: object) -> str:
-        seen.update(kwargs)
-        return str(release)
-
-    fake.snapshot_download = snapshot_download  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "huggingface_hub", fake)
-    assert resolve_data("Tongji-Emotion/Robot-EQ") == release
-    assert seen == {"repo_id": "Tongji-Emotion/Robot-EQ", "repo_type": "dataset"}
 
 
 # --- regressions: mixed CSV rows, canonical per-behavior votes and facets

@@ -16,15 +16,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from roboteq_fixtures import GROUNDING_ROWS, JUDGMENT_ROWS, draw_image
-from socialbench.benchmarks.roboteq.loader import TASK_BJ, TASK_SG, canonical_row, load_roboteq, scan_roboteq
-from socialbench.benchmarks.roboteq.validate import (
+from socialbench.benchmarks.roboteq.fields import (
     parse_facets,
     parse_judgment_votes,
     parse_label_lines,
     parse_letters,
     parse_list_field,
-    validate_roboteq,
 )
+from socialbench.benchmarks.roboteq.loader import load_roboteq
+from socialbench.benchmarks.roboteq.scan import scan_roboteq
+from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG
+from socialbench.benchmarks.roboteq.validate import validate_roboteq
+from socialbench.benchmarks.roboteq.write import canonical_row
 from socialbench.errors import DataError, Problem
 
 PROPERTY = settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from socialbench.benchmarks.base import EvalOptions, get_benchmark
+from socialbench.benchmarks.base import get_benchmark
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.roboteq import rag
 from socialbench.benchmarks.roboteq.rag import (
     BM25,
@@ -20,8 +21,8 @@ from socialbench.benchmarks.roboteq.rag import (
     reciprocal_rank_fusion,
     tokenize,
 )
+from socialbench.benchmarks.roboteq.schema import FACETS
 from socialbench.errors import UsageError
-from socialbench.benchmarks.roboteq.validate import FACETS
 
 
 def test_bm25_matches_the_lucene_formula_by_hand() -> None:

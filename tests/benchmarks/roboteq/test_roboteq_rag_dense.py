@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from socialbench.benchmarks.base import EvalOptions, get_benchmark
+from socialbench.benchmarks.base import get_benchmark
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.roboteq import rag
 from socialbench.benchmarks.roboteq.rag import Retriever, dense_available, load_knowledge_base
 from socialbench.models.mock import MockModel, first_option_answer

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from socialbench.benchmarks.base import EvalOptions
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
 from socialbench.benchmarks.socialnav_sub.scene_context import FACTS_HEADER, rule_facts
 from socialbench.errors import UsageError

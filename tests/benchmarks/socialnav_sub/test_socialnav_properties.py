@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
-from socialbench.benchmarks.socialnav_sub.safe_pickle import load_pickle_bytes
+from socialbench.files.safe_pickle import load_pickle_bytes
 from socialbench.benchmarks.socialnav_sub.synthetic import write_synthetic_dataset
 from socialbench.benchmarks.socialnav_sub.validate import validate_socialnav
 from socialbench.errors import DataError, Problem

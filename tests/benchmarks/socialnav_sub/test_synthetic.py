@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from socialbench.benchmarks.socialnav_sub.safe_pickle import load_pickle_safely
+from socialbench.files.safe_pickle import load_pickle_safely
 from socialbench.benchmarks.socialnav_sub.synthetic import (
     fixture_people_counts,
     write_synthetic_dataset,

@@ -13,12 +13,7 @@ import pytest
 
 from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
 from socialbench.benchmarks.socialnav_sub.synthetic import write_synthetic_dataset
-from socialbench.benchmarks.socialnav_sub.validate import (
-    goal_key,
-    parse_goal,
-    unsafe_relative_path,
-    validate_socialnav,
-)
+from socialbench.benchmarks.socialnav_sub.validate import validate_socialnav
 from socialbench.errors import DataError
 
 SID = "101_Spot_1_155"
@@ -207,19 +202,6 @@ def test_loader_raises_the_same_errors(root):
 def test_stray_next_key_is_ignored(source):
     assert "" in json.loads(_labels(source).read_text())
     assert validate_socialnav(source, check_images=False) == []
-
-
-def test_unsafe_relative_path():
-    assert unsafe_relative_path("front_view/a/1.jpg") is None
-    assert unsafe_relative_path("../a") is not None
-    assert unsafe_relative_path("/a") is not None
-    assert unsafe_relative_path("C:\\a") is not None
-
-
-def test_goal_helpers():
-    assert goal_key("101_Spot_1_155") == "101_Spot_1/155.jpg"
-    assert parse_goal("[7539, -2601]") == (7.539, -2.601)
-    assert parse_goal("[1, 2, 3]") is None
 
 
 # ----------------------------------------------------------------- bad input found by fuzzing

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from socialbench.benchmarks.base import EvalOptions, get_benchmark
+from socialbench.benchmarks.base import get_benchmark
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.cli import main
 from socialbench.models.mock import MockModel
 from socialbench.models.openai_compat import OpenAICompatModel

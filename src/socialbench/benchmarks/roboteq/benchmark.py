@@ -12,8 +12,8 @@
 
 Strategies (``--strategy``): ``standard``; ``cot`` (reasoning then answer, max_tokens
 2048); ``no-image`` (no image is sent: the paper's w/o-image ablation); ``rag`` (social-norm
-documents retrieved per request are prepended; see :mod:`.rag`; ``EvalOptions.extra["rag_k"]``
-sets how many, default 2, and ``EvalOptions.extra["rag_backend"]`` how: ``bm25`` (default),
+documents retrieved per request are prepended; see :mod:`.rag`; ``--rag-k`` sets how many,
+default 2, and ``--rag-backend`` how: ``bm25`` (default),
 ``dense`` (all-MiniLM-L6-v2 embeddings, extra ``socialbench[dense]``) or ``hybrid``
 (reciprocal-rank fusion of both)). Decoding follows the paper (§G.5): temperature 0, max_tokens
 1024 (2048 for CoT), JSON replies; images with the longest side <= 768 px come from the run's
@@ -31,25 +31,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
-from socialbench.benchmarks.base import (
-    EvalOptions,
-    SolveContext,
-    question_order,
-    register_benchmark,
-    scoring_summary,
-)
-from socialbench.benchmarks.roboteq.loader import (
-    TASK_BJ,
-    TASK_SG,
-    RobotEQDataset,
-    find_label_files,
-    load_roboteq,
-    resolve_data,
-)
+from socialbench.benchmarks.base import BaseBenchmark, scoring_summary
+from socialbench.benchmarks.options import EvalOptions
+from socialbench.benchmarks.roboteq.hub import resolve_data
+from socialbench.benchmarks.roboteq.label_files import find_label_files
+from socialbench.benchmarks.roboteq.loader import RobotEQDataset, load_roboteq
+from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG
+from socialbench.benchmarks.roboteq.options import JudgmentOptions, RobotEQOptions
 from socialbench.benchmarks.roboteq.prompts import (
-    STRATEGIES,
     approx_tokens,
     behavior_prompt,
     grounding_prompt,
@@ -58,7 +49,8 @@ from socialbench.benchmarks.roboteq.prompts import (
     rag_block,
     scene_prompt,
 )
-from socialbench.benchmarks.roboteq.validate import LABELS, normalise_label, validate_roboteq
+from socialbench.benchmarks.roboteq.schema import LABELS, normalise_label
+from socialbench.benchmarks.roboteq.validate import validate_roboteq
 from socialbench.errors import Problem, UsageError
 from socialbench.metrics.roboteq import (
     GroundingRow,
@@ -73,12 +65,16 @@ from socialbench.metrics.roboteq import (
     subset_breakdown,
     table1,
 )
+from socialbench.metrics.protocols import ProtocolArg, as_protocol
+from socialbench.metrics.roboteq_results import GroundingResult, GroundingScores, JudgmentResult, JudgmentScores
 from socialbench.prompting.parsing import parse_answer
-from socialbench.types import EncodedImage, GenerationConfig, Item, Outcome, Question, Request, SampleRecord
+from socialbench.records import fingerprint_files
+from socialbench.solving.context import SolveContext
+from socialbench.solving.solvers import Parse, answer, sample_record
+from socialbench.types import EncodedImage, Item, Question, Request, SampleRecord
 
 __all__ = ["RobotEQJudgment", "RobotEQGrounding", "judgment_requests", "scene_query", "behavior_query"]
 
-_DEFAULT_IMAGES = EvalOptions().images
 _BASIS_NOTES = {
     "votes": "PA and CWPA are computed against per-annotator votes (Eq. 1 and 2)",
     "majority": "the data has no per-annotator votes: PA and CWPA are computed against the majority label and equal accuracy",
@@ -86,7 +82,10 @@ _BASIS_NOTES = {
 }
 
 
-class _RobotEQ:
+R = TypeVar("R", bound=RobotEQOptions)
+
+
+class _RobotEQ(BaseBenchmark[R]):
     """What both RobotEQ tasks share: data, options, images, retrieval, records."""
 
     name = "roboteq"
@@ -109,104 +108,64 @@ class _RobotEQ:
         return validate_roboteq(data, self.task)
 
     def fingerprint(self, data: Path) -> str:
-        from socialbench.runner.run import fingerprint_files
-
         root = resolve_data(data)
         return fingerprint_files(find_label_files(root), root)
 
-    def read_predictions(self, path: Path) -> list[SampleRecord]:
-        from socialbench.runner.store import read_samples
-
-        if path.is_dir():
-            path = path / "samples.jsonl"
-        if not path.exists():
-            raise UsageError(f"predictions {path} do not exist; give a samples.jsonl or a run directory")
-        return read_samples(path)
-
     # options -----------------------------------------------------------------------------
-    def check_options(self, options: EvalOptions) -> None:
-        if options.strategy not in STRATEGIES:
-            raise UsageError(f"--strategy must be one of {', '.join(STRATEGIES)} (got {options.strategy!r})")
-        if options.method != EvalOptions().method:
-            raise UsageError("--method is a SocialNav-SUB option; RobotEQ uses --strategy")
-        if options.images != _DEFAULT_IMAGES:
-            raise UsageError("--images is a SocialNav-SUB option; RobotEQ sends the scene image (or none with --strategy no-image)")
-        if options.protocol != "paper":
-            raise UsageError(f"RobotEQ has one metric protocol, paper (got --protocol {options.protocol})")
-        if options.perturb is not None:
+    def check(self, options: R, run: EvalOptions) -> None:
+        if run.protocol != "paper":
+            raise UsageError(f"RobotEQ has one metric protocol, paper (got --protocol {run.protocol})")
+        if run.perturb is not None:
             from socialbench.vision.perturb import check_perturbation
 
-            check_perturbation(options.perturb, options.perturb_strength)
+            check_perturbation(run.perturb, run.perturb_strength)
             if options.strategy == "no-image":
                 raise UsageError("--perturb has no effect with --strategy no-image (no image is sent)")
-        k = options.extra.get("rag_k", 2) if options.extra else 2
-        if not isinstance(k, int) or k < 1:
-            raise UsageError(f"rag_k must be a positive integer (got {k!r})")
-        self._check_rag_backend(options)
+        if options.rag_backend != "bm25":
+            from socialbench.benchmarks.roboteq.rag import DENSE_HINT, dense_available
 
-    @staticmethod
-    def _check_rag_backend(options: EvalOptions) -> None:
-        """``extra["rag_backend"]``: bm25 (default), dense or hybrid; dense needs its extra."""
-        from socialbench.benchmarks.roboteq.rag import DENSE_HINT, RAG_METHODS, dense_available
+            if options.strategy != "rag":
+                raise UsageError(f"--rag-backend {options.rag_backend} has no effect without --strategy rag")
+            if not dense_available():
+                raise UsageError(f"--rag-backend {options.rag_backend}: {DENSE_HINT}")
 
-        backend = options.extra.get("rag_backend", "bm25") if options.extra else "bm25"
-        if backend not in RAG_METHODS:
-            raise UsageError(f"--rag-backend must be one of {', '.join(RAG_METHODS)} (got {backend!r})")
-        if backend != "bm25" and options.strategy != "rag":
-            raise UsageError(f"--rag-backend {backend} has no effect without --strategy rag")
-        if backend != "bm25" and not dense_available():
-            raise UsageError(f"--rag-backend {backend}: {DENSE_HINT}")
-
-    def generation_config(self, options: EvalOptions) -> GenerationConfig:
-        """Temperature 0; max_tokens 1024, 2048 for CoT; JSON replies (paper §G.5)."""
-        return GenerationConfig(
-            max_tokens=2048 if options.strategy == "cot" else 1024,
-            temperature=0.0,
-            json_mode=True,
-            seed=options.seed,
-        )
-
-    def question_order(self, dataset: Any) -> list[tuple[str, str]]:
-        return question_order(dataset)
+    def max_tokens(self, options: R) -> int:
+        """1024, 2048 for CoT (paper §G.5)."""
+        return 2048 if options.strategy == "cot" else 1024
 
     # solving helpers ---------------------------------------------------------------------
-    async def _images(self, item: Item, ctx: SolveContext) -> tuple[EncodedImage, ...]:
-        if ctx.options.strategy == "no-image" or not ctx.model.needs_prompt or ctx.encoder is None:
+    async def _images(self, item: Item, ctx: SolveContext[RobotEQOptions]) -> tuple[EncodedImage, ...]:
+        if ctx.options.strategy == "no-image" or not ctx.needs_prompt or ctx.encoder is None:
             return ()
         encoder = ctx.encoder
         return (await ctx.prepare(encoder.encode, item.metadata["image"]),)
 
-    def _knowledge(self, query: str, ctx: SolveContext) -> tuple[str, dict[str, int]]:
+    def _knowledge(self, query: str, ctx: SolveContext[RobotEQOptions]) -> tuple[str, dict[str, int]]:
         """The RAG preamble for ``query`` and its accounting (empty unless strategy is rag)."""
-        if ctx.options.strategy != "rag" or not ctx.model.needs_prompt:
+        if ctx.options.strategy != "rag" or not ctx.needs_prompt:
             return "", {}
         from socialbench.benchmarks.roboteq.rag import default_retriever
 
-        extra = ctx.options.extra or {}
-        k = int(extra.get("rag_k", 2))
         # built once per process (dense: model loaded, documents embedded), not timed per query
-        retriever = default_retriever(k, str(extra.get("rag_backend", "bm25")))
+        retriever = default_retriever(ctx.options.rag_k, ctx.options.rag_backend)
         found = retriever.retrieve(query)
         block = rag_block([(d.title, d.text) for d in found.documents])
         return block, {"rag_added_tokens": approx_tokens(block), "rag_retrieval_us": int(round(found.seconds * 1e6))}
 
-    @staticmethod
-    def _record(item_id: str, key: str, request: Request, outcome: Outcome, parsed: Any, method: str | None, extra: dict[str, int]) -> SampleRecord:
-        return SampleRecord(
-            item_id=item_id,
-            question_key=key,
-            raw=outcome.text,
-            parsed=parsed,
-            parse_method=method if parsed is not None else None,
-            error=outcome.error,
-            latency_s=round(outcome.latency_s, 6),
-            usage={**outcome.usage.as_dict(), **extra},
-            request_hash=request.fingerprint(),
-            error_message=outcome.error_message,
-            attempts=outcome.attempts,
-            cached=outcome.cached,
-        )
 
+def labelled(parse: Callable[[str | None], tuple[Any, str | None]]) -> Parse:
+    """``parse``, recording how a reply was read only when it gave an answer."""
+    def read(text: str | None) -> tuple[Any, str | None]:
+        value, method = parse(text)
+        return value, (method if value is not None else None)
+
+    return read
+
+
+def parse_label(text: str | None) -> tuple[Any, str | None]:
+    """A behavior judgment's label from a reply to a per-behavior request."""
+    res = parse_answer(text, LABELS)
+    return res.value, res.method
 
 
 def _context_words(item: Item) -> str:
@@ -245,35 +204,41 @@ def judgment_requests(
     return [(tuple(q.key for q in item.questions), scene_prompt(role, behaviors, strategy, block))]
 
 
-class RobotEQJudgment(_RobotEQ):
+class RobotEQJudgment(_RobotEQ[JudgmentOptions]):
     name = "roboteq-bj"
     task = TASK_BJ
+    options_type = JudgmentOptions
+    result_type = JudgmentResult
 
-    async def solve(self, item: Item, dataset: Any, ctx: SolveContext) -> None:
+    def estimate_requests(self, dataset: Any, options: JudgmentOptions, *, model_reads_prompt: bool) -> int:
+        """Model requests of a run: one per scene, or one per behavior with ``per_behavior``
+        (and for models that read no prompt)."""
+        if options.per_behavior or not model_reads_prompt:
+            return len(self.question_order(dataset))
+        return len({item_id for item_id, _ in self.question_order(dataset)})
+
+    async def solve(self, item: Item, dataset: Any, ctx: SolveContext[JudgmentOptions]) -> None:
         pending = [q for q in item.questions if ctx.finished(item.item_id, q.key) is None]
         if not pending:
             return
         images = await self._images(item, ctx)
-        if ctx.options.per_behavior or not ctx.model.needs_prompt:
+        if ctx.options.per_behavior or not ctx.needs_prompt:
             await asyncio.gather(*(self._ask_behavior(item, q, images, ctx) for q in pending))
         else:
             await self._ask_scene(item, [q.key for q in pending], images, ctx)
 
-    async def _ask_behavior(self, item: Item, q: Question, images: tuple[EncodedImage, ...], ctx: SolveContext) -> None:
+    async def _ask_behavior(self, item: Item, q: Question, images: tuple[EncodedImage, ...],
+                            ctx: SolveContext[JudgmentOptions]) -> None:
         role = item.metadata["role"]
         knowledge, extra = self._knowledge(behavior_query(item, q), ctx)
         request = Request(
             prompt=behavior_prompt(role, q.text, ctx.options.strategy, knowledge),
             images=images, config=ctx.generation, item=item, question=q,
         )
-        outcome = await ctx.engine.run(request)
-        parsed, method = None, None
-        if outcome.error is None:
-            res = parse_answer(outcome.text, LABELS)
-            parsed, method = res.value, res.method
-        ctx.record(self._record(item.item_id, q.key, request, outcome, parsed, method, extra))
+        await answer(ctx, request, labelled(parse_label), extra)
 
-    async def _ask_scene(self, item: Item, pending: Sequence[str], images: tuple[EncodedImage, ...], ctx: SolveContext) -> None:
+    async def _ask_scene(self, item: Item, pending: Sequence[str], images: tuple[EncodedImage, ...],
+                         ctx: SolveContext[JudgmentOptions]) -> None:
         extra: dict[str, int] = {}
 
         def knowledge(query: str) -> str:
@@ -283,15 +248,17 @@ class RobotEQJudgment(_RobotEQ):
 
         ((_, prompt),) = judgment_requests(item, per_behavior=False, strategy=ctx.options.strategy, knowledge=knowledge)
         request = Request(prompt=prompt, images=images, config=ctx.generation, item=item, question=None)
-        outcome = await ctx.engine.run(request)
+        outcome = await ctx.generate(request)
         ks = {q.key: item.metadata["behaviors"][q.key]["k"] for q in item.questions}
         parsed = parse_judgments(outcome.text, list(ks.values())) if outcome.error is None else None
         for key in pending:
-            value = parsed.values.get(ks[key]) if parsed is not None else None
-            method = parsed.method if parsed is not None else None
-            ctx.record(self._record(item.item_id, key, request, outcome, value, method, extra))
+            def judgment(text: str | None, k: int = ks[key]) -> tuple[Any, str | None]:
+                return (parsed.values.get(k), parsed.method) if parsed is not None else (None, None)
 
-    def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: str) -> dict[str, Any]:
+            ctx.record(sample_record(item.item_id, key, request, outcome, labelled(judgment), extra))
+
+    def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: ProtocolArg) -> JudgmentResult:
+        proto = as_protocol(protocol)
         by_key = {(r.item_id, r.question_key): r for r in records}
         rows: list[JudgmentRow] = []
         used: list[SampleRecord] = []
@@ -311,41 +278,33 @@ class RobotEQJudgment(_RobotEQ):
                         category=meta.get("category"), subcategory=meta.get("subcategory"), facets=tuple(b["facets"]),
                     )
                 )
-        out = scoring_summary(self.name, protocol, dataset, by_key, len(rows))
+        header = scoring_summary(self.name, proto, dataset, by_key, len(rows))
         if not rows:
-            return out
+            return JudgmentResult(header, None)
         basis = cwpa_basis(rows)
         by_subset = subset_breakdown(rows, judgment_metrics)
-        out.update(
-            {
-                "cwpa_basis": basis,
-                "note": _BASIS_NOTES[basis],
-                "overall": judgment_metrics(rows),
-                "by_subset": by_subset,
-                "table1": table1(by_subset),
-                "by_category": breakdown(rows, lambda r: [r.category or "unknown"], judgment_metrics),
-                "by_subcategory": breakdown(rows, lambda r: [r.subcategory or "unknown"], judgment_metrics),
-                "by_facet": breakdown(rows, lambda r: r.facets, judgment_metrics),
-                "parse_methods": parse_method_counts(used),
-                "requests": request_costs(used),
-            }
-        )
-        human = human_average(rows)
-        if human is not None:
-            out["human_average"] = human
-        return out
+        return JudgmentResult(header, JudgmentScores(
+            cwpa_basis=basis,
+            note=_BASIS_NOTES[basis],
+            overall=judgment_metrics(rows),
+            by_subset=by_subset,
+            table1=table1(by_subset),
+            by_category=breakdown(rows, lambda r: [r.category or "unknown"], judgment_metrics),
+            by_subcategory=breakdown(rows, lambda r: [r.subcategory or "unknown"], judgment_metrics),
+            by_facet=breakdown(rows, lambda r: r.facets, judgment_metrics),
+            parse_methods=parse_method_counts(used),
+            requests=request_costs(used),
+            human_average=human_average(rows),
+        ))
 
 
-class RobotEQGrounding(_RobotEQ):
+class RobotEQGrounding(_RobotEQ[RobotEQOptions]):
     name = "roboteq-sg"
     task = TASK_SG
+    options_type = RobotEQOptions
+    result_type = GroundingResult
 
-    def check_options(self, options: EvalOptions) -> None:
-        super().check_options(options)
-        if options.per_behavior:
-            raise UsageError("--per-behavior applies to roboteq-bj only")
-
-    async def solve(self, item: Item, dataset: Any, ctx: SolveContext) -> None:
+    async def solve(self, item: Item, dataset: Any, ctx: SolveContext[RobotEQOptions]) -> None:
         q = item.questions[0]
         if ctx.finished(item.item_id, q.key) is not None:
             return
@@ -357,13 +316,10 @@ class RobotEQGrounding(_RobotEQ):
             prompt=grounding_prompt(meta["question"], meta.get("options", {}), ctx.options.strategy, knowledge),
             images=images, config=ctx.generation, item=item, question=q,
         )
-        outcome = await ctx.engine.run(request)
-        parsed, method = None, None
-        if outcome.error is None:
-            parsed, method = _parse_grounding(outcome.text)
-        ctx.record(self._record(item.item_id, q.key, request, outcome, parsed, method, extra))
+        await answer(ctx, request, labelled(_parse_grounding), extra)
 
-    def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: str) -> dict[str, Any]:
+    def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: ProtocolArg) -> GroundingResult:
+        proto = as_protocol(protocol)
         by_key = {(r.item_id, r.question_key): r for r in records}
         rows: list[GroundingRow] = []
         used: list[SampleRecord] = []
@@ -382,22 +338,19 @@ class RobotEQGrounding(_RobotEQ):
                     subcategory=meta.get("subcategory"), facets=tuple(meta.get("facets") or ()),
                 )
             )
-        out = scoring_summary(self.name, protocol, dataset, by_key, len(rows))
+        header = scoring_summary(self.name, proto, dataset, by_key, len(rows))
         if not rows:
-            return out
-        out.update(
-            {
-                "note": "exact-set accuracy, Jaccard and option-level F1 against the majority answer set",
-                "overall": grounding_metrics(rows),
-                "by_subset": subset_breakdown(rows, grounding_metrics),
-                "by_category": breakdown(rows, lambda r: [r.category or "unknown"], grounding_metrics),
-                "by_subcategory": breakdown(rows, lambda r: [r.subcategory or "unknown"], grounding_metrics),
-                "by_facet": breakdown(rows, lambda r: r.facets, grounding_metrics),
-                "parse_methods": parse_method_counts(used),
-                "requests": request_costs(used),
-            }
-        )
-        return out
+            return GroundingResult(header, None)
+        return GroundingResult(header, GroundingScores(
+            note="exact-set accuracy, Jaccard and option-level F1 against the majority answer set",
+            overall=grounding_metrics(rows),
+            by_subset=subset_breakdown(rows, grounding_metrics),
+            by_category=breakdown(rows, lambda r: [r.category or "unknown"], grounding_metrics),
+            by_subcategory=breakdown(rows, lambda r: [r.subcategory or "unknown"], grounding_metrics),
+            by_facet=breakdown(rows, lambda r: r.facets, grounding_metrics),
+            parse_methods=parse_method_counts(used),
+            requests=request_costs(used),
+        ))
 
 
 def _parse_grounding(text: str | None) -> tuple[list[str] | None, str | None]:
@@ -406,12 +359,3 @@ def _parse_grounding(text: str | None) -> tuple[list[str] | None, str | None]:
     letters; else invalid. Nothing is guessed from reasoning or region/option words."""
     return parse_grounding(text)
 
-
-@register_benchmark("roboteq-bj")
-def _make_bj() -> RobotEQJudgment:
-    return RobotEQJudgment()
-
-
-@register_benchmark("roboteq-sg")
-def _make_sg() -> RobotEQGrounding:
-    return RobotEQGrounding()

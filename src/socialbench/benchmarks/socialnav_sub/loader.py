@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from socialbench.benchmarks.socialnav_sub.bank import PromptBank
-from socialbench.benchmarks.socialnav_sub.validate import N_FRAMES, SampleScan, scan_socialnav
+from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
+from socialbench.benchmarks.socialnav_sub.scan import SampleScan, scan_socialnav
 from socialbench.errors import DataError, UsageError
 from socialbench.types import Item
 

@@ -21,8 +21,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from socialbench.benchmarks.socialnav_sub.files import read_json
 from socialbench.errors import DataError, Problem
+from socialbench.files.safe_read import read_json
 from socialbench.types import SampleRecord
 
 INVALID = "INVALID"

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from socialbench.benchmarks.socialnav_sub.bank import expand_questions, load_bank
+from socialbench.files.dataset_writer import write_file, write_json
 from socialbench.navigation.projection import SCAND_DATASET_CFG, PinholeCamera
 from socialbench.types import Answer, Question
 
@@ -386,15 +387,6 @@ def _composite(scene: _Scene, frame: Any, t: int, font: Any) -> Any:
 # --------------------------------------------------------------------------- writing
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-
-
-def _write_json(path: Path, obj: Any) -> None:
-    _write_bytes(path, (json.dumps(obj, indent=4) + "\n").encode("utf-8"))
-
-
 def _encode(img: Any, fmt: str) -> bytes:
     buf = io.BytesIO()
     if fmt == "JPEG":
@@ -459,19 +451,19 @@ def write_synthetic_dataset(out: Path | str, *, n_samples: int,
     rng = random.Random(seed)
     bank = load_bank()
     data_dir = resources.files("socialbench.benchmarks.socialnav_sub") / "data"
-    _write_bytes(root / "prompts" / "survey_prompt.json",
+    write_file(root / "prompts" / "survey_prompt.json",
                  (data_dir / "survey_prompt.json").read_bytes())
-    _write_bytes(root / "prompts" / "relevant_prev_questions.json",
+    write_file(root / "prompts" / "relevant_prev_questions.json",
                  (data_dir / "relevant_prev_questions.json").read_bytes())
-    _write_bytes(root / "dataset_cfg.yaml", DATASET_CFG.encode())
+    write_file(root / "dataset_cfg.yaml", DATASET_CFG.encode())
     params = {"n_samples": n_samples, "seed": seed, "frame_size": [w, h],
               "n_annotators": [lo, hi], "people": sum(people)}
-    _write_bytes(root / "README.md", README.format(params=json.dumps(params)).encode())
+    write_file(root / "README.md", README.format(params=json.dumps(params)).encode())
 
     ids = _sample_ids(n_samples, rng)
     info = {"samples": [{"folderpath": sid, "n_people": n} for sid, n in zip(ids, people)]}
     for rel in ("prompts/sample_info.json", "sample_info.json", "human_labels/sample_info.json"):
-        _write_json(root / rel, info)
+        write_json(root / rel, info)
 
     font = _font(max(7, w // 40))
     goal_info: dict[str, Any] = {}
@@ -482,14 +474,14 @@ def write_synthetic_dataset(out: Path | str, *, n_samples: int,
         goal_info[f"{head}/{f0}.jpg"] = [f"{head}/{f0 + 40}.jpg",
                                          f"[{scene.goal_mm[0]}, {scene.goal_mm[1]}]"]
         questions = expand_questions(bank, n)
-        _write_json(root / "human_labels" / sid / "common_answers.json",
+        write_json(root / "human_labels" / sid / "common_answers.json",
                     _common_answers(scene, questions, lo, hi, rng))
-        _write_json(root / "prompts" / sid / f"{sid}_localized_obj_coords.json", _tracks(scene))
-        _write_bytes(root / "front_view" / sid / "traj_data.pkl", _odometry_pickle(scene))
+        write_json(root / "prompts" / sid / f"{sid}_localized_obj_coords.json", _tracks(scene))
+        write_file(root / "front_view" / sid / "traj_data.pkl", _odometry_pickle(scene))
         for t in range(N_FRAMES):
             frame = _frame(scene, t, (w, h))
-            _write_bytes(root / "front_view" / sid / f"{f0 + t}.jpg", _encode(frame, "JPEG"))
-            _write_bytes(root / "prompts" / sid / f"sample_with_bev_{t}.png",
+            write_file(root / "front_view" / sid / f"{f0 + t}.jpg", _encode(frame, "JPEG"))
+            write_file(root / "prompts" / sid / f"sample_with_bev_{t}.png",
                          _encode(_composite(scene, frame, t, font), "PNG"))
-    _write_json(root / "goal_info.json", goal_info)
+    write_json(root / "goal_info.json", goal_info)
     return root

@@ -35,10 +35,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from socialbench.benchmarks.base import EvalOptions, SolveContext, question_order, register_benchmark, scoring_summary
+from socialbench.benchmarks.base import BaseBenchmark, scoring_summary
+from socialbench.benchmarks.options import EvalOptions
+from socialbench.benchmarks.socialnav_sub import bundled_demo_data
 from socialbench.benchmarks.socialnav_sub import loader as _loader
 from socialbench.benchmarks.socialnav_sub.bank import PromptBank
-from socialbench.benchmarks.socialnav_sub.benchmark import IMAGE_MODES, PROTOCOLS, SocialNavSub, bundled_demo_data
+from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub, label_files, parse_reply
 from socialbench.benchmarks.socialnav_sub.prompts import possible_answers_line
 from socialbench.benchmarks.socialnav_waypoint.candidates import (
     Candidates,
@@ -47,9 +49,14 @@ from socialbench.benchmarks.socialnav_waypoint.candidates import (
     sample_candidates,
 )
 from socialbench.benchmarks.socialnav_waypoint.context import check_context, context_answers, context_block, load_model_answers
+from socialbench.benchmarks.socialnav_waypoint.options import WaypointOptions
 from socialbench.errors import DataError, Problem, SocialbenchError, UsageError
-from socialbench.prompting.parsing import parse_answer
-from socialbench.types import GenerationConfig, HumanVotes, Item, Question, Request, SampleRecord
+from socialbench.metrics.protocols import PROTOCOL_NAMES, ProtocolArg, as_protocol
+from socialbench.metrics.results import Score, WaypointResult
+from socialbench.records import fingerprint_files, read_samples
+from socialbench.solving.context import SolveContext
+from socialbench.solving.solvers import answer
+from socialbench.types import HumanVotes, Item, Question, Request, SampleRecord
 
 log = logging.getLogger(__name__)
 
@@ -107,8 +114,10 @@ def build_waypoint_prompt(bank: PromptBank, question: Question, n_clip: int, mod
     return text + "\n" + question.text + "\n" + possible_answers_line(question.options) + bank.answers_format_mc
 
 
-class SocialNavWaypoint:
+class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
     name = "socialnav-waypoint"
+    options_type = WaypointOptions
+    result_type = WaypointResult
     image_modules = SocialNavSub.image_modules
     image_mode = "img-with-bev"
     context = "none"
@@ -144,41 +153,22 @@ class SocialNavWaypoint:
 
     def fingerprint(self, data: Path) -> str:
         """Label files plus the odometry (the right answers come from it)."""
-        from socialbench.benchmarks.socialnav_sub.benchmark import label_files
-        from socialbench.runner.run import fingerprint_files
-
         files = label_files(data)
         if (data / "front_view").is_dir():
             files.extend(sorted((data / "front_view").glob("*/traj_data.pkl")))
         return fingerprint_files(files, data)
 
     def read_predictions(self, path: Path) -> list[SampleRecord]:
-        from socialbench.runner.store import read_samples
-
         return read_samples(path / "samples.jsonl" if path.is_dir() else path)
 
     # options -----------------------------------------------------------------------------
-    def check_options(self, options: EvalOptions) -> None:
-        if options.method != "independent":
-            raise UsageError("--method is a SocialNav-SUB option; the waypoint task asks one question per sample "
-                             "(use --context for scene context)")
-        if options.images not in IMAGE_MODES:
-            raise UsageError(f"--images must be one of {', '.join(IMAGE_MODES)} (got {options.images!r})")
-        if options.strategy != "standard" or options.per_behavior:
-            raise UsageError("--strategy and --per-behavior are RobotEQ options")
-        if options.protocol not in PROTOCOLS:
-            raise UsageError(f"--protocol must be one of {', '.join(PROTOCOLS)} (got {options.protocol!r})")
-        self.context = check_context(str(options.extra.get("context") or "none"))
+    def check(self, options: WaypointOptions, run: EvalOptions) -> None:
+        if run.protocol not in PROTOCOL_NAMES:
+            raise UsageError(f"--protocol must be one of {', '.join(PROTOCOL_NAMES)} (got {run.protocol!r})")
+        self.context = check_context(options.context)
         self._model_answers = load_model_answers(self.context) if self.context.startswith("model:") else None
         self.image_mode = options.images
-        self.seed = options.seed
-
-    def generation_config(self, options: EvalOptions) -> GenerationConfig:
-        """Temperature 0, 1024 tokens, JSON replies."""
-        return GenerationConfig(max_tokens=1024, temperature=0.0, json_mode=True, seed=options.seed)
-
-    def question_order(self, dataset: WaypointDataset) -> list[tuple[str, str]]:
-        return question_order(dataset)
+        self.seed = run.seed
 
     def context_text(self, item: Item, dataset: WaypointDataset) -> str | None:
         if self.context == "none":
@@ -187,7 +177,7 @@ class SocialNavWaypoint:
         return context_block(pairs)
 
     # solving -----------------------------------------------------------------------------
-    async def solve(self, item: Item, dataset: WaypointDataset, ctx: SolveContext) -> None:
+    async def solve(self, item: Item, dataset: WaypointDataset, ctx: SolveContext[WaypointOptions]) -> None:
         from socialbench.benchmarks.socialnav_waypoint.images import WaypointImage
 
         q = item.questions[0]
@@ -196,7 +186,7 @@ class SocialNavWaypoint:
         mode = ctx.options.images
         images: tuple[Any, ...] = ()
         n_clip = len(item.metadata.get("frames") or ()) or 10
-        if ctx.model.needs_prompt:
+        if ctx.needs_prompt:
             assert ctx.encoder is not None
             clip = await ctx.prepare_images(SocialNavSub().image_job(dataset.sources[item.item_id], mode, ctx))
             cands = tuple((lab, float(x), float(y)) for lab, x, y in item.metadata["waypoints"]["candidates"])
@@ -206,21 +196,12 @@ class SocialNavWaypoint:
             n_clip = len(clip)
         prompt = build_waypoint_prompt(dataset.bank, q, n_clip, mode, self.context_text(item, dataset))
         request = Request(prompt=prompt, images=images, config=ctx.generation, item=item, question=q)
-        outcome = await ctx.engine.run(request)
-        parsed, how = (None, None)
-        if outcome.error is None:
-            res = parse_answer(outcome.text, q.options)
-            parsed, how = res.value, res.method
-        ctx.record(SampleRecord(
-            item_id=item.item_id, question_key=q.key, raw=outcome.text, parsed=parsed, parse_method=how,
-            error=outcome.error, latency_s=round(outcome.latency_s, 6), usage=outcome.usage.as_dict(),
-            request_hash=request.fingerprint(), error_message=outcome.error_message, attempts=outcome.attempts,
-            cached=outcome.cached,
-        ))
+        await answer(ctx, request, parse_reply(q))
 
     # scoring -----------------------------------------------------------------------------
-    def score(self, dataset: WaypointDataset, records: Sequence[SampleRecord], protocol: str) -> dict[str, Any]:
+    def score(self, dataset: WaypointDataset, records: Sequence[SampleRecord], protocol: ProtocolArg) -> WaypointResult:
         """Accuracy against the operator's waypoint (see the module docstring)."""
+        proto = as_protocol(protocol)
         by_key = {(r.item_id, r.question_key): r for r in records}
         hits: list[float] = []
         errors = invalid = 0
@@ -233,20 +214,19 @@ class SocialNavWaypoint:
             elif r.parsed not in item.questions[0].options:
                 invalid += 1
             hits.append(1.0 if r.error is None and r.parsed == item.votes[KEY].answers[0] else 0.0)
-        out = scoring_summary(self.name, protocol, dataset, by_key, len(hits))
         n = len(hits)
         mean = sum(hits) / n if n else None
         se = math.sqrt(sum((h - mean) ** 2 for h in hits) / (n - 1) / n) if n > 1 and mean is not None else None
-        out.update({
-            "context": self.context,
-            "overall": {"accuracy": {"value": mean, "se": se, "n": n}},
-            "n_errors": errors,
-            "n_invalid": invalid,
-            "n_left_out": len(dataset.left_out),
-            "chance": (sum(1.0 / len(it.questions[0].options) for it in dataset.items) / len(dataset.items)
-                       if dataset.items else None),
-        })
-        return out
+        return WaypointResult(
+            header=scoring_summary(self.name, proto, dataset, by_key, n),
+            context=self.context,
+            accuracy=Score(mean, se, n),
+            n_errors=errors,
+            n_invalid=invalid,
+            n_left_out=len(dataset.left_out),
+            chance=(sum(1.0 / len(it.questions[0].options) for it in dataset.items) / len(dataset.items)
+                    if dataset.items else None),
+        )
 
     def format_summary(self, metrics: dict[str, Any]) -> str:
         acc = (metrics.get("overall") or {}).get("accuracy") or {}
@@ -258,7 +238,3 @@ class SocialNavWaypoint:
                 + (f"{100 * metrics['chance']:.1f}%" if metrics.get("chance") is not None else "—")
                 + f" · invalid {metrics.get('n_invalid')} · errors {metrics.get('n_errors')}")
 
-
-@register_benchmark("socialnav-waypoint")
-def _make() -> SocialNavWaypoint:
-    return SocialNavWaypoint()

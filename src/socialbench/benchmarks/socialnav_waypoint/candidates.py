@@ -129,7 +129,7 @@ def sample_candidates(item_id: str, future: tuple[float, float], people: Sequenc
 def people_at_last_frame(tracks: Mapping[int, Any], robot: Any) -> list[tuple[float, float]]:
     """Each person's last observed position up to the last timestep, in the robot frame
     at the last timestep."""
-    from socialbench.navigation.rules import relative
+    from socialbench.navigation.relations import relative
 
     last = len(robot) - 1
     out = []

@@ -58,7 +58,7 @@ def check_context(value: str) -> str:
 def load_model_answers(value: str) -> dict[tuple[str, str], Any]:
     """(item id, question key) -> parsed answer of the run named by ``model:RUN_DIR``
     (failed or unparsed answers are left out)."""
-    from socialbench.runner.store import read_samples
+    from socialbench.records import read_samples
 
     run = Path(value[len("model:"):])
     path = run / "samples.jsonl" if run.is_dir() else run

@@ -1,0 +1,142 @@
+"""Read every label file of a RobotEQ dataset folder into records, collecting every problem
+(tagged by task) instead of stopping at the first; ids are checked and derived here."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from socialbench.benchmarks.roboteq.fields import label_file_problem, resolve_image, surrogate_fields
+from socialbench.benchmarks.roboteq.label_files import find_label_files, read_rows, unreadable_label_files
+from socialbench.benchmarks.roboteq.rows import (
+    grounding_question,
+    image_value,
+    judgment_scene,
+    row_task,
+    task_of_folder,
+)
+from socialbench.benchmarks.roboteq.schema import (
+    CANONICAL_FILE,
+    ID_FIELDS,
+    TASK_BJ,
+    TASK_SG,
+    GroundingQuestion,
+    JudgmentScene,
+)
+from socialbench.errors import Problem
+
+__all__ = ["Scan", "scan_roboteq"]
+
+
+@dataclass
+class Scan:
+    """Everything parsed from a dataset folder, with the problems found (tagged by task)."""
+
+    root: Path
+    files: list[Path]
+    scenes: list[JudgmentScene] = field(default_factory=list)
+    questions: list[GroundingQuestion] = field(default_factory=list)
+    problems: list[tuple[str | None, Problem]] = field(default_factory=list)
+    #: (task, file, line, image path relative to the root) of every row whose image path
+    #: resolved inside the folder, valid or not (``validate`` checks them all)
+    images: list[tuple[str, str, int, str]] = field(default_factory=list)
+
+    def problems_for(self, task: str) -> list[Problem]:
+        """Problems of rows of ``task`` plus those whose task is unknown."""
+        return [p for t, p in self.problems if t is None or t == task]
+
+
+def _assign_ids(records: list[Any], attr: str, task: str, scan: Scan) -> list[Any]:
+    """Explicit ids must be unique; a derived id is the image path without its suffix,
+    with ``#j`` (j = 1, 2, ...) appended when several rows share an image."""
+    explicit = Counter(getattr(r, attr) for r in records if getattr(r, attr))
+    for r in records:
+        rid = getattr(r, attr)
+        if rid and explicit[rid] > 1:
+            scan.problems.append((task, Problem(r.source, "id", f"id {rid!r} is used by {explicit[rid]} rows", "give every row its own id", r.line)))
+
+    def stem(r: Any) -> str:
+        return PurePosixPath(r.image).with_suffix("").as_posix()
+
+    shared = Counter(stem(r) for r in records if not getattr(r, attr))
+    seen: Counter[str] = Counter()
+    out = []
+    for r in records:
+        if getattr(r, attr):
+            out.append(r)
+            continue
+        base = stem(r)
+        seen[base] += 1
+        rid = base if shared[base] == 1 else f"{base}#{seen[base]}"
+        if rid in explicit:
+            rid = f"{rid}@{r.line}"
+        out.append(replace(r, **{attr: rid}))
+    return out
+
+
+def scan_roboteq(root: Path) -> Scan:
+    """Read every label file of ``root``; collect records and all problems found."""
+    root = Path(root)
+    files = find_label_files(root)
+    scan = Scan(root=root, files=files)
+    for path in unreadable_label_files(root):
+        hint = None if path.name == CANONICAL_FILE else task_of_folder(Path(path.parent.relative_to(root).as_posix()))
+        scan.problems.append((hint, Problem(
+            str(path), "", f"cannot read the label file: {label_file_problem(path, root) or 'not a regular file'}",
+            "replace it with the regular file of the release",
+        )))
+    if not files:
+        scan.problems.append((None, Problem(
+            str(root), "", f"no {CANONICAL_FILE}, metadata.jsonl or metadata.csv found",
+            "pass the folder of the RobotEQ release (see docs/roboteq-format.md)",
+        )))
+        return scan
+    for path in files:
+        canonical = path.name == CANONICAL_FILE
+        meta_rel = path.parent.relative_to(root).as_posix()
+        hint = None if canonical else task_of_folder(Path(meta_rel))
+        unusable = label_file_problem(path, root)
+        if unusable is not None:
+            scan.problems.append((hint, Problem(str(path), "", f"cannot read the label file: {unusable}", "replace it with the regular file of the release")))
+            continue
+        n_rows = 0
+        for row in read_rows(path):
+            n_rows += 1
+            if isinstance(row, Problem):
+                scan.problems.append((None, row))
+                continue
+            task = row_task(row.data, hint)
+            if task is None:
+                scan.problems.append((None, Problem(
+                    str(path), "task", "cannot tell whether the row is behavior judgment or spatial grounding",
+                    "add task: behavior_judgment or spatial_grounding", row.line,
+                )))
+                continue
+            found: list[tuple[str, str, str]] = []
+
+            def report(field_name: str, message: str, fix: str = "", _found: list = found) -> None:
+                _found.append((field_name, message, fix))
+
+            for name in surrogate_fields(row.data):
+                report(name, "text holds a lone surrogate (an unpaired \\ud800-\\udfff escape) that cannot be written as UTF-8", "remove the escape or write the full character")
+            for name in ID_FIELDS:
+                value = row.data.get(name)
+                if value not in (None, "") and (not isinstance(value, (str, int)) or isinstance(value, bool)):
+                    report(name, f"{name} must be a string or an integer, not {type(value).__name__}", "give every row a text id")
+
+            parse = judgment_scene if task == TASK_BJ else grounding_question
+            rec = parse(row, root, canonical, report, meta_rel)
+            image_rel, _ = resolve_image(root, path.parent, image_value(row.data, canonical))
+            if image_rel is not None:
+                scan.images.append((task, str(path), row.line, image_rel))
+            for field_name, message, fix in found:
+                scan.problems.append((task, Problem(str(path), field_name, message, fix, row.line)))
+            if rec is not None and not found:
+                (scan.scenes if task == TASK_BJ else scan.questions).append(rec)
+        if n_rows == 0:
+            scan.problems.append((hint, Problem(str(path), "", "the label file has no rows", "restore the file from the release or remove it")))
+    scan.scenes = _assign_ids(scan.scenes, "scene_id", TASK_BJ, scan)
+    scan.questions = _assign_ids(scan.questions, "question_id", TASK_SG, scan)
+    return scan

@@ -1,0 +1,98 @@
+"""What every stage run shares: its result (:class:`StageRun`), closing its summary
+(:func:`close_stage`) and running a chat model over the records of one input file
+(:func:`run_llm_stage`)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Sequence
+
+from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, write_summary
+from socialbench.construction.llm import JsonResult, JsonTask, LLMSettings, close_engine, fill_summary, open_engine, run_stage_tasks
+from socialbench.runner.engine import Engine
+from socialbench.types import GenerationConfig
+
+__all__ = ["StageRun", "close_stage", "rel", "json_config", "with_engine", "run_llm_stage"]
+
+
+@dataclass
+class StageRun:
+    """The result of one stage run.
+
+    ``summary`` is written to ``<work>/summaries/<stage>.json`` by :func:`close_stage`;
+    the open failures of ``outputs`` (retried by the next run) make the run unfinished.
+    ``messages`` and ``problems`` are lines for the user (what was done; what was rejected
+    and why); ``rejected`` says the stage refused some of its input (the command exits 1).
+    """
+
+    summary: StageSummary
+    outputs: list[StageOutput] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    rejected: bool = False
+
+
+def close_stage(work: Path, run: StageRun, t0: float) -> list[dict[str, Any]]:
+    """Fill the failure counts (by kind) and the wall time since ``t0`` into the summary,
+    write it to ``<work>/summaries/``, and return the open failures of the run's outputs."""
+    failures = [f for o in run.outputs for f in o.open_failures()]
+    summary = run.summary
+    summary.n_failed = len(failures)
+    kinds: dict[str, int] = {}
+    for f in failures:
+        kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
+    summary.failure_kinds = kinds
+    summary.wall_s = round(time.perf_counter() - t0, 3)
+    write_summary(work, summary)
+    return failures
+
+
+def rel(work: Path, path: Path) -> str:
+    """``path`` relative to the work folder (as posix), or whole when it lies outside."""
+    try:
+        return path.relative_to(work).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def json_config(s: LLMSettings, temperature: float | None = None) -> GenerationConfig:
+    """The generation config of a JSON-answering request under ``s`` (``temperature``
+    overrides the settings')."""
+    return GenerationConfig(max_tokens=s.max_tokens, temperature=s.temperature if temperature is None else temperature, json_mode=True)
+
+
+async def with_engine(settings: LLMSettings, body: Callable[[Engine], Awaitable[Any]]) -> Any:
+    """Run ``body`` with an engine for ``settings``, closed afterwards."""
+    engine = open_engine(settings)
+    try:
+        return await body(engine)
+    finally:
+        await close_engine(engine)
+
+
+def run_llm_stage(*, stage: str, work: Path, inp: Path, output: Path, settings: LLMSettings,
+                  make_tasks: Callable[[list[dict[str, Any]], dict[str, int], StageOutput], Sequence[JsonTask]],
+                  to_records: Callable[[JsonResult], Sequence[dict[str, Any]]],
+                  records: list[dict[str, Any]] | None = None) -> StageRun:
+    """One model request per input record not yet in ``output`` (the records of ``inp``,
+    or ``records`` when given); ``make_tasks(pending, salts, output)`` builds the requests
+    and ``to_records`` turns each reply into output records."""
+    rows = records if records is not None else read_jsonl(inp)
+    so = StageOutput(output, stage)
+    summary = StageSummary(stage=stage, input=rel(work, inp), output=rel(work, output), n_in=len(rows),
+                           models={"model": settings.model})
+    summary.n_skipped = sum(1 for r in rows if r["id"] in so.done)
+    tasks = make_tasks([r for r in rows if r["id"] not in so.done], so.failure_counts(), so)
+
+    async def body(engine: Engine) -> None:
+        stats = await run_stage_tasks(engine, tasks, so, to_records, parse_retries=settings.parse_retries,
+                                      progress=settings.progress, label=stage)
+        fill_summary(summary, engine, stats, settings)
+
+    asyncio.run(with_engine(settings, body))
+    summary.n_new = so.written
+    summary.n_out = len(so.done)
+    return StageRun(summary, [so])

@@ -1,0 +1,26 @@
+"""Clear an output folder before a generator writes it again.
+
+Dataset generators (:mod:`socialbench.construction.export`, :mod:`socialbench.benchmarks.socialnav_sub.simulated`)
+own a fixed set of files and folders in their output folder; on an overwrite they remove
+exactly those and leave anything else in the folder alone. Each generator decides first
+whether it may clear the folder (its own overwrite rules); this module only removes.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Iterable
+
+__all__ = ["remove_generated"]
+
+
+def remove_generated(root: Path, names: Iterable[str]) -> None:
+    """Remove each entry ``root / name`` that exists: a folder with its contents, a file (or
+    link) by itself. Names that do not exist are skipped."""
+    for name in names:
+        target = root / name
+        if target.is_dir():
+            shutil.rmtree(target)
+        elif target.exists():
+            target.unlink()

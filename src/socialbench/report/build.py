@@ -1,0 +1,165 @@
+"""Write the report of run directories (``socialbench report``): every paper table in the
+chosen formats, ``report.md``, the figures and, with ``html``, the static HTML report with
+the per-item viewer.
+
+:func:`build_report` writes ``tables/<name>.<md|csv|tex>``, ``report.md`` (every table),
+``plots/*.png|svg`` and, with ``html``, ``index.html`` + ``images/``. Item-level parts
+(failure tables, bootstrap CIs, the viewer) need the labels: the ``data`` folder recorded
+in ``run.json`` or ``data``; without them they are skipped with a note. matplotlib is
+imported only when figures are drawn.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from socialbench.errors import StorageError, UsageError
+from socialbench.report.item_data import ItemData, auto_attributes, protocol_of
+from socialbench.report.loading import RunDir, check_same_benchmark
+from socialbench.report.renderers import RENDERERS, to_markdown
+from socialbench.report.roboteq_human import roboteq_human, roboteq_human_grounding
+from socialbench.report.roboteq_tables import (
+    roboteq_ablation_table,
+    roboteq_grounding_table,
+    roboteq_rag_table,
+    roboteq_run_coverage,
+    roboteq_table1,
+)
+from socialbench.report.robustness_table import robustness_table
+from socialbench.report.socialnav_item_tables import socialnav_item_tables
+from socialbench.report.socialnav_tables import (
+    socialnav_ablation_table,
+    socialnav_gt_table,
+    socialnav_question_table,
+    socialnav_table1,
+    waypoint_table,
+)
+from socialbench.report.table import TableSet
+
+__all__ = ["FORMATS", "IMAGE_MODES", "parse_formats", "build_report", "make_out_folder"]
+
+FORMATS = ("md", "csv", "tex", "html")
+IMAGE_MODES = ("first-last", "all", "none")
+
+
+def parse_formats(text: str) -> list[str]:
+    """``"md,csv"`` -> ``["md", "csv"]``; raises :class:`UsageError` on unknown formats."""
+    items = [t.strip().lower() for t in text.split(",") if t.strip()]
+    bad = [t for t in items if t not in FORMATS]
+    if bad or not items:
+        raise UsageError(f"--format takes a comma-separated list of {', '.join(FORMATS)} (got {text!r})")
+    return list(dict.fromkeys(items))
+
+
+def build_report(
+    runs: Sequence[RunDir],
+    out: Path,
+    *,
+    formats: Sequence[str] = FORMATS,
+    data: Path | None = None,
+    attributes: Sequence[str] | None = None,
+    images: str = "all",
+    max_items: int = 5000,
+    featured: int = 12,
+    seed: int = 0,
+    n_boot: int = 1000,
+    figures: bool = True,
+) -> dict[str, Any]:
+    """Write the report of ``runs`` into ``out``; returns ``{"files", "notes", "tables"}``."""
+    if images not in IMAGE_MODES:
+        raise UsageError(f"--images must be one of {', '.join(IMAGE_MODES)} (got {images!r})")
+    family = check_same_benchmark(runs)
+    make_out_folder(out)
+    tables = TableSet()
+    notes: list[str] = []
+    item_data = ItemData(runs, data)
+    notes += item_data.notes
+    human_facets = None
+    attrs: list[str] = []
+    if family == "socialnav":
+        tables.add(socialnav_table1(runs))
+        tables.add(socialnav_question_table(runs, "models"))
+        tables.add(socialnav_question_table(runs, "baselines"))
+        tables.add(socialnav_ablation_table(runs))
+        tables.add(socialnav_gt_table(runs))
+        if item_data.indices:
+            if attributes is not None:
+                attrs = list(attributes)
+            else:
+                from socialbench.navigation.scene_features import FEATURES
+
+                attrs = list(FEATURES) + auto_attributes(list(item_data.items().values()))
+            for t in socialnav_item_tables(runs, item_data, attrs, seed=seed, n_boot=n_boot):
+                tables.add(t)
+    elif family == "socialnav-waypoint":
+        tables.add(waypoint_table(runs))
+    else:
+        bj = [r for r in runs if r.benchmark == "roboteq-bj"]
+        human_subset, human_facets = roboteq_human(item_data)
+        sg = [r for r in runs if r.benchmark == "roboteq-sg"]
+        if bj:
+            tables.add(roboteq_table1(bj, human_subset))
+            tables.add(roboteq_ablation_table(bj))
+            tables.add(roboteq_rag_table(bj))
+        tables.add(roboteq_grounding_table(runs, roboteq_human_grounding(item_data)))
+        tables.add(roboteq_ablation_table(sg))  # "roboteq_sg_ablation"
+        tables.add(roboteq_rag_table(sg))  # "roboteq_sg_rag"
+    tables.add(robustness_table(runs))
+    if family not in ("socialnav", "socialnav-waypoint"):
+        coverage, hidden = roboteq_run_coverage(runs, tables.tables)
+        tables.add(coverage)
+        notes += hidden
+    files: list[Path] = []
+    tdir = out / "tables"
+    for fmt in formats:
+        if fmt == "html":
+            continue
+        ext, render = RENDERERS[fmt]
+        for t in tables.tables:
+            tdir.mkdir(parents=True, exist_ok=True)
+            p = tdir / f"{t.name}{ext}"
+            p.write_text(render(t), encoding="utf-8")
+            files.append(p)
+    if "md" in formats:
+        p = out / "report.md"
+        p.write_text("\n".join(to_markdown(t) for t in tables.tables), encoding="utf-8")
+        files.append(p)
+    figs: list[Path] = []
+    if figures or "html" in formats:
+        from socialbench.report import plots
+
+        fdir = out / "plots"
+        figs = plots.socialnav_figures(runs, fdir) if family == "socialnav" else plots.roboteq_figures(runs, fdir, human_facets)
+        files += figs
+    if "html" in formats:
+        from socialbench.report.html import write_report_html
+        from socialbench.report.viewer import viewer_payload
+
+        payload = None
+        if item_data.indices:
+            idx = item_data.indices
+            payload = viewer_payload(
+                [runs[i].label for i in idx], [item_data.entries[i] for i in idx], item_data.items(), protocol_of(runs), out,
+                attributes=attrs, max_items=max_items, featured=featured, images=images,
+            )
+        else:
+            notes.append("no labels loaded: the per-item viewer is not included (pass --data DIR)")
+        run_rows = [
+            {"label": r.label, "model": r.model, "benchmark": r.benchmark, "protocol": r.protocol,
+             "status": r.run.get("status", ""), "questions": r.metrics.get("n_scored", (r.metrics.get("run") or {}).get("questions", "")),
+             "path": str(r.path)}
+            for r in runs
+        ]
+        title = "socialbench report — " + ", ".join(sorted({r.benchmark for r in runs}))
+        files.append(write_report_html(out, title=title, runs=run_rows, tables=tables.tables, figures=figs,
+                                       viewer=payload, notes=notes))
+    return {"files": files, "notes": notes, "tables": [t.name for t in tables.tables]}
+
+
+def make_out_folder(out: Path) -> None:
+    """Create the --out folder, or raise a StorageError naming it and the fix."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError.from_os_error(exc, out, "--out folder") from None

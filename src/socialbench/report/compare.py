@@ -1,0 +1,190 @@
+"""Paired comparison of runs on the questions all of them answered (``socialbench compare``).
+
+:func:`compare_runs` tests every pair: PA and CWPA differences with a scene-clustered
+paired bootstrap CI and p-value and a paired (scene-level sign-flip) permutation p-value;
+exact McNemar on binary correctness; with more than two runs Holm-adjusted p-values over
+all pairs and bootstrap rank intervals for a leaderboard. :func:`compare_tables`,
+:func:`compare_csv` and :func:`compare_json` lay the result out.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from itertools import combinations
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from socialbench.errors import UsageError
+from socialbench.report.item_data import ItemData
+from socialbench.report.loading import SOCIALNAV_NAMES, RunDir, UnitScores, align, check_same_benchmark, gold_answer, unit_scores
+from socialbench.report.table import Cell, Row, Table
+
+__all__ = ["compare_runs", "compare_tables", "compare_csv", "compare_json"]
+
+
+def _run_units(runs: Sequence[RunDir], protocol: str, data: Path | None) -> list[UnitScores]:
+    out = []
+    item_data = ItemData(runs, data)
+    for i, r in enumerate(runs):
+        if i not in item_data.entries:
+            reasons = "; ".join(item_data.notes) or "no samples"
+            raise UsageError(f"cannot compare {r.path}: {reasons}")
+        ds = item_data.datasets[i]
+        golds = {}
+        if r.benchmark not in SOCIALNAV_NAMES:
+            golds = {(it.item_id, q.key): gold_answer(it, q.key) for it in ds.items for q in it.questions}
+        out.append(unit_scores(item_data.entries[i], protocol, skip_single=r.benchmark in SOCIALNAV_NAMES, golds=golds))
+    return out
+
+
+def compare_runs(
+    runs: Sequence[RunDir],
+    *,
+    protocol: str | None = None,
+    data: Path | None = None,
+    seed: int = 0,
+    n_boot: int = 2000,
+    n_perm: int = 10_000,
+    level: float = 0.95,
+) -> dict[str, Any]:
+    """Paired tests between every pair of ``runs`` on their common questions.
+
+    Returns ``{"protocol", "n", "n_clusters", "dropped", "runs", "pairs": [...],
+    "leaderboard": [...]}``; every pair holds, for PA and CWPA, the difference (A - B), its
+    scene-clustered paired bootstrap CI and p-value, the scene-level permutation p-value,
+    and the exact McNemar test on correctness; ``holm`` fields adjust each test's p-values
+    over all pairs.
+    """
+    from socialbench.metrics.stats import (
+        bootstrap_rank_ci,
+        holm,
+        mcnemar_exact,
+        paired_bootstrap_diff,
+        paired_permutation_test,
+    )
+
+    if len(runs) < 2:
+        raise UsageError("compare needs at least two run directories")
+    check_same_benchmark(runs)
+    proto = protocol or runs[0].protocol
+    if proto not in ("paper", "official"):
+        raise UsageError(f"--protocol must be paper or official (got {proto!r})")
+    units, dropped = align(_run_units(runs, proto, data))
+    clusters = units[0].clusters
+    pairs: list[dict[str, Any]] = []
+    for a, b in combinations(range(len(runs)), 2):
+        entry: dict[str, Any] = {"a": runs[a].label, "b": runs[b].label}
+        for metric in ("PA", "CWPA"):
+            xa = getattr(units[a], metric.lower())
+            xb = getattr(units[b], metric.lower())
+            boot = paired_bootstrap_diff(xa, xb, clusters, n_boot=n_boot, level=level, seed=seed)
+            perm = paired_permutation_test(xa, xb, clusters, n_perm=n_perm, seed=seed)
+            entry[metric] = {
+                "a": float(xa.mean()), "b": float(xb.mean()), "diff": boot.diff, "low": boot.low, "high": boot.high,
+                "se": boot.se, "p_bootstrap": boot.p_value, "p_permutation": perm.p_value, "permutation": perm.method,
+            }
+        mc = mcnemar_exact(units[a].correct, units[b].correct)
+        entry["correct"] = {"a": float(units[a].correct.mean()), "b": float(units[b].correct.mean()), "a_only": mc.a_only,
+                            "b_only": mc.b_only, "diff": mc.diff, "p_mcnemar": mc.p_value}
+        pairs.append(entry)
+    for metric, field in (("PA", "p_permutation"), ("PA", "p_bootstrap"), ("CWPA", "p_permutation"),
+                          ("CWPA", "p_bootstrap"), ("correct", "p_mcnemar")):
+        adj = holm([p[metric][field] for p in pairs])
+        for p, v in zip(pairs, adj):
+            p[metric][field + "_holm"] = v
+    leaderboard: list[dict[str, Any]] = []
+    for metric in ("PA", "CWPA"):
+        scores = [getattr(u, metric.lower()) for u in units]
+        ranks = bootstrap_rank_ci(np.column_stack(scores), clusters, n_boot=n_boot, level=level, seed=seed)
+        for r in sorted(ranks, key=lambda x: (x.rank, x.index)):
+            leaderboard.append({"metric": metric, "run": runs[r.index].label, "score": r.score, "rank": r.rank,
+                                "low": r.low, "high": r.high})
+    return {
+        "protocol": proto, "n": len(units[0].keys), "n_clusters": len(set(clusters)), "dropped": dropped,
+        "level": level, "seed": seed, "n_boot": n_boot, "n_perm": n_perm,
+        "runs": [{"label": r.label, "path": str(r.path), "model": r.model} for r in runs],
+        "pairs": pairs, "leaderboard": leaderboard,
+    }
+
+
+def _p(v: float) -> str:
+    return f"{v:.1e}" if v < 1e-4 else f"{v:.4f}"
+
+
+def compare_tables(result: dict[str, Any]) -> list[Table]:
+    """The pairwise table and (with 3+ runs) the leaderboard of :func:`compare_runs`."""
+    lvl = int(round(100 * result["level"]))
+    multi = len(result["runs"]) > 2
+    rows = []
+    for p in result["pairs"]:
+        cells: list[Cell] = []
+        for metric in ("PA", "CWPA"):
+            m = p[metric]
+            cells += [Cell(f"{m['a']:.3f}", m["a"]), Cell(f"{m['b']:.3f}", m["b"]),
+                      Cell(f"{m['diff']:+.3f} [{m['low']:+.3f}, {m['high']:+.3f}]", m["diff"]),
+                      Cell(_p(m["p_permutation"]), m["p_permutation"]), Cell(_p(m["p_bootstrap"]), m["p_bootstrap"])]
+            if multi:
+                cells.append(Cell(_p(m["p_permutation_holm"]), m["p_permutation_holm"]))
+        c = p["correct"]
+        cells += [Cell(f"{c['a_only']} / {c['b_only']}", c["diff"]), Cell(_p(c["p_mcnemar"]), c["p_mcnemar"])]
+        if multi:
+            cells.append(Cell(_p(c["p_mcnemar_holm"]), c["p_mcnemar_holm"]))
+        rows.append(Row((p["a"], p["b"]), tuple(cells)))
+    per = ("A", "B", f"A − B [{lvl}% CI]", "p perm.", "p boot.") + (("p Holm",) if multi else ())
+    columns = per + per + ("A only / B only", "p exact") + (("p Holm",) if multi else ())
+    groups = (("PA", len(per)), ("CWPA", len(per)), ("McNemar", 3 if multi else 2))
+    note = (f"{result['n']} questions in {result['n_clusters']} scenes answered by every run (protocol {result['protocol']}); "
+            f"CIs and p boot.: scene-clustered paired bootstrap ({result['n_boot']} replicates); p perm.: scene-level "
+            f"sign-flip permutation test; seed {result['seed']}."
+            + " McNemar: exact binomial test on correctness (the answer is the gold label where the data has one,"
+            " else a most common human answer); A only / B only count the discordant questions."
+            + (f" {result['dropped']} questions not answered by every run were left out." if result["dropped"] else "")
+            + (f" Only {result['n_clusters']} scenes: bootstrap intervals and p-values are unreliable with so few"
+               " clusters; the exact permutation p-value is valid but cannot go below 2 / 2^scenes."
+               if result["n_clusters"] < 10 else "")
+            + (" p Holm: Holm-adjusted over all pairs." if multi else ""))
+    out = [Table("compare_pairs", "Paired comparison", ("Run A", "Run B"), columns, tuple(rows), groups, (note,))]
+    if multi:
+        lb_rows = []
+        for metric in ("PA", "CWPA"):
+            for e in [x for x in result["leaderboard"] if x["metric"] == metric]:
+                lb_rows.append(Row((e["run"],), (Cell(f"{e['score']:.3f}", e["score"]), Cell(str(e["rank"]), e["rank"]),
+                                                  Cell(f"{e['low']}–{e['high']}", None)), metric))
+        out.append(Table("compare_leaderboard", "Leaderboard with rank confidence intervals", ("Run",),
+                         ("Score", "Rank", f"{lvl}% rank CI"), tuple(lb_rows), (),
+                         (f"Ranks from {result['n_boot']} scene-clustered bootstrap replicates (1 = best).",),
+                         section_header="Metric"))
+    return out
+
+
+def compare_csv(result: dict[str, Any]) -> str:
+    """Long-format CSV of :func:`compare_runs`: one row per pair and measure (PA, CWPA,
+    correct), every number unrounded."""
+    import csv
+    import io
+
+    cols = ["run_a", "run_b", "measure", "a", "b", "diff", "low", "high", "se", "p_permutation", "p_permutation_holm",
+            "p_bootstrap", "p_bootstrap_holm", "a_only", "b_only", "p_mcnemar", "p_mcnemar_holm"]
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, cols, lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    for p in result["pairs"]:
+        for measure in ("PA", "CWPA", "correct"):
+            w.writerow({"run_a": p["a"], "run_b": p["b"], "measure": measure, **p[measure]})
+    return buf.getvalue()
+
+
+def compare_json(result: dict[str, Any]) -> str:
+    """:func:`compare_runs`'s result as indented JSON (NaN as null, numpy scalars as numbers)."""
+    return json.dumps(result, indent=2, default=_json_default) + "\n"
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, float) and math.isnan(o):
+        return None
+    if hasattr(o, "item"):
+        return o.item()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")

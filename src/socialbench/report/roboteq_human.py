@@ -1,0 +1,77 @@
+"""Human baseline rows of the RobotEQ tables, computed from the per-annotator votes in the
+labels (leave-one-out: each annotator against the majority of the others)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from socialbench.report.item_data import ItemData
+
+__all__ = ["roboteq_human", "roboteq_human_grounding"]
+
+
+def _human_subsets(groups: dict[str, list[Any]], baseline: Callable[[list[Any]], dict[str, Any] | None],
+                   metrics: Sequence[str]) -> dict[str, Any] | None:
+    """``baseline`` per subset as ``{subset: {metric: {"value", "se": None}, "n"}}``, plus the
+    unweighted ``average`` of synthetic and real (Table 1 Avg) and ``overall``."""
+    out: dict[str, Any] = {}
+    for subset, items in [*groups.items(), ("overall", [x for v in groups.values() for x in v])]:
+        res = baseline(items)
+        if res is not None:
+            out[subset] = {"n": res["n"], **{m: {"value": res[m], "se": None} for m in metrics}}
+    if "synthetic" in out and "real" in out:
+        out["average"] = {m: {"value": (out["synthetic"][m]["value"] + out["real"][m]["value"]) / 2, "se": None}
+                          for m in metrics}
+    return out or None
+
+
+def roboteq_human(data: ItemData) -> tuple[dict[str, Any] | None, dict[str, float] | None]:
+    """Human PA / CWPA / micro-F1 / macro-F1 per subset (+ average, overall) and CWPA per
+    facet, leave-one-out from the per-annotator votes of the labels (behaviors with at
+    least 2 votes; :func:`socialbench.metrics.human.human_judgment_baseline`);
+    ``(None, None)`` without labels."""
+    from socialbench.metrics.agreement import human_average_paper
+    from socialbench.metrics.human import human_judgment_baseline
+
+    by_subset: dict[str, list[Any]] = {}
+    by_facet: dict[str, list[float]] = {}
+    seen: set[tuple[str, str]] = set()
+    for i in data.indices:
+        ds = data.datasets[i]
+        for it in ds.items:
+            beh = it.metadata.get("behaviors")
+            if not isinstance(beh, dict):
+                continue
+            for q in it.questions:
+                v = it.votes[q.key]
+                if (it.item_id, q.key) in seen or v.n < 2 or not beh.get(q.key, {}).get("has_votes", True):
+                    continue
+                seen.add((it.item_id, q.key))
+                by_subset.setdefault(str(it.metadata.get("subset") or "unknown"), []).append(v.counts())
+                for f in beh.get(q.key, {}).get("facets") or ():
+                    by_facet.setdefault(str(f), []).append(human_average_paper(v).cwpa)
+    if not by_subset:
+        return None, None
+    out = _human_subsets(by_subset, human_judgment_baseline, ("pa", "cwpa", "micro_f1", "macro_f1"))
+    return out, {f: sum(v) / len(v) for f, v in by_facet.items()}
+
+
+def roboteq_human_grounding(data: ItemData) -> dict[str, Any] | None:
+    """Human exact match / Jaccard / option micro- and macro-F1 per subset (+ average,
+    overall), each annotator against the per-option majority of the others
+    (:func:`socialbench.metrics.human.human_grounding_baseline`); None without votes."""
+    from socialbench.metrics.human import human_grounding_baseline
+
+    by_subset: dict[str, list[Any]] = {}
+    seen: set[str] = set()
+    for i in data.indices:
+        for it in data.datasets[i].items:
+            if it.metadata.get("task") != "spatial_grounding" or not it.metadata.get("has_votes") or it.item_id in seen:
+                continue
+            v = it.votes.get("sg")
+            if v is None or v.n < 2:
+                continue
+            seen.add(it.item_id)
+            selections = [list(answer) for answer, c in v.counts().items() for _ in range(c)]
+            by_subset.setdefault(str(it.metadata.get("subset") or "unknown"), []).append(selections)
+    return _human_subsets(by_subset, human_grounding_baseline, ("exact_match", "jaccard", "micro_f1", "macro_f1"))

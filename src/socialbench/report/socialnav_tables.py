@@ -1,0 +1,325 @@
+"""The SocialNav-SUB paper tables built from run directories.
+
+:func:`socialnav_table1` (Table 1: All + three categories, PA and CWPA ± SE, Human Oracle /
+Average Human / baseline rows, then the VLM rows, then perception-assisted and
+human-derived runs in their own sections; the best VLM value of each column in bold),
+:func:`socialnav_question_table` (Tables 10-12: PA and CW PA per question, one column pair
+per model), :func:`socialnav_ablation_table` (Tables 2 / 13: BEV + CoT, No CoT, No BEV per
+model), :func:`socialnav_gt_table` (Table 14: CoT vs CoT-GT per social question) and
+:func:`waypoint_table` (Table 3: waypoint accuracy per scene-context source). The tables
+from item-level data (Tables 4, 5, bootstrap CIs) are in
+:mod:`socialbench.report.socialnav_item_tables`.
+
+Several runs of different models become rows (or column groups) of one table.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from socialbench.errors import UsageError
+from socialbench.report.loading import RunDir, display_name
+from socialbench.report.metric_cells import sn_block, sn_pair
+from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_pct, mark_best
+
+SN_GROUPS = ("All", "Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning")
+SN_GROUP_TITLES = {"All": "All", "Spatial reasoning": "Spatial Reasoning",
+                   "Spatiotemporal reasoning": "Spatiotemporal Reasoning", "Social reasoning": "Social Reasoning"}
+
+#: Base questions in the order and with the names of the paper's Tables 10-12.
+QUESTION_TABLE: tuple[tuple[str, str, str], ...] = (
+    ("Spatial", "q_person_spatial_position_begin", "Person Initial Position"),
+    ("Spatial", "q_person_spatial_position_end", "Person Ending Position"),
+    ("Spatial", "q_goal_position_begin", "Goal Initial Position"),
+    ("Spatial", "q_goal_position_end", "Goal End Position"),
+    ("Spatial", "q_obstructing_end_position", "Person End Goal Obstruction"),
+    ("Spatiotemporal", "q_robot_moving_direction", "Robot Moving Direction"),
+    ("Spatiotemporal", "q_person_distance_change", "Person Distance Change"),
+    ("Spatiotemporal", "q_obstructing_path", "Person Goal Obstruction"),
+    ("Social", "q_robot_affected", "Robot Affected by Person"),
+    ("Social", "q_robot_action", "Robot Action to Person"),
+    ("Social", "q_person_affected", "Person Affected by Robot"),
+    ("Social", "q_person_action", "Person Action to Robot"),
+    ("Social", "q_robot_suggested_affected", "Robot Affected by Person at end"),
+    ("Social", "q_robot_suggested_action", "Robot Action to Person at end"),
+    ("Social", "q_human_future_action_prediction", "Person Action to Robot at end"),
+)
+QUESTION_NAMES = {k: n for _, k, n in QUESTION_TABLE}
+
+HUMAN_ROWS = (("human:oracle", "Human Oracle"), ("human:average", "Average Human"))
+
+
+def _check_protocol(runs: Sequence[RunDir]) -> str:
+    """The scoring protocol shared by ``runs``; a UsageError when they differ."""
+    protocols = {r.protocol for r in runs}
+    if len(protocols) > 1:
+        raise UsageError(
+            "the runs were scored with different protocols ("
+            + ", ".join(f"{r.label}: {r.protocol}" for r in runs)
+            + "); re-score them with one `socialbench score --protocol ...`"
+        )
+    return protocols.pop()
+
+
+
+#: ``--method`` values whose spatial answers come from humans / from a perception module.
+HUMAN_DERIVED_METHODS = ("cot-gt",)
+ASSISTED_METHODS = ("scene-context",)
+HUMAN_DERIVED = "Human-derived"
+ASSISTED = "Perception-assisted"
+
+
+def sn_section(r: RunDir) -> str:
+    """The Table 1 section of a run: ``Human-derived`` (answers partly from the human labels:
+    ``human:*`` models, ``cot-gt``), ``Perception-assisted`` (``scene-context``: spatial
+    answers from the rule-based module), ``Baseline`` or ``VLM``. Only VLM rows are ranked."""
+    method = r.run.get("method")
+    if r.model.startswith(("human:", "replay:human")) or method in HUMAN_DERIVED_METHODS:
+        return HUMAN_DERIVED
+    if method in ASSISTED_METHODS:
+        return ASSISTED
+    return "Baseline" if r.is_baseline else "VLM"
+
+
+def main_runs(runs: Sequence[RunDir]) -> list[RunDir]:
+    """The runs on clean images (all runs when every one is perturbed): perturbed runs
+    are reported in :func:`robustness_table`."""
+    clean = [r for r in runs if r.perturbation is None]
+    return clean or list(runs)
+
+
+def socialnav_table1(runs: Sequence[RunDir]) -> Table:
+    """SocialNav-SUB Table 1: PA and CWPA (± SE) for All and the three categories.
+
+    Rows: Human Oracle and Average Human (the reference rows of the first run's
+    metrics.json), the baseline runs (``baseline:*``, ``mock:*``), every other run under
+    "VLM" (perturbed runs only when all are, see :func:`main_runs`), then the runs whose
+    answers come partly from elsewhere in their own sections (:func:`sn_section`:
+    ``scene-context`` under "Perception-assisted", ``cot-gt`` and ``human:*`` under
+    "Human-derived"). The best VLM value of each column is bold (the best baseline run when
+    no VLM is present); reference, perception-assisted and human-derived rows are never
+    marked.
+    """
+    protocol = _check_protocol(runs)
+    runs = main_runs(runs)
+    columns = tuple(m for _ in SN_GROUPS for m in ("PA", "CWPA"))
+    groups = tuple((SN_GROUP_TITLES[g], 2) for g in SN_GROUPS)
+    rows: list[Row] = []
+    ref = runs[0].metrics
+    for key, name in HUMAN_ROWS:
+        cells = [c for g in SN_GROUPS for c in sn_pair(sn_block(ref, key, g))]
+        rows.append(Row((name,), tuple(cells), "Baseline"))
+    n_ref = len(rows)
+    order = ("Baseline", "VLM", ASSISTED, HUMAN_DERIVED)
+    for r in sorted(runs, key=lambda x: order.index(sn_section(x))):
+        cells = [c for g in SN_GROUPS for c in sn_pair(sn_block(r.metrics, "model", g))]
+        rows.append(Row((r.label,), tuple(cells), sn_section(r)))
+    vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
+    candidates = vlm or [i for i in range(n_ref, len(rows)) if rows[i].section == "Baseline"]
+    rows = mark_best(rows, candidates, range(len(columns)), underline_second=False)
+    notes = [
+        f"Protocol: {protocol}. Mean ± standard error over questions; Human Oracle and Average Human from "
+        f"{runs[0].label}'s labels. Bold: best {'VLM' if vlm else 'baseline run'} per column."
+    ]
+    sections = {row.section for row in rows}
+    if ASSISTED in sections:
+        notes.append("Perception-assisted: the rule-based module answered the spatial and spatiotemporal questions "
+                     "and its answers were given to the model (--method scene-context); not ranked.")
+    if HUMAN_DERIVED in sections:
+        notes.append("Human-derived: answers taken partly or wholly from the human labels (cot-gt: spatial and "
+                     "spatiotemporal answers are the human mode; human:* runs); not ranked. A Sampled Human run "
+                     "scores one drawn human vote against a distribution that includes that vote, so it is higher "
+                     "than the leave-one-out Average Human row.")
+    return Table(
+        "socialnav_table1",
+        "Average performance across question categories (SocialNav-SUB Table 1)",
+        ("Model",), columns, tuple(rows), groups, tuple(notes), section_header="Category",
+    )
+
+
+def socialnav_question_table(runs: Sequence[RunDir], which: str = "models") -> Table | None:
+    """Per-question PA and CW PA (SocialNav-SUB Tables 10-12), one column pair per answerer.
+
+    ``which="models"``: the non-baseline runs (Tables 10 and 11); ``"baselines"``: Human
+    Oracle, Average Human and the baseline runs (Table 12). ``None`` when there is nothing
+    to show.
+    """
+    protocol = _check_protocol(runs)
+    runs = main_runs(runs)
+    answerers: list[tuple[str, Mapping[str, Any], str]] = []
+    if which == "baselines":
+        answerers += [(name, runs[0].metrics, key) for key, name in HUMAN_ROWS]
+        answerers += [(r.label, r.metrics, "model") for r in runs if r.is_baseline]
+        title = "Performance across individual questions for baselines (SocialNav-SUB Table 12)"
+    elif which == "models":
+        answerers += [(r.label, r.metrics, "model") for r in runs if not r.is_baseline]
+        title = "Performance across individual questions for models (SocialNav-SUB Tables 10-11)"
+    else:
+        raise ValueError(f"which must be 'models' or 'baselines', got {which!r}")
+    if not answerers:
+        return None
+    present = set()
+    for _, m, key in answerers:
+        present |= set(((m.get("scores") or {}).get(key) or {}).keys())
+    order = [q for q in QUESTION_TABLE if q[1] in present]
+    if not order:
+        return None
+    rows = []
+    for cat, key, name in order:
+        cells = []
+        for _, m, row in answerers:
+            cells += list(sn_pair(sn_block(m, row, key)))
+        rows.append(Row((name,), tuple(cells), cat))
+    columns = tuple(c for _ in answerers for c in ("PA", "CW PA"))
+    groups = tuple((label, 2) for label, _, _ in answerers)
+    notes = (f"Protocol: {protocol}. Mean ± standard error over the questions of each type.",)
+    return Table(
+        f"socialnav_questions_{which}", title, ("Question Name",), columns, tuple(rows), groups, notes,
+        section_header="Category",
+    )
+
+
+#: The rows of the paper's Tables 2 / 13: (row name, --method, --images).
+ABLATIONS: tuple[tuple[str, str, str], ...] = (
+    ("BEV + CoT", "cot", "img-with-bev"),
+    ("No CoT", "independent", "img-with-bev"),
+    ("No BEV", "cot", "img"),
+)
+#: The columns of Table 14 (and the hybrid strategy next to them): (title, --method).
+GT_METHODS: tuple[tuple[str, str], ...] = (
+    ("CoT", "cot"),
+    ("CoT with ground-truth spatial(temporal) answers", "cot-gt"),
+    ("Scene context (rule-based perception)", "scene-context"),
+)
+
+
+def _same_model_key(r: RunDir) -> tuple[Any, ...]:
+    """What runs that differ only in ``--method`` / ``--images`` share."""
+    return (r.benchmark, r.model, r.options_key(rag=True))
+
+
+def _by_model(runs: Sequence[RunDir]) -> dict[tuple[Any, ...], dict[tuple[str, str], RunDir]]:
+    """Clean runs grouped by :func:`_same_model_key`, then by (method, images)."""
+    out: dict[tuple[Any, ...], dict[tuple[str, str], RunDir]] = {}
+    for r in runs:
+        if r.perturbation is not None:
+            continue
+        cfg = (str(r.run.get("method") or "independent"), str(r.run.get("images") or "img-with-bev"))
+        out.setdefault(_same_model_key(r), {}).setdefault(cfg, r)
+    return out
+
+
+def socialnav_ablation_table(runs: Sequence[RunDir]) -> Table | None:
+    """SocialNav-SUB Tables 2 / 13: the querying-strategy ablation, PA ± SE per category.
+
+    For each model with at least two of the :data:`ABLATIONS` configurations among the runs
+    (same model, benchmark and options; clean images), one row per configuration present:
+    BEV + CoT (``--method cot``), No CoT (``--method independent``), No BEV (``--method cot
+    --images img``). ``None`` when no model has two.
+    """
+    protocol = _check_protocol(runs)
+    cats = SN_GROUPS[1:]
+    rows = []
+    for configs in _by_model(runs).values():
+        present = [(name, configs[(m, i)]) for name, m, i in ABLATIONS if (m, i) in configs]
+        if len(present) < 2:
+            continue
+        for name, r in present:
+            cells = tuple(sn_pair(sn_block(r.metrics, "model", c))[0] for c in cats)
+            rows.append(Row((display_name(r.model), name), cells))
+    if not rows:
+        return None
+    notes = (f"Protocol: {protocol}. Probability of Agreement, mean ± standard error over questions. "
+             "BEV + CoT: --method cot; No CoT: --method independent; No BEV: --method cot --images img "
+             "(front view only).",)
+    return Table("socialnav_table2_ablation",
+                 "Ablation experiment of querying strategies, PA (SocialNav-SUB Tables 2 and 13)",
+                 ("Model", "Ablation"), tuple(SN_GROUP_TITLES[c] for c in cats), tuple(rows), (), notes)
+
+
+def socialnav_gt_table(runs: Sequence[RunDir]) -> Table | None:
+    """SocialNav-SUB Table 14: CoT vs CoT with the human answers to the spatial and
+    spatiotemporal questions, per social question (PA and CW PA ± SE).
+
+    For each model with a ``cot`` run and a ``cot-gt`` run (same images and options; clean),
+    one section of seven rows; a ``scene-context`` run of the same model adds a third column
+    pair (the rule-based perception module's answers instead of the humans'). ``None`` when
+    no model has both.
+    """
+    protocol = _check_protocol(runs)
+    social = [(key, name) for cat, key, name in QUESTION_TABLE if cat == "Social"]
+    blocks = []
+    for configs in _by_model(runs).values():
+        for images in sorted({i for _, i in configs}):
+            if ("cot", images) not in configs or ("cot-gt", images) not in configs:
+                continue
+            blocks.append((configs[("cot", images)], [configs.get((m, images)) for _, m in GT_METHODS]))
+    if not blocks:
+        return None
+    with_context = any(found[2] is not None for _, found in blocks)
+    methods = GT_METHODS if with_context else GT_METHODS[:2]
+    rows = []
+    for base, found in blocks:
+        label = display_name(base.model) + ("" if base.run.get("images") in (None, "img-with-bev")
+                                            else f" ({base.run.get('images')})")
+        for key, name in social:
+            cells: list[Cell] = []
+            for r in found[:len(methods)]:
+                cells += list(sn_pair(sn_block(r.metrics, "model", key) if r is not None else None))
+            rows.append(Row((name,), tuple(cells), label))
+    notes = [f"Protocol: {protocol}. Mean ± standard error over the questions of each type. CoT with ground truth: "
+             "the spatial and spatiotemporal questions are answered by the human mode and given to the model as "
+             "chain-of-thought context (--method cot-gt); only the social questions are the model's."]
+    if with_context:
+        notes.append("Scene context: the same questions answered by the rule-based module on the tracks instead "
+                     "(--method scene-context).")
+    return Table("socialnav_table14_cot_gt",
+                 "CoT vs CoT with ground-truth spatial and spatiotemporal answers (SocialNav-SUB Table 14)",
+                 ("Question Name",), tuple(c for _ in methods for c in ("PA", "CW PA")), tuple(rows),
+                 tuple((title, 2) for title, _ in methods), tuple(notes), section_header="Model")
+
+
+#: Table 3's columns: (title, how a run's ``--context`` starts).
+WAYPOINT_CONTEXTS: tuple[tuple[str, str], ...] = (
+    ("No Context", "none"), ("Random", "random"), ("Same-Model", "model:"), ("Human Oracle", "human-oracle"),
+)
+
+
+def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
+    """SocialNav-SUB Table 3: waypoint accuracy (%) ± SE per model and scene-context source.
+
+    One row per model (and image mode / options other than the context), one column per
+    context; a run made with ``--epochs`` shows its mean ± SE across epochs, others the SE
+    over samples. ``None`` without ``socialnav-waypoint`` runs."""
+    rows_by: dict[tuple[Any, ...], dict[str, RunDir]] = {}
+    for r in runs:
+        if r.benchmark != "socialnav-waypoint" or r.perturbation is not None:
+            continue
+        context = str((r.run.get("options") or {}).get("context") or r.metrics.get("context") or "none")
+        column = next((t for t, prefix in WAYPOINT_CONTEXTS if context == prefix or
+                       (prefix.endswith(":") and context.startswith(prefix))), None)
+        if column is None:
+            continue
+        others = tuple((k, v) for k, v in r.options_key() if k != "context")
+        rows_by.setdefault((r.model, r.run.get("images"), others), {}).setdefault(column, r)
+    if not rows_by:
+        return None
+    rows = []
+    any_epochs = False
+    for (model, images, _), by in rows_by.items():
+        cells = []
+        for title, _ in WAYPOINT_CONTEXTS:
+            run = by.get(title)
+            acc = ((run.metrics.get("overall") or {}).get("accuracy") or {}) if run is not None else {}
+            any_epochs = any_epochs or bool(run is not None and run.metrics.get("epochs"))
+            v, se = acc.get("value"), acc.get("se")
+            cells.append(EMPTY if v is None else Cell(f"{fmt_pct(v)} ± {fmt_pct(se)}" if se is not None else fmt_pct(v),
+                                                      100 * v, None if se is None else 100 * se))
+        label = display_name(str(model)) + ("" if images in (None, "img-with-bev") else f" ({images})")
+        rows.append(Row((label,), tuple(cells)))
+    notes = ("Accuracy of choosing the operator's waypoint, percent. "
+             + ("Runs made with --epochs: mean ± SE across epochs; others: ± SE over samples. " if any_epochs else
+                "± SE over samples (use eval --epochs N for mean ± SE across repeated runs). ")
+             + "Same-Model: the scene context of --context model:RUN_DIR (a SocialNav-SUB run of the model).",)
+    return Table("socialnav_table3_waypoints", "Waypoint selection accuracy by scene-context source (SocialNav-SUB Table 3)",
+                 ("Model",), tuple(t for t, _ in WAYPOINT_CONTEXTS), tuple(rows), (), notes)

@@ -1,0 +1,12 @@
+"""remove_generated: removes the named files and folders of an output folder, nothing else."""
+
+from socialbench.files.clear_folder import remove_generated
+
+
+def test_removes_named_folders_and_files_and_keeps_the_rest(tmp_path):
+    (tmp_path / "images" / "sub").mkdir(parents=True)
+    (tmp_path / "images" / "sub" / "a.png").write_bytes(b"x")
+    (tmp_path / "README.md").write_text("card")
+    (tmp_path / "notes.txt").write_text("mine")
+    remove_generated(tmp_path, ("images", "README.md", "missing.json"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]

@@ -1,0 +1,98 @@
+"""RobotEQ paper-table builder rules (Table 1 ranking, the RAG table's pairs, names, labels and times)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from socialbench.report.loading import RunDir, assign_labels, load_runs
+from socialbench.report.roboteq_tables import roboteq_rag_table, roboteq_table1
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _rq_runs() -> list:
+    return load_runs([FIXTURES / "roboteq" / n for n in ("gpt55", "opus46", "qwen", "qwen_rag", "qwen_fisheye")])
+
+
+def test_roboteq_table1_keeps_clean_standard_runs_in_percent() -> None:
+    t = roboteq_table1(_rq_runs())
+    assert [r.stub[0] for r in t.rows] == ["gpt-5.5", "claude-opus-4-6", "Qwen2.5-VL-7B-Instruct"]
+    assert t.rows[0].cells[0].text == "70.65" and t.rows[0].cells[0].bold
+    assert t.rows[1].cells[0].underline
+    # Avg CWPA = mean of the synthetic and real CWPA
+    assert t.rows[2].cells[8].value == pytest.approx((59.32 + 55.66) / 2)
+
+
+def test_roboteq_table1_human_row_is_not_ranked() -> None:
+    human = {"synthetic": {"pa": {"value": 0.81}, "cwpa": {"value": 0.84}}}
+    t = roboteq_table1(_rq_runs(), human)
+    assert t.rows[-1].stub[0] == "Human" and not t.rows[-1].cells[0].bold
+    assert t.rows[-1].cells[2].text == "—"
+
+
+def test_rag_table_pairs_each_rag_run_with_its_raw_run() -> None:
+    t = roboteq_rag_table(_rq_runs())
+    assert t is not None and len(t.rows) == 1
+    raw, rag, gain, t_raw, t_rag = t.rows[0].cells
+    assert (raw.text, rag.text, gain.text) == ("61.87", "64.49", "+2.62")
+    assert (t_raw.value, t_rag.value) == (0.67, 1.32)
+
+
+def test_rag_table_is_absent_without_pairs() -> None:
+    assert roboteq_rag_table(load_runs([FIXTURES / "roboteq" / "gpt55"])) is None
+
+
+# --- regressions: Table 1 ranking, RAG table names / labels / options, cached latency
+
+
+def _stat(v: float) -> dict:
+    return {"value": v, "se": 0.01}
+
+
+def _rq_run(tmp_path: Path, name: str, model: str, f1: float, *, bench: str = "roboteq-bj", strategy: str = "standard",
+            options: dict | None = None, perturb: dict | None = None, requests: dict | None = None) -> RunDir:
+    block = {m: _stat(f1) for m in ("pa", "cwpa", "micro_f1", "macro_f1")}
+    metrics = {"benchmark": bench, "protocol": "paper", "overall": block,
+               "by_subset": {"synthetic": block, "real": block, "average": block},
+               "requests": requests or {"requests": 4, "cached": 0, "latency_s_per_request": 1.5}}
+    run = {"model": model, "strategy": strategy, "benchmark": bench, "options": options or {}, "perturb": perturb}
+    return RunDir(tmp_path / name, run, metrics)
+
+
+def test_roboteq_table1_ranks_vlm_rows_only(tmp_path: Path) -> None:
+    runs = [_rq_run(tmp_path, "o", "human:oracle", 1.0), _rq_run(tmp_path, "a", "openai:gpt-4o", 0.7),
+            _rq_run(tmp_path, "b", "openai:gpt-4o-mini", 0.6)]
+    assign_labels(runs)
+    t = roboteq_table1(runs)
+    assert [(r.section, r.cells[0].bold, r.cells[0].underline) for r in t.rows] == [
+        ("Baseline", False, False), ("VLM", True, False), ("VLM", False, True)]
+
+
+def test_grounding_rag_table_has_its_own_name(tmp_path: Path) -> None:
+    runs = [_rq_run(tmp_path, "s", "openai:gpt-4o", 0.3, bench="roboteq-sg"),
+            _rq_run(tmp_path, "r", "openai:gpt-4o", 0.35, bench="roboteq-sg", strategy="rag")]
+    assign_labels(runs)
+    t = roboteq_rag_table(runs)
+    assert t is not None and t.name == "roboteq_sg_rag" and "spatial grounding" in t.title
+
+
+def test_rag_runs_differing_only_in_backend_get_their_own_labelled_rows(tmp_path: Path) -> None:
+    runs = [_rq_run(tmp_path, "raw", "openai:gpt-4o", 0.5),
+            _rq_run(tmp_path, "bm25", "openai:gpt-4o", 0.55, strategy="rag"),
+            _rq_run(tmp_path, "dense", "openai:gpt-4o", 0.6, strategy="rag", options={"rag_backend": "dense", "rag_k": 4})]
+    assign_labels(runs, ["", "", "GPT-4o dense RAG"])
+    t = roboteq_rag_table(runs)
+    assert t is not None
+    assert [(r.stub[0], r.cells[1].text) for r in t.rows] == [("gpt-4o (rag)", "55.00"), ("GPT-4o dense RAG", "60.00")]
+
+
+def test_rag_table_time_is_blank_with_a_note_when_every_request_was_cached(tmp_path: Path) -> None:
+    cached = {"requests": 4, "cached": 4, "latency_s_per_request": 0.0, "rag": {"time_s_per_query": 0.001}}
+    runs = [_rq_run(tmp_path, "raw", "openai:gpt-4o", 0.5),
+            _rq_run(tmp_path, "rag", "openai:gpt-4o", 0.6, strategy="rag", requests=cached)]
+    assign_labels(runs)
+    t = roboteq_rag_table(runs)
+    assert t is not None and (t.rows[0].cells[3].value, t.rows[0].cells[4].text) == (1.5, "—")
+    assert "response cache" in t.notes[0]

@@ -1,0 +1,46 @@
+"""Record formats every layer reads: ``samples.jsonl`` lines and dataset fingerprints."""
+
+import json
+
+import pytest
+
+from socialbench.errors import DataError
+from socialbench.records import fingerprint_files, read_samples
+from socialbench.types import SampleRecord
+
+
+def rec(item: str, key: str) -> SampleRecord:
+    return SampleRecord(item, key, '{"answer": "yes"}', "yes", "json", None, 0.1, {"prompt_tokens": 1, "completion_tokens": 1})
+
+
+def test_malformed_middle_line_is_an_error_naming_the_line(tmp_path):
+    p = tmp_path / "samples.jsonl"
+    p.write_text(json.dumps(rec("a", "q1").to_json()) + "\nnot json\n" + json.dumps(rec("a", "q2").to_json()) + "\n")
+    with pytest.raises(DataError) as e:
+        read_samples(p)
+    assert e.value.problems[0].line == 2
+
+
+def test_a_file_whose_only_line_is_not_a_record_is_an_error(tmp_path):
+    p = tmp_path / "predictions.jsonl"
+    p.write_bytes(b"\xff\xfe{")  # no newline: not a torn write after good records
+    with pytest.raises(DataError) as e:
+        read_samples(p)
+    assert e.value.problems[0].line == 1
+
+
+def test_a_fifo_in_place_of_samples_is_refused_without_blocking(tmp_path):
+    import os
+
+    p = tmp_path / "samples.jsonl"
+    os.mkfifo(p)
+    with pytest.raises(DataError) as e:
+        read_samples(p)
+    assert "not a regular file" in e.value.problems[0].message
+
+
+def test_a_fingerprint_changes_with_a_label_files_bytes(tmp_path):
+    (tmp_path / "labels.json").write_text("{}")
+    before = fingerprint_files([tmp_path / "labels.json"], tmp_path)
+    (tmp_path / "labels.json").write_text('{"a": 1}')
+    assert fingerprint_files([tmp_path / "labels.json"], tmp_path) != before
