@@ -52,9 +52,11 @@ def main() -> None:
     trees: list[tuple[str, Path | None]] = [("this tree", None)]
     if args.compare_src is not None:
         trees.append((f"{args.compare_src}", args.compare_src.resolve()))
-    checks = [("socialbench --help", [sys.executable, "-m", "socialbench", "--help"]),
-              ("socialbench eval --help", [sys.executable, "-m", "socialbench", "eval", "--help"]),
-              ("eval path imports + openai model", [sys.executable, "-c", EVAL_PATH])]
+    checks = [
+        ("socialbench --help", [sys.executable, "-m", "socialbench", "--help"]),
+        ("socialbench eval --help", [sys.executable, "-m", "socialbench", "eval", "--help"]),
+        ("eval path imports + openai model", [sys.executable, "-c", EVAL_PATH]),
+    ]
     walls: dict[tuple[str, str], list[float]] = {}
     sdk: dict[str, str] = {}
     for _ in range(args.repeats):

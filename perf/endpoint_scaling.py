@@ -34,8 +34,15 @@ def start_server(delay_ms: float, capacity: int) -> tuple[subprocess.Popen[str],
     """Start one scripted server process; return it and its base URL."""
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "socialbench.testing.openai_server",
-            "--port", "0", "--delay-ms", str(delay_ms), "--max-concurrency", str(capacity),
+            sys.executable,
+            "-m",
+            "socialbench.testing.openai_server",
+            "--port",
+            "0",
+            "--delay-ms",
+            str(delay_ms),
+            "--max-concurrency",
+            str(capacity),
         ],
         stdout=subprocess.PIPE,
         text=True,
@@ -63,18 +70,31 @@ async def measure(urls: list[str], n_requests: int, capacity: int, client_limit:
     finally:
         await model.aclose()
     errors = sum(1 for o in outcomes if o.error is not None)
-    return {"servers": len(urls), "requests": n_requests, "errors": errors, "wall_s": wall, "req_per_s": n_requests / wall}
+    return {
+        "servers": len(urls),
+        "requests": n_requests,
+        "errors": errors,
+        "wall_s": wall,
+        "req_per_s": n_requests / wall,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--requests-per-server", type=int, default=160,
-                   help="requests per measurement = this x number of servers (default 160)")
+    p.add_argument(
+        "--requests-per-server",
+        type=int,
+        default=160,
+        help="requests per measurement = this x number of servers (default 160)",
+    )
     p.add_argument("--delay-ms", type=float, default=200.0, help="service time of each server (default 200)")
     p.add_argument("--capacity", type=int, default=8, help="--max-concurrency of each server (default 8)")
     p.add_argument("--max-servers", type=int, default=4)
-    p.add_argument("--client-limit", action="store_true",
-                   help="also cap in-flight requests per endpoint at --capacity (per_endpoint_concurrency)")
+    p.add_argument(
+        "--client-limit",
+        action="store_true",
+        help="also cap in-flight requests per endpoint at --capacity (per_endpoint_concurrency)",
+    )
     p.add_argument("--json", help="also write the results here")
     args = p.parse_args(argv)
     with ExitStack() as stack:

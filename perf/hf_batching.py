@@ -115,24 +115,40 @@ def main(argv: list[str] | None = None) -> int:
         path = build_tiny_llava(os.path.join(tmp, "tiny-llava"), width=args.width, layers=args.layers)
         for bs in (int(b) for b in args.batch_sizes.split(",")):
             cmd = [
-                sys.executable, os.path.abspath(__file__), "--worker", "--path", str(path),
-                "--batch-size", str(bs), "--requests", str(args.requests), "--images", str(args.images),
-                "--max-tokens", str(args.max_tokens), "--device", args.device,
+                sys.executable,
+                os.path.abspath(__file__),
+                "--worker",
+                "--path",
+                str(path),
+                "--batch-size",
+                str(bs),
+                "--requests",
+                str(args.requests),
+                "--images",
+                str(args.images),
+                "--max-tokens",
+                str(args.max_tokens),
+                "--device",
+                args.device,
             ]
             done = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 sys.stderr.write(done.stderr)
                 return done.returncode
             rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    print(f"tiny LLaVA width {args.width}, {args.layers} layers; {args.requests} requests x {args.images} images, "
-          f"max {args.max_tokens} new tokens")
+    print(
+        f"tiny LLaVA width {args.width}, {args.layers} layers; {args.requests} requests x {args.images} images, "
+        f"max {args.max_tokens} new tokens"
+    )
     print(f"{'batch':>5} {'s/request':>10} {'peak RSS MB':>12} {'speed-up':>9} {'empty':>5}  batches run")
     base = rows[0]["s_per_request"]
     for row in rows:
         sizes = row["batches_run"]
         shown = f"{len(sizes)} of sizes {sorted(set(sizes))}"
-        print(f"{row['batch_size']:>5} {row['s_per_request']:>10.4f} {row['peak_rss_mb']:>12.1f} "
-              f"{base / row['s_per_request']:>8.2f}x {row['errors']:>5}  {shown}")
+        print(
+            f"{row['batch_size']:>5} {row['s_per_request']:>10.4f} {row['peak_rss_mb']:>12.1f} "
+            f"{base / row['s_per_request']:>8.2f}x {row['errors']:>5}  {shown}"
+        )
     same = len({row["answers_sha256"] for row in rows}) == 1
     print(f"answers identical across batch sizes: {same}")
     if args.json:

@@ -47,13 +47,16 @@ def make_scene(n_people: int, seed: int = 0) -> tuple[Scene, list[Image.Image]]:
     return Scene(people, robot, (12.0, 2.0), n_people=n_people), frames
 
 
-def time_config(scene: Scene, frames: list[Image.Image], mode: str, style: BevStyle | None,
-                repeats: int, max_side: int) -> tuple[float, float, tuple[int, int]]:
+def time_config(
+    scene: Scene, frames: list[Image.Image], mode: str, style: BevStyle | None, repeats: int, max_side: int
+) -> tuple[float, float, tuple[int, int]]:
     policy = ImagePolicy()
 
     def once() -> list:
-        return [prepare_image(i, policy) for i in render_scene(scene, mode, frames=frames, bev_style=style,
-                                                               max_side=max_side)]
+        return [
+            prepare_image(i, policy)
+            for i in render_scene(scene, mode, frames=frames, bev_style=style, max_side=max_side)
+        ]
 
     once()  # warm-up
     per_image = []
@@ -78,8 +81,10 @@ def main() -> None:
         ("bev", None, 768, "BEV only, sent size"),
         ("bev", None, 0, "BEV only, 2100 px (300 dpi), then shrunk"),
     ]
-    print(f"{args.people} people, {N_FRAMES} timesteps, {args.repeats} timed passes per row, "
-          "render + encode (max side 768, JPEG 90)\n")
+    print(
+        f"{args.people} people, {N_FRAMES} timesteps, {args.repeats} timed passes per row, "
+        "render + encode (max side 768, JPEG 90)\n"
+    )
     print("| mode | drawn at | BEV dpi | sent size | ms/image (median) | ms/image (best) | note |")
     print("|---|---|---|---|---|---|---|")
     for mode, style, max_side, note in configs:

@@ -67,7 +67,10 @@ def write_labels(root: Path, n_questions: int, seed: int) -> Path:
         (d / "common_answers.json").write_text(json.dumps(labels))
         (root / "prompts" / sid).mkdir(parents=True, exist_ok=True)
         samples.append({"folderpath": sid, "n_people": people})
-        goals[f"{seq}/{f0}.jpg"] = [f"{seq}/{int(f0) + 40}.jpg", f"[{rng.randint(2000, 9000)}, {rng.randint(-4000, 4000)}]"]
+        goals[f"{seq}/{f0}.jpg"] = [
+            f"{seq}/{int(f0) + 40}.jpg",
+            f"[{rng.randint(2000, 9000)}, {rng.randint(-4000, 4000)}]",
+        ]
         k += 1
     info = {"samples": samples}
     (root / "sample_info.json").write_text(json.dumps(info))
@@ -99,16 +102,37 @@ def write_run(data: Path, out: Path, name: str, seed: int, skill: float) -> Path
                 a = item.votes[q.key].mode(q.choices) if rng.random() < skill else rng.choice(q.choices)
                 parsed = list(a) if isinstance(a, tuple) else a
                 raw = json.dumps({"answer": parsed})
-            records.append(SampleRecord(item.item_id, q.key, raw, parsed, "json" if parsed else None, None,
-                                        round(rng.uniform(0.2, 2.0), 3), {"prompt_tokens": 1000, "completion_tokens": 20}))
+            records.append(
+                SampleRecord(
+                    item.item_id,
+                    q.key,
+                    raw,
+                    parsed,
+                    "json" if parsed else None,
+                    None,
+                    round(rng.uniform(0.2, 2.0), 3),
+                    {"prompt_tokens": 1000, "completion_tokens": 20},
+                )
+            )
     store = RunStore(out / name)
     (out / name / "samples.jsonl").write_text("".join(json.dumps(r.to_json()) + "\n" for r in records))
     metrics = SocialNavSub().score(ds, records, "paper").to_json()
     metrics["run"] = {"questions": len(records), "answered": len(records), "model_errors": 0}
     store.write_metrics(metrics)
-    store.write_run({"benchmark": "socialnav-sub", "model": f"openai:{name}", "method": "independent",
-                     "images": "img-with-bev", "strategy": "standard", "perturb": None, "data": str(data),
-                     "protocol": "paper", "limit": None, "status": "complete"})
+    store.write_run(
+        {
+            "benchmark": "socialnav-sub",
+            "model": f"openai:{name}",
+            "method": "independent",
+            "images": "img-with-bev",
+            "strategy": "standard",
+            "perturb": None,
+            "data": str(data),
+            "protocol": "paper",
+            "limit": None,
+            "status": "complete",
+        }
+    )
     return out / name
 
 
@@ -135,8 +159,15 @@ def main() -> None:
 
         t0 = time.perf_counter()
         runs = load_runs(paths)
-        res = build_report(runs, root / "report", formats=["md", "csv", "tex", "html"], n_boot=args.n_boot,
-                           max_items=args.max_items, images="none", seed=args.seed)
+        res = build_report(
+            runs,
+            root / "report",
+            formats=["md", "csv", "tex", "html"],
+            n_boot=args.n_boot,
+            max_items=args.max_items,
+            images="none",
+            seed=args.seed,
+        )
         report_s = time.perf_counter() - t0
         html_mb = (root / "report" / "index.html").stat().st_size / 2**20
 
@@ -146,14 +177,23 @@ def main() -> None:
 
     n = cmp["n"]
     out = {
-        "items": n, "samples": cmp["n_clusters"], "runs": args.runs, "n_boot": args.n_boot,
-        "setup_s": round(setup, 2), "report_s": round(report_s, 2), "compare_s": round(compare_s, 2),
-        "report_files": len(res["files"]), "index_html_mib": round(html_mb, 2), "target_s": TARGET_S,
+        "items": n,
+        "samples": cmp["n_clusters"],
+        "runs": args.runs,
+        "n_boot": args.n_boot,
+        "setup_s": round(setup, 2),
+        "report_s": round(report_s, 2),
+        "compare_s": round(compare_s, 2),
+        "report_files": len(res["files"]),
+        "index_html_mib": round(html_mb, 2),
+        "target_s": TARGET_S,
         "ok": report_s < TARGET_S,
     }
-    print(f"{n} items ({cmp['n_clusters']} samples) x {args.runs} runs: report {report_s:.2f} s "
-          f"({len(res['files'])} files, index.html {html_mb:.1f} MiB), compare {compare_s:.2f} s "
-          f"[setup {setup:.1f} s, not timed] -> {'OK' if out['ok'] else 'SLOW'} (target < {TARGET_S:.0f} s)")
+    print(
+        f"{n} items ({cmp['n_clusters']} samples) x {args.runs} runs: report {report_s:.2f} s "
+        f"({len(res['files'])} files, index.html {html_mb:.1f} MiB), compare {compare_s:.2f} s "
+        f"[setup {setup:.1f} s, not timed] -> {'OK' if out['ok'] else 'SLOW'} (target < {TARGET_S:.0f} s)"
+    )
     if args.json:
         args.json.write_text(json.dumps(out, indent=2) + "\n")
 

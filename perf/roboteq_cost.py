@@ -34,20 +34,27 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from PIL import Image, ImageDraw
 
 from socialbench.benchmarks.roboteq.benchmark import judgment_requests
 from socialbench.benchmarks.roboteq.loader import load_roboteq
-from socialbench.benchmarks.roboteq.schema import TASK_BJ
 from socialbench.benchmarks.roboteq.prompts import STRATEGIES, approx_tokens, image_tokens, rag_block
+from socialbench.benchmarks.roboteq.schema import TASK_BJ
 from socialbench.vision.images import ImageEncoder, ImagePolicy
 
 ROLES = (
-    "restaurant service robot", "hotel service robot", "museum guide robot", "hospital delivery robot",
-    "home assistant robot", "warehouse logistics robot", "library assistant robot", "airport guide robot",
+    "restaurant service robot",
+    "hotel service robot",
+    "museum guide robot",
+    "hospital delivery robot",
+    "home assistant robot",
+    "warehouse logistics robot",
+    "library assistant robot",
+    "airport guide robot",
 )
 ACTIONS = (
     "Approach the table and ask if the guests would like more water",
@@ -81,15 +88,20 @@ def make_fixture(root: Path, scenes: int, behaviors: int, width: int, height: in
         d = ImageDraw.Draw(img)
         for _ in range(6):
             x, y = rng.randrange(width), rng.randrange(height)
-            d.rectangle([x, y, x + width // 8, y + height // 6], fill=(rng.randrange(256), rng.randrange(256), rng.randrange(256)))
+            d.rectangle(
+                [x, y, x + width // 8, y + height // 6],
+                fill=(rng.randrange(256), rng.randrange(256), rng.randrange(256)),
+            )
         img.save(folder / name, quality=90)
-        rows.append({
-            "id": f"scene_{i:05d}",
-            "file_name": name,
-            "question": f"You are a {rng.choice(ROLES)}. In the following scenario, what is your most appropriate next action?",
-            "labels": "\n".join(lines),
-            "subset": "synthetic" if i < synthetic else "real",
-        })
+        rows.append(
+            {
+                "id": f"scene_{i:05d}",
+                "file_name": name,
+                "question": f"You are a {rng.choice(ROLES)}. In the following scenario, what is your most appropriate next action?",
+                "labels": "\n".join(lines),
+                "subset": "synthetic" if i < synthetic else "real",
+            }
+        )
     (folder / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return root
 
@@ -140,7 +152,15 @@ def measure(data: Path, strategy: str, max_side: int) -> dict[str, Any]:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    cols = ("requests", "text_tokens", "image_tokens_tiles", "image_tokens_patch28", "total_tokens_tiles", "image_encodes", "seconds")
+    cols = (
+        "requests",
+        "text_tokens",
+        "image_tokens_tiles",
+        "image_tokens_patch28",
+        "total_tokens_tiles",
+        "image_encodes",
+        "seconds",
+    )
     lines = [
         f"RobotEQ behavior judgment, {result['scenes']} scenes / {result['behaviors']} behaviors, strategy {result['strategy']}",
         "",
@@ -148,7 +168,9 @@ def markdown(result: dict[str, Any]) -> str:
         "|---|" + "---:|" * len(cols),
     ]
     for mode, m in result["modes"].items():
-        lines.append(f"| {mode} | " + " | ".join(f"{m[c]:,}" if isinstance(m[c], int) else str(m[c]) for c in cols) + " |")
+        lines.append(
+            f"| {mode} | " + " | ".join(f"{m[c]:,}" if isinstance(m[c], int) else str(m[c]) for c in cols) + " |"
+        )
     return "\n".join(lines)
 
 

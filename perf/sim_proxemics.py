@@ -38,8 +38,14 @@ def scene_proxemics(index: int, seed: int, people: tuple[int, int] = (2, 6)) -> 
     k, i = np.unravel_index(int(np.argmin(d)), d.shape)
     dmin = float(d[k, i])
     speed = float(sim.robot_speed[window][k])
-    return {"index": index, "scene_type": scene_type, "min_distance_m": dmin, "speed_at_min": speed,
-            "comfortable_pass": dmin >= COMFORT_M, "yields": speed < YIELD_SPEED and dmin >= YIELD_MIN_M}
+    return {
+        "index": index,
+        "scene_type": scene_type,
+        "min_distance_m": dmin,
+        "speed_at_min": speed,
+        "comfortable_pass": dmin >= COMFORT_M,
+        "yields": speed < YIELD_SPEED and dmin >= YIELD_MIN_M,
+    }
 
 
 def main() -> None:
@@ -52,7 +58,8 @@ def main() -> None:
     d = np.array([r["min_distance_m"] for r in rows])
     ok = [r["comfortable_pass"] or r["yields"] for r in rows]
     summary = {
-        "scenes": len(rows), "seed": a.seed,
+        "scenes": len(rows),
+        "seed": a.seed,
         "min_distance_quantiles_m": {q: round(float(np.quantile(d, q / 100)), 3) for q in (5, 25, 50, 75, 95)},
         "share_below_0_6_m": round(float(np.mean(d < 0.6)), 3),
         "share_below_1_2_m": round(float(np.mean(d < COMFORT_M)), 3),

@@ -60,8 +60,9 @@ def main() -> None:
 
     def render(i: int) -> None:
         s = samples[i]
-        r = FrontViewRenderer(size=s.frames[0].size, scene_type=s.config.scene_type, walls=s.sim.setup.walls,
-                              goal_xy=s.truth.goal_xy)
+        r = FrontViewRenderer(
+            size=s.frames[0].size, scene_type=s.config.scene_type, walls=s.sim.setup.walls, goal_xy=s.truth.goal_xy
+        )
         steps = np.linalg.norm(np.diff(s.sim.people, axis=0), axis=-1)
         cum = np.concatenate([np.zeros((1, steps.shape[1])), np.cumsum(steps, axis=0)])
         for t in range(N_FRAMES):

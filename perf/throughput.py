@@ -75,7 +75,8 @@ class Server:
     def __init__(self, delay_ms: int):
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "socialbench.testing.openai_server", "--port", "0", "--delay-ms", str(delay_ms)],
-            stdout=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline().strip()
@@ -83,7 +84,7 @@ class Server:
             raise RuntimeError(f"server did not start: {line!r}")
         self.url = line.split(" ", 1)[1]
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -166,9 +167,28 @@ def timed_process(cmd: list[str], src: Path | None = None) -> dict[str, Any]:
 def socialbench_cmd(data: Path, url: str, concurrency: int, out: Path, render_cache: Path | None) -> list[str]:
     """``socialbench eval``; ``render_cache`` None runs another checkout's code (see
     ``--compare-src``), which may predate the render cache."""
-    cmd = [sys.executable, "-m", "socialbench", "eval", "-b", "socialnav-sub", "-d", str(data),
-           "-m", f"openai:{BENCH_MODEL}@{url}", "--concurrency", str(concurrency), "--no-cache",
-           "--no-progress", "-o", str(out), "--timeout", "60", "--max-attempts", "3"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "socialbench",
+        "eval",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(data),
+        "-m",
+        f"openai:{BENCH_MODEL}@{url}",
+        "--concurrency",
+        str(concurrency),
+        "--no-cache",
+        "--no-progress",
+        "-o",
+        str(out),
+        "--timeout",
+        "60",
+        "--max-attempts",
+        "3",
+    ]
     return cmd + (["--render-cache", str(render_cache)] if render_cache is not None else [])
 
 
@@ -183,9 +203,10 @@ def _bare_images(metadata: dict[str, Any], composites_ok: bool) -> list[str]:
     """One sample's images as ready JSON content parts (runs in a worker process)."""
     import base64
 
+    from PIL import Image
+
     from socialbench.navigation.render import render_sample
     from socialbench.vision.images import ImagePolicy, prepare_image
-    from PIL import Image
 
     policy = ImagePolicy()
     if composites_ok:
@@ -196,13 +217,18 @@ def _bare_images(metadata: dict[str, Any], composites_ok: bool) -> list[str]:
                 imgs.append(prepare_image(im, policy))
     else:
         imgs = [prepare_image(im, policy) for im in render_sample(metadata, max_side=policy.max_side)]
-    return [json.dumps({"type": "image_url", "image_url": {"url": f"data:{e.mime};base64," + base64.b64encode(e.data).decode()}})
-            for e in imgs]
+    return [
+        json.dumps(
+            {"type": "image_url", "image_url": {"url": f"data:{e.mime};base64," + base64.b64encode(e.data).decode()}}
+        )
+        for e in imgs
+    ]
 
 
 async def _bare_main(data: Path, url: str, concurrency: int) -> int:
-    import aiohttp
     from concurrent.futures import ProcessPoolExecutor
+
+    import aiohttp
 
     from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
     from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
@@ -210,12 +236,21 @@ async def _bare_main(data: Path, url: str, concurrency: int) -> int:
     ds = load_socialnav(data, require_images=True)
     loop = asyncio.get_running_loop()
     sem = asyncio.Semaphore(concurrency)
-    head = json.dumps({"model": BENCH_MODEL, "temperature": 0.0, "max_tokens": 1024, "seed": 0,
-                       "response_format": {"type": "json_object"}})[:-1]
+    head = json.dumps(
+        {
+            "model": BENCH_MODEL,
+            "temperature": 0.0,
+            "max_tokens": 1024,
+            "seed": 0,
+            "response_format": {"type": "json_object"},
+        }
+    )[:-1]
     answered = 0
     conn = aiohttp.TCPConnector(limit=concurrency)
-    async with aiohttp.ClientSession(connector=conn, headers={"Content-Type": "application/json",
-                                                              "Authorization": "Bearer EMPTY"}) as session:
+    async with aiohttp.ClientSession(
+        connector=conn, headers={"Content-Type": "application/json", "Authorization": "Bearer EMPTY"}
+    ) as session:
+
         async def post(text: str, images: str) -> None:
             nonlocal answered
             async with sem:  # the body is built when a slot is free: ~0.5 MB each
@@ -229,8 +264,12 @@ async def _bare_main(data: Path, url: str, concurrency: int) -> int:
             ok = all(Path(p).exists() for p in item.metadata["composites"])
             parts = await loop.run_in_executor(pool, _bare_images, dict(item.metadata), ok)
             images = "," + ",".join(parts)
-            await asyncio.gather(*(post(json.dumps({"type": "text", "text": build_prompt(ds.bank, q, None)}), images)
-                                   for q in item.questions))
+            await asyncio.gather(
+                *(
+                    post(json.dumps({"type": "text", "text": build_prompt(ds.bank, q, None)}), images)
+                    for q in item.questions
+                )
+            )
 
         with ProcessPoolExecutor(os.cpu_count() or 1) as pool:
             await asyncio.gather(*(sample(item, pool) for item in ds.items))
@@ -244,8 +283,16 @@ def _stats(values: list[float]) -> str:
     return f"{min(values):7.2f} {statistics.median(values):7.2f} {max(values):7.2f}"
 
 
-def run_kind(kind: str, data: Path, tmp: Path, delay_ms: int, concurrency: int, repeats: int,
-             n_questions: int, compare_src: Path | None = None) -> list[dict[str, Any]]:
+def run_kind(
+    kind: str,
+    data: Path,
+    tmp: Path,
+    delay_ms: int,
+    concurrency: int,
+    repeats: int,
+    n_questions: int,
+    compare_src: Path | None = None,
+) -> list[dict[str, Any]]:
     rows: dict[str, list[dict[str, Any]]] = {"socialbench cold": [], "socialbench cached": [], "bare loop": []}
     if compare_src is not None:
         rows["other checkout"] = []
@@ -253,16 +300,27 @@ def run_kind(kind: str, data: Path, tmp: Path, delay_ms: int, concurrency: int, 
         for r in range(repeats):
             cache = tmp / f"renders-{kind}-{r}"
             jobs = [
-                ("socialbench cold", lambda: socialbench_cmd(data, srv.url, concurrency, tmp / f"run-{kind}-{r}-cold", cache)),
-                ("socialbench cached", lambda: socialbench_cmd(data, srv.url, concurrency, tmp / f"run-{kind}-{r}-cached", cache)),
+                (
+                    "socialbench cold",
+                    lambda: socialbench_cmd(data, srv.url, concurrency, tmp / f"run-{kind}-{r}-cold", cache),
+                ),
+                (
+                    "socialbench cached",
+                    lambda: socialbench_cmd(data, srv.url, concurrency, tmp / f"run-{kind}-{r}-cached", cache),
+                ),
                 ("bare loop", lambda: bare_cmd(data, srv.url, concurrency)),
             ]
             # the cached run needs the cold one before it; the bare loop moves around them
             order = [jobs[0], jobs[1]]
             order.insert(r % 3, jobs[2])
             if compare_src is not None:
-                order.insert((r + 1) % 4, ("other checkout", lambda: socialbench_cmd(
-                    data, srv.url, concurrency, tmp / f"run-{kind}-{r}-other", None)))
+                order.insert(
+                    (r + 1) % 4,
+                    (
+                        "other checkout",
+                        lambda: socialbench_cmd(data, srv.url, concurrency, tmp / f"run-{kind}-{r}-other", None),
+                    ),
+                )
             for name, cmd in order:
                 res = timed_process(cmd(), compare_src if name == "other checkout" else None)
                 rows[name].append(res)
@@ -272,28 +330,52 @@ def run_kind(kind: str, data: Path, tmp: Path, delay_ms: int, concurrency: int, 
     out = []
     for name, results in rows.items():
         walls = [x["wall_s"] for x in results]
-        out.append({
-            "data": kind, "runner": name, "delay_ms": delay_ms, "questions": n_questions, "ideal_s": ideal,
-            "wall_s": walls, "ratio": [w / ideal for w in walls],
-            "rss_main_mib": [x["rss_main_mib"] for x in results], "rss_tree_mib": [x["rss_tree_mib"] for x in results],
-        })
+        out.append(
+            {
+                "data": kind,
+                "runner": name,
+                "delay_ms": delay_ms,
+                "questions": n_questions,
+                "ideal_s": ideal,
+                "wall_s": walls,
+                "ratio": [w / ideal for w in walls],
+                "rss_main_mib": [x["rss_main_mib"] for x in results],
+                "rss_tree_mib": [x["rss_tree_mib"] for x in results],
+            }
+        )
     return out
 
 
-def run_zero_delay(kind: str, data: Path, tmp: Path, concurrency: int, repeats: int, n_questions: int) -> list[dict[str, Any]]:
+def run_zero_delay(
+    kind: str, data: Path, tmp: Path, concurrency: int, repeats: int, n_questions: int
+) -> list[dict[str, Any]]:
     cache = tmp / f"renders-{kind}-zero"
     sb, bare = [], []
     with Server(0) as srv:
-        timed_process(socialbench_cmd(data, srv.url, concurrency, tmp / f"run-{kind}-zero-warm", cache))  # fill the cache
+        timed_process(
+            socialbench_cmd(data, srv.url, concurrency, tmp / f"run-{kind}-zero-warm", cache)
+        )  # fill the cache
         for r in range(repeats):
-            pair = [("sb", socialbench_cmd(data, srv.url, concurrency, tmp / f"run-{kind}-zero-{r}", cache)),
-                    ("bare", bare_cmd(data, srv.url, concurrency))]
-            for name, cmd in (pair if r % 2 == 0 else pair[::-1]):
+            pair = [
+                ("sb", socialbench_cmd(data, srv.url, concurrency, tmp / f"run-{kind}-zero-{r}", cache)),
+                ("bare", bare_cmd(data, srv.url, concurrency)),
+            ]
+            for name, cmd in pair if r % 2 == 0 else pair[::-1]:
                 res = timed_process(cmd)
                 (sb if name == "sb" else bare).append(res["wall_s"])
-                print(f"  [{kind}, 0 ms] repeat {r + 1}/{repeats} {name}: {res['wall_s']:.2f} s", file=sys.stderr, flush=True)
+                print(
+                    f"  [{kind}, 0 ms] repeat {r + 1}/{repeats} {name}: {res['wall_s']:.2f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
     shutil.rmtree(cache, ignore_errors=True)
-    return [{"data": kind, "socialbench_cached_qps": [n_questions / w for w in sb], "bare_qps": [n_questions / w for w in bare]}]
+    return [
+        {
+            "data": kind,
+            "socialbench_cached_qps": [n_questions / w for w in sb],
+            "bare_qps": [n_questions / w for w in bare],
+        }
+    ]
 
 
 def main() -> None:
@@ -308,8 +390,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--zero-delay", action="store_true", help="also compare questions/s at 0 ms delay")
     ap.add_argument("--json", type=Path, help="also write the results here")
-    ap.add_argument("--compare-src", type=Path, help="also run `socialbench eval` from this checkout's src/ "
-                    "(e.g. an older commit: git archive COMMIT | tar -x -C DIR; pass DIR/src), interleaved")
+    ap.add_argument(
+        "--compare-src",
+        type=Path,
+        help="also run `socialbench eval` from this checkout's src/ "
+        "(e.g. an older commit: git archive COMMIT | tar -x -C DIR; pass DIR/src), interleaved",
+    )
     args = ap.parse_args()
 
     from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
@@ -324,26 +410,44 @@ def main() -> None:
             print(f"generating the {kind} dataset ...", file=sys.stderr, flush=True)
             data = make_data(kind, tmp)
             n_q = load_socialnav(data).n_questions
-            results += run_kind(kind, data, tmp, args.delay_ms, args.concurrency, args.repeats, n_q,
-                                args.compare_src.resolve() if args.compare_src else None)
+            results += run_kind(
+                kind,
+                data,
+                tmp,
+                args.delay_ms,
+                args.concurrency,
+                args.repeats,
+                n_q,
+                args.compare_src.resolve() if args.compare_src else None,
+            )
             if args.zero_delay:
                 zero += run_zero_delay(kind, data, tmp, args.concurrency, args.repeats, n_q)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    print(f"\nSocialNav-SUB throughput · delay {args.delay_ms} ms · concurrency {args.concurrency} · "
-          f"{os.cpu_count()} cores · {args.repeats} interleaved repeats · min / median / max")
-    print("data: release = 60 samples, 399 people, 1280x720 raw frames, no composites (rendered);"
-          " light = 320x180 frames + 160x250 pre-rendered composites")
-    print(f"{'data':8} {'runner':19} {'questions':>9} {'bound s':>7} | {'wall s (min med max)':>23} | "
-          f"{'wall / bound':>23} | {'RSS main MiB':>23} | {'PSS +workers MiB':>23}")
+    print(
+        f"\nSocialNav-SUB throughput · delay {args.delay_ms} ms · concurrency {args.concurrency} · "
+        f"{os.cpu_count()} cores · {args.repeats} interleaved repeats · min / median / max"
+    )
+    print(
+        "data: release = 60 samples, 399 people, 1280x720 raw frames, no composites (rendered);"
+        " light = 320x180 frames + 160x250 pre-rendered composites"
+    )
+    print(
+        f"{'data':8} {'runner':19} {'questions':>9} {'bound s':>7} | {'wall s (min med max)':>23} | "
+        f"{'wall / bound':>23} | {'RSS main MiB':>23} | {'PSS +workers MiB':>23}"
+    )
     for row in results:
-        print(f"{row['data']:8} {row['runner']:19} {row['questions']:9d} {row['ideal_s']:7.2f} | {_stats(row['wall_s'])} | "
-              f"{_stats(row['ratio'])} | {_stats(row['rss_main_mib'])} | {_stats(row['rss_tree_mib'])}")
+        print(
+            f"{row['data']:8} {row['runner']:19} {row['questions']:9d} {row['ideal_s']:7.2f} | {_stats(row['wall_s'])} | "
+            f"{_stats(row['ratio'])} | {_stats(row['rss_main_mib'])} | {_stats(row['rss_tree_mib'])}"
+        )
     for z in zero:
-        print(f"0 ms delay, {z['data']}: socialbench (cached renders) {_stats(z['socialbench_cached_qps'])} q/s · "
-              f"bare loop {_stats(z['bare_qps'])} q/s · ratio of medians "
-              f"{statistics.median(z['socialbench_cached_qps']) / statistics.median(z['bare_qps']):.2f}")
+        print(
+            f"0 ms delay, {z['data']}: socialbench (cached renders) {_stats(z['socialbench_cached_qps'])} q/s · "
+            f"bare loop {_stats(z['bare_qps'])} q/s · ratio of medians "
+            f"{statistics.median(z['socialbench_cached_qps']) / statistics.median(z['bare_qps']):.2f}"
+        )
     if args.json:
         args.json.write_text(json.dumps({"rows": results, "zero_delay": zero}, indent=2) + "\n")
 

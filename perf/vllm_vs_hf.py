@@ -58,9 +58,28 @@ def wait_for_server(url: str, proc: subprocess.Popen | None, timeout_s: float) -
 
 def run_eval(spec: str, args: argparse.Namespace, out: Path, model_opts: list[str]) -> dict[str, Any]:
     """One ``socialbench eval`` in a child process; its questions/s and counters."""
-    cmd = [sys.executable, "-m", "socialbench", "eval", "-b", "socialnav-sim", "-m", spec, "--limit", str(args.limit),
-           "--method", args.method, "--concurrency", str(args.concurrency), "--no-cache", "--no-progress",
-           "--timeout", "900", "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "socialbench",
+        "eval",
+        "-b",
+        "socialnav-sim",
+        "-m",
+        spec,
+        "--limit",
+        str(args.limit),
+        "--method",
+        args.method,
+        "--concurrency",
+        str(args.concurrency),
+        "--no-cache",
+        "--no-progress",
+        "--timeout",
+        "900",
+        "--out",
+        str(out),
+    ]
     for opt in model_opts:
         cmd += ["--model-opt", opt]
     t0 = time.perf_counter()
@@ -70,8 +89,12 @@ def run_eval(spec: str, args: argparse.Namespace, out: Path, model_opts: list[st
         return {"spec": spec, "error": (proc.stderr or proc.stdout).strip().splitlines()[-1:]}
     run = json.loads((out / "metrics.json").read_text())["run"]
     return {
-        "spec": spec, "answered": run["answered"], "questions": run["questions"], "model_errors": run["model_errors"],
-        "run_wall_s": run["wall_time_s"], "process_wall_s": round(wall, 1),
+        "spec": spec,
+        "answered": run["answered"],
+        "questions": run["questions"],
+        "model_errors": run["model_errors"],
+        "run_wall_s": run["wall_time_s"],
+        "process_wall_s": round(wall, 1),
         "questions_per_s": round(run["answered"] / run["wall_time_s"], 3) if run["wall_time_s"] else None,
     }
 
@@ -96,12 +119,19 @@ def main() -> None:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         if "vllm" in chosen:
-            results.append(run_eval(f"vllm:{args.model}", args, Path(tmp) / "vllm",
-                                    [f"max_model_len={args.max_model_len}"]))
+            results.append(
+                run_eval(f"vllm:{args.model}", args, Path(tmp) / "vllm", [f"max_model_len={args.max_model_len}"])
+            )
         if "hf" in chosen:
             args_hf = argparse.Namespace(**{**vars(args), "concurrency": max(args.hf_batch_size, 16)})
-            results.append(run_eval(f"hf:{args.model}", args_hf, Path(tmp) / "hf",
-                                    [f"batch_size={args.hf_batch_size}", "dtype=bfloat16"]))
+            results.append(
+                run_eval(
+                    f"hf:{args.model}",
+                    args_hf,
+                    Path(tmp) / "hf",
+                    [f"batch_size={args.hf_batch_size}", "dtype=bfloat16"],
+                )
+            )
         if "openai" in chosen:
             server = None
             url = args.url
@@ -109,9 +139,20 @@ def main() -> None:
                 port = free_port()
                 url = f"http://127.0.0.1:{port}/v1"
                 server = subprocess.Popen(
-                    ["vllm", "serve", args.model, "--port", str(port), "--max-model-len", str(args.max_model_len),
-                     "--limit-mm-per-prompt", json.dumps({"image": 10})],
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                    [
+                        "vllm",
+                        "serve",
+                        args.model,
+                        "--port",
+                        str(port),
+                        "--max-model-len",
+                        str(args.max_model_len),
+                        "--limit-mm-per-prompt",
+                        json.dumps({"image": 10}),
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
                 )
             try:
                 wait_for_server(url, server, args.serve_timeout)

@@ -13,9 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "report"))
 
-from table_goldens import BUILDERS, golden_path, render_table  # noqa: E402
-
 from socialbench.report.renderers import RENDERERS  # noqa: E402
+from table_goldens import BUILDERS, golden_path, render_table  # noqa: E402
 
 
 def main() -> int:

@@ -39,13 +39,18 @@ class AllowedSkip:
 
 
 ALLOWED_SKIPS: tuple[AllowedSkip, ...] = (
-    AllowedSkip(r"^set SOCIALBENCH_LABEL_STUDIO_URL and SOCIALBENCH_LABEL_STUDIO_TOKEN",
-                "needs a Label Studio server; scripts/label_studio_roundtrip.sh runs these tests", in_ci=True),
+    AllowedSkip(
+        r"^set SOCIALBENCH_LABEL_STUDIO_URL and SOCIALBENCH_LABEL_STUDIO_TOKEN",
+        "needs a Label Studio server; scripts/label_studio_roundtrip.sh runs these tests",
+        in_ci=True,
+    ),
     AllowedSkip(r"^no GPU", "needs a CUDA device", in_ci=True),
     AllowedSkip(r"^POSIX signals$", "Windows has no POSIX signals", in_ci=True),
     AllowedSkip(r"^chromium is not on PATH", "a system package; .ci/run installs it", in_ci=False),
     AllowedSkip(r"^could not import '(torch|transformers)'", "extra hf; `make extras` installs it", in_ci=False),
-    AllowedSkip(r"\(optional extra (rag|dense|hub|hf|ray)\) is not installed", "`make extras` installs it", in_ci=False),
+    AllowedSkip(
+        r"\(optional extra (rag|dense|hub|hf|ray|train)\) is not installed", "`make extras` installs it", in_ci=False
+    ),
     AllowedSkip(r"^datasets is not installed$", "extra hub; `make extras` installs it", in_ci=False),
 )
 
@@ -95,8 +100,9 @@ class SkipPolicy:
         terminalreporter.section(f"unexpected skips ({where})", red=True)
         for nodeid, reason in self.unexpected:
             terminalreporter.line(f"{nodeid}: {reason}")
-        terminalreporter.line("Fix the cause, or add the reason to ALLOWED_SKIPS in tests/conftest.py "
-                              "with why it is expected.")
+        terminalreporter.line(
+            "Fix the cause, or add the reason to ALLOWED_SKIPS in tests/conftest.py with why it is expected."
+        )
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

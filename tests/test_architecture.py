@@ -29,7 +29,10 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         "generic providers, pure functions, geometry",
         frozenset({"models", "prompting", "metrics", "navigation", "vision"}),
     ),
-    ("low-level value types, formats and file access", frozenset({"__init__", "types", "errors", "messages", "records", "files"})),
+    (
+        "low-level value types, formats and file access",
+        frozenset({"__init__", "types", "errors", "messages", "records", "files"}),
+    ),
 )
 LOW_LEVEL = LAYERS[-1][1]
 

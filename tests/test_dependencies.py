@@ -57,9 +57,14 @@ def _imported_modules() -> dict[str, str]:
                     names = [a.name for a in node.names]
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                     names = [node.module]
-                elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                      and node.func.attr in ("importorskip", "find_spec", "import_module")
-                      and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("importorskip", "find_spec", "import_module")
+                    and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)
+                ):
                     names = [node.args[0].value]
                 for name in names:
                     found.setdefault(name.split(".")[0], str(path.relative_to(ROOT)))

@@ -10,7 +10,9 @@ from socialbench.types import SampleRecord
 
 
 def rec(item: str, key: str) -> SampleRecord:
-    return SampleRecord(item, key, '{"answer": "yes"}', "yes", "json", None, 0.1, {"prompt_tokens": 1, "completion_tokens": 1})
+    return SampleRecord(
+        item, key, '{"answer": "yes"}', "yes", "json", None, 0.1, {"prompt_tokens": 1, "completion_tokens": 1}
+    )
 
 
 def test_malformed_middle_line_is_an_error_naming_the_line(tmp_path):

@@ -54,8 +54,9 @@ def test_module_skipped_at_collection_fails_the_session(inner: pytest.Pytester) 
 
 
 def test_skipif_marker_with_an_unlisted_reason_fails_the_session(inner: pytest.Pytester) -> None:
-    inner.makepyfile("import pytest\n\n@pytest.mark.skipif(True, reason='library version differs')\n"
-                     "def test_x():\n    pass\n")
+    inner.makepyfile(
+        "import pytest\n\n@pytest.mark.skipif(True, reason='library version differs')\ndef test_x():\n    pass\n"
+    )
     result = inner.runpytest("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*::test_x: library version differs"])

@@ -14,7 +14,7 @@ import signal
 import sys
 import typing
 from pathlib import Path
-from typing import Any, List, NoReturn, Optional
+from typing import Any, NoReturn, Optional, Protocol, runtime_checkable
 
 import typer
 from rich import box
@@ -29,11 +29,16 @@ from socialbench.messages import say
 #: The module is imported only when the command runs (``socialbench report ...``), so
 #: ``socialbench --help`` and the other commands do not pay for numpy and friends.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
-    "report": ("socialbench.report.commands",
-               "Tables (md/csv/tex), figures (PNG/SVG) and a static HTML report of run directories."),
+    "report": (
+        "socialbench.report.commands",
+        "Tables (md/csv/tex), figures (PNG/SVG) and a static HTML report of run directories.",
+    ),
     "compare": ("socialbench.report.commands", "Paired significance tests between runs on the same questions."),
     "build": ("socialbench.construction.commands", "Build a RobotEQ-style dataset: one resumable command per stage."),
-    "sweep": ("socialbench.sweep.commands", "Run a plan of models x benchmarks x option axes, one run directory per cell."),
+    "sweep": (
+        "socialbench.sweep.commands",
+        "Run a plan of models x benchmarks x option axes, one run directory per cell.",
+    ),
     "export": ("socialbench.export.commands", "Export benchmark data for training (SFT files)."),
 }
 
@@ -63,7 +68,12 @@ def load_lazy_command(group: Any, name: str) -> Any:
     return group.commands[name]
 
 
-app = typer.Typer(cls=_LazyGroup, add_completion=False, no_args_is_help=True, help="Measure the social intelligence of embodied agents.")
+app = typer.Typer(
+    cls=_LazyGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    help="Measure the social intelligence of embodied agents.",
+)
 data_app = typer.Typer(no_args_is_help=True, help="Check and transform datasets.")
 app.add_typer(data_app, name="data")
 sim_app = typer.Typer(no_args_is_help=True, help="Generate procedural datasets.")
@@ -105,7 +115,7 @@ def _model_options(pairs: list[str], seed: int, timeout: float, data: Any = None
     return ModelOptions(seed=seed, timeout_s=timeout, data=data, extra=tuple(extra))
 
 
-def _resolve_data(benchmark_name: str, data: Optional[Path]):
+def _resolve_data(benchmark_name: str, data: Path | None):
     from socialbench.benchmarks.base import get_benchmark
 
     bench, bundled = get_benchmark(benchmark_name)
@@ -136,7 +146,9 @@ def print_scores(metrics: dict[str, Any]) -> None:
         return
     groups = ["All", "Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning"]
     present = [g for g in groups if any(g in b for b in scores.values())]
-    table = Table(title=f"{metrics.get('benchmark', '')} — mean±SE ({metrics.get('protocol')} protocol)", box=box.SIMPLE)
+    table = Table(
+        title=f"{metrics.get('benchmark', '')} — mean±SE ({metrics.get('protocol')} protocol)", box=box.SIMPLE
+    )
     table.add_column("scorer", no_wrap=True)
     table.add_column("metric")
     for g in present:
@@ -162,8 +174,11 @@ def print_scores(metrics: dict[str, Any]) -> None:
     cons = (metrics.get("consistency") or {}).get("All") or {}
     if cons.get("consistency") is not None:  # a metamorphic --perturb run
         se = cons.get("se")
-        _line(f"consistency with the unperturbed answers {cons['consistency']:.3f}"
-              + (f"±{se:.3f}" if se is not None else "") + f" over {cons['n']} question pairs")
+        _line(
+            f"consistency with the unperturbed answers {cons['consistency']:.3f}"
+            + (f"±{se:.3f}" if se is not None else "")
+            + f" over {cons['n']} question pairs"
+        )
 
 
 def run_variant(benchmark: str, options: Any) -> str:
@@ -196,7 +211,7 @@ def benchmark_option_parameters() -> list[inspect.Parameter]:
         else:
             shown = ", ".join(dict.fromkeys(str(g.default) for _, g in pairs))
             default = typer.Option(None, f.flag, help=text, min=f.info.min, show_default=shown)
-            annotation = Optional[f.type]
+            annotation = Optional[f.type]  # noqa: UP045 (a run-time type built from a field)
         params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
     return params
 
@@ -205,13 +220,17 @@ def eval_parameters() -> list[inspect.Parameter]:
     """Every parameter of ``socialbench eval``: the run's own, with every registered
     benchmark's options after ``--data``."""
     hints = typing.get_type_hints(eval_cmd)
-    own = [p.replace(annotation=hints[p.name], kind=inspect.Parameter.KEYWORD_ONLY)
-           for p in inspect.signature(eval_cmd).parameters.values()]
+    own = [
+        p.replace(annotation=hints[p.name], kind=inspect.Parameter.KEYWORD_ONLY)
+        for p in inspect.signature(eval_cmd).parameters.values()
+    ]
     at = next(i for i, p in enumerate(own) if p.name == "data") + 1
     theirs = benchmark_option_parameters()
     clash = sorted({p.name for p in own} & {p.name for p in theirs})
     if clash:
-        raise UsageError(f"benchmark option(s) {', '.join(clash)} have the name of an option of every eval; rename them")
+        raise UsageError(
+            f"benchmark option(s) {', '.join(clash)} have the name of an option of every eval; rename them"
+        )
     return own[:at] + theirs + own[at:]
 
 
@@ -302,24 +321,39 @@ def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tupl
 def eval_cmd(
     benchmark: str = typer.Option(..., "--benchmark", "-b", help="socialnav-sub, socialnav-sim (bundled), ..."),
     model: str = typer.Option(..., "--model", "-m", help="model spec, e.g. openai:MODEL[@URL], baseline:random"),
-    data: Optional[Path] = typer.Option(None, "--data", "-d", help="dataset folder (optional for bundled benchmarks)"),
-    perturb: Optional[str] = typer.Option(None, help="image perturbation, e.g. blur, fisheye, fisheye-water; SocialNav-SUB also mirror, shuffle-options (consistency)"),
+    data: Path | None = typer.Option(None, "--data", "-d", help="dataset folder (optional for bundled benchmarks)"),
+    perturb: str | None = typer.Option(
+        None,
+        help="image perturbation, e.g. blur, fisheye, fisheye-water; SocialNav-SUB also mirror, shuffle-options (consistency)",
+    ),
     perturb_strength: float = typer.Option(1.0, help="perturbation strength"),
     protocol: str = typer.Option("paper", help="paper | official (metric protocol)"),
     concurrency: int = typer.Option(16, min=1, help="requests in flight at once"),
-    limit: Optional[int] = typer.Option(None, min=1, help="only the first N items"),
-    out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="run directory (re-running into it resumes)"),
+    limit: int | None = typer.Option(None, min=1, help="only the first N items"),
+    out_dir: Path | None = typer.Option(None, "--out", "-o", help="run directory (re-running into it resumes)"),
     seed: int = typer.Option(0, help="seed for baselines, jitter and sampling"),
-    cache: Optional[Path] = typer.Option(None, help="SQLite response cache file [default: ~/.cache/socialbench/responses.sqlite3]"),
+    cache: Path | None = typer.Option(
+        None, help="SQLite response cache file [default: ~/.cache/socialbench/responses.sqlite3]"
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="do not read or write the response cache"),
-    render_cache: Optional[Path] = typer.Option(None, "--render-cache", help="folder of prepared images shared by every run [default: ~/.cache/socialbench/renders]"),
-    no_render_cache: bool = typer.Option(False, "--no-render-cache", help="render and encode every image anew; store nothing"),
+    render_cache: Path | None = typer.Option(
+        None,
+        "--render-cache",
+        help="folder of prepared images shared by every run [default: ~/.cache/socialbench/renders]",
+    ),
+    no_render_cache: bool = typer.Option(
+        False, "--no-render-cache", help="render and encode every image anew; store nothing"
+    ),
     timeout: float = typer.Option(120.0, help="seconds per attempt"),
     max_attempts: int = typer.Option(6, min=1, help="attempts per request (retries + 1)"),
     max_side: int = typer.Option(768, min=0, help="longest image side in pixels (0 = original)"),
-    model_opt: List[str] = typer.Option([], "--model-opt", help="backend option KEY=VALUE (repeatable)"),
+    model_opt: list[str] = typer.Option([], "--model-opt", help="backend option KEY=VALUE (repeatable)"),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
-    epochs: int = typer.Option(1, min=1, help="repeat the run N times (seeds S..S+N-1, one run directory each under --out/epoch-E) and report mean ± SE across epochs"),
+    epochs: int = typer.Option(
+        1,
+        min=1,
+        help="repeat the run N times (seeds S..S+N-1, one run directory each under --out/epoch-E) and report mean ± SE across epochs",
+    ),
 ) -> None:
     """Evaluate a model on a benchmark; writes run.json, samples.jsonl and metrics.json."""
     # Each benchmark's own options (--method, --strategy, ...) are added by eval_command().
@@ -365,8 +399,10 @@ def _eval_epochs(values: dict[str, Any], out: Path, path: Path) -> None:
     bench = prepare_eval(dict(values, epochs=1))[0]
     print_metrics(bench, res.metrics)
     errors = sum(int((r.metrics.get("run") or {}).get("model_errors") or 0) for r in res.results)
-    _line(f"run directory: {out} · epochs {len(res.results)}/{values['epochs']} (each in {out}/epoch-E) · "
-          f"mean ± SE across epochs in {out / 'metrics.json'}")
+    _line(
+        f"run directory: {out} · epochs {len(res.results)}/{values['epochs']} (each in {out}/epoch-E) · "
+        f"mean ± SE across epochs in {out / 'metrics.json'}"
+    )
     if res.interrupted:
         say("interrupted: answered questions are saved; run the same command again to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
@@ -399,19 +435,24 @@ def failure_message(run: dict[str, Any], benchmark: str, data: Path) -> str:
 @app.command("score")
 def score_cmd(
     benchmark: str = typer.Option(..., "--benchmark", "-b"),
-    predictions: Path = typer.Option(..., "--predictions", "-p", help="samples.jsonl, a run directory, or an official experiment folder"),
-    data: Optional[Path] = typer.Option(None, "--data", "-d"),
+    predictions: Path = typer.Option(
+        ..., "--predictions", "-p", help="samples.jsonl, a run directory, or an official experiment folder"
+    ),
+    data: Path | None = typer.Option(None, "--data", "-d"),
     protocol: str = typer.Option("paper", help="paper | official"),
-    out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="where to write metrics.json"),
+    out_dir: Path | None = typer.Option(None, "--out", "-o", help="where to write metrics.json"),
 ) -> None:
-    """Score predictions made elsewhere (needs labels only, no images)."""
+    """Score predictions made elsewhere (needs labels only, no images). A metamorphic run
+    (SocialNav-SUB --perturb mirror|shuffle-options) is scored as its eval scored it."""
     from socialbench.benchmarks.options import EvalOptions
     from socialbench.runner.store import write_json_atomic
 
     bench, path = _resolve_data(benchmark, data)
-    bench.check_options(EvalOptions(protocol=protocol))
-    dataset = bench.load(path, require_images=False, limit=None)
     records = bench.read_predictions(predictions)
+    # the options the predictions were made under, as far as the dataset depends on them
+    # (a metamorphic run's variants): the benchmark reads them from the run
+    bench.check_options(bench.predictions_options(predictions, records, EvalOptions(protocol=protocol)))
+    dataset = bench.load(path, require_images=False, limit=None)
     metrics = bench.score(dataset, records, protocol).to_json()
     if out_dir is not None:
         target = out_dir
@@ -421,10 +462,18 @@ def score_cmd(
         target = predictions.parent
     else:
         target = Path("runs") / "scores" / _slug(predictions.name)
-    metrics["source"] = {"predictions": str(predictions), "data": str(path), "dataset_fingerprint": bench.fingerprint(path)}
+    metrics["source"] = {
+        "predictions": str(predictions),
+        "data": str(path),
+        "dataset_fingerprint": bench.fingerprint(path),
+    }
     # Never overwrite the metrics.json of an eval run: scoring into its folder without --out
     # writes metrics.score-<protocol>.json beside it.
-    name = "metrics.json" if out_dir is not None or not (target / "run.json").exists() else f"metrics.score-{protocol}.json"
+    name = (
+        "metrics.json"
+        if out_dir is not None or not (target / "run.json").exists()
+        else f"metrics.score-{protocol}.json"
+    )
     target.mkdir(parents=True, exist_ok=True)
     write_json_atomic(target / name, metrics)
     print_metrics(bench, metrics)
@@ -435,7 +484,9 @@ def score_cmd(
 def perturb_cmd(
     src: Path = typer.Option(..., "--data", "-d", help="image folder or dataset to copy"),
     dst: Path = typer.Option(..., "--out", "-o", help="new folder for the perturbed copy"),
-    name: str = typer.Option(..., "--perturb", help="blur | fisheye | fisheye-water | gaussian-noise | low-light | jpeg"),
+    name: str = typer.Option(
+        ..., "--perturb", help="blur | fisheye | fisheye-water | gaussian-noise | low-light | jpeg"
+    ),
     strength: float = typer.Option(1.0, "--perturb-strength"),
     seed: int = typer.Option(0),
 ) -> None:
@@ -449,8 +500,12 @@ def perturb_cmd(
 @data_app.command("render")
 def render_cmd(
     data: Path = typer.Option(..., "--data", "-d", help="SocialNav-SUB folder with raw frames, tracks and odometry"),
-    out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="where to write prompts/<S>/sample_with_bev_<i>.png [default: --data]"),
-    max_side: int = typer.Option(0, min=0, help="longest composite side in pixels (0 = the frames' width, as released)"),
+    out_dir: Path | None = typer.Option(
+        None, "--out", "-o", help="where to write prompts/<S>/sample_with_bev_<i>.png [default: --data]"
+    ),
+    max_side: int = typer.Option(
+        0, min=0, help="longest composite side in pixels (0 = the frames' width, as released)"
+    ),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace composites that already exist"),
 ) -> None:
     """Pre-render SocialNav-SUB composites in the release layout (sample_with_bev_<i>.png)."""
@@ -459,14 +514,16 @@ def render_cmd(
     if not data.exists():
         raise UsageError(f"--data {data} does not exist")
     summary = prerender_dataset(data, out_dir, max_side=max_side, overwrite=overwrite)
-    out.print(f"rendered {summary.written} samples into {summary.out / 'prompts'}"
-              + (f" ({summary.skipped} already had their composites)" if summary.skipped else ""))
+    out.print(
+        f"rendered {summary.written} samples into {summary.out / 'prompts'}"
+        + (f" ({summary.skipped} already had their composites)" if summary.skipped else "")
+    )
 
 
 @data_app.command("validate")
 def validate_cmd(
     benchmark: str = typer.Option(..., "--benchmark", "-b"),
-    data: Optional[Path] = typer.Option(None, "--data", "-d"),
+    data: Path | None = typer.Option(None, "--data", "-d"),
 ) -> None:
     """List every problem in a dataset folder (file, field, what is wrong, how to fix)."""
     bench, path = _resolve_data(benchmark, data)
@@ -501,7 +558,9 @@ def sim_socialnav_cmd(
     seed: int = typer.Option(0, help="random seed (same seed, same bytes)"),
     people: str = typer.Option("2-8", help="people per scene, MIN-MAX"),
     annotators: int = typer.Option(1, min=1, help=">1: a synthetic annotator panel with noisy judgments"),
-    noise_m: float = typer.Option(1.3, min=0.0, help="tracker noise before smoothing, metres (1.3 leaves the paper's 0.67 m ADE)"),
+    noise_m: float = typer.Option(
+        1.3, min=0.0, help="tracker noise before smoothing, metres (1.3 leaves the paper's 0.67 m ADE)"
+    ),
     composites: bool = typer.Option(False, "--composites/--no-composites", help="also write pre-rendered composites"),
 ) -> None:
     """Simulate SocialNav-SUB-format scenes with exact answers (official release layout)."""
@@ -509,8 +568,13 @@ def sim_socialnav_cmd(
 
     lo, hi = _parse_range(people, "--people")
     path = simulate_dataset(
-        out_dir, scenes=scenes, seed=seed, people=(lo, hi), annotators=annotators,
-        noise_m=noise_m, write_composites=composites,
+        out_dir,
+        scenes=scenes,
+        seed=seed,
+        people=(lo, hi),
+        annotators=annotators,
+        noise_m=noise_m,
+        write_composites=composites,
     )
     _line(f"wrote {scenes} scenes to {path}; evaluate with: socialbench eval -b socialnav-sub -d {path} -m MODEL")
 
@@ -549,6 +613,13 @@ def _lazy_placeholder() -> None:  # never runs: _LazyGroup replaces it before in
 _register_subcommands()
 
 
+@runtime_checkable
+class _ShowsItself(Protocol):
+    """What a click-style usage error offers: ``show()`` prints the usage line and the error."""
+
+    def show(self) -> None: ...
+
+
 def _click_exception_type() -> type[Exception]:
     """The class of typer's usage errors: click's ``ClickException`` up to typer 0.28, and
     typer's vendored copy of it from 0.29 on (which no longer installs click). Found through
@@ -568,7 +639,7 @@ def _exit_interrupted(message: str = "interrupted") -> NoReturn:
     sys.exit(EXIT_INTERRUPTED)
 
 
-def main(argv: Optional[list[str]] = None) -> None:
+def main(argv: list[str] | None = None) -> None:
     try:
         rv = app(args=argv, standalone_mode=False)
     except typer.Exit as exc:
@@ -591,6 +662,7 @@ def main(argv: Optional[list[str]] = None) -> None:
         say("aborted")
         sys.exit(EXIT_USAGE)
     except _click_exception_type() as exc:  # unknown or missing option, bad value
+        assert isinstance(exc, _ShowsItself)  # ClickException.show, in click and typer's copy
         exc.show()
         sys.exit(EXIT_USAGE)
     if rv == EXIT_INTERRUPTED:  # typer >=0.29 returns 130 for Ctrl-C inside a command

@@ -47,9 +47,7 @@ class DataError(SocialbenchError):
         super().__init__("\n".join(str(p) for p in self.problems))
 
     @classmethod
-    def single(
-        cls, file: str | Path, field: str, message: str, fix: str = "", line: int | None = None
-    ) -> "DataError":
+    def single(cls, file: str | Path, field: str, message: str, fix: str = "", line: int | None = None) -> DataError:
         return cls(Problem(str(file), field, message, fix, line))
 
 
@@ -59,7 +57,7 @@ class StorageError(SocialbenchError):
     stays on disk, so the same command resumes once the cause is fixed."""
 
     @classmethod
-    def from_os_error(cls, exc: OSError, path: str | Path | None = None, option: str = "") -> "StorageError":
+    def from_os_error(cls, exc: OSError, path: str | Path | None = None, option: str = "") -> StorageError:
         import errno
 
         where = str(path if path is not None else (exc.filename or "?"))

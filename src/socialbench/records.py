@@ -44,7 +44,11 @@ def read_samples(path: Path, *, repair: bool = False) -> list[SampleRecord]:
                         fh.truncate(offset)
                 break
             raise DataError.single(
-                path, "line", f"not a valid sample record ({exc})", "delete or fix that line; other lines are kept", line=i
+                path,
+                "line",
+                f"not a valid sample record ({exc})",
+                "delete or fix that line; other lines are kept",
+                line=i,
             ) from exc
         offset += len(line) + 1
     else:

@@ -15,9 +15,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, Mapping, Sequence, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 #: A canonical answer: the option string, or the chosen options of a multiple-select question.
 Answer: TypeAlias = str | tuple[str, ...]
@@ -248,7 +249,7 @@ class SampleRecord:
         }
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "SampleRecord":
+    def from_json(cls, d: Mapping[str, Any]) -> SampleRecord:
         return cls(
             item_id=d["item_id"],
             question_key=d["question_key"],

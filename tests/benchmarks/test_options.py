@@ -13,14 +13,17 @@ from socialbench.benchmarks.socialnav_waypoint.options import WaypointOptions
 from socialbench.errors import UsageError
 
 
-@pytest.mark.parametrize("options, perturbation, variant", [
-    (SocialNavOptions(), None, "independent-img-with-bev"),
-    (SocialNavOptions(method="cot", images="bev"), None, "cot-bev"),
-    (RobotEQOptions(strategy="rag"), None, "rag"),
-    (JudgmentOptions(per_behavior=True), None, "standard-per-behavior"),
-    (RobotEQOptions(), "blur2", "standard-blur2"),
-    (WaypointOptions(context="model:runs/a b"), "blur1", "independent-img-with-bev-blur1-context-model_runs_a_b"),
-])
+@pytest.mark.parametrize(
+    "options, perturbation, variant",
+    [
+        (SocialNavOptions(), None, "independent-img-with-bev"),
+        (SocialNavOptions(method="cot", images="bev"), None, "cot-bev"),
+        (RobotEQOptions(strategy="rag"), None, "rag"),
+        (JudgmentOptions(per_behavior=True), None, "standard-per-behavior"),
+        (RobotEQOptions(), "blur2", "standard-blur2"),
+        (WaypointOptions(context="model:runs/a b"), "blur1", "independent-img-with-bev-blur1-context-model_runs_a_b"),
+    ],
+)
 def test_variants_name_run_folders_as_before(options, perturbation, variant):
     assert options.variant(perturbation) == variant
 
@@ -48,10 +51,16 @@ def test_options_given_as_none_are_not_given():
 
 def test_an_option_missing_from_an_older_run_record_has_its_default():
     run = {"strategy": "rag", "options": {"rag_k": 4}}
-    assert recorded_options(JudgmentOptions, run) == {"strategy": "rag", "rag_backend": "bm25", "rag_k": 4,
-                                                      "per_behavior": False}
+    assert recorded_options(JudgmentOptions, run) == {
+        "strategy": "rag",
+        "rag_backend": "bm25",
+        "rag_k": 4,
+        "per_behavior": False,
+    }
 
 
 def test_in_variant_tells_which_options_name_the_run_folder():
     assert [f.name for f in option_fields(JudgmentOptions) if in_variant(JudgmentOptions, f.name)] == [
-        "strategy", "per_behavior"]
+        "strategy",
+        "per_behavior",
+    ]

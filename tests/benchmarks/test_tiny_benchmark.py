@@ -32,7 +32,7 @@ PACKAGE = {
 
         register_benchmark("tiny", title="Tiny", options=TinyOptions, factory="tiny_bench.benchmark:Tiny")
     ''',
-    "benchmark.py": '''
+    "benchmark.py": """
         import json
         from dataclasses import dataclass
         from pathlib import Path
@@ -98,7 +98,7 @@ PACKAGE = {
                 header = scoring_summary(self.name, protocol, dataset, by_key, len(pairs))
                 return PlainResult(header, {"overall": {"accuracy": {
                     "value": accuracy([g for g, _ in pairs], [p for _, p in pairs]), "n": len(pairs)}}})
-    ''',
+    """,
 }
 ENTRY_POINTS = "[socialbench.benchmarks]\ntiny = tiny_bench\n"
 ITEMS = [
@@ -128,14 +128,28 @@ def tiny(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 
 def socialbench(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "socialbench", *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "socialbench", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_a_benchmark_package_runs_through_eval_with_its_own_option(tiny, tmp_path):
     data, env = tiny
-    res = socialbench(env, tmp_path, "eval", "-b", "tiny", "-d", str(data), "-m", "mock:first-option",
-                      "--case", "upper", "--no-cache", "--no-progress")
+    res = socialbench(
+        env,
+        tmp_path,
+        "eval",
+        "-b",
+        "tiny",
+        "-d",
+        str(data),
+        "-m",
+        "mock:first-option",
+        "--case",
+        "upper",
+        "--no-cache",
+        "--no-progress",
+    )
     assert res.returncode == 0, res.stderr
     run = tmp_path / "runs" / "tiny" / "mock_first-option" / "case-upper"
     record = json.loads((run / "run.json").read_text())
@@ -161,10 +175,37 @@ def test_its_option_is_refused_for_another_benchmark(tiny, tmp_path):
 def test_a_benchmark_package_is_scored_and_reported(tiny, tmp_path):
     data, env = tiny
     run = tmp_path / "run"
-    assert socialbench(env, tmp_path, "eval", "-b", "tiny", "-d", str(data), "-m", "mock:first-option",
-                       "-o", str(run), "--no-cache", "--no-progress").returncode == 0
-    scored = socialbench(env, tmp_path, "score", "-b", "tiny", "-d", str(data), "-p", str(run / "samples.jsonl"),
-                         "-o", str(tmp_path / "scored"))
+    assert (
+        socialbench(
+            env,
+            tmp_path,
+            "eval",
+            "-b",
+            "tiny",
+            "-d",
+            str(data),
+            "-m",
+            "mock:first-option",
+            "-o",
+            str(run),
+            "--no-cache",
+            "--no-progress",
+        ).returncode
+        == 0
+    )
+    scored = socialbench(
+        env,
+        tmp_path,
+        "score",
+        "-b",
+        "tiny",
+        "-d",
+        str(data),
+        "-p",
+        str(run / "samples.jsonl"),
+        "-o",
+        str(tmp_path / "scored"),
+    )
     assert scored.returncode == 0, scored.stderr
     assert json.loads((tmp_path / "scored" / "metrics.json").read_text())["overall"]["accuracy"]["value"] == 0.5
     report = socialbench(env, tmp_path, "report", str(run), "-o", str(tmp_path / "report"))

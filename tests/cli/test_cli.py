@@ -17,7 +17,19 @@ def run_cli(*args):
 
 
 def test_eval_baseline_exits_zero_and_writes_metrics(small_socialnav, tmp_path, capsys):
-    code = run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "-o", str(tmp_path / "r"), "--no-progress", "--no-cache")
+    code = run_cli(
+        "eval",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(small_socialnav),
+        "-m",
+        "baseline:random",
+        "-o",
+        str(tmp_path / "r"),
+        "--no-progress",
+        "--no-cache",
+    )
     assert code == 0 and (tmp_path / "r" / "metrics.json").exists()
     assert "human:oracle" in capsys.readouterr().out
 
@@ -26,14 +38,39 @@ def test_eval_with_model_errors_exits_two(small_socialnav, tmp_path):
     with ScriptedOpenAIServer() as srv:
         srv.push(*[status(400)] * 3)
         code = run_cli(
-            "eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", f"openai:m@{srv.base_url}",
-            "-o", str(tmp_path / "r"), "--no-progress", "--no-cache", "--concurrency", "1", "--limit", "1",
+            "eval",
+            "-b",
+            "socialnav-sub",
+            "-d",
+            str(small_socialnav),
+            "-m",
+            f"openai:m@{srv.base_url}",
+            "-o",
+            str(tmp_path / "r"),
+            "--no-progress",
+            "--no-cache",
+            "--concurrency",
+            "1",
+            "--limit",
+            "1",
         )
     assert code == 2
 
 
 def test_bad_method_is_a_usage_error_without_traceback(small_socialnav, tmp_path, capsys):
-    code = run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "--method", "magic", "-o", str(tmp_path / "r"))
+    code = run_cli(
+        "eval",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(small_socialnav),
+        "-m",
+        "baseline:random",
+        "--method",
+        "magic",
+        "-o",
+        str(tmp_path / "r"),
+    )
     err = capsys.readouterr().err
     assert code == 1 and "--method" in err and "Traceback" not in err
 
@@ -47,13 +84,21 @@ def test_eval_help_lists_every_benchmarks_options_with_their_defaults(capsys):
 
 
 def test_an_option_of_another_benchmark_is_one_line_naming_who_takes_it(small_socialnav, capsys):
-    code = run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "--strategy", "cot")
+    code = run_cli(
+        "eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "--strategy", "cot"
+    )
     err = capsys.readouterr().err.strip()
-    assert code == 1 and err == "error: --strategy is a RobotEQ option: it applies to roboteq-bj, roboteq-sg only (not socialnav-sub)"
+    assert (
+        code == 1
+        and err
+        == "error: --strategy is a RobotEQ option: it applies to roboteq-bj, roboteq-sg only (not socialnav-sub)"
+    )
 
 
 def test_unknown_model_prefix_is_a_usage_error(small_socialnav, tmp_path, capsys):
-    code = run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "nosuch:model", "-o", str(tmp_path / "r"))
+    code = run_cli(
+        "eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "nosuch:model", "-o", str(tmp_path / "r")
+    )
     assert code == 1 and "unknown model" in capsys.readouterr().err
 
 
@@ -78,19 +123,67 @@ def test_validate_lists_problems_and_exits_one(small_socialnav, tmp_path, capsys
     ca.write_text(json.dumps(obj))
     code = run_cli("data", "validate", "-b", "socialnav-sub", "-d", str(data))
     err = capsys.readouterr().err
-    assert code == 1 and "q_goal_position_begin" in err and "q_goal_position_end" in err and "common_answers.json" in err
+    assert (
+        code == 1 and "q_goal_position_begin" in err and "q_goal_position_end" in err and "common_answers.json" in err
+    )
 
 
 def test_score_samples_file_matches_eval_metrics(small_socialnav, tmp_path):
-    run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "-o", str(tmp_path / "r"), "--no-progress", "--no-cache")
+    run_cli(
+        "eval",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(small_socialnav),
+        "-m",
+        "baseline:random",
+        "-o",
+        str(tmp_path / "r"),
+        "--no-progress",
+        "--no-cache",
+    )
     evaluated = json.loads((tmp_path / "r" / "metrics.json").read_text())["scores"]
-    code = run_cli("score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(tmp_path / "r" / "samples.jsonl"), "-o", str(tmp_path / "s"))
+    code = run_cli(
+        "score",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(small_socialnav),
+        "-p",
+        str(tmp_path / "r" / "samples.jsonl"),
+        "-o",
+        str(tmp_path / "s"),
+    )
     assert code == 0 and json.loads((tmp_path / "s" / "metrics.json").read_text())["scores"] == evaluated
 
 
 def test_score_official_protocol_records_protocol(small_socialnav, tmp_path):
-    run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "-o", str(tmp_path / "r"), "--no-progress", "--no-cache")
-    run_cli("score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(tmp_path / "r"), "--protocol", "official", "-o", str(tmp_path / "s"))
+    run_cli(
+        "eval",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(small_socialnav),
+        "-m",
+        "baseline:random",
+        "-o",
+        str(tmp_path / "r"),
+        "--no-progress",
+        "--no-cache",
+    )
+    run_cli(
+        "score",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(small_socialnav),
+        "-p",
+        str(tmp_path / "r"),
+        "--protocol",
+        "official",
+        "-o",
+        str(tmp_path / "s"),
+    )
     assert json.loads((tmp_path / "s" / "metrics.json").read_text())["protocol"] == "official"
 
 
@@ -106,8 +199,20 @@ def test_api_key_never_lands_in_the_run_directory(small_socialnav, tmp_path, mon
     with ScriptedOpenAIServer() as srv:
         srv.push(status(401, body={"error": {"message": f"bad key {secret}"}}))
         run_cli(
-            "eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", f"openai:m@{srv.base_url}",
-            "-o", str(tmp_path / "r"), "--no-progress", "--cache", str(tmp_path / "c.sqlite"), "--limit", "1",
+            "eval",
+            "-b",
+            "socialnav-sub",
+            "-d",
+            str(small_socialnav),
+            "-m",
+            f"openai:m@{srv.base_url}",
+            "-o",
+            str(tmp_path / "r"),
+            "--no-progress",
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "--limit",
+            "1",
         )
     for f in (tmp_path / "r").iterdir():
         assert secret not in f.read_text(), f.name
@@ -118,22 +223,73 @@ def test_score_reads_an_official_experiment_folder(small_socialnav, tmp_path):
     sample = json.loads((small_socialnav / "prompts" / "sample_info.json").read_text())["samples"][0]["folderpath"]
     exp = tmp_path / "experiment_1_gpt4o_cot" / sample
     exp.mkdir(parents=True)
-    (exp / "question_answers.json").write_text(json.dumps({"q_robot_moving_direction": ["moving ahead"], "q_goal_position_begin": "INVALID"}))
-    code = run_cli("score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(exp.parent), "--protocol", "official", "-o", str(tmp_path / "s"))
+    (exp / "question_answers.json").write_text(
+        json.dumps({"q_robot_moving_direction": ["moving ahead"], "q_goal_position_begin": "INVALID"})
+    )
+    code = run_cli(
+        "score",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(small_socialnav),
+        "-p",
+        str(exp.parent),
+        "--protocol",
+        "official",
+        "-o",
+        str(tmp_path / "s"),
+    )
     metrics = json.loads((tmp_path / "s" / "metrics.json").read_text())
     assert code == 0 and metrics["n_scored"] == 2 and metrics["scores"]["model"]["All"]["n"] == 2
 
 
 def test_resume_with_different_model_options_is_refused(small_socialnav, tmp_path, capsys):
-    args = ["eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:rule-based", "-o", str(tmp_path / "r"), "--no-progress", "--no-cache"]
+    args = [
+        "eval",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(small_socialnav),
+        "-m",
+        "baseline:rule-based",
+        "-o",
+        str(tmp_path / "r"),
+        "--no-progress",
+        "--no-cache",
+    ]
     assert run_cli(*args, "--model-opt", "noise_m=2.0") == 0
     assert run_cli(*args, "--model-opt", "noise_m=0") == 1
     assert "model_options" in capsys.readouterr().err
 
 
 def test_score_into_an_eval_run_keeps_its_metrics_json(small_socialnav, tmp_path):
-    run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "-o", str(tmp_path / "r"), "--no-progress", "--no-cache")
+    run_cli(
+        "eval",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(small_socialnav),
+        "-m",
+        "baseline:random",
+        "-o",
+        str(tmp_path / "r"),
+        "--no-progress",
+        "--no-cache",
+    )
     before = (tmp_path / "r" / "metrics.json").read_text()
-    assert run_cli("score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(tmp_path / "r"), "--protocol", "official") == 0
+    assert (
+        run_cli(
+            "score",
+            "-b",
+            "socialnav-sub",
+            "-d",
+            str(small_socialnav),
+            "-p",
+            str(tmp_path / "r"),
+            "--protocol",
+            "official",
+        )
+        == 0
+    )
     assert (tmp_path / "r" / "metrics.json").read_text() == before
     assert json.loads((tmp_path / "r" / "metrics.score-official.json").read_text())["protocol"] == "official"

@@ -40,9 +40,11 @@ def test_real_build_group_keeps_its_subcommands():
 
 
 def test_help_imports_no_report_or_build_code():
-    code = ("import sys\nfrom socialbench.cli import main\n"
-            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in ('numpy', 'socialbench.report.commands', 'socialbench.construction.commands', 'openai')"
-            " if m in sys.modules))")
+    code = (
+        "import sys\nfrom socialbench.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('numpy', 'socialbench.report.commands', 'socialbench.construction.commands', 'openai')"
+        " if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"

@@ -23,8 +23,19 @@ def test_item_errors_are_named_and_point_at_the_data(small_socialnav, tmp_path, 
         await real(self, item, dataset, ctx)
 
     monkeypatch.setattr(SocialNavSub, "solve", first_item_broken)
-    code = run_cli("eval", "-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random",
-                   "-o", str(tmp_path / "r"), "--no-progress", "--no-cache")
+    code = run_cli(
+        "eval",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(small_socialnav),
+        "-m",
+        "baseline:random",
+        "-o",
+        str(tmp_path / "r"),
+        "--no-progress",
+        "--no-cache",
+    )
     err = capsys.readouterr().err
     assert code == 2 and "item_error" in err and "data validate" in err and "retry" not in err
 

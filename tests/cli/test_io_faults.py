@@ -18,7 +18,19 @@ def run_cli(*args):
 
 
 def eval_args(data, out, *extra):
-    return ["eval", "-b", "socialnav-sub", "-d", str(data), "-m", "baseline:random", "-o", str(out), "--no-progress", *extra]
+    return [
+        "eval",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(data),
+        "-m",
+        "baseline:random",
+        "-o",
+        str(out),
+        "--no-progress",
+        *extra,
+    ]
 
 
 def one_error_line(err):
@@ -40,6 +52,17 @@ def test_cache_under_a_file(small_socialnav, tmp_path, capsys):
     code = run_cli(*eval_args(small_socialnav, tmp_path / "run", "--cache", str(tmp_path / "file" / "c.sqlite")))
     line = one_error_line(capsys.readouterr().err)
     assert code == 1 and str(tmp_path / "file" / "c.sqlite") in line and "--no-cache" in line
+
+
+def test_render_cache_under_a_file(small_socialnav, tmp_path, capsys):
+    (tmp_path / "file").write_text("keep me")
+    cache = tmp_path / "file" / "renders"
+    args = eval_args(small_socialnav, tmp_path / "run", "--no-cache", "--render-cache", str(cache), "--limit", "1")
+    args[args.index("baseline:random")] = "mock:first-option"
+    code = run_cli(*args)
+    line = one_error_line(capsys.readouterr().err)
+    assert code == 1 and str(cache) in line and "--no-render-cache" in line
+    assert (tmp_path / "file").read_text() == "keep me" and not (tmp_path / "run").exists()
 
 
 def test_cache_that_is_not_sqlite_leaves_the_run_untouched(small_socialnav, tmp_path, capsys):
@@ -89,7 +112,9 @@ def test_report_out_under_a_file(small_socialnav, tmp_path, capsys):
     assert run_cli(*eval_args(small_socialnav, tmp_path / "run", "--no-cache")) == 0
     capsys.readouterr()
     (tmp_path / "file").write_text("keep me")
-    code = run_cli("report", str(tmp_path / "run"), "--out", str(tmp_path / "file" / "rep"), "--format", "md", "--no-plots")
+    code = run_cli(
+        "report", str(tmp_path / "run"), "--out", str(tmp_path / "file" / "rep"), "--format", "md", "--no-plots"
+    )
     line = one_error_line(capsys.readouterr().err)
     assert code == 1 and str(tmp_path / "file" / "rep") in line and "fix:" in line
     assert json.loads((tmp_path / "run" / "run.json").read_text())["status"] == "complete"

@@ -11,9 +11,8 @@ import pytest
 # runs with `import click` failing, as on a fresh install. Older typer imports click itself.
 TYPER_VENDORS_CLICK = importlib.util.find_spec("typer._click") is not None
 WITHOUT_CLICK = (
-    ("import sys; sys.modules['click'] = None; " if TYPER_VENDORS_CLICK else "import sys; ")
-    + "sys.argv[0] = 'socialbench'; from socialbench.__main__ import main; main()"
-)
+    "import sys; sys.modules['click'] = None; " if TYPER_VENDORS_CLICK else "import sys; "
+) + "sys.argv[0] = 'socialbench'; from socialbench.__main__ import main; main()"
 
 USAGE_ERRORS = {
     "missing --model (and --data)": ["eval", "-b", "roboteq-bj"],
@@ -23,7 +22,9 @@ USAGE_ERRORS = {
 
 
 def run_without_click(args, cwd):
-    return subprocess.run([sys.executable, "-c", WITHOUT_CLICK, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", WITHOUT_CLICK, *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 @pytest.mark.parametrize("args", USAGE_ERRORS.values(), ids=USAGE_ERRORS.keys())
@@ -36,7 +37,10 @@ def test_usage_error_without_click_exits_one_without_traceback(args, tmp_path):
 def test_the_wrapper_blocks_click_where_typer_vendors_it(tmp_path):
     res = subprocess.run(
         [sys.executable, "-c", WITHOUT_CLICK.replace("sys.argv[0]", "import click; sys.argv[0]")],
-        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
     )
     assert ("ModuleNotFoundError" in res.stderr) == TYPER_VENDORS_CLICK
 
@@ -54,6 +58,8 @@ def test_an_error_naming_a_long_path_is_one_line(tmp_path):
 
 
 def test_a_malformed_model_opt_is_echoed_without_url_credentials(tmp_path):
-    res = run_without_click(["eval", "-b", "socialnav-sim", "-m", "baseline:random", "--model-opt", "http://u:hunter2@h/v1"], tmp_path)
+    res = run_without_click(
+        ["eval", "-b", "socialnav-sim", "-m", "baseline:random", "--model-opt", "http://u:hunter2@h/v1"], tmp_path
+    )
     assert res.returncode == 1 and "--model-opt takes KEY=VALUE" in res.stderr
     assert "hunter2" not in res.stderr

@@ -75,14 +75,23 @@ def build_responder(body: dict[str, Any]) -> str:
         return json.dumps({"scenarios": items})
     if text.startswith("You are an expert reviewer deduplicating"):
         ids = re.findall(r"^\[(b\d+-\d+)\]", text, re.M)
-        return json.dumps({"keep": ids[:-1], "removed": [{"id": ids[-1], "duplicate_of": ids[0], "reason": "same event"}]})
+        return json.dumps(
+            {"keep": ids[:-1], "removed": [{"id": ids[-1], "duplicate_of": ids[0], "reason": "same event"}]}
+        )
     if text.startswith("Convert this robot social-interaction scenario"):
         title = re.search(r"^Title: (.*)$", text, re.M).group(1)
         reply = {
             "viewpoint": "chest height, looking down the aisle",
             "layout": f"the scene of {title}",
-            "people": [{"who": "a guest", "position": "two metres ahead", "gaze": "at the robot", "posture": "leaning",
-                        "expression": "tired"}],
+            "people": [
+                {
+                    "who": "a guest",
+                    "position": "two metres ahead",
+                    "gaze": "at the robot",
+                    "posture": "leaning",
+                    "expression": "tired",
+                }
+            ],
             "objects": ["a suitcase on the left"],
             "social_cues": ["the guest glances at the robot"],
             "environment": "warm evening light",
@@ -95,8 +104,18 @@ def build_responder(body: dict[str, Any]) -> str:
         img = _image_from_request(body)
         edited = img is not None and min(img.getpixel((1, 1))) > 235
         title = re.search(r"^Scenario: (.*?):", text, re.M).group(1)
-        matrix = {k: True for k in ("scenario_faithfulness", "factual_correctness", "detail_quality", "pov_constraint",
-                                    "no_forbidden_graphics", "json_consistency", "social_cue_visibility")}
+        matrix = {
+            k: True
+            for k in (
+                "scenario_faithfulness",
+                "factual_correctness",
+                "detail_quality",
+                "pov_constraint",
+                "no_forbidden_graphics",
+                "json_consistency",
+                "social_cue_visibility",
+            )
+        }
         reasons: dict[str, str] = {}
         if "Soft" in title:
             matrix["detail_quality"] = False
@@ -108,12 +127,25 @@ def build_responder(body: dict[str, Any]) -> str:
     if text.startswith("The image is what you"):
         n_p = int(re.search(r"at least (\d+) socially proper", text).group(1))
         n_i = int(re.search(r"at least (\d+) improper", text).group(1))
-        behaviors = [{"text": f"Proper action {j}", "suggested_label": "proper", "facets": ["politeness"], "rationale": "kind"}
-                     for j in range(1, n_p + 1)]
-        behaviors += [{"text": f"Improper action {j}", "suggested_label": "improper", "facets": ["safety", "proxemics"],
-                       "rationale": "rude"} for j in range(1, n_i + 1)]
-        return json.dumps({"question": "You are a test robot. In the following scenario, what is your most appropriate next action?",
-                           "behaviors": behaviors})
+        behaviors = [
+            {"text": f"Proper action {j}", "suggested_label": "proper", "facets": ["politeness"], "rationale": "kind"}
+            for j in range(1, n_p + 1)
+        ]
+        behaviors += [
+            {
+                "text": f"Improper action {j}",
+                "suggested_label": "improper",
+                "facets": ["safety", "proxemics"],
+                "rationale": "rude",
+            }
+            for j in range(1, n_i + 1)
+        ]
+        return json.dumps(
+            {
+                "question": "You are a test robot. In the following scenario, what is your most appropriate next action?",
+                "behaviors": behaviors,
+            }
+        )
     if text.startswith("You screen photos"):
         img = _image_from_request(body)
         mean = float(np.asarray(img.convert("L")).mean()) if img else 0.0
@@ -210,8 +242,43 @@ def _write_scenarios(work: Path, titles: list[str]) -> None:
 
     rows = []
     for i, t in enumerate(titles):
-        rows.append({"id": f"restaurant/b00-{i + 1}", "title": t, "description": f"{t} happens near a table.",
-                     "spi_rationale": "r", "decision_point": "approach or wait", "category": "Retail, Hospitality & Consumer Services",
-                     "category_id": "retail", "subcategory": "Restaurant", "subcategory_id": "restaurant",
-                     "role": "a restaurant service robot"})
+        rows.append(
+            {
+                "id": f"restaurant/b00-{i + 1}",
+                "title": t,
+                "description": f"{t} happens near a table.",
+                "spi_rationale": "r",
+                "decision_point": "approach or wait",
+                "category": "Retail, Hospitality & Consumer Services",
+                "category_id": "retail",
+                "subcategory": "Restaurant",
+                "subcategory_id": "restaurant",
+                "role": "a restaurant service robot",
+            }
+        )
     write_jsonl(work / "scenarios.jsonl", rows)
+
+
+def write_scenes(work: Path, n: int = 2) -> list[dict[str, Any]]:
+    """Write ``n`` scene images and a ``behaviors.jsonl`` naming them (restaurant scenes of
+    the synthetic subset); return the scene records."""
+    from socialbench.construction.jsonl import write_jsonl
+
+    scenes = []
+    for i in range(1, n + 1):
+        rel = f"images/scene{i}/round0.png"
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        Image.new("RGB", (64, 48), (40 * i, 90, 120)).save(work / rel)
+        scenes.append(
+            {
+                "id": f"restaurant/b00-{i}",
+                "image": rel,
+                "subset": "synthetic",
+                "question": "You are a restaurant service robot. What is your most appropriate next action?",
+                "category": "Retail, Hospitality & Consumer Services",
+                "subcategory": "Restaurant",
+                "behaviors": [{"k": 1, "text": "Wait by the counter.", "suggested_label": "proper", "facets": []}],
+            }
+        )
+    write_jsonl(work / "behaviors.jsonl", scenes)
+    return scenes

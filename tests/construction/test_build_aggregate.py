@@ -6,8 +6,8 @@ import pytest
 
 from socialbench.construction.aggregate import (
     aggregate_grounding,
-    aggregate_verification,
     aggregate_judgment,
+    aggregate_verification,
     annotator_accuracy,
     image_necessity,
     load_text_only_predictions,
@@ -24,14 +24,30 @@ def test_plurality_escalates_three_way_split():
 
 
 def _rows(votes):
-    return [{"item_id": item, "k": k, "annotator": f"a{i}", "label": lab, "facets": fac}
-            for (item, k), labs in votes.items() for i, (lab, fac) in enumerate(labs)]
+    return [
+        {"item_id": item, "k": k, "annotator": f"a{i}", "label": lab, "facets": fac}
+        for (item, k), labs in votes.items()
+        for i, (lab, fac) in enumerate(labs)
+    ]
 
 
-BEHAVIORS = [{"id": "s1", "image": "a.png", "question": "q", "subset": "synthetic", "category": "C", "subcategory": "S",
-              "behaviors": [{"k": 1, "text": "Wave", "facets": ["politeness"]}, {"k": 2, "text": "Shove", "facets": ["safety"]},
-                            {"k": 3, "text": "Fly", "facets": []}, {"k": 4, "text": "Odd", "facets": []},
-                            {"k": 5, "text": "Rare", "facets": []}]}]
+BEHAVIORS = [
+    {
+        "id": "s1",
+        "image": "a.png",
+        "question": "q",
+        "subset": "synthetic",
+        "category": "C",
+        "subcategory": "S",
+        "behaviors": [
+            {"k": 1, "text": "Wave", "facets": ["politeness"]},
+            {"k": 2, "text": "Shove", "facets": ["safety"]},
+            {"k": 3, "text": "Fly", "facets": []},
+            {"k": 4, "text": "Odd", "facets": []},
+            {"k": 5, "text": "Rare", "facets": []},
+        ],
+    }
+]
 VOTES = {
     ("s1", 1): [("proper", ["politeness", "cooperation"]), ("proper", ["cooperation"]), ("improper", [])],
     ("s1", 2): [("improper", []), ("improper", []), ("improper", [])],
@@ -46,7 +62,11 @@ def test_judgment_majority_invalid_escalation_and_insufficient():
     (scene,) = res.scenes
     b = {x["k"]: x for x in scene["behaviors"]}
     assert set(b) == {1, 2}
-    assert b[1]["label"] == "proper" and b[1]["votes"] == ["proper", "proper", "improper"] and b[1]["confidence"] == pytest.approx(0.6667, abs=1e-4)
+    assert (
+        b[1]["label"] == "proper"
+        and b[1]["votes"] == ["proper", "proper", "improper"]
+        and b[1]["confidence"] == pytest.approx(0.6667, abs=1e-4)
+    )
     assert b[1]["facets"] == ["cooperation"]  # chosen by 2 of 3 annotators
     assert b[2]["facets"] == ["safety"]  # nobody chose facets: the suggestion stays
     assert {r["id"]: r["reason"] for r in res.removed} == {"s1#b3": "invalid", "s1#b5": "insufficient_annotators"}
@@ -94,24 +114,46 @@ def test_grounding_majority_answer_invalid_and_escalation():
     ]
     res = aggregate_grounding(items, rows)
     (q,) = res.questions
-    assert q["answer"] == ["A", "C"] and q["votes"] == [["A", "C"], ["A"], ["A", "C"]] and q["confidence"] == pytest.approx(0.6667, abs=1e-4)
+    assert (
+        q["answer"] == ["A", "C"]
+        and q["votes"] == [["A", "C"], ["A"], ["A", "C"]]
+        and q["confidence"] == pytest.approx(0.6667, abs=1e-4)
+    )
     assert res.removed == [{"id": "g2", "reason": "invalid", "invalid_votes": 2, "n_annotators": 3}]
     assert [e["id"] for e in res.escalations] == ["g3"]
 
 
 def test_image_necessity_drops_what_text_only_runs_get_right(tmp_path):
-    scenes = [{"id": "s1", "behaviors": [{"k": 1, "label": "proper", "text": "a"}, {"k": 2, "label": "improper", "text": "b"},
-                                         {"k": 3, "label": "proper", "text": "c"}]}]
-    samples = [{"item_id": "s1", "question_key": "b1", "parsed": "proper"},
-               {"item_id": "s1", "question_key": "b2", "parsed": "proper"},
-               {"item_id": "s1", "question_key": "b3", "parsed": None}]
+    scenes = [
+        {
+            "id": "s1",
+            "behaviors": [
+                {"k": 1, "label": "proper", "text": "a"},
+                {"k": 2, "label": "improper", "text": "b"},
+                {"k": 3, "label": "proper", "text": "c"},
+            ],
+        }
+    ]
+    samples = [
+        {"item_id": "s1", "question_key": "b1", "parsed": "proper"},
+        {"item_id": "s1", "question_key": "b2", "parsed": "proper"},
+        {"item_id": "s1", "question_key": "b3", "parsed": None},
+    ]
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples))
     runs = load_text_only_predictions([tmp_path / "run"])
     kept, dropped = image_necessity(scenes, runs)
     assert [b["k"] for b in kept[0]["behaviors"]] == [2, 3]
-    assert dropped == [{"id": "s1#b1", "reason": "image_necessity", "label": "proper", "text_only_correct": 1.0,
-                        "runs": 1, "text": "a"}]
+    assert dropped == [
+        {
+            "id": "s1#b1",
+            "reason": "image_necessity",
+            "label": "proper",
+            "text_only_correct": 1.0,
+            "runs": 1,
+            "text": "a",
+        }
+    ]
 
 
 def test_image_necessity_with_several_runs_needs_the_share():
@@ -123,12 +165,23 @@ def test_image_necessity_with_several_runs_needs_the_share():
 
 
 def test_verification_picks_the_majority_image_and_lists_neither_for_revision():
-    reviews = [{"id": v, "original": f"{v}/round0.png", "final": f"{v}/round1.png", "status": "passed", "scenario": {}}
-               for v in ("v1", "v2", "v3")]
-    reviews.append({"id": "v4", "original": "v4/round0.png", "final": "v4/round0.png", "status": "passed", "scenario": {}})
-    votes = {"v1": ["edited", "edited", "original"], "v2": ["neither", "neither", "edited"], "v3": ["original", "edited", "neither"]}
-    rows = [{"item_id": v, "annotator": f"a{i}", "choice": c, "instructions": "remove the poster" if c == "neither" else ""}
-            for v, cs in votes.items() for i, c in enumerate(cs)]
+    reviews = [
+        {"id": v, "original": f"{v}/round0.png", "final": f"{v}/round1.png", "status": "passed", "scenario": {}}
+        for v in ("v1", "v2", "v3")
+    ]
+    reviews.append(
+        {"id": "v4", "original": "v4/round0.png", "final": "v4/round0.png", "status": "passed", "scenario": {}}
+    )
+    votes = {
+        "v1": ["edited", "edited", "original"],
+        "v2": ["neither", "neither", "edited"],
+        "v3": ["original", "edited", "neither"],
+    }
+    rows = [
+        {"item_id": v, "annotator": f"a{i}", "choice": c, "instructions": "remove the poster" if c == "neither" else ""}
+        for v, cs in votes.items()
+        for i, c in enumerate(cs)
+    ]
     res = aggregate_verification(reviews, rows)
     assert [(c["id"], c["image"]) for c in res["chosen"]] == [("v1", "v1/round1.png"), ("v4", "v4/round0.png")]
     assert [(r["id"], r["instructions"]) for r in res["revise"]] == [("v2", ["remove the poster", "remove the poster"])]
@@ -136,13 +189,18 @@ def test_verification_picks_the_majority_image_and_lists_neither_for_revision():
 
 
 def _edited(*ids):
-    return [{"id": v, "original": f"{v}/round0.png", "final": f"{v}/round1.png", "status": "passed", "scenario": {}}
-            for v in ids]
+    return [
+        {"id": v, "original": f"{v}/round0.png", "final": f"{v}/round1.png", "status": "passed", "scenario": {}}
+        for v in ids
+    ]
 
 
 def _choices(votes):
-    return [{"item_id": v, "annotator": f"a{i}", "choice": c, "instructions": ""}
-            for v, cs in votes.items() for i, c in enumerate(cs)]
+    return [
+        {"item_id": v, "annotator": f"a{i}", "choice": c, "instructions": ""}
+        for v, cs in votes.items()
+        for i, c in enumerate(cs)
+    ]
 
 
 def test_verification_lists_an_edited_image_nobody_annotated():
@@ -164,7 +222,9 @@ def test_verification_lists_an_image_with_too_few_annotators():
 @pytest.mark.parametrize("decision", ["improper", "a", [], ["A", "X"]])
 def test_grounding_aggregation_refuses_a_resolution_that_is_not_an_answer(decision):
     items = [{"id": "g1", "image": "x.png", "question": "q"}]
-    rows = [{"item_id": "g1", "annotator": a, "selection": [s], "invalid": False} for a, s in (("u1", "A"), ("u2", "B"))]
+    rows = [
+        {"item_id": "g1", "annotator": a, "selection": [s], "invalid": False} for a, s in (("u1", "A"), ("u2", "B"))
+    ]
     with pytest.raises(ValueError):
         aggregate_grounding(items, rows, resolutions={"g1": decision})
 
@@ -185,8 +245,10 @@ def _resolution_file(tmp_path, *lines):
 
 def _verification_work(work, votes):
     write_jsonl(work / "review.jsonl", _edited("v1", "v2", "v3"))
-    write_jsonl(work / "annotation" / "verification" / "annotations.jsonl",
-                [{**r, "id": f"{r['item_id']}@{r['annotator']}"} for r in _choices(votes)])
+    write_jsonl(
+        work / "annotation" / "verification" / "annotations.jsonl",
+        [{**r, "id": f"{r['item_id']}@{r['annotator']}"} for r in _choices(votes)],
+    )
 
 
 def test_cli_aggregate_lists_unannotated_verification_and_uses_min_annotators(cli, work):

@@ -15,11 +15,24 @@ def _review(work, statuses):
         folder = work / "images" / f"s{i}"
         folder.mkdir(parents=True)
         Image.new("RGB", (40, 30), (i * 40, 50, 60)).save(folder / "round0.png")
-        rows.append({"id": f"restaurant/b00-{i}", "status": status, "original": f"images/s{i}/round0.png",
-                     "final": f"images/s{i}/round0.png", "final_round": 0, "best_round": 0,
-                     "rounds": [{"round": 0, "image": f"images/s{i}/round0.png"}],
-                     "scenario": {"title": f"T{i}", "description": "d", "role": "a restaurant service robot",
-                                  "category": "Retail, Hospitality & Consumer Services", "subcategory": "Restaurant"}})
+        rows.append(
+            {
+                "id": f"restaurant/b00-{i}",
+                "status": status,
+                "original": f"images/s{i}/round0.png",
+                "final": f"images/s{i}/round0.png",
+                "final_round": 0,
+                "best_round": 0,
+                "rounds": [{"round": 0, "image": f"images/s{i}/round0.png"}],
+                "scenario": {
+                    "title": f"T{i}",
+                    "description": "d",
+                    "role": "a restaurant service robot",
+                    "category": "Retail, Hospitality & Consumer Services",
+                    "subcategory": "Restaurant",
+                },
+            }
+        )
     write_jsonl(work / "review.jsonl", rows)
 
 
@@ -33,7 +46,9 @@ def test_behaviors_per_accepted_scene_with_image(cli, work, chat_server, llm_arg
     assert [b["k"] for b in r["behaviors"]] == [1, 2, 3, 4, 5]
     assert [b["suggested_label"] for b in r["behaviors"]] == ["proper"] * 2 + ["improper"] * 3
     assert r["behaviors"][2]["facets"] == ["safety", "proxemics"] and r["subset"] == "synthetic"
-    assert r["category"] == "Retail, Hospitality & Consumer Services" and r["question"].startswith("You are a test robot")
+    assert r["category"] == "Retail, Hospitality & Consumer Services" and r["question"].startswith(
+        "You are a test robot"
+    )
     sent = chat_server.requests[0]["messages"][-1]["content"]
     assert any(p.get("type") == "image_url" for p in sent)
 
@@ -41,16 +56,28 @@ def test_behaviors_per_accepted_scene_with_image(cli, work, chat_server, llm_arg
 def test_unknown_facet_is_rejected():
     check = validate_behaviors(1, 1)
     with pytest.raises(OutputError) as e:
-        check({"behaviors": [{"text": "a", "suggested_label": "proper", "facets": ["respect"]},
-                             {"text": "b", "suggested_label": "improper", "facets": []}]})
+        check(
+            {
+                "behaviors": [
+                    {"text": "a", "suggested_label": "proper", "facets": ["respect"]},
+                    {"text": "b", "suggested_label": "improper", "facets": []},
+                ]
+            }
+        )
     assert e.value.kind == "invalid_output" and "respect" in e.value.message
 
 
 def test_too_few_improper_candidates_is_rejected():
     with pytest.raises(OutputError) as e:
-        validate_behaviors(1, 2)({"behaviors": [{"text": "a", "suggested_label": "proper"},
-                                                {"text": "b", "suggested_label": "improper"},
-                                                {"text": "B ", "suggested_label": "improper"}]})  # duplicate text
+        validate_behaviors(1, 2)(
+            {
+                "behaviors": [
+                    {"text": "a", "suggested_label": "proper"},
+                    {"text": "b", "suggested_label": "improper"},
+                    {"text": "B ", "suggested_label": "improper"},
+                ]
+            }
+        )  # duplicate text
     assert "1 improper" in e.value.message
 
 

@@ -19,27 +19,73 @@ def _aggregated(work):
     Image.new("RGB", (32, 24), (200, 20, 30)).save(work / "img" / "r1.jpg")
     Image.new("RGB", (32, 24), (10, 200, 30)).save(work / "img" / "g1.png")
     judgment = [
-        {"id": "restaurant/b00-1", "image": "img/s1.png", "subset": "synthetic", "question": "You are a restaurant robot. What next?",
-         "category": "Retail, Hospitality & Consumer Services", "subcategory": "Restaurant",
-         "behaviors": [{"k": 1, "text": "Refill the water", "label": "proper", "facets": ["politeness"],
-                        "votes": ["proper", "proper", "improper"]},
-                       {"k": 3, "text": "Read the bill aloud", "label": "improper", "facets": ["privacy", "politeness"],
-                        "votes": ["improper", "improper", "improper"]}]},
-        {"id": "real/abc", "image": "img/r1.jpg", "subset": "real", "question": "You are a hotel robot. What next?",
-         "category": None, "subcategory": None,
-         "behaviors": [{"k": 1, "text": "Wait", "label": "proper", "facets": [], "votes": ["proper", "proper"]}]},
+        {
+            "id": "restaurant/b00-1",
+            "image": "img/s1.png",
+            "subset": "synthetic",
+            "question": "You are a restaurant robot. What next?",
+            "category": "Retail, Hospitality & Consumer Services",
+            "subcategory": "Restaurant",
+            "behaviors": [
+                {
+                    "k": 1,
+                    "text": "Refill the water",
+                    "label": "proper",
+                    "facets": ["politeness"],
+                    "votes": ["proper", "proper", "improper"],
+                },
+                {
+                    "k": 3,
+                    "text": "Read the bill aloud",
+                    "label": "improper",
+                    "facets": ["privacy", "politeness"],
+                    "votes": ["improper", "improper", "improper"],
+                },
+            ],
+        },
+        {
+            "id": "real/abc",
+            "image": "img/r1.jpg",
+            "subset": "real",
+            "question": "You are a hotel robot. What next?",
+            "category": None,
+            "subcategory": None,
+            "behaviors": [{"k": 1, "text": "Wait", "label": "proper", "facets": [], "votes": ["proper", "proper"]}],
+        },
     ]
-    grounding = [{"id": "g1", "image": "img/g1.png", "question": "Where should you wait?", "answer": ["A", "C"],
-                  "options": {"A": "door", "B": "table", "C": "aisle", "D": "counter"},
-                  "votes": [["A", "C"], ["A"], ["A", "C"]], "subset": "synthetic", "facets": ["proxemics"]}]
+    grounding = [
+        {
+            "id": "g1",
+            "image": "img/g1.png",
+            "question": "Where should you wait?",
+            "answer": ["A", "C"],
+            "options": {"A": "door", "B": "table", "C": "aisle", "D": "counter"},
+            "votes": [["A", "C"], ["A"], ["A", "C"]],
+            "subset": "synthetic",
+            "facets": ["proxemics"],
+        }
+    ]
     return judgment, grounding
 
 
 def test_export_loads_with_the_roboteq_loader(tmp_path):
     work, dest = tmp_path / "work", tmp_path / "dataset"
     judgment, grounding = _aggregated(work)
-    res = export_dataset(judgment, grounding, work, dest, agreement={"judgment": {"units": 3, "ratings": 8, "fleiss_kappa": 0.5,
-                                                                                  "krippendorff_alpha": 0.5, "percent_agreement": 0.8}})
+    res = export_dataset(
+        judgment,
+        grounding,
+        work,
+        dest,
+        agreement={
+            "judgment": {
+                "units": 3,
+                "ratings": 8,
+                "fleiss_kappa": 0.5,
+                "krippendorff_alpha": 0.5,
+                "percent_agreement": 0.8,
+            }
+        },
+    )
     assert (res.scenes, res.behaviors, res.questions, res.images) == (2, 3, 1, 3)
     bj = load_roboteq(dest, TASK_BJ, require_images=True)
     items = {i.item_id: i for i in bj.items}
@@ -83,8 +129,19 @@ def test_cli_export_and_dataset_report(cli, tmp_path):
     judgment, grounding = _aggregated(work)
     write_jsonl(work / "aggregated" / "judgment.jsonl", judgment)
     write_jsonl(work / "aggregated" / "grounding.jsonl", grounding)
-    (work / "aggregated" / "agreement.json").write_text(json.dumps({"judgment": {"units": 3, "ratings": 8, "fleiss_kappa": 0.25,
-                                                                               "krippendorff_alpha": 0.3, "percent_agreement": 0.7}}))
+    (work / "aggregated" / "agreement.json").write_text(
+        json.dumps(
+            {
+                "judgment": {
+                    "units": 3,
+                    "ratings": 8,
+                    "fleiss_kappa": 0.25,
+                    "krippendorff_alpha": 0.3,
+                    "percent_agreement": 0.7,
+                }
+            }
+        )
+    )
     res = cli("export", dest, "--work", work)
     assert res.exit_code == 0, res.output
     assert cli("report", "--work", work, "--dataset", dest).exit_code == 0
@@ -101,8 +158,13 @@ def test_cli_export_and_dataset_report(cli, tmp_path):
 def _scene_record(work, rid, colour, subset="synthetic"):
     name = f"src{colour[0]}.png"
     Image.new("RGB", (16, 12), colour).save(work / "img" / name)
-    return {"id": rid, "image": f"img/{name}", "subset": subset, "question": "You are a robot. What next?",
-            "behaviors": [{"k": 1, "text": "Wait", "label": "proper", "facets": [], "votes": ["proper"]}]}
+    return {
+        "id": rid,
+        "image": f"img/{name}",
+        "subset": subset,
+        "question": "You are a robot. What next?",
+        "behaviors": [{"k": 1, "text": "Wait", "label": "proper", "facets": [], "votes": ["proper"]}],
+    }
 
 
 def _exported_colours(dest):
@@ -127,8 +189,16 @@ def test_export_keeps_judgment_foo_sg_and_grounding_foo_apart(tmp_path):
     (work / "img").mkdir(parents=True)
     judgment = [_scene_record(work, "foo-sg", (200, 0, 0))]
     Image.new("RGB", (16, 12), (0, 0, 200)).save(work / "img" / "g.png")
-    grounding = [{"id": "foo", "image": "img/g.png", "question": "Where?", "answer": ["A"], "options": {"A": "door"},
-                  "subset": "synthetic"}]
+    grounding = [
+        {
+            "id": "foo",
+            "image": "img/g.png",
+            "question": "Where?",
+            "answer": ["A"],
+            "options": {"A": "door"},
+            "subset": "synthetic",
+        }
+    ]
     export_dataset(judgment, grounding, work, dest)
     got = _exported_colours(dest)
     assert got["foo-sg"][0] != got["foo"][0]

@@ -48,8 +48,14 @@ def photos(tmp_path):
 def test_scan_rejects_each_kind_with_a_reason(photos):
     accepted, rejected = scan_photos([photos], FilterOptions())
     reasons = {r["path"].rsplit("/", 1)[1]: r["reason"] for r in rejected}
-    assert reasons == {"a_copy.jpg": "duplicate", "a.jpg": "near_duplicate", "blurry.png": "blurry", "tiny.png": "resolution",
-                       "notes.jpg": "mime", "small_file.png": "size"}
+    assert reasons == {
+        "a_copy.jpg": "duplicate",
+        "a.jpg": "near_duplicate",
+        "blurry.png": "blurry",
+        "tiny.png": "resolution",
+        "notes.jpg": "mime",
+        "small_file.png": "size",
+    }
     assert sorted(a["path"].rsplit("/", 1)[1] for a in accepted) == ["a_big.png", "b.webp"]
     assert {a["mime"] for a in accepted} == {"image/png", "image/webp"}
 

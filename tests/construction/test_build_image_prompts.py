@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from socialbench.construction.jsonl import read_jsonl
 from socialbench.construction.image_prompts import CONSTRAINTS
+from socialbench.construction.jsonl import read_jsonl
 from socialbench.testing.openai_server import ScriptedOpenAIServer
 
 
@@ -64,8 +64,18 @@ def test_sigkill_then_rerun_does_not_redo_finished_records(cli, work, write_scen
         return build_responder(body)
 
     with ScriptedOpenAIServer(responder=answer_three_then_hold) as srv:
-        args = ["image-prompts", "--work", str(work), "--model", f"openai:scripted@{srv.base_url}", "--no-cache",
-                "--concurrency", "1", "--timeout", "10"]
+        args = [
+            "image-prompts",
+            "--work",
+            str(work),
+            "--model",
+            f"openai:scripted@{srv.base_url}",
+            "--no-cache",
+            "--concurrency",
+            "1",
+            "--timeout",
+            "10",
+        ]
         code = f"from socialbench.construction.commands import build_app; build_app({args!r})"
         proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         t0 = time.time()
@@ -80,8 +90,10 @@ def test_sigkill_then_rerun_does_not_redo_finished_records(cli, work, write_scen
         before = srv.count
         res = cli("image-prompts", "--work", work, "--model", f"openai:scripted@{srv.base_url}", "--no-cache")
         assert res.exit_code == 0, res.output
-        asked = {json.loads(json.dumps(r))["messages"][-1]["content"].split("Title: ")[1].split("\n")[0]
-                 for r in srv.requests[before:]}
+        asked = {
+            json.loads(json.dumps(r))["messages"][-1]["content"].split("Title: ")[1].split("\n")[0]
+            for r in srv.requests[before:]
+        }
     rows = read_jsonl(out)
     assert len(rows) == 12 and len({r["id"] for r in rows}) == 12
     done_titles = {r["scenario"]["title"] for r in rows if r["id"] in finished}

@@ -10,15 +10,34 @@ from socialbench.construction.jsonl import read_jsonl, unique_name, write_jsonl
 
 
 def _prompts(work, n=3):
-    write_jsonl(work / "image_prompts.jsonl", [
-        {"id": f"restaurant/b00-{i}", "image_prompt": f"First-person view of table {i}.", "scenario": {"title": f"T{i}"}}
-        for i in range(1, n + 1)
-    ])
+    write_jsonl(
+        work / "image_prompts.jsonl",
+        [
+            {
+                "id": f"restaurant/b00-{i}",
+                "image_prompt": f"First-person view of table {i}.",
+                "scenario": {"title": f"T{i}"},
+            }
+            for i in range(1, n + 1)
+        ],
+    )
 
 
 def _args(work, srv, *extra):
-    return ["images", "--work", work, "--image-model", f"img-model@{srv.base_url}", "--size", "48x32",
-            "--max-attempts", "3", "--retry-delay", "0.01", *extra]
+    return [
+        "images",
+        "--work",
+        work,
+        "--image-model",
+        f"img-model@{srv.base_url}",
+        "--size",
+        "48x32",
+        "--max-attempts",
+        "3",
+        "--retry-delay",
+        "0.01",
+        *extra,
+    ]
 
 
 def test_one_candidate_per_prompt_saved_with_provenance(cli, work, images_server):

@@ -90,4 +90,3 @@ def test_unique_name_differs_for_ids_that_sanitise_alike():
     assert len(set(names)) == len(ids)
     assert unique_name("cafe__s-1") == "cafe__s-1" and unique_name("cafe/s-1").startswith("cafe__s-1-")
     assert all(safe_name(n) == n for n in names)
-

@@ -6,9 +6,11 @@ from socialbench.construction.near_duplicates import jaccard, near_duplicates, s
 
 
 def test_ngram_filter_removes_near_copies_only():
-    texts = ["The robot waits by the door while a guest carries heavy bags into the lobby.",
-             "A child cries in the supermarket aisle while the parent is on the phone.",
-             "The robot waits near the door while a guest carries heavy bags into the hotel lobby."]
+    texts = [
+        "The robot waits by the door while a guest carries heavy bags into the lobby.",
+        "A child cries in the supermarket aisle while the parent is on the phone.",
+        "The robot waits near the door while a guest carries heavy bags into the hotel lobby.",
+    ]
     res = near_duplicates(texts, threshold=0.5)
     assert res.keep == (0, 1)
     i, j, sim = res.removed[0]
@@ -17,7 +19,7 @@ def test_ngram_filter_removes_near_copies_only():
 
 def test_minhash_finds_the_same_duplicates_as_exact_ngram():
     rng = np.random.default_rng(3)
-    words = ["w%d" % i for i in range(400)]
+    words = [f"w{i}" for i in range(400)]
     texts = [" ".join(rng.choice(words, 40)) for _ in range(60)]
     texts += [t + " extra" for t in texts[:5]]
     exact = near_duplicates(texts, threshold=0.6, method="ngram")
@@ -27,6 +29,7 @@ def test_minhash_finds_the_same_duplicates_as_exact_ngram():
 
 def test_embedding_filter_uses_cosine_of_given_vectors():
     vecs = {"a": [1.0, 0.0], "b": [0.99, 0.1], "c": [0.0, 1.0]}
-    res = near_duplicates(["a", "b", "c"], threshold=0.95, method="embedding",
-                          embed=lambda ts: np.array([vecs[t] for t in ts]))
+    res = near_duplicates(
+        ["a", "b", "c"], threshold=0.95, method="embedding", embed=lambda ts: np.array([vecs[t] for t in ts])
+    )
     assert res.keep == (0, 2) and res.removed[0][:2] == (1, 0)

@@ -9,12 +9,14 @@ from PIL import Image
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
 from socialbench.construction.overlays import PALETTE, delta_e, draw_overlay, parse_regions, simulate_cvd
 
-SPEC = {"regions": [
-    {"label": "A", "shape": "box", "box": [0.05, 0.4, 0.3, 0.9]},
-    {"label": "B", "shape": "polygon", "points": [[0.4, 0.5], [0.6, 0.5], [0.55, 0.9]]},
-    {"label": "C", "shape": "arrow", "points": [[0.5, 0.95], [0.7, 0.6]]},
-    {"label": "D", "shape": "path", "points": [[0.1, 0.95], [0.2, 0.7], [0.3, 0.6]]},
-]}
+SPEC = {
+    "regions": [
+        {"label": "A", "shape": "box", "box": [0.05, 0.4, 0.3, 0.9]},
+        {"label": "B", "shape": "polygon", "points": [[0.4, 0.5], [0.6, 0.5], [0.55, 0.9]]},
+        {"label": "C", "shape": "arrow", "points": [[0.5, 0.95], [0.7, 0.6]]},
+        {"label": "D", "shape": "path", "points": [[0.1, 0.95], [0.2, 0.7], [0.3, 0.6]]},
+    ]
+}
 
 
 @pytest.mark.parametrize("size", [(160, 120), (1600, 1200), (4000, 3000)])
@@ -30,14 +32,16 @@ def test_badges_scale_with_the_image_and_stay_inside(size):
         assert diameter >= 18 and diameter / min(size) >= 0.06  # readable: a fixed share of the image
         crop = np.asarray(out.crop((x0, y0, x1, y1)))
         letter = (crop.min(axis=2) > 150).sum()  # the badge colours all have a channel below 150
-        assert letter >= 0.04 * diameter ** 2  # the white letter covers a visible share of its badge
+        assert letter >= 0.04 * diameter**2  # the white letter covers a visible share of its badge
     for a, b in combinations(badges.values(), 2):
         assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]  # no overlapping badges
 
 
 def test_box_outline_uses_the_palette_colour():
     img = Image.new("RGB", (400, 300), (128, 128, 128))
-    regions, _ = parse_regions({"regions": [{"label": "A", "shape": "box", "box": [100, 100, 300, 250]}], "coords": "pixel"}, img.size)
+    regions, _ = parse_regions(
+        {"regions": [{"label": "A", "shape": "box", "box": [100, 100, 300, 250]}], "coords": "pixel"}, img.size
+    )
     out, _ = draw_overlay(img, regions)
     assert out.getpixel((200, 101)) == PALETTE["A"]
 
@@ -51,22 +55,35 @@ def test_palette_stays_distinct_under_colour_blindness_unlike_red_green():
 
 
 def test_spec_problems_are_reported():
-    bad = {"regions": [{"label": "A", "shape": "box", "box": [0.5, 0.5, 0.2, 0.9]},
-                       {"label": "A", "shape": "box", "box": [0.1, 0.1, 0.2, 0.2]},
-                       {"label": "E", "shape": "box", "box": [0.1, 0.1, 0.2, 0.2]},
-                       {"label": "B", "shape": "polygon", "points": [[0.1, 0.1], [0.2, 0.2]]},
-                       {"label": "C", "shape": "arrow", "points": [[0.1, 0.1], [1.5, 0.2]]}], "answer": ["D"]}
+    bad = {
+        "regions": [
+            {"label": "A", "shape": "box", "box": [0.5, 0.5, 0.2, 0.9]},
+            {"label": "A", "shape": "box", "box": [0.1, 0.1, 0.2, 0.2]},
+            {"label": "E", "shape": "box", "box": [0.1, 0.1, 0.2, 0.2]},
+            {"label": "B", "shape": "polygon", "points": [[0.1, 0.1], [0.2, 0.2]]},
+            {"label": "C", "shape": "arrow", "points": [[0.1, 0.1], [1.5, 0.2]]},
+        ],
+        "answer": ["D"],
+    }
     _, problems = parse_regions(bad, (100, 100))
     text = "\n".join(problems)
-    for msg in ("x0 < x1", "label A is used twice", "'E' is not one of A-D", "polygon needs at least 3 points",
-                "outside the image", "answer names regions that are not drawn"):
+    for msg in (
+        "x0 < x1",
+        "label A is used twice",
+        "'E' is not one of A-D",
+        "polygon needs at least 3 points",
+        "outside the image",
+        "answer names regions that are not drawn",
+    ):
         assert msg in text
 
 
 def test_cli_draws_overlays_and_writes_grounding_items(cli, work):
     Image.new("RGB", (320, 240), (90, 90, 90)).save(work / "scene.png")
-    write_jsonl(work / "specs.jsonl", [{"id": "g1", "image": "scene.png", "question": "Where?", "options": {"A": "door"},
-                                        "answer": ["A"], **SPEC}])
+    write_jsonl(
+        work / "specs.jsonl",
+        [{"id": "g1", "image": "scene.png", "question": "Where?", "options": {"A": "door"}, "answer": ["A"], **SPEC}],
+    )
     res = cli("overlays", "--specs", work / "specs.jsonl", "--work", work)
     assert res.exit_code == 0, res.output
     (rec,) = read_jsonl(work / "grounding_items.jsonl")
@@ -89,9 +106,20 @@ def test_cli_gives_ids_that_sanitise_alike_their_own_overlay_files(cli, work):
 
 def _scene_with_behaviors(work):
     Image.new("RGB", (320, 240), (90, 90, 90)).save(work / "scene.png")
-    write_jsonl(work / "behaviors.jsonl", [{"id": "s1", "image": "scene.png", "subset": "synthetic", "question": "q",
-                                            "category": "Retail", "subcategory": "Hotel",
-                                            "behaviors": [{"k": 1, "text": "Wait", "facets": []}]}])
+    write_jsonl(
+        work / "behaviors.jsonl",
+        [
+            {
+                "id": "s1",
+                "image": "scene.png",
+                "subset": "synthetic",
+                "question": "q",
+                "category": "Retail",
+                "subcategory": "Hotel",
+                "behaviors": [{"k": 1, "text": "Wait", "facets": []}],
+            }
+        ],
+    )
 
 
 def test_grounding_items_inherit_the_source_scenes_subset_and_category(cli, work):
@@ -108,9 +136,20 @@ def test_exported_grounding_items_carry_the_scenes_subset(cli, work, tmp_path):
     _scene_with_behaviors(work)
     write_jsonl(work / "specs.jsonl", [{"id": "g1", "image": "scene.png", "question": "Where?", **SPEC}])
     assert cli("overlays", "--specs", work / "specs.jsonl", "--work", work).exit_code == 0
-    write_jsonl(work / "annotation" / "grounding" / "annotations.jsonl",
-                [{"id": f"grounding:g1:a{i}", "kind": "grounding", "item_id": "g1", "annotator": f"a{i}", "selection": ["A"], "invalid": False}
-                 for i in range(3)])
+    write_jsonl(
+        work / "annotation" / "grounding" / "annotations.jsonl",
+        [
+            {
+                "id": f"grounding:g1:a{i}",
+                "kind": "grounding",
+                "item_id": "g1",
+                "annotator": f"a{i}",
+                "selection": ["A"],
+                "invalid": False,
+            }
+            for i in range(3)
+        ],
+    )
     assert cli("aggregate", "--work", work).exit_code == 0
     res = cli("export", tmp_path / "dataset", "--work", work)
     assert res.exit_code == 0, res.output
@@ -123,5 +162,7 @@ def test_exported_grounding_items_carry_the_scenes_subset(cli, work, tmp_path):
 def test_a_specs_own_subset_wins_over_the_scenes():
     from socialbench.construction.overlays import inherit_scene_fields
 
-    spec = inherit_scene_fields({"image": "x.png", "subset": "real"}, {}, {"x.png": {"subset": "synthetic", "category": "C"}})
+    spec = inherit_scene_fields(
+        {"image": "x.png", "subset": "real"}, {}, {"x.png": {"subset": "synthetic", "category": "C"}}
+    )
     assert (spec["subset"], spec["category"]) == ("real", "C")

@@ -12,26 +12,39 @@ def _matrix(**failed):
 
 
 def test_criteria_are_table3_with_two_hard():
-    assert KEYS == ("scenario_faithfulness", "factual_correctness", "detail_quality", "pov_constraint",
-                    "no_forbidden_graphics", "json_consistency", "social_cue_visibility")
+    assert KEYS == (
+        "scenario_faithfulness",
+        "factual_correctness",
+        "detail_quality",
+        "pov_constraint",
+        "no_forbidden_graphics",
+        "json_consistency",
+        "social_cue_visibility",
+    )
     assert HARD == {"factual_correctness", "json_consistency"}
 
 
-@pytest.mark.parametrize("failed, mandatory", [
-    ((), False),
-    (("factual_correctness",), True),  # a Hard criterion
-    (("json_consistency",), True),
-    (("detail_quality", "pov_constraint", "no_forbidden_graphics"), False),  # three Soft
-    (("detail_quality", "pov_constraint", "no_forbidden_graphics", "social_cue_visibility"), True),  # four failed
-])
+@pytest.mark.parametrize(
+    "failed, mandatory",
+    [
+        ((), False),
+        (("factual_correctness",), True),  # a Hard criterion
+        (("json_consistency",), True),
+        (("detail_quality", "pov_constraint", "no_forbidden_graphics"), False),  # three Soft
+        (("detail_quality", "pov_constraint", "no_forbidden_graphics", "social_cue_visibility"), True),  # four failed
+    ],
+)
 def test_mandatory_revision_rule(failed, mandatory):
     got_failed, got = revision_decision(_matrix(**{k: 1 for k in failed}))
     assert got is mandatory and sorted(got_failed) == sorted(failed)
 
 
 def test_reasons_for_passed_criteria_fail_json_consistency():
-    reply = {"scenario_summary": "s", "matrix": _matrix(detail_quality=1),
-             "reasons": {"detail_quality": "too small", "pov_constraint": "fine"}}
+    reply = {
+        "scenario_summary": "s",
+        "matrix": _matrix(detail_quality=1),
+        "reasons": {"detail_quality": "too small", "pov_constraint": "fine"},
+    }
     v = validate_review(reply)
     assert v["matrix"]["json_consistency"] is False
     assert "reasons given for passed criteria: pov_constraint" in v["consistency_problems"]
@@ -47,23 +60,45 @@ def test_matrix_without_a_criterion_is_malformed():
 
 
 def test_edit_prompt_lists_the_fixes():
-    v = validate_review({"scenario_summary": "s", "matrix": _matrix(factual_correctness=1),
-                         "reasons": {"factual_correctness": "six fingers"}})
+    v = validate_review(
+        {
+            "scenario_summary": "s",
+            "matrix": _matrix(factual_correctness=1),
+            "reasons": {"factual_correctness": "six fingers"},
+        }
+    )
     text = edit_prompt("A lobby.", v, True)
-    assert "must be corrected" in text and "- factual_correctness: six fingers" in text and "Intended image: A lobby." in text
+    assert (
+        "must be corrected" in text
+        and "- factual_correctness: six fingers" in text
+        and "Intended image: A lobby." in text
+    )
 
 
 def _setup(cli, work, images_server, titles):
-    write_jsonl(work / "image_prompts.jsonl", [
-        {"id": f"restaurant/b00-{i}", "image_prompt": f"Prompt {t}", "scenario": {"title": t, "description": "d"}}
-        for i, t in enumerate(titles, start=1)])
+    write_jsonl(
+        work / "image_prompts.jsonl",
+        [
+            {"id": f"restaurant/b00-{i}", "image_prompt": f"Prompt {t}", "scenario": {"title": t, "description": "d"}}
+            for i, t in enumerate(titles, start=1)
+        ],
+    )
     res = cli("images", "--work", work, "--image-model", f"img@{images_server.base_url}", "--size", "40x30")
     assert res.exit_code == 0, res.output
 
 
 def _review(cli, work, chat_server, images_server, llm_args, *extra):
-    return cli("review", "--work", work, *llm_args(chat_server), "--image-model", f"img@{images_server.base_url}",
-               "--retry-delay", "0.01", *extra)
+    return cli(
+        "review",
+        "--work",
+        work,
+        *llm_args(chat_server),
+        "--image-model",
+        f"img@{images_server.base_url}",
+        "--retry-delay",
+        "0.01",
+        *extra,
+    )
 
 
 def test_failed_hard_criterion_is_edited_then_passes(cli, work, chat_server, images_server, llm_args):

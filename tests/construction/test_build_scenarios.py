@@ -21,8 +21,12 @@ def test_beam_merge_writes_scenarios_and_reports_removals(cli, work, chat_server
     # local filter catches the planted near-copy (beam 1, scenario 1) of each subcategory
     assert len(scen) == 24 - 2 - 2
     reasons = sorted((r["id"], r["reason"]) for r in removed)
-    assert reasons == [("hotel/b01-1", "local-near-duplicate"), ("hotel/b02-4", "merge-model"),
-                       ("restaurant/b01-1", "local-near-duplicate"), ("restaurant/b02-4", "merge-model")]
+    assert reasons == [
+        ("hotel/b01-1", "local-near-duplicate"),
+        ("hotel/b02-4", "merge-model"),
+        ("restaurant/b01-1", "local-near-duplicate"),
+        ("restaurant/b02-4", "merge-model"),
+    ]
     local = next(r for r in removed if r["id"] == "restaurant/b01-1")
     assert local["duplicate_of"] == "restaurant/b00-1" and local["similarity"] >= 0.5
 
@@ -36,7 +40,9 @@ def test_each_scenario_carries_all_fields_and_taxonomy(cli, work, chat_server, l
 
 
 def test_merge_request_goes_to_the_merge_model(cli, work, chat_server, llm_args):
-    assert _run(cli, work, chat_server, llm_args, "--merge-model", f"openai:merger@{chat_server.base_url}").exit_code == 0
+    assert (
+        _run(cli, work, chat_server, llm_args, "--merge-model", f"openai:merger@{chat_server.base_url}").exit_code == 0
+    )
     models = [(r["model"], r["messages"][-1]["content"][:60]) for r in chat_server.requests]
     merge_models = {m for m, t in models if "deduplicating" in t}
     assert merge_models == {"merger"}
@@ -48,7 +54,9 @@ def test_invalid_json_reply_is_repaired(cli, work, chat_server, llm_args):
     res = _run(cli, work, chat_server, llm_args, "--only", "restaurant")
     assert res.exit_code == 0, res.output
     assert len(read_jsonl(work / "scenarios" / "beams.jsonl")) == 3
-    repairs = [r for r in chat_server.requests if "Your previous reply could not be used" in r["messages"][-1]["content"]]
+    repairs = [
+        r for r in chat_server.requests if "Your previous reply could not be used" in r["messages"][-1]["content"]
+    ]
     assert len(repairs) == 1 and "not a valid JSON object" in repairs[0]["messages"][-1]["content"]
 
 

@@ -3,9 +3,12 @@ people train with, each loaded back by ``datasets``; a tiny VLM trains on them o
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
+import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,7 +104,13 @@ def test_cli_writes_the_files(release: Path, tmp_path: Path) -> None:
         main(["export", "sft", "--data", str(release), "--out", str(tmp_path / "sft"), "--format", "llava"])
         raise SystemExit(0)
     assert exc.value.code in (0, None)
-    assert {p.name for p in (tmp_path / "sft").iterdir()} >= {"train.json", "eval.json", "split.json", "README.md", "images"}
+    assert {p.name for p in (tmp_path / "sft").iterdir()} >= {
+        "train.json",
+        "eval.json",
+        "split.json",
+        "README.md",
+        "images",
+    }
 
 
 def test_tiny_vlm_trains_a_few_steps_on_the_messages_files(release: Path, tmp_path: Path) -> None:
@@ -129,3 +138,75 @@ def test_tiny_vlm_trains_a_few_steps_on_the_messages_files(release: Path, tmp_pa
         losses.append(loss.item())
     assert len(losses) == 3 and all(torch.isfinite(torch.tensor(losses)))
     assert any(not torch.equal(a, b) for a, b in zip(before, model.parameters()))
+
+
+@pytest.fixture(scope="module")
+def trl_lora(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """docs/training.md §2 on the CPU: TRL's SFTTrainer reads the ``messages`` files (loaded and
+    cast with ``datasets`` as the recipe does) and trains a LoRA on a tiny LLaVA for two steps."""
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    trl = pytest.importorskip("trl", reason="trl (optional extra train) is not installed")
+    peft = pytest.importorskip("peft", reason="peft (optional extra train) is not installed")
+    from socialbench.testing.tiny_vlm import build_tiny_vlm
+
+    tmp = tmp_path_factory.mktemp("trl")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        sft = tmp / "sft"
+        res = write_sft(_fixtures().build_release(tmp / "release"), sft, fmt="messages")
+        ds = datasets.load_dataset("json", data_files={"train": str(res.files["train"])})["train"]
+        ds = ds.map(lambda r: {"images": [str(sft / p) for p in r["images"]]})
+        sequence = getattr(datasets, "List", None) or datasets.Sequence  # datasets < 4 has no List
+        ds = ds.cast_column("images", sequence(datasets.Image()))
+        base = build_tiny_vlm("llava", tmp / "base", seed=0)
+        trainer = trl.SFTTrainer(
+            model=transformers.AutoModelForImageTextToText.from_pretrained(base),
+            processing_class=transformers.AutoProcessor.from_pretrained(base),
+            train_dataset=ds,
+            args=trl.SFTConfig(
+                output_dir=str(tmp / "out"),
+                per_device_train_batch_size=2,
+                max_steps=2,
+                learning_rate=1e-2,
+                remove_unused_columns=False,
+                max_length=None,
+                use_cpu=True,
+                save_strategy="no",
+                logging_steps=1,
+                report_to=[],
+            ),
+            peft_config=peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]),
+        )
+        trainer.train()
+        trainer.save_model(str(tmp / "lora"))
+    return {
+        "base": base,
+        "adapter": tmp / "lora",
+        "losses": [h["loss"] for h in trainer.state.log_history if "loss" in h],
+        "lora_b": [p.detach() for name, p in trainer.model.named_parameters() if "lora_B" in name],
+    }
+
+
+def test_trl_sft_trainer_trains_a_lora_on_the_messages_files(trl_lora: dict[str, Any]) -> None:
+    assert len(trl_lora["losses"]) == 2 and all(math.isfinite(x) for x in trl_lora["losses"])
+    lora_b = trl_lora["lora_b"]
+    assert lora_b and any(bool(t.abs().sum() > 0) for t in lora_b)  # B starts at zero: training moved it
+    assert (trl_lora["adapter"] / "adapter_config.json").is_file()
+
+
+def test_trl_adapter_evaluates_as_hf_base_plus_adapter(trl_lora: dict[str, Any]) -> None:
+    from socialbench.models.hf_local import HFLocalModel
+    from socialbench.models.registry import ModelOptions, create_model
+    from socialbench.types import Generation, GenerationConfig, Request
+
+    model = create_model(f"hf:{trl_lora['base']}+{trl_lora['adapter']}", ModelOptions())
+    assert isinstance(model, HFLocalModel)
+
+    async def answer() -> object:
+        try:
+            return await model.generate(Request(prompt="which way ?", config=GenerationConfig(max_tokens=4)))
+        finally:
+            await model.aclose()
+
+    assert isinstance(asyncio.run(answer()), Generation)

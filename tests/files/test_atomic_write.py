@@ -13,7 +13,9 @@ def test_writes_the_bytes_creating_parent_folders(tmp_path: Path) -> None:
     assert target.read_bytes() == b"new" and sorted(p.name for p in target.parent.iterdir()) == ["f.bin"]
 
 
-def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "f.bin"
     target.write_bytes(b"old")
 

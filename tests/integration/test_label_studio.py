@@ -28,8 +28,11 @@ TOKEN = os.environ.get("SOCIALBENCH_LABEL_STUDIO_TOKEN", "")
 
 pytestmark = [
     pytest.mark.label_studio,
-    pytest.mark.skipif(not (URL and TOKEN), reason="set SOCIALBENCH_LABEL_STUDIO_URL and SOCIALBENCH_LABEL_STUDIO_TOKEN "
-                                                    "(scripts/label_studio_roundtrip.sh does)"),
+    pytest.mark.skipif(
+        not (URL and TOKEN),
+        reason="set SOCIALBENCH_LABEL_STUDIO_URL and SOCIALBENCH_LABEL_STUDIO_TOKEN "
+        "(scripts/label_studio_roundtrip.sh does)",
+    ),
 ]
 
 
@@ -58,7 +61,11 @@ class LS:
         return doc["tasks"] if isinstance(doc, dict) else doc
 
     def annotate(self, task: int, user: int, result: list[dict]) -> None:
-        self.call("POST", f"/api/tasks/{task}/annotations/", json={"result": result, "completed_by": user, "was_cancelled": False})
+        self.call(
+            "POST",
+            f"/api/tasks/{task}/annotations/",
+            json={"result": result, "completed_by": user, "was_cancelled": False},
+        )
 
     def export(self, project: int) -> list[dict]:
         return self.call("GET", f"/api/projects/{project}/export", params={"exportType": "JSON"})
@@ -93,18 +100,34 @@ def _work(tmp_path: Path) -> Path:
     (work / "img").mkdir(parents=True)
     for name, colour in (("s1", (120, 80, 40)), ("s2", (40, 90, 140))):
         Image.new("RGB", (64, 48), colour).save(work / "img" / f"{name}.png")
-    write_jsonl(work / "behaviors.jsonl", [
-        {"id": sid, "image": f"img/{sid}.png", "subset": "synthetic", "question": "You are a hotel robot. What next?",
-         "category": "Retail, Hospitality & Consumer Services", "subcategory": "Hotel",
-         "behaviors": [{"k": 1, "text": f"{sid}: hold the door", "suggested_label": "proper", "facets": ["politeness"]},
-                       {"k": 2, "text": f"{sid}: push past", "suggested_label": "improper", "facets": ["safety"]}]}
-        for sid in ("s1", "s2")])
+    write_jsonl(
+        work / "behaviors.jsonl",
+        [
+            {
+                "id": sid,
+                "image": f"img/{sid}.png",
+                "subset": "synthetic",
+                "question": "You are a hotel robot. What next?",
+                "category": "Retail, Hospitality & Consumer Services",
+                "subcategory": "Hotel",
+                "behaviors": [
+                    {"k": 1, "text": f"{sid}: hold the door", "suggested_label": "proper", "facets": ["politeness"]},
+                    {"k": 2, "text": f"{sid}: push past", "suggested_label": "improper", "facets": ["safety"]},
+                ],
+            }
+            for sid in ("s1", "s2")
+        ],
+    )
     return work
 
 
 # planned labels per (scene, k) for annotators 0, 1, 2
-PLAN = {("s1", 1): ["proper", "proper", "improper"], ("s1", 2): ["improper", "improper", "improper"],
-        ("s2", 1): ["invalid", "invalid", "proper"], ("s2", 2): ["proper", "improper", "invalid"]}
+PLAN = {
+    ("s1", 1): ["proper", "proper", "improper"],
+    ("s1", 2): ["improper", "improper", "improper"],
+    ("s2", 1): ["invalid", "invalid", "proper"],
+    ("s2", 2): ["proper", "improper", "invalid"],
+}
 
 
 def test_judgment_round_trip_through_label_studio(ls, cli, tmp_path):
@@ -121,10 +144,19 @@ def test_judgment_round_trip_through_label_studio(ls, cli, tmp_path):
     for t in server_tasks:
         key = (t["data"]["item_id"], int(t["data"]["k"]))
         for user, label in zip(users, PLAN[key]):
-            ls.annotate(t["id"], user, [
-                {"from_name": "label", "to_name": "behavior", "type": "choices", "value": {"choices": [label]}},
-                {"from_name": "facets", "to_name": "behavior", "type": "choices", "value": {"choices": ["cooperation"]}},
-            ])
+            ls.annotate(
+                t["id"],
+                user,
+                [
+                    {"from_name": "label", "to_name": "behavior", "type": "choices", "value": {"choices": [label]}},
+                    {
+                        "from_name": "facets",
+                        "to_name": "behavior",
+                        "type": "choices",
+                        "value": {"choices": ["cooperation"]},
+                    },
+                ],
+            )
     export = ls.export(pid)
     (tmp_path / "export.json").write_text(json.dumps(export))
     cli("annotate", "import", tmp_path / "export.json", "--work", work)
@@ -132,7 +164,9 @@ def test_judgment_round_trip_through_label_studio(ls, cli, tmp_path):
     cli("aggregate", "--work", work)
     scenes = {s["id"]: s for s in read_jsonl(work / "aggregated" / "judgment.jsonl")}
     assert [(b["k"], b["label"], b["facets"]) for b in scenes["s1"]["behaviors"]] == [
-        (1, "proper", ["cooperation"]), (2, "improper", ["cooperation"])]
+        (1, "proper", ["cooperation"]),
+        (2, "improper", ["cooperation"]),
+    ]
     assert "s2" not in scenes  # b1 invalid, b2 a three-way split
     removed = {r["id"]: r["reason"] for r in read_jsonl(work / "aggregated" / "judgment.removed.jsonl")}
     assert removed["s2#b1"] == "invalid"
@@ -145,20 +179,40 @@ def test_grounding_round_trip_through_label_studio(ls, cli, tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     Image.new("RGB", (160, 120), (90, 90, 90)).save(work / "scene.png")
-    rec, problems = render_spec({"id": "g1", "image": "scene.png", "question": "Where should you wait?",
-                                 "options": {"A": "door", "B": "table", "C": "aisle", "D": "counter"},
-                                 "regions": [{"label": x, "shape": "box", "box": [0.05 + 0.23 * i, 0.3, 0.2 + 0.23 * i, 0.8]}
-                                             for i, x in enumerate("ABCD")]}, work, work / "overlays")
+    rec, problems = render_spec(
+        {
+            "id": "g1",
+            "image": "scene.png",
+            "question": "Where should you wait?",
+            "options": {"A": "door", "B": "table", "C": "aisle", "D": "counter"},
+            "regions": [
+                {"label": x, "shape": "box", "box": [0.05 + 0.23 * i, 0.3, 0.2 + 0.23 * i, 0.8]}
+                for i, x in enumerate("ABCD")
+            ],
+        },
+        work,
+        work / "overlays",
+    )
     assert not problems
     write_jsonl(work / "grounding_items.jsonl", [rec])
     cli("annotate", "export", "--kind", "grounding", "--work", work, "--image-refs", "data-uri")
-    pid = ls.project(f"socialbench grounding {uuid.uuid4().hex[:6]}", (work / "annotation" / "grounding" / "config.xml").read_text())
+    pid = ls.project(
+        f"socialbench grounding {uuid.uuid4().hex[:6]}", (work / "annotation" / "grounding" / "config.xml").read_text()
+    )
     ls.created.append(pid)
-    ls.call("POST", f"/api/projects/{pid}/import", json=json.loads((work / "annotation" / "grounding" / "tasks.json").read_text()))
+    ls.call(
+        "POST",
+        f"/api/projects/{pid}/import",
+        json=json.loads((work / "annotation" / "grounding" / "tasks.json").read_text()),
+    )
     users = [ls.user(f"g{i}") for i in range(3)]
     (task,) = ls.tasks(pid)
     for user, sel in zip(users, (["A", "C"], ["A"], ["A", "C"])):
-        ls.annotate(task["id"], user, [{"from_name": "regions", "to_name": "image", "type": "choices", "value": {"choices": sel}}])
+        ls.annotate(
+            task["id"],
+            user,
+            [{"from_name": "regions", "to_name": "image", "type": "choices", "value": {"choices": sel}}],
+        )
     (tmp_path / "export.json").write_text(json.dumps(ls.export(pid)))
     cli("annotate", "import", tmp_path / "export.json", "--work", work)
     cli("aggregate", "--work", work)

@@ -8,8 +8,8 @@ the exact leave-one-out (LOO) human baselines, and the official postprocessing
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import pytest
 
@@ -128,8 +128,12 @@ def test_three_way_tie_paper() -> None:
 
 
 def test_three_way_tie_official() -> None:
-    q = question(SPATIAL, key="q_person_spatial_position_begin_p1",
-                 base_key="q_person_spatial_position_begin", category="Spatial reasoning")
+    q = question(
+        SPATIAL,
+        key="q_person_spatial_position_begin_p1",
+        base_key="q_person_spatial_position_begin",
+        category="Spatial reasoning",
+    )
     v = votes({"ahead of": 1, "to the left of": 1, "behind": 1})
     scores = official_item_scores(q, v, "behind")
     # held-out x: q_j = 1/2 on the other two answers, 0 on x
@@ -156,7 +160,8 @@ def test_invalid_answer_is_first_option_in_official_protocol() -> None:
 
 
 @pytest.mark.parametrize(
-    "raw", ["not json", '["yes"]', '{"choice": "yes"}', '"yes"', "", '{"answer": "yes"'],
+    "raw",
+    ["not json", '["yes"]', '{"choice": "yes"}', '"yes"', "", '{"answer": "yes"'],
 )
 def test_official_parse_failures_give_invalid(raw: str) -> None:
     assert official_parse(raw) == INVALID
@@ -193,12 +198,8 @@ def test_multi_select_official_is_order_sensitive() -> None:
     v = votes({("moving ahead", "turning right"): 3, ("moving ahead",): 1})
     # wrong order -> invalid -> first choice ('moving ahead',), which 1 of 4 humans chose
     assert official_answer(q, ["turning right", "moving ahead"]) == ("moving ahead",)
-    assert official_item_scores(q, v, ["turning right", "moving ahead"])["model"].pa == (
-        pytest.approx(0.25)
-    )
-    assert official_item_scores(q, v, ["moving ahead", "turning right"])["model"].pa == (
-        pytest.approx(0.75)
-    )
+    assert official_item_scores(q, v, ["turning right", "moving ahead"])["model"].pa == (pytest.approx(0.25))
+    assert official_item_scores(q, v, ["moving ahead", "turning right"])["model"].pa == (pytest.approx(0.75))
 
 
 def test_multi_select_official_string_and_duplicates() -> None:
@@ -247,13 +248,15 @@ def test_five_ninths_four_ninths_survive_loo_exactly() -> None:
 
 
 def test_official_model_pa_equals_p_h_when_truncation_does_not_bite() -> None:
-    q = question(SPATIAL, key="q_person_spatial_position_end_p2",
-                 base_key="q_person_spatial_position_end", category="Spatial reasoning")
+    q = question(
+        SPATIAL,
+        key="q_person_spatial_position_end_p2",
+        base_key="q_person_spatial_position_end",
+        category="Spatial reasoning",
+    )
     v = votes({"ahead of": 2, "to the left of": 1, "behind": 1})
     for a in SPATIAL:
-        assert official_item_scores(q, v, a)["model"].pa == pytest.approx(
-            pa_paper(v, a), abs=1e-15
-        )
+        assert official_item_scores(q, v, a)["model"].pa == pytest.approx(pa_paper(v, a), abs=1e-15)
 
 
 def test_official_cwpa_is_loo_ratio_not_eq2() -> None:

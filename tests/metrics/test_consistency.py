@@ -17,7 +17,11 @@ def test_rate_counts_same_answers():
 
 
 def test_rates_per_question_type_category_and_item():
-    pairs = [ConsistencyPair("s1", Q1, "x", "x"), ConsistencyPair("s2", Q1, "y", "x"), ConsistencyPair("s2", Q2, "y", "y")]
+    pairs = [
+        ConsistencyPair("s1", Q1, "x", "x"),
+        ConsistencyPair("s2", Q1, "y", "x"),
+        ConsistencyPair("s2", Q2, "y", "y"),
+    ]
     out = consistency_summary(pairs)
     assert out["by_question"]["q_a"]["consistency"] == 0.5
     assert out["by_category"]["Social reasoning"]["consistency"] == 1.0

@@ -20,15 +20,20 @@ from socialbench.types import HumanVotes, Question
 
 YESNO = Question("q_robot_affected_p1", "q_robot_affected", "Social reasoning", "single", "?", ("yes", "no"))
 ACTION = Question(
-    "q_robot_action_p1", "q_robot_action", "Social reasoning", "single", "?",
+    "q_robot_action_p1",
+    "q_robot_action",
+    "Social reasoning",
+    "single",
+    "?",
     ("avoiding", "overtaking", "not considering", "following", "yielding to"),
 )
 ALL_YES = HumanVotes(("yes",), (1.0,), 4)
 SPLIT = HumanVotes(("yes", "no"), (0.5, 0.5), 4)
 
 
-def _e(parsed: object, votes: HumanVotes = ALL_YES, error: str | None = None, item: str = "s1",
-       q: Question = YESNO) -> ScoringEntry:
+def _e(
+    parsed: object, votes: HumanVotes = ALL_YES, error: str | None = None, item: str = "s1", q: Question = YESNO
+) -> ScoringEntry:
     return ScoringEntry(item, q, votes, parsed, None, error)
 
 

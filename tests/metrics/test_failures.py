@@ -13,18 +13,27 @@ from socialbench.types import HumanVotes, Question
 
 def _q(kind: str = "single") -> Question:
     if kind == "multi":
-        return Question("q_robot_moving_direction", "q_robot_moving_direction",
-                        "Spatiotemporal reasoning", "multi", "?",
-                        ("moving ahead", "turning left", "turning right"))
-    return Question("q_robot_affected_p1", "q_robot_affected", "Social reasoning", "single",
-                    "?", ("yes", "no"))
+        return Question(
+            "q_robot_moving_direction",
+            "q_robot_moving_direction",
+            "Spatiotemporal reasoning",
+            "multi",
+            "?",
+            ("moving ahead", "turning left", "turning right"),
+        )
+    return Question("q_robot_affected_p1", "q_robot_affected", "Social reasoning", "single", "?", ("yes", "no"))
 
 
 UNANIMOUS_YES = HumanVotes(("yes",), (1.0,), 4)
 
 
-def _e(parsed: object, raw: str | None = None, error: str | None = None,
-       votes: HumanVotes = UNANIMOUS_YES, kind: str = "single") -> ScoringEntry:
+def _e(
+    parsed: object,
+    raw: str | None = None,
+    error: str | None = None,
+    votes: HumanVotes = UNANIMOUS_YES,
+    kind: str = "single",
+) -> ScoringEntry:
     return ScoringEntry("s1", _q(kind), votes, parsed, raw, error)
 
 

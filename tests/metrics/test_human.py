@@ -26,8 +26,10 @@ def test_loo_reference_splits_a_tie_evenly():
 def test_loo_option_reference_enumerates_half_chosen_options():
     sels = [frozenset("AC"), frozenset("A"), frozenset("AC")]
     # others of annotator 0: {A}, {A, C}: A by 2 of 2 (in), C by 1 of 2 (tie)
-    assert sorted(loo_option_references(sels, 0), key=lambda x: len(x[0])) == [(frozenset("A"), 0.5),
-                                                                                 (frozenset("AC"), 0.5)]
+    assert sorted(loo_option_references(sels, 0), key=lambda x: len(x[0])) == [
+        (frozenset("A"), 0.5),
+        (frozenset("AC"), 0.5),
+    ]
 
 
 def test_judgment_pa_and_cwpa_of_a_two_one_split():

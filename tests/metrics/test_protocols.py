@@ -19,13 +19,20 @@ from socialbench.metrics.protocols import (
 from socialbench.types import HumanVotes, Question
 
 YES_NO = Question("q_robot_affected_p1", "q_robot_affected", "Social reasoning", "single", "?", ("yes", "no"))
-DIRECTION = Question("q_robot_moving_direction", "q_robot_moving_direction", "Spatiotemporal reasoning", "multi",
-                     "?", ("moving ahead", "turning left", "turning right"))
+DIRECTION = Question(
+    "q_robot_moving_direction",
+    "q_robot_moving_direction",
+    "Spatiotemporal reasoning",
+    "multi",
+    "?",
+    ("moving ahead", "turning left", "turning right"),
+)
 FIVE_TWO = HumanVotes(("yes", "no"), (5 / 7, 2 / 7), 7)
 
 
-def _entry(parsed: object, raw: str | None = None, error: str | None = None, q: Question = YES_NO,
-           votes: HumanVotes = FIVE_TWO) -> ScoringEntry:
+def _entry(
+    parsed: object, raw: str | None = None, error: str | None = None, q: Question = YES_NO, votes: HumanVotes = FIVE_TWO
+) -> ScoringEntry:
     return ScoringEntry("s1", q, votes, parsed, raw, error)
 
 
@@ -51,8 +58,11 @@ def test_se_ddof_is_sample_for_paper_and_population_for_official() -> None:
 
 
 def test_multiple_select_is_valid_in_any_order_only_under_paper() -> None:
-    e = _entry(["turning right", "moving ahead"], q=DIRECTION,
-               votes=HumanVotes((("moving ahead", "turning right"),), (1.0,), 3))
+    e = _entry(
+        ["turning right", "moving ahead"],
+        q=DIRECTION,
+        votes=HumanVotes((("moving ahead", "turning right"),), (1.0,), 3),
+    )
     assert PAPER.valid_answer(e) == ("moving ahead", "turning right")
     assert OFFICIAL.valid_answer(e) is None
 

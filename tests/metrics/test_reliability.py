@@ -7,8 +7,18 @@ import pytest
 from socialbench.metrics.reliability import fleiss_kappa, krippendorff_alpha_nominal
 
 # Fleiss (1971) as worked on Wikipedia: 10 subjects, 14 raters, 5 categories; kappa = 0.210.
-FLEISS_TABLE = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-                [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+FLEISS_TABLE = [
+    [0, 0, 0, 0, 14],
+    [0, 2, 6, 4, 2],
+    [0, 0, 3, 5, 6],
+    [0, 3, 9, 2, 0],
+    [2, 2, 8, 1, 1],
+    [7, 7, 0, 0, 0],
+    [3, 2, 6, 3, 0],
+    [2, 5, 3, 2, 2],
+    [6, 5, 2, 1, 0],
+    [0, 2, 2, 3, 7],
+]
 
 
 def test_fleiss_kappa_textbook_example():
@@ -25,8 +35,12 @@ def test_krippendorff_alpha_textbook_example():
     # Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 coders, 12 units,
     # missing values; nominal alpha = 0.743.
     n = None
-    coders = [[1, 2, 3, 3, 2, 1, 4, 1, 2, n, n, n], [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, n, 3],
-              [n, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, n], [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, n]]
+    coders = [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, n, n, n],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, n, 3],
+        [n, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, n],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, n],
+    ]
     assert krippendorff_alpha_nominal(list(zip(*coders))) == pytest.approx(0.743, abs=5e-4)
 
 

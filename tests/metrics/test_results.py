@@ -23,8 +23,14 @@ from socialbench.metrics.scoring import score_entries
 from socialbench.types import HumanVotes, Question
 
 Q1 = Question("q_robot_affected_p1", "q_robot_affected", "Social reasoning", "single", "?", ("yes", "no"))
-Q2 = Question("q_goal_position_begin", "q_goal_position_begin", "Spatial reasoning", "single", "?",
-              ("ahead", "to the left", "to the right"))
+Q2 = Question(
+    "q_goal_position_begin",
+    "q_goal_position_begin",
+    "Spatial reasoning",
+    "single",
+    "?",
+    ("ahead", "to the left", "to the right"),
+)
 
 
 def _entries() -> list[ScoringEntry]:
@@ -109,8 +115,13 @@ def test_socialnav_result_with_nothing_scored_writes_empty_blocks() -> None:
 
 def test_socialnav_result_under_a_perturbation_reads_back() -> None:
     pairs = [ConsistencyPair("s1", Q1, "yes", "yes"), ConsistencyPair("s2", Q1, "no", None)]
-    result = SocialNavResult(_header(), score_entries(_entries(), "paper"), failure_summary(_entries()),
-                             clean_scores=None, consistency=consistency_summary(pairs))
+    result = SocialNavResult(
+        _header(),
+        score_entries(_entries(), "paper"),
+        failure_summary(_entries()),
+        clean_scores=None,
+        consistency=consistency_summary(pairs),
+    )
     out = json.loads(_bytes(result.to_json()))
     assert list(out)[-2:] == ["clean_scores", "consistency"] and out["clean_scores"] == {}
     again = SocialNavResult.from_json(out)
@@ -125,8 +136,15 @@ def test_from_json_ignores_what_the_runner_adds() -> None:
 
 
 def test_waypoint_result_reads_back() -> None:
-    result = WaypointResult(ScoringHeader("socialnav-waypoint", "paper", 2, 0, 0), "none", Score(0.5, 0.5, 2),
-                            n_errors=1, n_invalid=0, n_left_out=3, chance=0.2)
+    result = WaypointResult(
+        ScoringHeader("socialnav-waypoint", "paper", 2, 0, 0),
+        "none",
+        Score(0.5, 0.5, 2),
+        n_errors=1,
+        n_invalid=0,
+        n_left_out=3,
+        chance=0.2,
+    )
     out = result.to_json()
     assert out["overall"] == {"accuracy": {"value": 0.5, "se": 0.5, "n": 2}}
     assert _bytes(WaypointResult.from_json(out).to_json()) == _bytes(out)

@@ -31,7 +31,9 @@ def row(gold: str, pred: str | None, proper: int = 0, improper: int = 0, **kw) -
         votes, has = HumanVotes(answers, probs, n), True
     else:
         votes, has = HumanVotes((gold,), (1.0,), 1), False
-    return JudgmentRow(item_id=kw.pop("item_id", "x"), key=kw.pop("key", "b1"), gold=gold, pred=pred, votes=votes, has_votes=has, **kw)
+    return JudgmentRow(
+        item_id=kw.pop("item_id", "x"), key=kw.pop("key", "b1"), gold=gold, pred=pred, votes=votes, has_votes=has, **kw
+    )
 
 
 def test_pa_and_cwpa_use_the_vote_shares() -> None:
@@ -78,7 +80,11 @@ def test_table1_is_in_percent() -> None:
 
 
 def test_a_behavior_counts_in_every_facet_it_carries() -> None:
-    rows = [row("proper", "proper", facets=("safety", "privacy")), row("proper", "improper", facets=("safety",)), row("proper", "proper")]
+    rows = [
+        row("proper", "proper", facets=("safety", "privacy")),
+        row("proper", "improper", facets=("safety",)),
+        row("proper", "proper"),
+    ]
     out = breakdown(rows, lambda r: r.facets, judgment_metrics)
     assert {k: v["n"] for k, v in out.items()} == {"privacy": 1, "safety": 2}
     assert out["safety"]["accuracy"]["value"] == 0.5
@@ -92,7 +98,11 @@ def test_human_average_is_leave_one_out() -> None:
 
 
 def test_grounding_metrics_by_hand() -> None:
-    rows = [GroundingRow("g1", ("A", "C"), ("A", "C")), GroundingRow("g2", ("B",), ("A", "B")), GroundingRow("g3", ("D",), None, error=True)]
+    rows = [
+        GroundingRow("g1", ("A", "C"), ("A", "C")),
+        GroundingRow("g2", ("B",), ("A", "B")),
+        GroundingRow("g3", ("D",), None, error=True),
+    ]
     m = grounding_metrics(rows)
     assert m["exact_match"]["value"] == pytest.approx(1 / 3)
     assert m["jaccard"]["value"] == pytest.approx((1 + 0.5 + 0) / 3)
@@ -102,7 +112,17 @@ def test_grounding_metrics_by_hand() -> None:
 
 
 def record(key: str, request_hash: str, prompt: int, **usage: int) -> SampleRecord:
-    return SampleRecord("s", key, "{}", "proper", "json", None, 0.5, {"prompt_tokens": prompt, "completion_tokens": 3, **usage}, request_hash)
+    return SampleRecord(
+        "s",
+        key,
+        "{}",
+        "proper",
+        "json",
+        None,
+        0.5,
+        {"prompt_tokens": prompt, "completion_tokens": 3, **usage},
+        request_hash,
+    )
 
 
 def test_request_costs_count_a_shared_request_once() -> None:
@@ -113,7 +133,10 @@ def test_request_costs_count_a_shared_request_once() -> None:
 
 
 def test_request_costs_report_rag_per_query() -> None:
-    recs = [record("b1", "h1", 100, rag_added_tokens=30, rag_retrieval_us=2000), record("b1", "h2", 80, rag_added_tokens=50, rag_retrieval_us=0)]
+    recs = [
+        record("b1", "h1", 100, rag_added_tokens=30, rag_retrieval_us=2000),
+        record("b1", "h2", 80, rag_added_tokens=50, rag_retrieval_us=0),
+    ]
     rag = request_costs(recs)["rag"]
     assert rag["added_prompt_tokens_per_query"] == 40
     assert rag["retrieval_s_per_query"] == pytest.approx(0.001)
@@ -148,7 +171,9 @@ def test_format_summary_prints_percentages() -> None:
 
 
 def _timed(key: str, latency: float, cached: bool, **usage: int) -> SampleRecord:
-    return SampleRecord("s", "b1", "{}", "proper", "json", None, latency, {"prompt_tokens": 10, **usage}, key, cached=cached)
+    return SampleRecord(
+        "s", "b1", "{}", "proper", "json", None, latency, {"prompt_tokens": 10, **usage}, key, cached=cached
+    )
 
 
 def test_request_latency_is_averaged_over_requests_not_answered_from_the_cache() -> None:
@@ -163,7 +188,10 @@ def test_request_latency_is_none_with_a_note_when_every_request_was_cached() -> 
 
 
 def test_rag_time_per_query_skips_cached_requests() -> None:
-    recs = [_timed("h1", 1.0, False, rag_added_tokens=5, rag_retrieval_us=2000), _timed("h2", 0.0, True, rag_added_tokens=5, rag_retrieval_us=4000)]
+    recs = [
+        _timed("h1", 1.0, False, rag_added_tokens=5, rag_retrieval_us=2000),
+        _timed("h2", 0.0, True, rag_added_tokens=5, rag_retrieval_us=4000),
+    ]
     rag = request_costs(recs)["rag"]
     assert rag["time_s_per_query"] == pytest.approx(1.002)
     assert rag["retrieval_s_per_query"] == pytest.approx(0.003)

@@ -55,8 +55,12 @@ def entry(
 def _three_entries() -> list[ScoringEntry]:
     social1 = question(key="q_robot_affected_p1")
     social2 = question(key="q_robot_affected_p2")
-    goal = question(("ahead", "to the left", "to the right"), key="q_goal_position_begin",
-                    base_key="q_goal_position_begin", category="Spatial reasoning")
+    goal = question(
+        ("ahead", "to the left", "to the right"),
+        key="q_goal_position_begin",
+        base_key="q_goal_position_begin",
+        category="Spatial reasoning",
+    )
     return [
         entry(social1, votes({"yes": 3, "no": 1}), "yes"),  # PA 0.75
         entry(social2, votes({"yes": 1, "no": 3}), "yes"),  # PA 0.25
@@ -69,12 +73,18 @@ def test_aggregation_rows_and_counts() -> None:
     assert set(result) == {"model", "human:average", "human:oracle"}
     for block in result.values():
         assert list(block) == [
-            "All", "Spatial reasoning", "Social reasoning",
-            "q_robot_affected", "q_goal_position_begin",
+            "All",
+            "Spatial reasoning",
+            "Social reasoning",
+            "q_robot_affected",
+            "q_goal_position_begin",
         ]
         assert {k: row["n"] for k, row in block.items()} == {
-            "All": 3, "Spatial reasoning": 1, "Social reasoning": 2,
-            "q_robot_affected": 2, "q_goal_position_begin": 1,
+            "All": 3,
+            "Spatial reasoning": 1,
+            "Social reasoning": 2,
+            "q_robot_affected": 2,
+            "q_goal_position_begin": 1,
         }
         assert set(block["All"]) == {"PA", "CWPA", "PA_se", "CWPA_se", "n"}
     assert CATEGORIES[1] not in result["model"]  # no spatiotemporal item given

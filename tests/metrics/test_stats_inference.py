@@ -24,7 +24,6 @@ from socialbench.metrics.stats import (  # noqa: E402
     paired_permutation_test,
 )
 
-
 # --------------------------------------------------------------------------- binomial / McNemar
 
 

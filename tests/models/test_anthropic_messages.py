@@ -20,8 +20,8 @@ from socialbench.testing.anthropic_server import (  # noqa: E402
     ScriptedAnthropicServer,
     empty,
     malformed,
-    request_api_key,
     refusal,
+    request_api_key,
     stall,
     status,
 )
@@ -34,7 +34,13 @@ IMAGE = EncodedImage(data=b"\xff\xd8\xff\xe0 fake jpeg bytes", mime="image/jpeg"
 
 @pytest.fixture(autouse=True)
 def _hermetic_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_PROFILE"):
+    for name in (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_CUSTOM_HEADERS",
+        "ANTHROPIC_PROFILE",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -138,7 +144,12 @@ def test_key_never_in_identity_repr_or_spec(monkeypatch: pytest.MonkeyPatch) -> 
 def test_wrong_key_error_message_does_not_leak_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", SENTINEL_KEY)
     with ScriptedAnthropicServer(api_key="another") as srv:
-        srv.push(status(401, body={"type": "error", "error": {"type": "authentication_error", "message": f"bad key {SENTINEL_KEY}"}}))
+        srv.push(
+            status(
+                401,
+                body={"type": "error", "error": {"type": "authentication_error", "message": f"bad key {SENTINEL_KEY}"}},
+            )
+        )
         with pytest.raises(FatalModelError) as info:
             _generate(_model(srv), Request(prompt=PROMPT))
     assert info.value.kind == "auth" and SENTINEL_KEY not in str(info.value)
@@ -209,7 +220,12 @@ def test_parse_message_counts_cache_tokens_as_input() -> None:
     body = {
         "content": [{"type": "text", "text": "hi"}],
         "stop_reason": "end_turn",
-        "usage": {"input_tokens": 5, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 7, "output_tokens": 2},
+        "usage": {
+            "input_tokens": 5,
+            "cache_read_input_tokens": 100,
+            "cache_creation_input_tokens": 7,
+            "output_tokens": 2,
+        },
     }
     assert parse_message(json.dumps(body)).usage.prompt_tokens == 112
 
@@ -242,8 +258,13 @@ URL_KEY = "query-key-SECRET-42"
 
 def _message_body(usage: object) -> dict[str, object]:
     return {
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
-        "content": [{"type": "text", "text": '{"answer": "left"}'}], "stop_reason": "end_turn", "usage": usage,
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [{"type": "text", "text": '{"answer": "left"}'}],
+        "stop_reason": "end_turn",
+        "usage": usage,
     }
 
 

@@ -11,8 +11,17 @@ from socialbench.models.base import FatalModelError
 from socialbench.models.registry import ModelOptions, create_model
 from socialbench.types import HumanVotes, Item, Question, Request, SampleRecord
 
-MULTI = Question("q_robot_moving_direction", "q_robot_moving_direction", "Spatiotemporal reasoning", "multi", "The robot is", ("moving ahead", "turning left", "turning right"))
-SINGLE = Question("q_obstructing_path_p1", "q_obstructing_path", "Spatiotemporal reasoning", "single", "Is", ("yes", "no"), person=1)
+MULTI = Question(
+    "q_robot_moving_direction",
+    "q_robot_moving_direction",
+    "Spatiotemporal reasoning",
+    "multi",
+    "The robot is",
+    ("moving ahead", "turning left", "turning right"),
+)
+SINGLE = Question(
+    "q_obstructing_path_p1", "q_obstructing_path", "Spatiotemporal reasoning", "single", "Is", ("yes", "no"), person=1
+)
 ITEM = Item(
     "s1",
     (MULTI, SINGLE),
@@ -52,7 +61,18 @@ def test_human_average_draws_only_human_answers():
 
 def test_replay_returns_recorded_raw_text(tmp_path):
     p = tmp_path / "samples.jsonl"
-    p.write_text(json.dumps({"item_id": "s1", "question_key": SINGLE.key, "raw": "I think {\"answer\": \"no\"}", "parsed": "no", "error": None}) + "\n")
+    p.write_text(
+        json.dumps(
+            {
+                "item_id": "s1",
+                "question_key": SINGLE.key,
+                "raw": 'I think {"answer": "no"}',
+                "parsed": "no",
+                "error": None,
+            }
+        )
+        + "\n"
+    )
     m = create_model(f"replay:{p}")
     assert asyncio.run(m.generate(Request(prompt="", item=ITEM, question=SINGLE))).text == 'I think {"answer": "no"}'
 

@@ -6,8 +6,9 @@ import asyncio
 import collections
 import concurrent.futures
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -223,7 +224,7 @@ def _counting_responder(answered: list[str], lock: threading.Lock) -> Callable[[
         text = last_user_text(body)
         with lock:
             answered.append(text)
-        return '{"answer": "%s"}' % text
+        return f'{{"answer": "{text}"}}'
 
     return respond
 
@@ -263,7 +264,7 @@ def _pool(servers: list[ScriptedOpenAIServer], timeout_s: float = 120.0, **extra
 
 def _assert_each_answered_once(outcomes: list[Outcome], answered: list[str], n: int) -> None:
     assert [o.error for o in outcomes] == [None] * n
-    assert [o.text for o in outcomes] == ['{"answer": "q%d"}' % i for i in range(n)]
+    assert [o.text for o in outcomes] == [f'{{"answer": "q{i}"}}' for i in range(n)]
     assert collections.Counter(answered) == {f"q{i}": 1 for i in range(n)}
 
 
@@ -338,13 +339,17 @@ def test_all_endpoints_refusing_is_a_retryable_connection_error() -> None:
     assert info.value.kind == "connection"
 
 
-def _run_engine_while_held(model: Any, n: int, concurrency: int, servers: list[ScriptedOpenAIServer],
-                           until: Callable[[], bool], what: str) -> tuple[list[Outcome], list[int]]:
+def _run_engine_while_held(
+    model: Any, n: int, concurrency: int, servers: list[ScriptedOpenAIServer], until: Callable[[], bool], what: str
+) -> tuple[list[Outcome], list[int]]:
     """Run ``n`` requests with every server holding its answers until ``until()`` holds;
     return the outcomes and each server's ``in_flight`` at that moment. The held phase shows
     the pool's choices as events, whatever the machine's speed (no attempt can time out)."""
+
     async def go() -> list[Outcome]:
-        engine = Engine(model, concurrency=concurrency, retry=RetryPolicy(max_attempts=4, base_delay_s=0.01, timeout_s=120))
+        engine = Engine(
+            model, concurrency=concurrency, retry=RetryPolicy(max_attempts=4, base_delay_s=0.01, timeout_s=120)
+        )
         try:
             return await asyncio.gather(*(engine.run(Request(prompt=f"q{i}")) for i in range(n)))
         finally:
@@ -369,8 +374,9 @@ def test_per_endpoint_concurrency_caps_in_flight_requests_per_server() -> None:
     servers = [ScriptedOpenAIServer(_counting_responder(answered, lock)) for _ in range(2)]
     with servers[0], servers[1]:
         model = _pool(servers, per_endpoint_concurrency="3")
-        outcomes, held = _run_engine_while_held(model, 24, 16, servers, lambda: sum(s.in_flight for s in servers) >= 6,
-                                                "both servers have 3 requests")
+        outcomes, held = _run_engine_while_held(
+            model, 24, 16, servers, lambda: sum(s.in_flight for s in servers) >= 6, "both servers have 3 requests"
+        )
         peaks = [s.max_in_flight for s in servers]
     _assert_each_answered_once(outcomes, answered, 24)
     assert held == [3, 3]  # 16 could be sent; each server got only its 3
@@ -382,8 +388,9 @@ def test_load_is_spread_evenly_over_equal_servers() -> None:
     servers = _three_servers(answered)
     with servers[0], servers[1], servers[2]:
         model = _pool(servers)
-        outcomes, held = _run_engine_while_held(model, 60, 6, servers, lambda: sum(s.in_flight for s in servers) >= 6,
-                                                "6 requests are in flight")
+        outcomes, held = _run_engine_while_held(
+            model, 60, 6, servers, lambda: sum(s.in_flight for s in servers) >= 6, "6 requests are in flight"
+        )
         counts = [s.count for s in servers]
     _assert_each_answered_once(outcomes, answered, 60)
     assert held == [2, 2, 2]  # the 6 concurrent requests went to the least busy servers

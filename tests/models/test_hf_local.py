@@ -49,7 +49,6 @@ def _request(i: int, n_images: int = 2, max_tokens: int = 8, system: str | None 
     )
 
 
-
 # --------------------------------------------------------------------------- fixtures
 
 
@@ -171,12 +170,14 @@ def test_answer_matches_plain_transformers_generate(family: str, checkpoints: di
     request = _request(2)
     processor = AutoProcessor.from_pretrained(path)
     reference_model = AutoModelForImageTextToText.from_pretrained(path).eval()
-    messages = [{"role": "user", "content": [{"type": "text", "text": request.prompt}, {"type": "image"}, {"type": "image"}]}]
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": request.prompt}, {"type": "image"}, {"type": "image"}]}
+    ]
     text = processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
     images = [Image.open(io.BytesIO(img.data)).convert("RGB") for img in request.images]
     inputs = processor(text=[text], images=[images], return_tensors="pt")
     out = reference_model.generate(**inputs, max_new_tokens=8, do_sample=False)
-    expected = processor.tokenizer.decode(out[0, inputs["input_ids"].shape[1]:], skip_special_tokens=True)
+    expected = processor.tokenizer.decode(out[0, inputs["input_ids"].shape[1] :], skip_special_tokens=True)
     [result] = _answers(_model(path), [request])
     assert isinstance(result, Generation) and result.text == expected
 
@@ -193,7 +194,9 @@ def test_batched_and_unbatched_answers_are_identical(family: str, checkpoints: d
 
 
 def test_answer_depends_on_the_images(checkpoints: dict[str, Path], torch: Any) -> None:
-    same_prompt = [Request(prompt=PROMPT, images=(_png(seed),), config=GenerationConfig(max_tokens=8)) for seed in (10, 11, 12)]
+    same_prompt = [
+        Request(prompt=PROMPT, images=(_png(seed),), config=GenerationConfig(max_tokens=8)) for seed in (10, 11, 12)
+    ]
     assert len(set(_texts(_answers(_model(checkpoints["llava"]), same_prompt)))) > 1
 
 
@@ -242,7 +245,9 @@ def test_system_text_reaches_the_prompt(checkpoints: dict[str, Path], torch: Any
     assert rendered.startswith("system: answer in json user: " + PROMPT)
 
 
-def test_model_is_loaded_once_and_lazily(checkpoints: dict[str, Path], torch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_model_is_loaded_once_and_lazily(
+    checkpoints: dict[str, Path], torch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import transformers
 
     calls: list[str] = []

@@ -277,11 +277,12 @@ def test_missing_api_key_without_base_url_is_a_usage_error() -> None:
 @pytest.mark.parametrize(
     ("rest", "expected"),
     [
-        ("Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1",
-         ("Qwen/Qwen2.5-VL-7B-Instruct", "http://localhost:8000/v1")),
+        (
+            "Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1",
+            ("Qwen/Qwen2.5-VL-7B-Instruct", "http://localhost:8000/v1"),
+        ),
         ("gpt-4o", ("gpt-4o", None)),
-        ("llama3.2-vision:11b@http://127.0.0.1:11434/v1",
-         ("llama3.2-vision:11b", "http://127.0.0.1:11434/v1")),
+        ("llama3.2-vision:11b@http://127.0.0.1:11434/v1", ("llama3.2-vision:11b", "http://127.0.0.1:11434/v1")),
         ("org/name@v2@https://host.example/v1", ("org/name@v2", "https://host.example/v1")),
     ],
 )
@@ -360,7 +361,9 @@ def _completion_body(usage: Any) -> dict[str, Any]:
     return {
         "id": "chatcmpl-1",
         "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"answer": "left"}'}, "finish_reason": "stop"}],
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": '{"answer": "left"}'}, "finish_reason": "stop"}
+        ],
         "usage": usage,
     }
 
@@ -420,7 +423,9 @@ def test_non_numeric_usage_keeps_the_answer() -> None:
     assert (gen.usage.prompt_tokens, gen.usage.completion_tokens) == (0, 7)
 
 
-@pytest.mark.parametrize("usage", [{"prompt_tokens": None, "completion_tokens": -4}, {"prompt_tokens": 1.5}, "n/a", [3]])
+@pytest.mark.parametrize(
+    "usage", [{"prompt_tokens": None, "completion_tokens": -4}, {"prompt_tokens": 1.5}, "n/a", [3]]
+)
 def test_odd_usage_shapes_count_as_unknown(usage: Any) -> None:
     gen = parse_completion(json.dumps(_completion_body(usage)))
     assert (gen.text, gen.usage.prompt_tokens, gen.usage.completion_tokens) == ('{"answer": "left"}', 0, 0)

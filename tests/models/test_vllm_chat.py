@@ -58,7 +58,9 @@ def test_images_are_decoded_to_rgb():
 
     buf = io.BytesIO()
     Image.new("L", (2, 2), 128).save(buf, format="PNG")
-    prompt = checked(FakeTokenizer()).prompt(Request(prompt="p", images=(EncodedImage(buf.getvalue(), "image/png", 2, 2),)))
+    prompt = checked(FakeTokenizer()).prompt(
+        Request(prompt="p", images=(EncodedImage(buf.getvalue(), "image/png", 2, 2),))
+    )
     assert prompt["multi_modal_data"]["image"].mode == "RGB"
 
 

@@ -89,20 +89,41 @@ def test_no_visible_gpu_is_a_usage_error_before_the_run(fake, monkeypatch):
 
 
 def test_model_options_become_engine_arguments(fake):
-    ask(model("tensor_parallel_size=2", "max_model_len=8192", "gpu_memory_utilization=0.5",
-              "limit_mm_per_prompt=image=4", "dtype=bfloat16", seed=3), Request(prompt="hi"))
+    ask(
+        model(
+            "tensor_parallel_size=2",
+            "max_model_len=8192",
+            "gpu_memory_utilization=0.5",
+            "limit_mm_per_prompt=image=4",
+            "dtype=bfloat16",
+            seed=3,
+        ),
+        Request(prompt="hi"),
+    )
     kw = fake.llms[0].kwargs
-    assert (kw["tensor_parallel_size"], kw["max_model_len"], kw["gpu_memory_utilization"], kw["limit_mm_per_prompt"],
-            kw["dtype"], kw["seed"]) == (2, 8192, 0.5, {"image": 4}, "bfloat16", 3)
+    assert (
+        kw["tensor_parallel_size"],
+        kw["max_model_len"],
+        kw["gpu_memory_utilization"],
+        kw["limit_mm_per_prompt"],
+        kw["dtype"],
+        kw["seed"],
+    ) == (2, 8192, 0.5, {"image": 4}, "bfloat16", 3)
 
 
 def test_default_image_limit_fits_socialnav_prompts(fake):
     assert model().kwargs["limit_mm_per_prompt"] == {"image": 10}
 
 
-@pytest.mark.parametrize("opt, key", [("dtype=int3", "dtype"), ("gpu_memory_utilization=1.5", "gpu_memory_utilization"),
-                                      ("tensor_parallel_size=0", "tensor_parallel_size"),
-                                      ("limit_mm_per_prompt=many", "limit_mm_per_prompt")])
+@pytest.mark.parametrize(
+    "opt, key",
+    [
+        ("dtype=int3", "dtype"),
+        ("gpu_memory_utilization=1.5", "gpu_memory_utilization"),
+        ("tensor_parallel_size=0", "tensor_parallel_size"),
+        ("limit_mm_per_prompt=many", "limit_mm_per_prompt"),
+    ],
+)
 def test_bad_model_option_is_a_usage_error_naming_it(fake, opt, key):
     with pytest.raises(UsageError, match=f"--model-opt {key}="):
         model(opt)
@@ -204,7 +225,9 @@ def test_chat_template_that_cannot_place_images_fails_every_request_with_load_er
 
 def test_rejected_prompt_fails_only_its_own_request(fake):
     fake.make_engine = lambda: FakeEngine(reject="BAD")
-    results = ask_while_loading(fake, model("batch_wait_ms=0"), *(Request(prompt=p) for p in ("fine one", "BAD one", "good two")))
+    results = ask_while_loading(
+        fake, model("batch_wait_ms=0"), *(Request(prompt=p) for p in ("fine one", "BAD one", "good two"))
+    )
     assert results[0].text == "fine" and results[2].text == "good"
     assert isinstance(results[1], ModelError) and results[1].kind == "bad_request"
 

@@ -34,11 +34,18 @@ class FakeTokenizer:
         self.templates: list[str | None] = []
         self.special_tokens: list[bool] = []
 
-    def apply_chat_template(self, conversation: Any, chat_template: str | None = None, tokenize: bool = True,
-                            add_generation_prompt: bool = False) -> str:
+    def apply_chat_template(
+        self,
+        conversation: Any,
+        chat_template: str | None = None,
+        tokenize: bool = True,
+        add_generation_prompt: bool = False,
+    ) -> str:
         self.templates.append(chat_template)
-        text = "".join(f"<|{m['role']}|>" + "".join(p["text"] if p["type"] == "text" else IMAGE for p in m["content"])
-                       for m in conversation)
+        text = "".join(
+            f"<|{m['role']}|>" + "".join(p["text"] if p["type"] == "text" else IMAGE for p in m["content"])
+            for m in conversation
+        )
         return text + (ASSISTANT if add_generation_prompt else "")
 
     def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
@@ -49,16 +56,26 @@ class FakeTokenizer:
 class PlainTextTokenizer(FakeTokenizer):
     """A template that takes only string content (it prints the parts list as text)."""
 
-    def apply_chat_template(self, conversation: Any, chat_template: str | None = None, tokenize: bool = True,
-                            add_generation_prompt: bool = False) -> str:
+    def apply_chat_template(
+        self,
+        conversation: Any,
+        chat_template: str | None = None,
+        tokenize: bool = True,
+        add_generation_prompt: bool = False,
+    ) -> str:
         return "".join(f"<|{m['role']}|>{m['content']}" for m in conversation) + ASSISTANT
 
 
 class ImageDroppingTokenizer(FakeTokenizer):
     """A template that renders text parts and silently skips image parts."""
 
-    def apply_chat_template(self, conversation: Any, chat_template: str | None = None, tokenize: bool = True,
-                            add_generation_prompt: bool = False) -> str:
+    def apply_chat_template(
+        self,
+        conversation: Any,
+        chat_template: str | None = None,
+        tokenize: bool = True,
+        add_generation_prompt: bool = False,
+    ) -> str:
         return "".join(f"<|{m['role']}|>" + "".join(p.get("text", "") for p in m["content"]) for m in conversation)
 
 
@@ -86,7 +103,7 @@ def prompt_text(prompt: dict[str, Any]) -> str:
 def user_text(prompt: dict[str, Any]) -> str:
     """The user turn's text of an engine prompt, image placeholders removed."""
     text = prompt_text(prompt)
-    return text[text.rindex(USER) + len(USER):text.rindex(ASSISTANT)].replace(IMAGE, "").strip()
+    return text[text.rindex(USER) + len(USER) : text.rindex(ASSISTANT)].replace(IMAGE, "").strip()
 
 
 def png(width: int, height: int) -> EncodedImage:

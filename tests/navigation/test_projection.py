@@ -71,10 +71,20 @@ def test_person_bbox_contains_projected_centre_and_shrinks_with_distance():
 
 def test_from_dataset_cfg_accepts_mapping_and_matrix_forms(tmp_path):
     cfg = tmp_path / "dataset_cfg.yaml"
-    cfg.write_text("dataset_name: scand_spot\ncamera_matrix:\n  fx: 500\n  fy: 510\n  cx: 320\n  cy: 240\n"
-                   "native_resolution_x: 640\nnative_resolution_y: 480\ncamera_height: 0.9\n")
+    cfg.write_text(
+        "dataset_name: scand_spot\ncamera_matrix:\n  fx: 500\n  fy: 510\n  cx: 320\n  cy: 240\n"
+        "native_resolution_x: 640\nnative_resolution_y: 480\ncamera_height: 0.9\n"
+    )
     cam = PinholeCamera.from_dataset_cfg(cfg)
-    assert (cam.fx, cam.fy, cam.cx, cam.cy, cam.width, cam.height, cam.camera_height) == (500, 510, 320, 240, 640, 480, 0.9)
+    assert (cam.fx, cam.fy, cam.cx, cam.cy, cam.width, cam.height, cam.camera_height) == (
+        500,
+        510,
+        320,
+        240,
+        640,
+        480,
+        0.9,
+    )
     m = PinholeCamera.from_dataset_cfg({"camera_matrix": [[600, 0, 100], [0, 601, 50], [0, 0, 1]]})
     assert (m.fx, m.fy, m.cx, m.cy) == (600, 601, 100, 50)
     with pytest.raises(DataError, match="camera_matrix"):

@@ -2,7 +2,7 @@
 
 import json
 import pickle
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -27,7 +27,6 @@ from socialbench.navigation.render import (
     to_png_bytes,
 )
 from socialbench.navigation.tracks import RobotPath, make_track
-
 
 FRONT_MARKERS = {1: (40.0, 45.0), 12: (110.0, 40.0)}  # label 1 is blue, label 12 (of 12) green
 FRONT_STYLE = FrontStyle(circle_radius=15, font_size=20)
@@ -55,7 +54,7 @@ def _near(pixels: np.ndarray, colour: tuple[int, int, int], tol: int = 60) -> np
 
 def _disk(shape: tuple[int, ...], centre: tuple[float, float], r0: float, r1: float | None = None) -> np.ndarray:
     """Mask of the pixels within ``r0`` of ``centre`` (col, row), or between ``r0`` and ``r1``."""
-    rows, cols = np.mgrid[0:shape[0], 0:shape[1]]
+    rows, cols = np.mgrid[0 : shape[0], 0 : shape[1]]
     d = np.hypot(cols - centre[0], rows - centre[1])
     return d <= r0 if r1 is None else (d >= r0) & (d <= r1)
 
@@ -97,7 +96,9 @@ def test_front_view_writes_each_number_in_white_centred_on_its_circle():
         widths[label] = cols.max() - cols.min()
     assert widths[12] > 1.5 * widths[1]  # two digits are wider than one
     r = FRONT_STYLE.circle_radius + 1
-    assert not _near(px, WHITE, 40)[~_disk(px.shape, FRONT_MARKERS[1], r) & ~_disk(px.shape, FRONT_MARKERS[12], r)].any()
+    assert not _near(px, WHITE, 40)[
+        ~_disk(px.shape, FRONT_MARKERS[1], r) & ~_disk(px.shape, FRONT_MARKERS[12], r)
+    ].any()
 
 
 def _bev_and_projection() -> tuple[np.ndarray, Callable[[float, float], tuple[float, float]]]:
@@ -247,19 +248,47 @@ def _write_sample(tmp_path, n_frames=10, w=320, h=180):
         p = fv / f"{20 + t}.jpg"
         Image.new("RGB", (w, h), (40 + t, 80, 120)).save(p, quality=90)
         frames.append(str(p))
-    tracks = {"track_id_to_object_trajectory": {
-        "4": [{"center_x": 5.0 - 0.2 * t, "center_y": 1.0, "yaw": 0, "timestep": t,
-               "bbox": [240, 160, 400, 640], "pos_diff": 0.2} for t in range(n_frames)],
-        "8": [{"center_x": 6.0, "center_y": -2.0, "yaw": 0, "timestep": t,
-               "bbox": [1000, 200, 1120, 600], "pos_diff": 0.0} for t in range(n_frames)],
-    }}
+    tracks = {
+        "track_id_to_object_trajectory": {
+            "4": [
+                {
+                    "center_x": 5.0 - 0.2 * t,
+                    "center_y": 1.0,
+                    "yaw": 0,
+                    "timestep": t,
+                    "bbox": [240, 160, 400, 640],
+                    "pos_diff": 0.2,
+                }
+                for t in range(n_frames)
+            ],
+            "8": [
+                {
+                    "center_x": 6.0,
+                    "center_y": -2.0,
+                    "yaw": 0,
+                    "timestep": t,
+                    "bbox": [1000, 200, 1120, 600],
+                    "pos_diff": 0.0,
+                }
+                for t in range(n_frames)
+            ],
+        }
+    }
     tp = pr / f"{sid}_localized_obj_coords.json"
     tp.write_text(json.dumps(tracks))
     op = fv / "traj_data.pkl"
     with op.open("wb") as f:  # test fixture: plain pickle.dump of numpy arrays
         pickle.dump({"position": np.stack([np.arange(40) * 0.2, np.zeros(40)], axis=1), "yaw": np.zeros(40)}, f)
-    return {"n_people": 2, "sample_dir": str(pr), "tracks_path": str(tp), "odometry_path": str(op),
-            "frames": frames, "first_frame": 20, "composites": [], "goal_xy": [10.0, 0.5]}
+    return {
+        "n_people": 2,
+        "sample_dir": str(pr),
+        "tracks_path": str(tp),
+        "odometry_path": str(op),
+        "frames": frames,
+        "first_frame": 20,
+        "composites": [],
+        "goal_xy": [10.0, 0.5],
+    }
 
 
 def test_render_sample_modes_and_sizes(tmp_path):

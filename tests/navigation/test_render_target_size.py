@@ -17,8 +17,9 @@ from socialbench.vision.images import ImagePolicy
 
 @pytest.fixture(scope="module")
 def meta(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    root = write_synthetic_dataset(tmp_path_factory.mktemp("target") / "data", n_samples=1, people=[4], seed=3,
-                                   frame_size=(640, 360))
+    root = write_synthetic_dataset(
+        tmp_path_factory.mktemp("target") / "data", n_samples=1, people=[4], seed=3, frame_size=(640, 360)
+    )
     return dict(load_socialnav(root, require_images=True).items[0].metadata)
 
 

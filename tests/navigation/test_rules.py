@@ -142,9 +142,25 @@ def test_every_question_gets_a_valid_option_for_every_person():
         4: make_track("d", [[-1.0, 0.5]] * 3, timesteps=[7, 8, 9]),
     }
     a = rule_based_answers(people, _turning_left(), GOAL, n_people=4)  # person 3 has no track
-    options = dict(zip(PERSON_KEYS, [SPATIAL_OPTIONS, SPATIAL_OPTIONS, DISTANCE_OPTIONS, YES_NO, YES_NO,
-                                     YES_NO, ACTION_OPTIONS, YES_NO, ACTION_OPTIONS, YES_NO,
-                                     FUTURE_ACTION_OPTIONS, FUTURE_ACTION_OPTIONS]))
+    options = dict(
+        zip(
+            PERSON_KEYS,
+            [
+                SPATIAL_OPTIONS,
+                SPATIAL_OPTIONS,
+                DISTANCE_OPTIONS,
+                YES_NO,
+                YES_NO,
+                YES_NO,
+                ACTION_OPTIONS,
+                YES_NO,
+                ACTION_OPTIONS,
+                YES_NO,
+                FUTURE_ACTION_OPTIONS,
+                FUTURE_ACTION_OPTIONS,
+            ],
+        )
+    )
     assert len(a) == len(GLOBAL_KEYS) + 4 * len(PERSON_KEYS)
     for i in range(1, 5):
         for base, opts in options.items():

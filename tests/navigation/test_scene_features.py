@@ -9,8 +9,9 @@ from socialbench.navigation.scene_features import crowd_bin, scene_features, tra
 from socialbench.navigation.tracks import Observation, PersonTrack, RobotPath
 
 
-@pytest.mark.parametrize(("n", "label"), [(1, "1 person"), (3, "2-3 people"), (4, "4-5 people"), (9, "6+ people"),
-                                          (0, None), (None, None)])
+@pytest.mark.parametrize(
+    ("n", "label"), [(1, "1 person"), (3, "2-3 people"), (4, "4-5 people"), (9, "6+ people"), (0, None), (None, None)]
+)
 def test_crowd_bins(n, label):
     assert crowd_bin(n) == label
 

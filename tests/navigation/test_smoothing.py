@@ -50,8 +50,8 @@ def test_smooth_positions_needs_an_observation():
 def test_process_noise_is_white_acceleration():
     m = KalmanParams(dt=0.5, accel_std=2.0).matrices()
     # per axis: 4 * [[dt^4/4, dt^3/2], [dt^3/2, dt^2]]
-    assert m["Q"][0, 0] == pytest.approx(4 * 0.5 ** 4 / 4)
-    assert m["Q"][0, 2] == pytest.approx(4 * 0.5 ** 3 / 2)
+    assert m["Q"][0, 0] == pytest.approx(4 * 0.5**4 / 4)
+    assert m["Q"][0, 2] == pytest.approx(4 * 0.5**3 / 2)
     assert m["Q"][0, 1] == 0.0
 
 

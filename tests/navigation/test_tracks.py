@@ -25,9 +25,15 @@ def _obs(t, x, y, bbox=(0, 0, 10, 10), pos_diff=0.1):
 
 def test_load_tracks_reads_positions_bbox_and_sorts_timesteps(tmp_path):
     path = tmp_path / "S_localized_obj_coords.json"
-    path.write_text(json.dumps({"track_id_to_object_trajectory": {
-        "7": [_obs(2, 3.0, -1.0, (100, 50, 140, 200)), _obs(0, 2.5, -1.2, (90, 50, 130, 200))],
-    }}))
+    path.write_text(
+        json.dumps(
+            {
+                "track_id_to_object_trajectory": {
+                    "7": [_obs(2, 3.0, -1.0, (100, 50, 140, 200)), _obs(0, 2.5, -1.2, (90, 50, 130, 200))],
+                }
+            }
+        )
+    )
     tracks = load_tracks(path)
     tr = tracks["7"]
     assert tr.timesteps == (0, 2)
@@ -39,10 +45,16 @@ def test_load_tracks_reads_positions_bbox_and_sorts_timesteps(tmp_path):
 
 def test_load_tracks_reports_every_bad_field(tmp_path):
     path = tmp_path / "bad.json"
-    path.write_text(json.dumps({"track_id_to_object_trajectory": {
-        "1": [{"center_x": "far", "center_y": 0, "timestep": 0}],
-        "2": [{"center_x": 1, "center_y": 0, "timestep": -3}],
-    }}))
+    path.write_text(
+        json.dumps(
+            {
+                "track_id_to_object_trajectory": {
+                    "1": [{"center_x": "far", "center_y": 0, "timestep": 0}],
+                    "2": [{"center_x": 1, "center_y": 0, "timestep": -3}],
+                }
+            }
+        )
+    )
     with pytest.raises(DataError) as e:
         load_tracks(path)
     assert len(e.value.problems) == 2

@@ -15,15 +15,40 @@ from socialbench.prompting.metamorphic import (
 )
 from socialbench.types import HumanVotes, Item, Question
 
-POSITION = Question("q_person_spatial_position_end_p1", "q_person_spatial_position_end", "Spatial reasoning", "single",
-                    "At the end, person 1 is _____ the robot.",
-                    ("ahead of", "to the left of", "to the right of", "behind"), person=1)
-GOAL = Question("q_goal_position_begin", "q_goal_position_begin", "Spatial reasoning", "single",
-                "In the beginning frame, the goal is ___ of the robot.", ("ahead", "to the left", "to the right"))
-DIRECTION = Question("q_robot_moving_direction", "q_robot_moving_direction", "Spatiotemporal reasoning", "multi",
-                     "The robot is _____. (Select all that apply)", ("moving ahead", "turning left", "turning right"))
-AFFECTED = Question("q_robot_affected_p1", "q_robot_affected", "Social reasoning", "single",
-                    "Is the robot's movement affected by person 1?", ("yes", "no"), person=1)
+POSITION = Question(
+    "q_person_spatial_position_end_p1",
+    "q_person_spatial_position_end",
+    "Spatial reasoning",
+    "single",
+    "At the end, person 1 is _____ the robot.",
+    ("ahead of", "to the left of", "to the right of", "behind"),
+    person=1,
+)
+GOAL = Question(
+    "q_goal_position_begin",
+    "q_goal_position_begin",
+    "Spatial reasoning",
+    "single",
+    "In the beginning frame, the goal is ___ of the robot.",
+    ("ahead", "to the left", "to the right"),
+)
+DIRECTION = Question(
+    "q_robot_moving_direction",
+    "q_robot_moving_direction",
+    "Spatiotemporal reasoning",
+    "multi",
+    "The robot is _____. (Select all that apply)",
+    ("moving ahead", "turning left", "turning right"),
+)
+AFFECTED = Question(
+    "q_robot_affected_p1",
+    "q_robot_affected",
+    "Social reasoning",
+    "single",
+    "Is the robot's movement affected by person 1?",
+    ("yes", "no"),
+    person=1,
+)
 
 
 def test_mirror_text_swaps_whole_words_and_keeps_case():

@@ -108,7 +108,9 @@ def test_json_answer_sentence_maps_to_its_one_option():
     assert (r.value, r.method) == ("to the left of", "lenient")
 
 
-@pytest.mark.parametrize("reply", ["[" * 100_000, '{"answer": ' + "[" * 100_000, '{"a":' * 100_000, "answer: " + "[" * 100_000 + "]"])
+@pytest.mark.parametrize(
+    "reply", ["[" * 100_000, '{"answer": ' + "[" * 100_000, '{"a":' * 100_000, "answer: " + "[" * 100_000 + "]"]
+)
 def test_reply_nested_too_deeply_to_decode_is_invalid(reply):
     assert parse_answer(reply, YN) == ParseResult(None, None)
 

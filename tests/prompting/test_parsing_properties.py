@@ -26,8 +26,33 @@ arbitrary_options = st.lists(st.text(min_size=1, max_size=12), min_size=1, max_s
 )
 options_st = st.sampled_from(OPTION_SETS).map(list) | arbitrary_options
 #: replies: free text, text built from JSON-ish and answer-ish pieces, and nested brackets
-pieces = st.sampled_from(['{', '}', '[', ']', '"answer"', ':', 'answer:', ',', '```json', '```', 'not ', 'yes', 'no',
-                          'A', 'C', 'behind', '\n', ' ', '"', 'cannot tell', '\ud800', 'null', '1e999'])
+pieces = st.sampled_from(
+    [
+        "{",
+        "}",
+        "[",
+        "]",
+        '"answer"',
+        ":",
+        "answer:",
+        ",",
+        "```json",
+        "```",
+        "not ",
+        "yes",
+        "no",
+        "A",
+        "C",
+        "behind",
+        "\n",
+        " ",
+        '"',
+        "cannot tell",
+        "\ud800",
+        "null",
+        "1e999",
+    ]
+)
 replies = st.text() | st.lists(pieces, max_size=40).map("".join) | st.integers(1, 1500).map(lambda n: "[" * n + "{" * n)
 
 

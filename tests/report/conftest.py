@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from socialbench.benchmarks.options import EvalOptions
+from socialbench.benchmarks.socialnav_sub import baselines as socialnav_baselines
 from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
 from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
-from socialbench.benchmarks.socialnav_sub import baselines as socialnav_baselines
 from socialbench.models import baselines, mock
 from socialbench.models.registry import ModelOptions
-from socialbench.runner.run import RunRequest, run_eval
 from socialbench.records import read_samples
+from socialbench.runner.run import RunRequest, run_eval
 from socialbench.runner.store import RunStore
 from socialbench.types import SampleRecord
 
@@ -58,7 +58,9 @@ def sn_runs(tmp_path_factory, sn_data: Path) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("report-runs")
     runs = {}
     for name, model in _models().items():
-        req = RunRequest("socialnav-sub", sn_data, model.spec, out / name, EvalOptions(), concurrency=8, show_progress=False)
+        req = RunRequest(
+            "socialnav-sub", sn_data, model.spec, out / name, EvalOptions(), concurrency=8, show_progress=False
+        )
         assert run_eval(req, SocialNavSub(), model).complete
         runs[name] = out / name
     return runs

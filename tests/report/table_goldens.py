@@ -4,8 +4,8 @@ scripts/update_table_goldens.py (which rewrites the golden files after an intend
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from socialbench.report.loading import load_runs
 from socialbench.report.renderers import RENDERERS

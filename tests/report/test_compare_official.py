@@ -27,8 +27,7 @@ def official(tmp_path_factory, sn_data: Path) -> Path:
     """An official experiment folder answering the last option of every question."""
     exp = tmp_path_factory.mktemp("official") / "exp"
     for item in load_socialnav(sn_data).items:
-        answers = {q.key: ([q.options[-1]] if q.kind == "multi" else q.options[-1])
-                   for q in item.questions}
+        answers = {q.key: ([q.options[-1]] if q.kind == "multi" else q.options[-1]) for q in item.questions}
         (exp / item.item_id).mkdir(parents=True)
         (exp / item.item_id / "question_answers.json").write_text(json.dumps(answers))
     return exp
@@ -47,8 +46,7 @@ def test_official_folder_without_data_asks_for_it(official, sn_runs):
 
 def test_score_output_of_an_official_folder_compares(official, sn_data, sn_runs, tmp_path):
     scored = tmp_path / "scored"
-    assert run_cli("score", "-b", "socialnav-sub", "-p", str(official), "-d", str(sn_data),
-                   "-o", str(scored)) == 0
+    assert run_cli("score", "-b", "socialnav-sub", "-p", str(official), "-d", str(sn_data), "-o", str(scored)) == 0
     assert not (scored / "samples.jsonl").exists()
     runs = load_runs([scored, sn_runs["rule"]])
     result = compare_runs(runs, n_boot=20, n_perm=20)
@@ -56,7 +54,8 @@ def test_score_output_of_an_official_folder_compares(official, sn_data, sn_runs,
 
 
 def test_compare_command_on_an_official_folder(official, sn_data, sn_runs, capsys):
-    code = run_cli("compare", str(official), str(sn_runs["rule"]), "--data", str(sn_data),
-                   "--n-boot", "20", "--n-perm", "20")
+    code = run_cli(
+        "compare", str(official), str(sn_runs["rule"]), "--data", str(sn_data), "--n-boot", "20", "--n-perm", "20"
+    )
     out = capsys.readouterr().out
     assert code == 0 and "| exp " in out  # the official folder's row, named after it

@@ -15,26 +15,47 @@ from socialbench.report.socialnav_item_tables import action_table, failure_env_t
 from socialbench.report.socialnav_tables import socialnav_ablation_table, socialnav_gt_table, socialnav_table1
 
 CATS = ("Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning")
-SOCIAL_KEYS = ("q_robot_affected", "q_robot_action", "q_person_affected", "q_person_action",
-               "q_robot_suggested_affected", "q_robot_suggested_action", "q_human_future_action_prediction")
+SOCIAL_KEYS = (
+    "q_robot_affected",
+    "q_robot_action",
+    "q_person_affected",
+    "q_person_action",
+    "q_robot_suggested_affected",
+    "q_robot_suggested_action",
+    "q_human_future_action_prediction",
+)
 
 
 def _block(pa: float) -> dict:
     return {"PA": pa, "CWPA": pa + 0.1, "PA_se": 0.01, "CWPA_se": 0.02, "n": 10}
 
 
-def make_run(root: Path, name: str, model: str, method: str = "independent", images: str = "img-with-bev",
-             pa: float = 0.5) -> Path:
+def make_run(
+    root: Path, name: str, model: str, method: str = "independent", images: str = "img-with-bev", pa: float = 0.5
+) -> Path:
     """A run directory whose every score is ``pa`` (``pa + 0.01 * i`` for category i)."""
     d = root / name
     d.mkdir()
-    run = {"benchmark": "socialnav-sub", "method": method, "images": images, "strategy": "standard",
-           "per_behavior": False, "perturb": None, "protocol": "paper", "status": "complete", "model": model}
+    run = {
+        "benchmark": "socialnav-sub",
+        "method": method,
+        "images": images,
+        "strategy": "standard",
+        "per_behavior": False,
+        "perturb": None,
+        "protocol": "paper",
+        "status": "complete",
+        "model": model,
+    }
     model_scores = {"All": _block(pa)}
     model_scores.update({c: _block(pa + 0.01 * i) for i, c in enumerate(CATS)})
     model_scores.update({k: _block(pa + 0.001 * i) for i, k in enumerate(SOCIAL_KEYS)})
-    metrics = {"benchmark": "socialnav-sub", "protocol": "paper", "n_scored": 10,
-               "scores": {"model": model_scores, "human:average": {"All": _block(0.6)}, "human:oracle": {"All": _block(0.74)}}}
+    metrics = {
+        "benchmark": "socialnav-sub",
+        "protocol": "paper",
+        "n_scored": 10,
+        "scores": {"model": model_scores, "human:average": {"All": _block(0.6)}, "human:oracle": {"All": _block(0.74)}},
+    }
     (d / "run.json").write_text(json.dumps(run))
     (d / "metrics.json").write_text(json.dumps(metrics))
     return d
@@ -45,31 +66,55 @@ GEM = "openai:gemini-2.0@https://api.example.com/v1"
 
 
 def test_ablation_rows_follow_the_paper_order(tmp_path):
-    runs = load_runs([make_run(tmp_path, "a", GPT, "independent", pa=0.3), make_run(tmp_path, "b", GPT, "cot", "img", pa=0.4),
-                      make_run(tmp_path, "c", GPT, "cot", pa=0.5)])
+    runs = load_runs(
+        [
+            make_run(tmp_path, "a", GPT, "independent", pa=0.3),
+            make_run(tmp_path, "b", GPT, "cot", "img", pa=0.4),
+            make_run(tmp_path, "c", GPT, "cot", pa=0.5),
+        ]
+    )
     t = socialnav_ablation_table(runs)
     assert [r.stub for r in t.rows] == [("gpt-4o", "BEV + CoT"), ("gpt-4o", "No CoT"), ("gpt-4o", "No BEV")]
     assert [r.cells[2].value for r in t.rows] == pytest.approx([0.52, 0.32, 0.42])
 
 
 def test_ablation_keeps_models_apart(tmp_path):
-    runs = load_runs([make_run(tmp_path, "a", GPT, "cot"), make_run(tmp_path, "b", GPT, "independent"),
-                      make_run(tmp_path, "c", GEM, "cot"), make_run(tmp_path, "d", GEM, "cot", "img")])
+    runs = load_runs(
+        [
+            make_run(tmp_path, "a", GPT, "cot"),
+            make_run(tmp_path, "b", GPT, "independent"),
+            make_run(tmp_path, "c", GEM, "cot"),
+            make_run(tmp_path, "d", GEM, "cot", "img"),
+        ]
+    )
     t = socialnav_ablation_table(runs)
-    assert [r.stub for r in t.rows] == [("gpt-4o", "BEV + CoT"), ("gpt-4o", "No CoT"),
-                                        ("gemini-2.0", "BEV + CoT"), ("gemini-2.0", "No BEV")]
+    assert [r.stub for r in t.rows] == [
+        ("gpt-4o", "BEV + CoT"),
+        ("gpt-4o", "No CoT"),
+        ("gemini-2.0", "BEV + CoT"),
+        ("gemini-2.0", "No BEV"),
+    ]
 
 
 def test_ablation_needs_two_configurations_of_one_model(tmp_path):
-    assert socialnav_ablation_table(load_runs([make_run(tmp_path, "a", GPT, "cot"), make_run(tmp_path, "b", GEM, "independent")])) is None
+    assert (
+        socialnav_ablation_table(
+            load_runs([make_run(tmp_path, "a", GPT, "cot"), make_run(tmp_path, "b", GEM, "independent")])
+        )
+        is None
+    )
 
 
 def test_ablation_cells_are_pa_with_se_in_every_format(tmp_path):
-    t = socialnav_ablation_table(load_runs([make_run(tmp_path, "a", GPT, "cot"), make_run(tmp_path, "b", GPT, "independent")]))
+    t = socialnav_ablation_table(
+        load_runs([make_run(tmp_path, "a", GPT, "cot"), make_run(tmp_path, "b", GPT, "independent")])
+    )
     assert t.rows[0].cells[0].text == "0.50 ± 0.01"
     assert "0.50 ± 0.01" in to_markdown(t) and r"0.50 $\pm$ 0.01" in to_latex(t)
-    assert to_csv(t).splitlines()[0] == "Model,Ablation,Spatial Reasoning,Spatial Reasoning SE,Spatiotemporal Reasoning," \
-                                        "Spatiotemporal Reasoning SE,Social Reasoning,Social Reasoning SE"
+    assert (
+        to_csv(t).splitlines()[0] == "Model,Ablation,Spatial Reasoning,Spatial Reasoning SE,Spatiotemporal Reasoning,"
+        "Spatiotemporal Reasoning SE,Social Reasoning,Social Reasoning SE"
+    )
 
 
 def test_cot_gt_table_compares_the_social_questions(tmp_path):
@@ -81,8 +126,13 @@ def test_cot_gt_table_compares_the_social_questions(tmp_path):
 
 
 def test_cot_gt_table_adds_scene_context_when_present(tmp_path):
-    runs = load_runs([make_run(tmp_path, "a", GPT, "cot"), make_run(tmp_path, "b", GPT, "cot-gt"),
-                      make_run(tmp_path, "c", GPT, "scene-context", pa=0.6)])
+    runs = load_runs(
+        [
+            make_run(tmp_path, "a", GPT, "cot"),
+            make_run(tmp_path, "b", GPT, "cot-gt"),
+            make_run(tmp_path, "c", GPT, "scene-context", pa=0.6),
+        ]
+    )
     t = socialnav_gt_table(runs)
     assert len(t.columns) == 6 and t.rows[0].cells[4].value == pytest.approx(0.6)
 
@@ -92,8 +142,13 @@ def test_cot_gt_table_needs_both_runs(tmp_path):
 
 
 def test_cot_gt_is_never_ranked_as_a_vlm(tmp_path):
-    runs = load_runs([make_run(tmp_path, "a", GPT, "cot", pa=0.5), make_run(tmp_path, "b", GPT, "cot-gt", pa=0.9),
-                      make_run(tmp_path, "c", GEM, "cot", pa=0.4)])
+    runs = load_runs(
+        [
+            make_run(tmp_path, "a", GPT, "cot", pa=0.5),
+            make_run(tmp_path, "b", GPT, "cot-gt", pa=0.9),
+            make_run(tmp_path, "c", GEM, "cot", pa=0.4),
+        ]
+    )
     t = socialnav_table1(runs)
     gt = next(r for r in t.rows if "cot-gt" in r.stub[0])
     assert gt.section == "Human-derived" and not any(c.bold for c in gt.cells)
@@ -101,7 +156,9 @@ def test_cot_gt_is_never_ranked_as_a_vlm(tmp_path):
 
 
 def test_human_runs_are_in_their_own_section(tmp_path):
-    runs = load_runs([make_run(tmp_path, "a", "human:average", pa=0.64), make_run(tmp_path, "b", "baseline:random", pa=0.3)])
+    runs = load_runs(
+        [make_run(tmp_path, "a", "human:average", pa=0.64), make_run(tmp_path, "b", "baseline:random", pa=0.3)]
+    )
     t = socialnav_table1(runs)
     sampled = next(r for r in t.rows if r.stub[0].startswith("Sampled Human"))
     assert sampled.section == "Human-derived" and not sampled.cells[0].bold
@@ -109,7 +166,9 @@ def test_human_runs_are_in_their_own_section(tmp_path):
 
 
 def test_scene_context_is_perception_assisted(tmp_path):
-    runs = load_runs([make_run(tmp_path, "a", GPT, "scene-context", pa=0.9), make_run(tmp_path, "b", GPT, "cot", pa=0.5)])
+    runs = load_runs(
+        [make_run(tmp_path, "a", GPT, "scene-context", pa=0.9), make_run(tmp_path, "b", GPT, "cot", pa=0.5)]
+    )
     rows = socialnav_table1(runs).rows
     assert next(r for r in rows if "scene-context" in r.stub[0]).section == "Perception-assisted"
 
@@ -125,7 +184,9 @@ def test_action_table_uses_the_paper_column_order():
 
 
 def _env(values: dict) -> list:
-    analyses = [{"attribute": a, "groups": [GroupFailure(a, v, 5, 1, 0.2, 0.1, 1.0) for v in vs]} for a, vs in values.items()]
+    analyses = [
+        {"attribute": a, "groups": [GroupFailure(a, v, 5, 1, 0.2, 0.1, 1.0) for v in vs]} for a, vs in values.items()
+    ]
     return [("m", {"failure_rate": 0.2, "failure_rate_se": 0.05}, analyses)]
 
 
@@ -137,9 +198,16 @@ def test_failure_table_leaves_out_single_valued_attributes():
 def test_report_writes_the_ablation_tables_in_md_csv_and_tex(tmp_path):
     from socialbench.report.build import build_report
 
-    runs = load_runs([make_run(tmp_path, "a", GPT, "cot"), make_run(tmp_path, "b", GPT, "independent"),
-                      make_run(tmp_path, "c", GPT, "cot", "img"), make_run(tmp_path, "d", GPT, "cot-gt")])
+    runs = load_runs(
+        [
+            make_run(tmp_path, "a", GPT, "cot"),
+            make_run(tmp_path, "b", GPT, "independent"),
+            make_run(tmp_path, "c", GPT, "cot", "img"),
+            make_run(tmp_path, "d", GPT, "cot-gt"),
+        ]
+    )
     build_report(runs, tmp_path / "out", formats=["md", "csv", "tex"], figures=False)
     names = {p.name for p in (tmp_path / "out" / "tables").iterdir()}
-    assert {f"{t}.{ext}" for t in ("socialnav_table2_ablation", "socialnav_table14_cot_gt")
-            for ext in ("md", "csv", "tex")} <= names
+    assert {
+        f"{t}.{ext}" for t in ("socialnav_table2_ablation", "socialnav_table14_cot_gt") for ext in ("md", "csv", "tex")
+    } <= names

@@ -12,13 +12,13 @@ import typer
 from typer.testing import CliRunner
 
 from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
+from socialbench.errors import UsageError
 from socialbench.metrics.failures import failure_rate_by_attribute, failure_summary
 from socialbench.report.build import build_report, parse_formats
 from socialbench.report.commands import register
 from socialbench.report.compare import compare_runs
-from socialbench.report.viewer import viewer_payload
 from socialbench.report.loading import load_runs, scoring_entries
-from socialbench.errors import UsageError
+from socialbench.report.viewer import viewer_payload
 
 
 def _app() -> typer.Typer:
@@ -41,8 +41,13 @@ def report_dir(tmp_path_factory, sn_runs: dict[str, Path]) -> Path:
 
 
 def test_report_writes_every_table_in_every_requested_format(report_dir: Path) -> None:
-    names = {"socialnav_table1", "socialnav_questions_baselines", "socialnav_failures_by_attribute",
-             "socialnav_actions_q_robot_action", "socialnav_bootstrap_ci"}
+    names = {
+        "socialnav_table1",
+        "socialnav_questions_baselines",
+        "socialnav_failures_by_attribute",
+        "socialnav_actions_q_robot_action",
+        "socialnav_bootstrap_ci",
+    }
     for n in names:
         for ext in ("md", "csv", "tex"):
             assert (report_dir / "tables" / f"{n}.{ext}").is_file(), f"{n}.{ext}"
@@ -69,7 +74,9 @@ def test_table1_numbers_come_from_metrics_json(report_dir: Path, sn_runs: dict[s
     assert random_row.split(",")[2] == f"{pa:.6f}"
 
 
-def test_failure_table_uses_scene_attributes_from_sample_metadata(report_dir: Path, sn_runs: dict[str, Path], sn_data: Path) -> None:
+def test_failure_table_uses_scene_attributes_from_sample_metadata(
+    report_dir: Path, sn_runs: dict[str, Path], sn_data: Path
+) -> None:
     # the attribute columns are the sample_metadata.json fields; the FRI matches the metric
     ds = load_socialnav(sn_data)
     run = load_runs([sn_runs["random"]])[0]
@@ -89,8 +96,15 @@ def test_viewer_orders_confident_failures_first(sn_runs: dict[str, Path], sn_dat
     ds = load_socialnav(sn_data)
     runs = load_runs([sn_runs["random"], sn_runs["first"]])
     entries = [scoring_entries(ds, r.samples()) for r in runs]
-    payload = viewer_payload([r.label for r in runs], entries, {i.item_id: i for i in ds.items}, "paper", tmp_path,
-                             featured=3, images="first-last")
+    payload = viewer_payload(
+        [r.label for r in runs],
+        entries,
+        {i.item_id: i for i in ds.items},
+        "paper",
+        tmp_path,
+        featured=3,
+        images="first-last",
+    )
     recs = payload["records"]
     assert payload["shown"] == payload["total"] == len(entries[0])
     kinds = [r["sel"] for r in recs]
@@ -108,7 +122,9 @@ def test_viewer_keeps_max_items_in_rule_order(sn_runs: dict[str, Path], sn_data:
     run = load_runs([sn_runs["random"]])[0]
     entries = scoring_entries(ds, run.samples())
     full = viewer_payload([run.label], [entries], {i.item_id: i for i in ds.items}, "paper", tmp_path, images="none")
-    cut = viewer_payload([run.label], [entries], {i.item_id: i for i in ds.items}, "paper", tmp_path, max_items=10, images="none")
+    cut = viewer_payload(
+        [run.label], [entries], {i.item_id: i for i in ds.items}, "paper", tmp_path, max_items=10, images="none"
+    )
     assert cut["shown"] == 10 and cut["total"] == full["total"]
     assert [(r["i"], r["k"]) for r in cut["records"]] == [(r["i"], r["k"]) for r in full["records"][:10]]
 
@@ -181,7 +197,9 @@ def test_compare_is_seeded(sn_runs: dict[str, Path]) -> None:
 
 def test_report_command_writes_requested_formats(sn_runs: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "rep"
-    res = CliRunner().invoke(_app(), ["report", str(sn_runs["rule"]), "--out", str(out), "--format", "csv", "--no-plots"])
+    res = CliRunner().invoke(
+        _app(), ["report", str(sn_runs["rule"]), "--out", str(out), "--format", "csv", "--no-plots"]
+    )
     assert res.exit_code == 0, res.output
     assert (out / "tables" / "socialnav_table1.csv").is_file()
     assert not (out / "report.md").exists() and not (out / "plots").exists()
@@ -189,8 +207,10 @@ def test_report_command_writes_requested_formats(sn_runs: dict[str, Path], tmp_p
 
 def test_compare_command_prints_and_writes_results(sn_runs: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "cmp"
-    res = CliRunner().invoke(_app(), ["compare", str(sn_runs["rule"]), str(sn_runs["first"]), "--seed", "2",
-                                      "--n-boot", "100", "--out", str(out)])
+    res = CliRunner().invoke(
+        _app(),
+        ["compare", str(sn_runs["rule"]), str(sn_runs["first"]), "--seed", "2", "--n-boot", "100", "--out", str(out)],
+    )
     assert res.exit_code == 0, res.output
     assert "Paired comparison" in res.output and "Rule-Based" in res.output
     data = json.loads((out / "compare.json").read_text())

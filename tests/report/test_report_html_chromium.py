@@ -23,8 +23,15 @@ pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium is not on PATH (Debian: apt-get install -y chromium)"
 )
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def chromium(url: str, *extra: str) -> str:
@@ -35,8 +42,13 @@ def chromium(url: str, *extra: str) -> str:
     as it does under a long TMPDIR or pytest temp folder."""
     profile = tempfile.mkdtemp(prefix="sb-chr-", dir="/tmp")
     try:
-        res = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *extra, url],
-                             capture_output=True, text=True, timeout=120, env={**os.environ, "TMPDIR": profile})
+        res = subprocess.run(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *extra, url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "TMPDIR": profile},
+        )
     finally:
         shutil.rmtree(profile, ignore_errors=True)
     assert res.returncode == 0, res.stderr[-2000:]

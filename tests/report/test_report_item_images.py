@@ -20,8 +20,11 @@ def _item(tmp_path, composites: bool) -> Item:
 
 
 def test_every_composite_is_shown_when_the_release_has_them(tmp_path):
-    assert [p.rsplit("/", 1)[-1] for p in item_images(_item(tmp_path, True), "all")] == \
-        ["sample_with_bev_0.png", "sample_with_bev_1.png", "sample_with_bev_2.png"]
+    assert [p.rsplit("/", 1)[-1] for p in item_images(_item(tmp_path, True), "all")] == [
+        "sample_with_bev_0.png",
+        "sample_with_bev_1.png",
+        "sample_with_bev_2.png",
+    ]
 
 
 def test_raw_frames_are_shown_when_composites_are_missing(tmp_path):

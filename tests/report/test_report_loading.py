@@ -45,13 +45,16 @@ def test_metrics_without_scores_is_an_error(tmp_path: Path) -> None:
         load_run(tmp_path)
 
 
-@pytest.mark.parametrize("spec, name", [
-    ("openai:gpt-4o@http://localhost:8000/v1", "gpt-4o"),
-    ("hf:Qwen/Qwen2.5-VL-7B-Instruct", "Qwen2.5-VL-7B-Instruct"),
-    ("baseline:rule-based", "Rule-Based"),
-    ("replay:runs/gpt4o/samples.jsonl", "replay:gpt4o"),
-    ("plain", "plain"),
-])
+@pytest.mark.parametrize(
+    "spec, name",
+    [
+        ("openai:gpt-4o@http://localhost:8000/v1", "gpt-4o"),
+        ("hf:Qwen/Qwen2.5-VL-7B-Instruct", "Qwen2.5-VL-7B-Instruct"),
+        ("baseline:rule-based", "Rule-Based"),
+        ("replay:runs/gpt4o/samples.jsonl", "replay:gpt4o"),
+        ("plain", "plain"),
+    ],
+)
 def test_display_names(spec: str, name: str) -> None:
     assert display_name(spec) == name
 
@@ -123,7 +126,12 @@ def test_rag_runs_differing_only_in_backend_get_distinct_labels() -> None:
 def test_labels_name_the_benchmark_when_a_report_mixes_tasks() -> None:
     runs = [_run("a"), _run("b", strategy="rag"), _run("c", bench="roboteq-sg"), _run("d", bench="roboteq-sg")]
     assign_labels(runs, ["", "", "", "SG mine"])
-    assert [r.label for r in runs] == ["gpt-4o (roboteq-bj)", "gpt-4o (roboteq-bj, rag)", "gpt-4o (roboteq-sg)", "SG mine"]
+    assert [r.label for r in runs] == [
+        "gpt-4o (roboteq-bj)",
+        "gpt-4o (roboteq-bj, rag)",
+        "gpt-4o (roboteq-sg)",
+        "SG mine",
+    ]
 
 
 def test_result_reads_metrics_json_into_the_benchmarks_typed_result(sn_runs: dict[str, Path]) -> None:

@@ -22,8 +22,13 @@ def _check(files: list[Path]) -> None:
 
 
 def test_radar_with_human_row(tmp_path: Path) -> None:
-    files = plots.radar(["a", "b", "c", "d"], {"model": [0.1, 0.5, math.nan, 0.9], "Human": [0.8] * 4},
-                        "t", tmp_path / "radar", human=["Human"])
+    files = plots.radar(
+        ["a", "b", "c", "d"],
+        {"model": [0.1, 0.5, math.nan, 0.9], "Human": [0.8] * 4},
+        "t",
+        tmp_path / "radar",
+        human=["Human"],
+    )
     _check(files)
     assert "Human" in files[1].read_text()
 
@@ -63,9 +68,13 @@ def _rq_run(tmp_path: Path, name: str, bench: str, strategy: str = "standard"):
 
     stat = {"value": 0.5, "se": 0.02}
     block = {"cwpa": stat, "macro_f1": stat, "pa": stat}
-    metrics = {"benchmark": bench, "overall": block, "by_subset": {"synthetic": block},
-               "by_category": {"Retail": block, "Healthcare": block},
-               "by_facet": {f: block for f in ("safety", "privacy", "politeness")}}
+    metrics = {
+        "benchmark": bench,
+        "overall": block,
+        "by_subset": {"synthetic": block},
+        "by_category": {"Retail": block, "Healthcare": block},
+        "by_facet": {f: block for f in ("safety", "privacy", "politeness")},
+    }
     run = {"benchmark": bench, "model": "openai:m", "strategy": strategy}
     return RunDir(tmp_path / name, run, metrics, label=name)
 

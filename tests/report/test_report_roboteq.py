@@ -29,22 +29,42 @@ def rq_runs(tmp_path_factory) -> dict[str, Path]:
     rows = []
     for i, subset in enumerate(["synthetic", "synthetic", "synthetic", "real", "real", "real"]):
         Image.new("RGB", (32, 24), (40 * i, 90, 160)).save(root / "images" / f"s{i}.png")
-        rows.append({
-            "id": f"s{i}", "task": "behavior_judgment", "image": f"images/s{i}.png",
-            "question": "You are a hotel service robot. What is your most appropriate next action?",
-            "subset": subset, "category": "Hospitality", "subcategory": "Hotel",
-            "behaviors": [
-                {"k": 1, "text": "Knock and wait.", "label": "proper", "facets": ["privacy", "politeness"], "votes": VOTES[0]},
-                {"k": 2, "text": "Walk in.", "label": "improper", "facets": ["privacy"], "votes": VOTES[1]},
-                {"k": 3, "text": "Shout <b>hello</b>.", "label": "improper", "facets": ["politeness"], "votes": VOTES[1]},
-            ],
-        })
+        rows.append(
+            {
+                "id": f"s{i}",
+                "task": "behavior_judgment",
+                "image": f"images/s{i}.png",
+                "question": "You are a hotel service robot. What is your most appropriate next action?",
+                "subset": subset,
+                "category": "Hospitality",
+                "subcategory": "Hotel",
+                "behaviors": [
+                    {
+                        "k": 1,
+                        "text": "Knock and wait.",
+                        "label": "proper",
+                        "facets": ["privacy", "politeness"],
+                        "votes": VOTES[0],
+                    },
+                    {"k": 2, "text": "Walk in.", "label": "improper", "facets": ["privacy"], "votes": VOTES[1]},
+                    {
+                        "k": 3,
+                        "text": "Shout <b>hello</b>.",
+                        "label": "improper",
+                        "facets": ["politeness"],
+                        "votes": VOTES[1],
+                    },
+                ],
+            }
+        )
     (root / "roboteq.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     bench, _ = get_benchmark("roboteq-bj")
     out = {}
     for name, make in (("random", baselines.make_random), ("oracle", baselines.make_oracle)):
         model = make("", ModelOptions(seed=0))
-        req = RunRequest("roboteq-bj", root, model.spec, tmp_path_factory.mktemp(name) / "run", EvalOptions(), show_progress=False)
+        req = RunRequest(
+            "roboteq-bj", root, model.spec, tmp_path_factory.mktemp(name) / "run", EvalOptions(), show_progress=False
+        )
         assert run_eval(req, bench, model).complete
         out[name] = req.out
     return out
@@ -78,8 +98,17 @@ def test_roboteq_grounding_table_has_a_human_row(tmp_path: Path) -> None:
     rows = []
     for i, subset in enumerate(["synthetic", "real"]):
         Image.new("RGB", (32, 24), (60 * i, 90, 160)).save(root / "images" / f"g{i}.png")
-        rows.append({"id": f"g{i}", "task": "spatial_grounding", "image": f"images/g{i}.png", "question": "Where?",
-                     "answer": ["A", "C"], "subset": subset, "votes": [["A", "C"], ["A"], ["A", "C"]]})
+        rows.append(
+            {
+                "id": f"g{i}",
+                "task": "spatial_grounding",
+                "image": f"images/g{i}.png",
+                "question": "Where?",
+                "answer": ["A", "C"],
+                "subset": subset,
+                "votes": [["A", "C"], ["A"], ["A", "C"]],
+            }
+        )
     (root / "roboteq.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     bench, _ = get_benchmark("roboteq-sg")
     model = baselines.make_oracle("", ModelOptions(seed=0))
@@ -113,8 +142,13 @@ def _rag_pair_runs(tmp_path: Path) -> list:
         for strategy in ("standard", "rag"):
             path = tmp_path / f"{bench}-{strategy}"
             path.mkdir()
-            metrics = {"benchmark": bench, "protocol": "paper", "overall": block, "by_subset": {"synthetic": block},
-                       "requests": {"requests": 2, "cached": 0, "latency_s_per_request": 1.0}}
+            metrics = {
+                "benchmark": bench,
+                "protocol": "paper",
+                "overall": block,
+                "by_subset": {"synthetic": block},
+                "requests": {"requests": 2, "cached": 0, "latency_s_per_request": 1.0},
+            }
             runs.append(RunDir(path, {"model": "openai:gpt-4o", "strategy": strategy, "benchmark": bench}, metrics))
     assign_labels(runs)
     return runs
@@ -134,15 +168,28 @@ def _ablation_runs(tmp_path: Path, settings: list[tuple[str, str, float]], model
 
     runs = []
     for i, (strategy, pert, f1) in enumerate(settings):
-        block = {"pa": {"value": f1 - 0.1, "se": 0.01}, "cwpa": {"value": f1, "se": 0.01},
-                 "micro_f1": {"value": f1, "se": 0.01}, "macro_f1": {"value": f1, "se": 0.01}}
+        block = {
+            "pa": {"value": f1 - 0.1, "se": 0.01},
+            "cwpa": {"value": f1, "se": 0.01},
+            "micro_f1": {"value": f1, "se": 0.01},
+            "macro_f1": {"value": f1, "se": 0.01},
+        }
         path = tmp_path / f"run{i}"
         path.mkdir()
-        run = {"model": (models or [])[i] if models else "openai:gpt-4o", "strategy": strategy, "benchmark": "roboteq-bj"}
+        run = {
+            "model": (models or [])[i] if models else "openai:gpt-4o",
+            "strategy": strategy,
+            "benchmark": "roboteq-bj",
+        }
         if pert:
             run["perturb"] = {"name": pert, "strength": 1.0}
-        metrics = {"benchmark": "roboteq-bj", "protocol": "paper", "overall": block, "by_subset": {"synthetic": block},
-                   "requests": {"requests": 2, "cached": 0, "latency_s_per_request": 1.0}}
+        metrics = {
+            "benchmark": "roboteq-bj",
+            "protocol": "paper",
+            "overall": block,
+            "by_subset": {"synthetic": block},
+            "requests": {"requests": 2, "cached": 0, "latency_s_per_request": 1.0},
+        }
         runs.append(RunDir(path, run, metrics))
     assign_labels(runs)
     return runs
@@ -159,8 +206,10 @@ def test_ablation_table_compares_no_image_and_cot_with_standard(tmp_path: Path) 
 
 
 def test_report_shows_every_strategy_and_perturbed_run(tmp_path: Path) -> None:
-    runs = _ablation_runs(tmp_path, [("standard", "", 0.6), ("no-image", "", 0.45), ("cot", "", 0.65),
-                                     ("rag", "", 0.7), ("standard", "blur", 0.5)])
+    runs = _ablation_runs(
+        tmp_path,
+        [("standard", "", 0.6), ("no-image", "", 0.45), ("cot", "", 0.65), ("rag", "", 0.7), ("standard", "blur", 0.5)],
+    )
     res = build_report(runs, tmp_path / "report", formats=["md"], figures=False)
     assert {"roboteq_table1", "roboteq_ablation", "roboteq_table2", "robustness", "roboteq_runs"} <= set(res["tables"])
     md = (tmp_path / "report" / "tables" / "roboteq_runs.md").read_text()

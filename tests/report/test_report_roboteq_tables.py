@@ -51,37 +51,61 @@ def _stat(v: float) -> dict:
     return {"value": v, "se": 0.01}
 
 
-def _rq_run(tmp_path: Path, name: str, model: str, f1: float, *, bench: str = "roboteq-bj", strategy: str = "standard",
-            options: dict | None = None, perturb: dict | None = None, requests: dict | None = None) -> RunDir:
+def _rq_run(
+    tmp_path: Path,
+    name: str,
+    model: str,
+    f1: float,
+    *,
+    bench: str = "roboteq-bj",
+    strategy: str = "standard",
+    options: dict | None = None,
+    perturb: dict | None = None,
+    requests: dict | None = None,
+) -> RunDir:
     block = {m: _stat(f1) for m in ("pa", "cwpa", "micro_f1", "macro_f1")}
-    metrics = {"benchmark": bench, "protocol": "paper", "overall": block,
-               "by_subset": {"synthetic": block, "real": block, "average": block},
-               "requests": requests or {"requests": 4, "cached": 0, "latency_s_per_request": 1.5}}
+    metrics = {
+        "benchmark": bench,
+        "protocol": "paper",
+        "overall": block,
+        "by_subset": {"synthetic": block, "real": block, "average": block},
+        "requests": requests or {"requests": 4, "cached": 0, "latency_s_per_request": 1.5},
+    }
     run = {"model": model, "strategy": strategy, "benchmark": bench, "options": options or {}, "perturb": perturb}
     return RunDir(tmp_path / name, run, metrics)
 
 
 def test_roboteq_table1_ranks_vlm_rows_only(tmp_path: Path) -> None:
-    runs = [_rq_run(tmp_path, "o", "human:oracle", 1.0), _rq_run(tmp_path, "a", "openai:gpt-4o", 0.7),
-            _rq_run(tmp_path, "b", "openai:gpt-4o-mini", 0.6)]
+    runs = [
+        _rq_run(tmp_path, "o", "human:oracle", 1.0),
+        _rq_run(tmp_path, "a", "openai:gpt-4o", 0.7),
+        _rq_run(tmp_path, "b", "openai:gpt-4o-mini", 0.6),
+    ]
     assign_labels(runs)
     t = roboteq_table1(runs)
     assert [(r.section, r.cells[0].bold, r.cells[0].underline) for r in t.rows] == [
-        ("Baseline", False, False), ("VLM", True, False), ("VLM", False, True)]
+        ("Baseline", False, False),
+        ("VLM", True, False),
+        ("VLM", False, True),
+    ]
 
 
 def test_grounding_rag_table_has_its_own_name(tmp_path: Path) -> None:
-    runs = [_rq_run(tmp_path, "s", "openai:gpt-4o", 0.3, bench="roboteq-sg"),
-            _rq_run(tmp_path, "r", "openai:gpt-4o", 0.35, bench="roboteq-sg", strategy="rag")]
+    runs = [
+        _rq_run(tmp_path, "s", "openai:gpt-4o", 0.3, bench="roboteq-sg"),
+        _rq_run(tmp_path, "r", "openai:gpt-4o", 0.35, bench="roboteq-sg", strategy="rag"),
+    ]
     assign_labels(runs)
     t = roboteq_rag_table(runs)
     assert t is not None and t.name == "roboteq_sg_rag" and "spatial grounding" in t.title
 
 
 def test_rag_runs_differing_only_in_backend_get_their_own_labelled_rows(tmp_path: Path) -> None:
-    runs = [_rq_run(tmp_path, "raw", "openai:gpt-4o", 0.5),
-            _rq_run(tmp_path, "bm25", "openai:gpt-4o", 0.55, strategy="rag"),
-            _rq_run(tmp_path, "dense", "openai:gpt-4o", 0.6, strategy="rag", options={"rag_backend": "dense", "rag_k": 4})]
+    runs = [
+        _rq_run(tmp_path, "raw", "openai:gpt-4o", 0.5),
+        _rq_run(tmp_path, "bm25", "openai:gpt-4o", 0.55, strategy="rag"),
+        _rq_run(tmp_path, "dense", "openai:gpt-4o", 0.6, strategy="rag", options={"rag_backend": "dense", "rag_k": 4}),
+    ]
     assign_labels(runs, ["", "", "GPT-4o dense RAG"])
     t = roboteq_rag_table(runs)
     assert t is not None
@@ -90,8 +114,10 @@ def test_rag_runs_differing_only_in_backend_get_their_own_labelled_rows(tmp_path
 
 def test_rag_table_time_is_blank_with_a_note_when_every_request_was_cached(tmp_path: Path) -> None:
     cached = {"requests": 4, "cached": 4, "latency_s_per_request": 0.0, "rag": {"time_s_per_query": 0.001}}
-    runs = [_rq_run(tmp_path, "raw", "openai:gpt-4o", 0.5),
-            _rq_run(tmp_path, "rag", "openai:gpt-4o", 0.6, strategy="rag", requests=cached)]
+    runs = [
+        _rq_run(tmp_path, "raw", "openai:gpt-4o", 0.5),
+        _rq_run(tmp_path, "rag", "openai:gpt-4o", 0.6, strategy="rag", requests=cached),
+    ]
     assign_labels(runs)
     t = roboteq_rag_table(runs)
     assert t is not None and (t.rows[0].cells[3].value, t.rows[0].cells[4].text) == (1.5, "—")

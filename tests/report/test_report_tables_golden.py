@@ -6,9 +6,9 @@ After an intended change, rewrite them with ``.venv/bin/python scripts/update_ta
 from __future__ import annotations
 
 import pytest
-from table_goldens import BUILDERS, golden_path, render_table
 
 from socialbench.report.renderers import RENDERERS
+from table_goldens import BUILDERS, golden_path, render_table
 
 
 @pytest.mark.parametrize("fmt", sorted(RENDERERS))

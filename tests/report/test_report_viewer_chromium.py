@@ -10,10 +10,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_report_html_chromium import chromium
 
 from socialbench.report.build import build_report
 from socialbench.report.loading import load_runs
+from test_report_html_chromium import chromium
 
 pytestmark = pytest.mark.skipif(
     shutil.which("chromium") is None, reason="chromium is not on PATH (Debian: apt-get install -y chromium)"

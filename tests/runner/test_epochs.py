@@ -41,6 +41,7 @@ def fake_epoch(calls: list, interrupt_at: int = 0):
         status = "interrupted" if epoch == interrupt_at else "complete"
         (run_dir / "run.json").write_text(json.dumps({"model": "m", "status": status, "seed": seed}))
         return FakeResult({"scores": {"PA": 0.1 * epoch}, "run": {}}, interrupted=epoch == interrupt_at)
+
     return one
 
 
@@ -68,8 +69,24 @@ def test_an_interrupted_epoch_stops_the_rest(tmp_path):
 def test_cli_epochs_write_one_run_per_epoch(tmp_path):
     from socialbench.cli import main
 
-    main(["eval", "-b", "socialnav-sim", "-m", "baseline:random", "--limit", "1", "--epochs", "2",
-          "--out", str(tmp_path / "r"), "--no-progress", "--no-cache", "--no-render-cache"])
+    main(
+        [
+            "eval",
+            "-b",
+            "socialnav-sim",
+            "-m",
+            "baseline:random",
+            "--limit",
+            "1",
+            "--epochs",
+            "2",
+            "--out",
+            str(tmp_path / "r"),
+            "--no-progress",
+            "--no-cache",
+            "--no-render-cache",
+        ]
+    )
     per_epoch = json.loads((tmp_path / "r" / "metrics.json").read_text())["epochs"]["per_epoch"]
     seeds = [json.loads((tmp_path / "r" / f"epoch-{e}" / "run.json").read_text())["seed"] for e in (1, 2)]
     assert len(per_epoch) == 2 and seeds == [0, 1]

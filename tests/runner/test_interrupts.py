@@ -17,8 +17,21 @@ if not hasattr(signal, "SIGKILL"):
 
 def eval_args(data, out, url):
     return [
-        "eval", "--benchmark", "socialnav-sub", "--data", str(data), "--model", f"openai:test-model@{url}",
-        "--out", str(out), "--no-cache", "--no-progress", "--concurrency", "4", "--timeout", "10",
+        "eval",
+        "--benchmark",
+        "socialnav-sub",
+        "--data",
+        str(data),
+        "--model",
+        f"openai:test-model@{url}",
+        "--out",
+        str(out),
+        "--no-cache",
+        "--no-progress",
+        "--concurrency",
+        "4",
+        "--timeout",
+        "10",
     ]
 
 
@@ -45,7 +58,8 @@ def run_with_ctrl_c_at(hook, args, cwd):
 def test_ctrl_c_while_loading_the_dataset_exits_130_without_traceback(small_socialnav, tmp_path):
     res = run_with_ctrl_c_at(
         "socialbench.benchmarks.socialnav_sub.benchmark:SocialNavSub.load",
-        eval_args(small_socialnav, tmp_path / "run", "http://127.0.0.1:9/v1"), tmp_path,
+        eval_args(small_socialnav, tmp_path / "run", "http://127.0.0.1:9/v1"),
+        tmp_path,
     )
     assert res.returncode == 130 and "Traceback" not in res.stderr
 
@@ -54,10 +68,22 @@ def test_ctrl_c_after_run_json_is_written_marks_it_interrupted(small_socialnav, 
     with ScriptedOpenAIServer() as srv:
         res = run_with_ctrl_c_at(
             "socialbench.runner.progress:RunProgress.__enter__",
-            eval_args(small_socialnav, tmp_path / "run", srv.base_url), tmp_path,
+            eval_args(small_socialnav, tmp_path / "run", srv.base_url),
+            tmp_path,
         )
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert res.returncode == 130 and "Traceback" not in res.stderr and run["status"] == "interrupted"
+
+
+def test_ctrl_c_after_every_question_is_answered_leaves_the_run_complete(small_socialnav, tmp_path):
+    with ScriptedOpenAIServer() as srv:
+        res = run_with_ctrl_c_at(
+            "socialbench.runner.store:RunStore.compact",
+            eval_args(small_socialnav, tmp_path / "run", srv.base_url),
+            tmp_path,
+        )
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert res.returncode == 0 and "Traceback" not in res.stderr and run["status"] == "complete"
 
 
 def test_ctrl_c_while_python_imports_the_command_line_exits_130(tmp_path):
@@ -72,7 +98,9 @@ def test_ctrl_c_while_python_imports_the_command_line_exits_130(tmp_path):
         "from socialbench.__main__ import main\n"
         "main()\n"
     )
-    res = subprocess.run([sys.executable, "-c", code, "models"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-c", code, "models"], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
     assert res.returncode == 130 and "Traceback" not in res.stderr
 
 
@@ -81,7 +109,9 @@ def test_second_ctrl_c_exits_130_without_traceback(small_socialnav, tmp_path):
     with ScriptedOpenAIServer(delay_s=0.05) as srv:
         proc = subprocess.Popen(
             [sys.executable, "-m", "socialbench", *eval_args(small_socialnav, out, srv.base_url)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         samples = out / "samples.jsonl"
         while not (samples.exists() and samples.read_text().count("\n") >= 5):

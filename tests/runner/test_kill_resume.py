@@ -17,9 +17,26 @@ CONTENT = ("item_id", "question_key", "request_hash", "raw", "parsed", "parse_me
 
 def eval_cmd(data, out, url, method="independent"):
     return [
-        sys.executable, "-m", "socialbench", "eval", "--benchmark", "socialnav-sub", "--data", str(data),
-        "--model", f"openai:test-model@{url}", "--out", str(out), "--no-cache", "--no-progress",
-        "--concurrency", "4", "--method", method, "--timeout", "10",
+        sys.executable,
+        "-m",
+        "socialbench",
+        "eval",
+        "--benchmark",
+        "socialnav-sub",
+        "--data",
+        str(data),
+        "--model",
+        f"openai:test-model@{url}",
+        "--out",
+        str(out),
+        "--no-cache",
+        "--no-progress",
+        "--concurrency",
+        "4",
+        "--method",
+        method,
+        "--timeout",
+        "10",
     ]
 
 
@@ -59,7 +76,9 @@ def reference(small_socialnav, server, tmp_path_factory):
 @pytest.mark.parametrize("kill_after", [1, 30, 70])
 def test_sigkill_then_resume_equals_uninterrupted(small_socialnav, server, reference, tmp_path, kill_after):
     out = tmp_path / "run"
-    proc = subprocess.Popen(eval_cmd(small_socialnav, out, server.base_url), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        eval_cmd(small_socialnav, out, server.base_url), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     wait_for_lines(out / "samples.jsonl", kill_after, proc)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
@@ -75,7 +94,9 @@ def test_cot_run_killed_midway_resumes_to_same_prompts(small_socialnav, server, 
     ref = tmp_path_factory.mktemp("refcot") / "run"
     subprocess.run(eval_cmd(small_socialnav, ref, server.base_url, "cot"), check=True, capture_output=True)
     out = tmp_path / "run"
-    proc = subprocess.Popen(eval_cmd(small_socialnav, out, server.base_url, "cot"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        eval_cmd(small_socialnav, out, server.base_url, "cot"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     wait_for_lines(out / "samples.jsonl", 20, proc)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
@@ -85,7 +106,9 @@ def test_cot_run_killed_midway_resumes_to_same_prompts(small_socialnav, server, 
 
 def test_ctrl_c_stops_cleanly_and_keeps_answers(small_socialnav, server, tmp_path):
     out = tmp_path / "run"
-    proc = subprocess.Popen(eval_cmd(small_socialnav, out, server.base_url), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        eval_cmd(small_socialnav, out, server.base_url), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     wait_for_lines(out / "samples.jsonl", 10, proc)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
@@ -106,7 +129,9 @@ def recorded_requests(run_dir):
 def test_requests_of_a_killed_session_are_counted_after_resume(small_socialnav, server, tmp_path):
     out = tmp_path / "run"
     before = server.count
-    proc = subprocess.Popen(eval_cmd(small_socialnav, out, server.base_url), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        eval_cmd(small_socialnav, out, server.base_url), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     wait_for_lines(out / "samples.jsonl", 30, proc)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
@@ -120,7 +145,9 @@ def test_requests_of_a_killed_session_are_counted_after_resume(small_socialnav, 
 def test_ctrl_c_counts_only_requests_that_were_sent(small_socialnav, server, tmp_path):
     out = tmp_path / "run"
     before = server.count
-    proc = subprocess.Popen(eval_cmd(small_socialnav, out, server.base_url), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        eval_cmd(small_socialnav, out, server.base_url), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     wait_for_lines(out / "samples.jsonl", 10, proc)
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)

@@ -23,8 +23,15 @@ def mock() -> MockModel:
 
 def request(data, out, **opts) -> RunRequest:
     return RunRequest(
-        benchmark_name="socialnav-sub", data=data, model_spec="mock", out=out,
-        options=EvalOptions(**opts), concurrency=4, retry=FAST, cache_path=None, show_progress=False,
+        benchmark_name="socialnav-sub",
+        data=data,
+        model_spec="mock",
+        out=out,
+        options=EvalOptions(**opts),
+        concurrency=4,
+        retry=FAST,
+        cache_path=None,
+        show_progress=False,
     )
 
 
@@ -107,12 +114,29 @@ def test_cot_gt_does_not_ask_spatial_questions(small_socialnav, tmp_path):
     asked = {r.question.category for r in m.calls}
     lines = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
     assert asked == {"Social reasoning"}
-    assert all(r["parse_method"] == "human-mode" for r in lines if not r["question_key"].startswith(("q_robot_affected", "q_robot_action", "q_person_affected", "q_person_action", "q_robot_suggested", "q_human_future")))
+    assert all(
+        r["parse_method"] == "human-mode"
+        for r in lines
+        if not r["question_key"].startswith(
+            (
+                "q_robot_affected",
+                "q_robot_action",
+                "q_person_affected",
+                "q_person_action",
+                "q_robot_suggested",
+                "q_human_future",
+            )
+        )
+    )
 
 
 def test_baseline_runs_without_images(small_socialnav, tmp_path):
-    res = run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), create_model("human:oracle", ModelOptions()))
-    assert res.metrics["scores"]["model"]["All"]["PA"] == pytest.approx(res.metrics["scores"]["human:oracle"]["All"]["PA"])
+    res = run_eval(
+        request(small_socialnav, tmp_path / "run"), SocialNavSub(), create_model("human:oracle", ModelOptions())
+    )
+    assert res.metrics["scores"]["model"]["All"]["PA"] == pytest.approx(
+        res.metrics["scores"]["human:oracle"]["All"]["PA"]
+    )
 
 
 def test_requests_carry_ten_images(small_socialnav, tmp_path):

@@ -42,15 +42,36 @@ def _leaks(folder: Path) -> list[str]:
 
 def _eval(monkeypatch: pytest.MonkeyPatch, data: Path, url: str, out: Path, cache: Path) -> int:
     return _cli(
-        monkeypatch, "eval", "-b", "socialnav-sub", "-d", str(data), "-m", f"openai:m@{url}",
-        "--model-opt", f"endpoint_note={url}", "-o", str(out), "--cache", str(cache),
-        "--no-progress", "--limit", "1", "--concurrency", "1", "--max-attempts", "1",
+        monkeypatch,
+        "eval",
+        "-b",
+        "socialnav-sub",
+        "-d",
+        str(data),
+        "-m",
+        f"openai:m@{url}",
+        "--model-opt",
+        f"endpoint_note={url}",
+        "-o",
+        str(out),
+        "--cache",
+        str(cache),
+        "--no-progress",
+        "--limit",
+        "1",
+        "--concurrency",
+        "1",
+        "--max-attempts",
+        "1",
     )
 
 
 def test_run_with_url_credentials_writes_and_prints_none_of_them(
-    small_socialnav: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture,
+    small_socialnav: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
     work = tmp_path / "work"

@@ -12,9 +12,15 @@ from socialbench.testing.openai_server import ScriptedOpenAIServer, malformed, s
 def run(data, out, url, timeout=2.0, cache=None):
     model = OpenAICompatModel("m", url, ModelOptions(timeout_s=timeout))
     req = RunRequest(
-        benchmark_name="socialnav-sub", data=data, model_spec=model.spec, out=out,
-        options=EvalOptions(limit=1), concurrency=2,
-        retry=RetryPolicy(max_attempts=4, base_delay_s=0.01, timeout_s=timeout), cache_path=cache, show_progress=False,
+        benchmark_name="socialnav-sub",
+        data=data,
+        model_spec=model.spec,
+        out=out,
+        options=EvalOptions(limit=1),
+        concurrency=2,
+        retry=RetryPolicy(max_attempts=4, base_delay_s=0.01, timeout_s=timeout),
+        cache_path=cache,
+        show_progress=False,
     )
     return run_eval(req, SocialNavSub(), model)
 

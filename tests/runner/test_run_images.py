@@ -15,21 +15,36 @@ from socialbench.runner.run import RunRequest, run_eval
 @pytest.fixture(scope="module")
 def raw(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two samples with raw frames, tracks and odometry but no composites (rendered)."""
-    root = write_synthetic_dataset(tmp_path_factory.mktemp("raw") / "data", n_samples=2, people=[1, 2], seed=11,
-                                   frame_size=(320, 180))
+    root = write_synthetic_dataset(
+        tmp_path_factory.mktemp("raw") / "data", n_samples=2, people=[1, 2], seed=11, frame_size=(320, 180)
+    )
     for png in root.glob("prompts/*/sample_with_bev_*.png"):
         png.unlink()
     return root
 
 
-def _run(data: Path, out: Path, *, workers: int | None, renders: Path | None = None, model: str = "mock:first-option",
-         method: str = "independent") -> dict[tuple[str, str], str]:
+def _run(
+    data: Path,
+    out: Path,
+    *,
+    workers: int | None,
+    renders: Path | None = None,
+    model: str = "mock:first-option",
+    method: str = "independent",
+) -> dict[tuple[str, str], str]:
     from socialbench.records import read_samples
 
     mdl = create_model(model, ModelOptions())
-    req = RunRequest(benchmark_name="socialnav-sub", data=data, model_spec=model, out=out,
-                     options=EvalOptions(method=method), show_progress=False, render_cache=renders,
-                     image_workers=workers)
+    req = RunRequest(
+        benchmark_name="socialnav-sub",
+        data=data,
+        model_spec=model,
+        out=out,
+        options=EvalOptions(method=method),
+        show_progress=False,
+        render_cache=renders,
+        image_workers=workers,
+    )
     run_eval(req, SocialNavSub(), mdl)
     return {(r.item_id, r.question_key): r.request_hash for r in read_samples(out / "samples.jsonl")}
 

@@ -13,7 +13,9 @@ from socialbench.types import SampleRecord
 
 
 def rec(item: str, key: str, parsed="yes", error=None) -> SampleRecord:
-    return SampleRecord(item, key, '{"answer": "yes"}', parsed, "json", error, 0.1, {"prompt_tokens": 1, "completion_tokens": 1})
+    return SampleRecord(
+        item, key, '{"answer": "yes"}', parsed, "json", error, 0.1, {"prompt_tokens": 1, "completion_tokens": 1}
+    )
 
 
 def test_appended_records_are_readable_before_close(tmp_path):
@@ -61,7 +63,12 @@ def test_complete_last_line_without_newline_gets_one_before_appending(tmp_path):
 
 def test_compact_after_load_writes_what_the_file_held_plus_appends(tmp_path):
     p = tmp_path / "samples.jsonl"
-    p.write_text(json.dumps(rec("a", "q1").to_json()) + "\n" + json.dumps(rec("a", "q2", parsed=None, error="timeout").to_json()) + "\n")
+    p.write_text(
+        json.dumps(rec("a", "q1").to_json())
+        + "\n"
+        + json.dumps(rec("a", "q2", parsed=None, error="timeout").to_json())
+        + "\n"
+    )
     s = RunStore(tmp_path)
     s.load_samples()
     s.append(rec("a", "q2"))
@@ -151,7 +158,9 @@ def test_read_only_run_directory_is_a_storage_error(tmp_path, monkeypatch):
 def test_failed_run_json_write_keeps_the_previous_one(tmp_path, monkeypatch):
     s = RunStore(tmp_path)
     s.write_run({"status": "running"})
-    monkeypatch.setattr(store_module.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left on device")))
+    monkeypatch.setattr(
+        store_module.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left on device"))
+    )
     with pytest.raises(StorageError):
         s.write_run({"status": "complete"})
     assert json.loads((tmp_path / "run.json").read_text()) == {"status": "running"}

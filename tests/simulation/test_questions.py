@@ -59,7 +59,9 @@ def test_person_dead_ahead_is_ahead_at_begin_and_end():
 def test_person_crossing_left_to_right_changes_side():
     a = answers(person((6.0, 4.0), (0.0, -3.2)))
     assert (a["q_person_spatial_position_begin"], a["q_person_spatial_position_end"]) == (
-        "to the left of", "to the right of")
+        "to the left of",
+        "to the right of",
+    )
 
 
 def test_spatial_sectors_at_their_boundaries():
@@ -183,8 +185,11 @@ def test_far_person_walking_away_sideways_is_not_considered():
     a = answers(person((8.0, 3.0), (0.0, 1.0)))
     assert (a["q_robot_affected"], a["q_robot_action"]) == ("no", "not considering")
     assert (a["q_person_affected"], a["q_person_action"]) == ("no", "not considering")
-    assert (a["q_robot_suggested_affected"], a["q_robot_suggested_action"],
-            a["q_human_future_action_prediction"]) == ("no", "not consider", "not consider")
+    assert (a["q_robot_suggested_affected"], a["q_robot_suggested_action"], a["q_human_future_action_prediction"]) == (
+        "no",
+        "not consider",
+        "not consider",
+    )
 
 
 def test_robot_behind_a_slower_walker_overtakes_and_same_speed_follows():
@@ -212,8 +217,11 @@ def test_person_who_slows_down_for_the_robot_yields():
 
 def test_oncoming_walker_in_the_path_is_avoided_in_the_future():
     a = answers(person((6.0, 0.2), (-1.0, 0.0)))
-    assert (a["q_robot_suggested_affected"], a["q_robot_suggested_action"],
-            a["q_human_future_action_prediction"]) == ("yes", "avoid", "avoid")
+    assert (a["q_robot_suggested_affected"], a["q_robot_suggested_action"], a["q_human_future_action_prediction"]) == (
+        "yes",
+        "avoid",
+        "avoid",
+    )
 
 
 def test_standing_person_ahead_future_robot_avoids_and_person_yields():
@@ -242,10 +250,14 @@ def test_future_crossing_person_whom_the_robot_passes_first_yields():
     assert (a["q_robot_suggested_affected"], a["q_human_future_action_prediction"]) == ("yes", "yield to")
 
 
-@pytest.mark.parametrize("position, velocity", [
-    ((3.5, 0.3), (-0.5, 0.6)),  # walks towards the robot but away from its line (to the left)
-    ((3.05, 1.0), (-0.7, -0.75)),  # reaches the robot's line only behind the robot
-], ids=["away-from-the-line", "crossing-point-behind"])
+@pytest.mark.parametrize(
+    "position, velocity",
+    [
+        ((3.5, 0.3), (-0.5, 0.6)),  # walks towards the robot but away from its line (to the left)
+        ((3.05, 1.0), (-0.7, -0.75)),  # reaches the robot's line only behind the robot
+    ],
+    ids=["away-from-the-line", "crossing-point-behind"],
+)
 def test_future_crossing_person_without_a_crossing_ahead_is_avoided_not_yielding(position, velocity):
     a = answers(_at_end(position, velocity))
     assert (a["q_robot_suggested_affected"], a["q_human_future_action_prediction"]) == ("yes", "avoid")
@@ -260,8 +272,11 @@ def test_no_future_interaction_once_the_robot_is_at_the_goal():
 
 
 def _scene(n: int = 3) -> SceneTruth:
-    people = {1: person((3.0, 0.3), (0.0, 0.0)), 2: person((6.0, 4.0), (0.0, -3.2)),
-              3: person((8.0, -2.0), (-1.0, 0.0), seen=(2, 3, 4, 5))}
+    people = {
+        1: person((3.0, 0.3), (0.0, 0.0)),
+        2: person((6.0, 4.0), (0.0, -3.2)),
+        3: person((8.0, -2.0), (-1.0, 0.0), seen=(2, 3, 4, 5)),
+    }
     return SceneTruth(straight_robot(), GOAL, {k: people[k] for k in range(1, n + 1)})
 
 

@@ -20,8 +20,16 @@ def context(records: list[SampleRecord]) -> SolveContext[None]:
     async def never(*args: Any) -> Any:
         raise AssertionError("not used")
 
-    return SolveContext(generate=never, record=records.append, finished=lambda i, k: None, prepare=never,
-                        prepare_images=never, options=None, generation=CONFIG, needs_prompt=True)
+    return SolveContext(
+        generate=never,
+        record=records.append,
+        finished=lambda i, k: None,
+        prepare=never,
+        prepare_images=never,
+        options=None,
+        generation=CONFIG,
+        needs_prompt=True,
+    )
 
 
 def test_in_order_does_not_ask_a_question_whose_dependency_failed():
@@ -67,4 +75,8 @@ def test_a_reply_is_recorded_with_its_parsed_answer_and_extra_usage():
     ok = Outcome(text='{"answer": "a"}', error=None, latency_s=0.5, usage=Usage(), attempts=1)
     rec = sample_record("i", "q", request, ok, lambda text: ("a", "json"), {"rag_added_tokens": 7})
     assert (rec.parsed, rec.parse_method, rec.usage["rag_added_tokens"], rec.request_hash) == (
-        "a", "json", 7, request.fingerprint())
+        "a",
+        "json",
+        7,
+        request.fingerprint(),
+    )

@@ -61,7 +61,9 @@ def test_report_over_the_sweep_folder_renders_every_cell(swept, tmp_path):
 
 
 def test_failing_cell_does_not_stop_the_others(tmp_path, capsys):
-    code = run_cli("sweep", str(grid_plan(tmp_path, models="[nosuch:model, baseline:random]")), "--out", str(tmp_path / "o"))
+    code = run_cli(
+        "sweep", str(grid_plan(tmp_path, models="[nosuch:model, baseline:random]")), "--out", str(tmp_path / "o")
+    )
     out = capsys.readouterr().out
     assert code == 2
     assert out.count("failed: ") == 4 and out.count("complete: ") == 4
@@ -73,7 +75,13 @@ def test_failed_cell_reports_its_reason(tmp_path, capsys):
 
 
 def test_dry_run_counts_requests_from_the_dataset_and_runs_nothing(tmp_path, capsys):
-    code = run_cli("sweep", str(grid_plan(tmp_path, limit=1, models="['openai:m@http://127.0.0.1:9/v1']")), "--out", str(tmp_path / "o"), "--dry-run")
+    code = run_cli(
+        "sweep",
+        str(grid_plan(tmp_path, limit=1, models="['openai:m@http://127.0.0.1:9/v1']")),
+        "--out",
+        str(tmp_path / "o"),
+        "--dry-run",
+    )
     out = capsys.readouterr().out
     bench, data = get_benchmark("socialnav-sim")
     questions = len(bench.question_order(bench.load(data, require_images=False, limit=1)))
@@ -96,8 +104,10 @@ def test_address_without_ray_executor_is_a_usage_error(tmp_path, capsys):
 
 def test_epochs_option_runs_each_cell_as_eval_epochs_does(tmp_path):
     plan = tmp_path / "plan.yaml"
-    plan.write_text("models: [baseline:random]\nbenchmarks: [socialnav-sim]\n"
-                    "options: {epochs: 2, limit: 1, no_cache: true, no_render_cache: true}\n")
+    plan.write_text(
+        "models: [baseline:random]\nbenchmarks: [socialnav-sim]\n"
+        "options: {epochs: 2, limit: 1, no_cache: true, no_render_cache: true}\n"
+    )
     code = run_cli("sweep", str(plan), "--out", str(tmp_path / "o"))
     cell = tmp_path / "o" / "socialnav-sim" / "baseline_random" / "independent-img-with-bev"
     combined = json.loads((cell / "run.json").read_text())

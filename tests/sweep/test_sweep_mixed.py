@@ -40,12 +40,16 @@ def mixed(tmp_path_factory):
 def test_each_family_crosses_only_its_own_axis(mixed):
     names = sorted(str(d.relative_to(mixed[1])) for d in run_dirs(mixed[1]))
     assert mixed[0] == 0 and names == [
-        "roboteq-bj/baseline_random/cot", "roboteq-bj/baseline_random/standard",
-        "socialnav-sim/baseline_random/cot-img-with-bev", "socialnav-sim/baseline_random/independent-img-with-bev",
+        "roboteq-bj/baseline_random/cot",
+        "roboteq-bj/baseline_random/standard",
+        "socialnav-sim/baseline_random/cot-img-with-bev",
+        "socialnav-sim/baseline_random/independent-img-with-bev",
     ]
 
 
 def test_report_over_a_mixed_sweep_writes_one_report_per_family(mixed):
     code = run_cli("report", str(mixed[1]), "--out", str(mixed[2] / "rep"), "--format", "md", "--no-plots")
     assert code == 0
-    assert (mixed[2] / "rep" / "socialnav" / "report.md").is_file() and (mixed[2] / "rep" / "roboteq" / "report.md").is_file()
+    assert (mixed[2] / "rep" / "socialnav" / "report.md").is_file() and (
+        mixed[2] / "rep" / "roboteq" / "report.md"
+    ).is_file()

@@ -15,11 +15,19 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_minimal_plan_expands_to_models_times_methods(tmp_path):
-    plan = load_plan(write(tmp_path, "models: [baseline:random, baseline:rule-based]\n"
-                                     "benchmarks: [socialnav-sim]\naxes: {method: [independent, cot]}\n"))
+    plan = load_plan(
+        write(
+            tmp_path,
+            "models: [baseline:random, baseline:rule-based]\n"
+            "benchmarks: [socialnav-sim]\naxes: {method: [independent, cot]}\n",
+        )
+    )
     names = sorted(c.name for c in expand(plan, tmp_path / "sweep"))
-    assert names == sorted(f"socialnav-sim/{m}/{v}-img-with-bev" for m in ("baseline_random", "baseline_rule-based")
-                           for v in ("independent", "cot"))
+    assert names == sorted(
+        f"socialnav-sim/{m}/{v}-img-with-bev"
+        for m in ("baseline_random", "baseline_rule-based")
+        for v in ("independent", "cot")
+    )
 
 
 def test_cells_carry_their_axis_values_as_eval_options(tmp_path):
@@ -30,28 +38,42 @@ def test_cells_carry_their_axis_values_as_eval_options(tmp_path):
 
 def test_axis_not_in_the_variant_name_is_added_to_the_directory(tmp_path):
     plan = load_plan(write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxes: {seed: [0, 1]}\n"))
-    assert sorted(c.run_dir.name for c in expand(plan, tmp_path)) == ["independent-img-with-bev-seed-0",
-                                                                      "independent-img-with-bev-seed-1"]
+    assert sorted(c.run_dir.name for c in expand(plan, tmp_path)) == [
+        "independent-img-with-bev-seed-0",
+        "independent-img-with-bev-seed-1",
+    ]
 
 
 def test_dashed_option_names_are_accepted(tmp_path):
-    plan = load_plan(write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\n"
-                                     "axes: {perturb: [blur]}\noptions: {perturb-strength: 2}\n"))
+    plan = load_plan(
+        write(
+            tmp_path,
+            "models: [baseline:random]\nbenchmarks: [socialnav-sim]\n"
+            "axes: {perturb: [blur]}\noptions: {perturb-strength: 2}\n",
+        )
+    )
     (cell,) = expand(plan, tmp_path)
     assert cell.values["perturb_strength"] == 2.0
 
 
 def test_axis_a_benchmark_refuses_refuses_the_plan_naming_the_key(tmp_path):
-    path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim, roboteq-bj]\n"
-                           "axes: {method: [independent, cot]}\n")
+    path = write(
+        tmp_path,
+        "models: [baseline:random]\nbenchmarks: [socialnav-sim, roboteq-bj]\naxes: {method: [independent, cot]}\n",
+    )
     with pytest.raises(UsageError, match=r"axes\.method='cot': roboteq-bj refuses it .*ignore_axes: \[method\]"):
         expand(load_plan(path), tmp_path)
 
 
 def test_ignored_axis_runs_that_benchmark_once_at_the_default(tmp_path):
-    plan = load_plan(write(tmp_path, "models: [baseline:random]\n"
-                                     "benchmarks: [socialnav-sim, {name: roboteq-bj, ignore_axes: [method]}]\n"
-                                     "axes: {method: [independent, cot]}\n"))
+    plan = load_plan(
+        write(
+            tmp_path,
+            "models: [baseline:random]\n"
+            "benchmarks: [socialnav-sim, {name: roboteq-bj, ignore_axes: [method]}]\n"
+            "axes: {method: [independent, cot]}\n",
+        )
+    )
     cells = expand(plan, tmp_path)
     assert sorted(c.name for c in cells if c.benchmark == "roboteq-bj") == ["roboteq-bj/baseline_random/standard"]
 
@@ -87,8 +109,13 @@ def test_yaml_syntax_error_names_the_line(tmp_path):
 
 
 def test_model_resources_are_read(tmp_path):
-    plan = load_plan(write(tmp_path, "models: [{spec: mock:echo, num_gpus: 1, concurrency: 8, model_opt: {a: b}}]\n"
-                                     "benchmarks: [socialnav-sim]\n"))
+    plan = load_plan(
+        write(
+            tmp_path,
+            "models: [{spec: mock:echo, num_gpus: 1, concurrency: 8, model_opt: {a: b}}]\n"
+            "benchmarks: [socialnav-sim]\n",
+        )
+    )
     (cell,) = expand(plan, tmp_path)
     assert (cell.model.num_gpus, cell.values["concurrency"], cell.values["model_opt"]) == (1.0, 8, ["a=b"])
 

@@ -9,8 +9,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from socialbench.cli import main  # noqa: E402
-from socialbench.sweep.plan import expand, load_plan  # noqa: E402
 from socialbench.sweep.executors import local_ray_temp_dir  # noqa: E402
+from socialbench.sweep.plan import expand, load_plan  # noqa: E402
 from sweep_fixtures import grid_plan, sweep_answers  # noqa: E402
 
 try:

@@ -121,11 +121,29 @@ def test_invalid_body_is_400_naming_the_field() -> None:
         (_body(messages=[{"role": "assistant", "content": "x"}]), "messages.0.role"),
         (_body(system=[{"type": "image"}]), "system.0"),
         (
-            _body(messages=[{"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/bmp", "data": PNG_B64}}]}]),
+            _body(
+                messages=[
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "image", "source": {"type": "base64", "media_type": "image/bmp", "data": PNG_B64}}
+                        ],
+                    }
+                ]
+            ),
             "messages.0.content.0.source.media_type",
         ),
         (
-            _body(messages=[{"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "%%%"}}]}]),
+            _body(
+                messages=[
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "%%%"}}
+                        ],
+                    }
+                ]
+            ),
             "messages.0.content.0.source.data",
         ),
     ],

@@ -197,8 +197,17 @@ def test_server_without_keep_requests_counts_but_keeps_no_bodies() -> None:
 
 def test_subprocess_mode_prints_ready_and_answers() -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "socialbench.testing.openai_server", "--port", "0", "--delay-ms", "50",
-         "--max-concurrency", "4"],
+        [
+            sys.executable,
+            "-m",
+            "socialbench.testing.openai_server",
+            "--port",
+            "0",
+            "--delay-ms",
+            "50",
+            "--max-concurrency",
+            "4",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

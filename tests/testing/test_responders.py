@@ -10,9 +10,11 @@ import pytest
 from socialbench.benchmarks.roboteq.prompts import grounding_prompt, parse_judgments, scene_prompt
 from socialbench.construction.behaviors import behavior_prompt, validate_behaviors
 from socialbench.construction.filters import relevance_prompt, validate_relevance
+from socialbench.construction.grounding_questions import question_prompt, validate_question
 from socialbench.construction.image_prompts import validate_visual_prompt, visual_prompt_request
 from socialbench.construction.review import KEYS, review_prompt, validate_review
 from socialbench.construction.scenarios import beam_prompt, merge_prompt, validate_beam, validate_merge
+from socialbench.construction.topics import topic_prompt, validate_topics
 from socialbench.testing.responders import (
     first_option_responder,
     get_responder,
@@ -23,8 +25,14 @@ from socialbench.testing.responders import (
 ROLE = "You are a hotel service robot. In the following scenario, what is your most appropriate next action?"
 BEHAVIORS = [(1, "Knock and wait."), (2, "Open the door and enter."), (3, "Leave the tray outside.")]
 SUB = {"category": "Retail", "subcategory": "Hotel", "role": "a hotel service robot", "description": "rooms"}
-SCENARIO = {"title": "Late delivery", "description": "A guest waits at the door.", "decision_point": "knock or not",
-            "subcategory": "Hotel", "category": "Retail", "role": "a hotel service robot"}
+SCENARIO = {
+    "title": "Late delivery",
+    "description": "A guest waits at the door.",
+    "decision_point": "knock or not",
+    "subcategory": "Hotel",
+    "category": "Retail",
+    "role": "a hotel service robot",
+}
 
 
 def _ask(prompt: str) -> str:
@@ -51,16 +59,22 @@ def test_grounding_prompt_gets_a_letter_list() -> None:
     assert json.loads(_ask(grounding_prompt("Where should you wait?", {}, "standard"))) == {"answer": ["A"]}
 
 
-@pytest.mark.parametrize("stage", ["beam", "merge", "visual", "review", "behaviors", "relevance"])
+@pytest.mark.parametrize(
+    "stage", ["beam", "merge", "visual", "review", "behaviors", "relevance", "topics", "grounding-questions"]
+)
 def test_every_build_stage_reply_passes_its_validator(stage: str) -> None:
     cases: dict[str, tuple[str, Any]] = {
         "beam": (beam_prompt(SUB, 0, 2, 3), validate_beam(3)),
-        "merge": (merge_prompt(SUB, [{**SCENARIO, "candidate": c, "spi_rationale": "r"} for c in ("b00-1", "b01-1")]),
-                  validate_merge(["b00-1", "b01-1"])),
+        "merge": (
+            merge_prompt(SUB, [{**SCENARIO, "candidate": c, "spi_rationale": "r"} for c in ("b00-1", "b01-1")]),
+            validate_merge(["b00-1", "b01-1"]),
+        ),
         "visual": (visual_prompt_request(SCENARIO), validate_visual_prompt),
         "review": (review_prompt(SCENARIO, "a prompt"), validate_review),
         "behaviors": (behavior_prompt({"scenario": SCENARIO}, 2, 2), validate_behaviors(2, 2)),
         "relevance": (relevance_prompt(), validate_relevance),
+        "topics": (topic_prompt(3), validate_topics(3)),
+        "grounding-questions": (question_prompt("Where should you wait?"), validate_question),
     }
     prompt, validate = cases[stage]
     assert validate(json.loads(_ask(prompt)))

@@ -9,8 +9,8 @@ import selectors
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -28,8 +28,9 @@ def _roboteq_release(root: Path) -> Path:
 
 
 def _start(module: str, *args: str) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", module, "--port", "0", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", module, "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     assert proc.stdout is not None
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
@@ -58,13 +59,18 @@ def _eval(*args: str) -> int:
     return int(e.value.code or 0)
 
 
-@pytest.mark.parametrize("benchmark,strategy", [("roboteq-bj", "standard"), ("roboteq-bj", "cot"),
-                                                ("roboteq-sg", "standard")])
+@pytest.mark.parametrize(
+    "benchmark,strategy", [("roboteq-bj", "standard"), ("roboteq-bj", "cot"), ("roboteq-sg", "standard")]
+)
 def test_roboteq_eval_has_no_invalid_reply(valid_server: str, tmp_path: Path, benchmark: str, strategy: str) -> None:
     data = _roboteq_release(tmp_path / "release")
     out = tmp_path / "run"
-    assert _eval("-b", benchmark, "-d", str(data), "--strategy", strategy, "-m", f"openai:m@{valid_server}",
-                 "-o", str(out)) == 0
+    assert (
+        _eval(
+            "-b", benchmark, "-d", str(data), "--strategy", strategy, "-m", f"openai:m@{valid_server}", "-o", str(out)
+        )
+        == 0
+    )
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["overall"]["n"] > 0 and metrics["overall"]["invalid_rate"]["value"] == 0.0
 
@@ -80,8 +86,9 @@ def test_first_option_responder_is_still_selectable(tmp_path: Path) -> None:
     proc, url = _start("socialbench.testing.openai_server", "--responder", "first-option")
     try:
         body = {"model": "m", "messages": [{"role": "user", "content": "Describe the scene."}]}
-        req = urllib.request.Request(url + "/chat/completions", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            url + "/chat/completions", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(req, timeout=10) as resp:
             content = json.loads(resp.read())["choices"][0]["message"]["content"]
         assert json.loads(content) == {"answer": "ok"}
@@ -93,8 +100,11 @@ def test_first_option_responder_is_still_selectable(tmp_path: Path) -> None:
 def test_images_server_command_line_serves_generations() -> None:
     proc, url = _start("socialbench.testing.images_server")
     try:
-        req = urllib.request.Request(url + "/images/generations", data=json.dumps({"prompt": "a lobby"}).encode(),
-                                     headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            url + "/images/generations",
+            data=json.dumps({"prompt": "a lobby"}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=10) as resp:
             data = json.loads(resp.read())["data"]
         assert len(data) == 1 and data[0]["b64_json"]

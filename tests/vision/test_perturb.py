@@ -74,6 +74,7 @@ def test_blur_reduces_high_frequency_detail() -> None:
 
     def roughness(x: Image.Image) -> float:
         return float(np.abs(np.diff(pixels(x), axis=1)).mean())
+
     assert roughness(make_perturbation("blur", 1.0)(img)) < 0.5 * roughness(img)
 
 

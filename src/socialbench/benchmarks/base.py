@@ -67,6 +67,8 @@ class Benchmark(Protocol):
 
     def read_predictions(self, path: Path) -> list[SampleRecord]: ...
 
+    def predictions_options(self, path: Path, records: Sequence[SampleRecord], options: EvalOptions) -> EvalOptions: ...
+
 
 class BaseBenchmark(Generic[OptionsT]):
     """What most benchmarks share: options parsed into :attr:`options_type`, JSON replies
@@ -111,6 +113,13 @@ class BaseBenchmark(Generic[OptionsT]):
             raise UsageError(f"predictions {path} do not exist; give a samples.jsonl or a run directory")
         return read_samples(path)
 
+    def predictions_options(self, path: Path, records: Sequence[SampleRecord], options: EvalOptions) -> EvalOptions:
+        """The eval options ``socialbench score`` checks before loading the dataset for the
+        predictions at ``path`` (``records``, as :meth:`read_predictions` read them):
+        ``options`` unchanged by default. A benchmark whose dataset depends on how the
+        predictions were made (SocialNav-SUB's metamorphic variants) takes that from the run."""
+        return options
+
 
 def question_order(dataset: Dataset) -> list[tuple[str, str]]:
     """Every (item id, question key) of a dataset, items in order, questions in item order."""
@@ -118,7 +127,10 @@ def question_order(dataset: Dataset) -> list[tuple[str, str]]:
 
 
 def scoring_summary(
-    name: str, protocol: ProtocolArg, dataset: Dataset, by_key: Mapping[tuple[str, str], SampleRecord],
+    name: str,
+    protocol: ProtocolArg,
+    dataset: Dataset,
+    by_key: Mapping[tuple[str, str], SampleRecord],
     n_scored: int,
 ) -> ScoringHeader:
     """The counts every ``metrics.json`` starts with: how many questions were scored, how
@@ -135,6 +147,7 @@ def scoring_summary(
 
 
 # registry --------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class BenchmarkEntry:
@@ -161,8 +174,9 @@ _ALIASES: dict[str, tuple[str, Callable[[], Path]]] = {}
 _LOADED = False
 
 
-def register_benchmark(name: str, *, options: type[Any], factory: Callable[[], Benchmark] | str,
-                       title: str | None = None) -> None:
+def register_benchmark(
+    name: str, *, options: type[Any], factory: Callable[[], Benchmark] | str, title: str | None = None
+) -> None:
     """Register benchmark ``name`` (``-b NAME``): its options dataclass and its factory."""
     option_fields(options)  # every field declared with option(...)
     _BENCHMARKS[name] = BenchmarkEntry(name, title or name, options, factory)

@@ -50,8 +50,16 @@ class OptionInfo:
     detail: bool = False
 
 
-def option(default: Any, *, help: str, choices: Sequence[str] = (), min: int | None = None,
-           label: str = "{value}", when: tuple[str, object] | None = None, detail: bool = False) -> Any:
+def option(
+    default: Any,
+    *,
+    help: str,
+    choices: Sequence[str] = (),
+    min: int | None = None,
+    label: str = "{value}",
+    when: tuple[str, object] | None = None,
+    detail: bool = False,
+) -> Any:
     """A field of an options dataclass: its default and its :class:`OptionInfo`."""
     info = OptionInfo(help, tuple(choices), min, label, when, detail)
     return field(default=default, metadata={_META: info})
@@ -128,8 +136,9 @@ def _check_value(f: OptionField, value: object) -> None:
         raise UsageError(f"{f.flag} must be an integer >= {f.info.min} (got {value!r})")
 
 
-def parse_options(cls: type[OptionsT], given: Mapping[str, object], benchmark: str,
-                  owners: Callable[[str], str]) -> OptionsT:
+def parse_options(
+    cls: type[OptionsT], given: Mapping[str, object], benchmark: str, owners: Callable[[str], str]
+) -> OptionsT:
     """The options dataclass ``cls`` of ``benchmark`` from the options ``given`` by name
     (the rest keep their defaults). An option ``cls`` does not have is refused with
     ``owners(name)`` (which benchmarks take it); a value outside its choices is refused."""
@@ -210,20 +219,36 @@ class EvalOptions:
     perturb_strength: float
     given: Mapping[str, object]
 
-    def __init__(self, *, protocol: str = "paper", limit: int | None = None, seed: int = 0,
-                 perturb: str | None = None, perturb_strength: float = 1.0,
-                 extra: Mapping[str, object] | None = None, **options: object) -> None:
+    def __init__(
+        self,
+        *,
+        protocol: str = "paper",
+        limit: int | None = None,
+        seed: int = 0,
+        perturb: str | None = None,
+        perturb_strength: float = 1.0,
+        extra: Mapping[str, object] | None = None,
+        **options: object,
+    ) -> None:
         given = {k: v for k, v in {**(extra or {}), **options}.items() if v is not None}
-        for name, value in (("protocol", protocol), ("limit", limit), ("seed", seed), ("perturb", perturb),
-                            ("perturb_strength", perturb_strength), ("given", MappingProxyType(given))):
+        for name, value in (
+            ("protocol", protocol),
+            ("limit", limit),
+            ("seed", seed),
+            ("perturb", perturb),
+            ("perturb_strength", perturb_strength),
+            ("given", MappingProxyType(given)),
+        ):
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("EvalOptions is immutable")
 
     def __repr__(self) -> str:
-        return (f"EvalOptions(protocol={self.protocol!r}, limit={self.limit!r}, seed={self.seed!r}, "
-                f"perturb={self.perturb!r}, perturb_strength={self.perturb_strength!r}, given={dict(self.given)!r})")
+        return (
+            f"EvalOptions(protocol={self.protocol!r}, limit={self.limit!r}, seed={self.seed!r}, "
+            f"perturb={self.perturb!r}, perturb_strength={self.perturb_strength!r}, given={dict(self.given)!r})"
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, EvalOptions) and repr(self) == repr(other)

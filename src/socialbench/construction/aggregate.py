@@ -36,9 +36,10 @@ Image necessity
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Hashable, Iterable, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from socialbench.benchmarks.roboteq.schema import LETTERS
 from socialbench.construction.annotation import GROUNDING_CHOICES, JUDGMENT_LABELS, VERIFICATION_CHOICES
@@ -126,8 +127,14 @@ def aggregate_judgment(
             if labels:
                 units.append(labels)
             if len(labels) < min_annotators and key not in resolutions:
-                out.removed.append({"id": bid, "reason": "insufficient_annotators", "n_annotators": len(labels),
-                                    "needed": min_annotators})
+                out.removed.append(
+                    {
+                        "id": bid,
+                        "reason": "insufficient_annotators",
+                        "n_annotators": len(labels),
+                        "needed": min_annotators,
+                    }
+                )
                 continue
             winner, counts, conf = plurality(labels)
             resolved = False
@@ -139,8 +146,16 @@ def aggregate_judgment(
                     continue
                 winner = decision
             elif winner is None:
-                out.escalations.append({"id": bid, "item_id": scene["id"], "k": b["k"], "text": b["text"],
-                                        "votes": dict(counts), "annotators": [r["annotator"] for r in brow]})
+                out.escalations.append(
+                    {
+                        "id": bid,
+                        "item_id": scene["id"],
+                        "k": b["k"],
+                        "text": b["text"],
+                        "votes": dict(counts),
+                        "annotators": [r["annotator"] for r in brow],
+                    }
+                )
                 continue
             if winner is not None and not resolved:
                 consensus[key] = winner
@@ -148,23 +163,32 @@ def aggregate_judgment(
                 out.removed.append({"id": bid, "reason": "invalid", "votes": dict(counts)})
                 continue
             votes = [lab for lab in labels if lab != "invalid"]
-            final.append({
-                "k": b["k"],
-                "text": b["text"],
-                "label": winner,
-                "facets": _facet_majority(brow, b.get("facets") or []),
-                "votes": votes or [winner],
-                "n_annotators": len(labels),
-                "n_invalid": labels.count("invalid"),
-                "confidence": round(conf, 4) if not resolved else None,
-                "resolved_by_expert": resolved,
-                "suggested_label": b.get("suggested_label"),
-            })
+            final.append(
+                {
+                    "k": b["k"],
+                    "text": b["text"],
+                    "label": winner,
+                    "facets": _facet_majority(brow, b.get("facets") or []),
+                    "votes": votes or [winner],
+                    "n_annotators": len(labels),
+                    "n_invalid": labels.count("invalid"),
+                    "confidence": round(conf, 4) if not resolved else None,
+                    "resolved_by_expert": resolved,
+                    "suggested_label": b.get("suggested_label"),
+                }
+            )
         if final:
-            out.scenes.append({
-                "id": scene["id"], "image": scene["image"], "subset": scene.get("subset"), "question": scene["question"],
-                "category": scene.get("category"), "subcategory": scene.get("subcategory"), "behaviors": final,
-            })
+            out.scenes.append(
+                {
+                    "id": scene["id"],
+                    "image": scene["image"],
+                    "subset": scene.get("subset"),
+                    "question": scene["question"],
+                    "category": scene.get("category"),
+                    "subcategory": scene.get("subcategory"),
+                    "behaviors": final,
+                }
+            )
         else:
             out.removed.append({"id": scene["id"], "reason": "scene_without_behaviors"})
     out.agreement = agreement_summary(units, JUDGMENT_LABELS)
@@ -212,7 +236,9 @@ def aggregate_grounding(
             if unit:
                 option_units.append(unit)
         if n < min_annotators and q["id"] not in resolutions:
-            out.removed.append({"id": q["id"], "reason": "insufficient_annotators", "n_annotators": n, "needed": min_annotators})
+            out.removed.append(
+                {"id": q["id"], "reason": "insufficient_annotators", "n_annotators": n, "needed": min_annotators}
+            )
             continue
         half = n / 2
         invalid_votes = sum(1 for r in qrows if r["invalid"])
@@ -229,20 +255,36 @@ def aggregate_grounding(
             out.removed.append({"id": q["id"], "reason": "invalid", "invalid_votes": invalid_votes, "n_annotators": n})
             continue
         elif not answer:
-            out.escalations.append({"id": q["id"], "votes": letter_votes, "invalid_votes": invalid_votes,
-                                    "selections": [r["selection"] for r in qrows]})
+            out.escalations.append(
+                {
+                    "id": q["id"],
+                    "votes": letter_votes,
+                    "invalid_votes": invalid_votes,
+                    "selections": [r["selection"] for r in qrows],
+                }
+            )
             continue
         if not resolved:
             for x in LETTERS:
                 consensus[(q["id"], x)] = "yes" if x in answer else "no"
         agree = sum(1 for r in qrows if list(r["selection"]) == answer) / n if n else None
-        out.questions.append({
-            "id": q["id"], "image": q["image"], "question": q["question"], "options": q.get("options") or {},
-            "answer": answer, "votes": [list(r["selection"]) for r in qrows if r["selection"]],
-            "n_annotators": n, "confidence": round(agree, 4) if agree is not None else None,
-            "resolved_by_expert": resolved, "subset": q.get("subset"), "category": q.get("category"),
-            "subcategory": q.get("subcategory"), "facets": q.get("facets") or [],
-        })
+        out.questions.append(
+            {
+                "id": q["id"],
+                "image": q["image"],
+                "question": q["question"],
+                "options": q.get("options") or {},
+                "answer": answer,
+                "votes": [list(r["selection"]) for r in qrows if r["selection"]],
+                "n_annotators": n,
+                "confidence": round(agree, 4) if agree is not None else None,
+                "resolved_by_expert": resolved,
+                "subset": q.get("subset"),
+                "category": q.get("category"),
+                "subcategory": q.get("subcategory"),
+                "facets": q.get("facets") or [],
+            }
+        )
     out.agreement = agreement_summary(option_units, ("yes", "no"))
     out.annotators = annotator_accuracy(
         [((r["item_id"], x), r["annotator"], "yes" if x in r["selection"] else "no") for r in rows for x in LETTERS],
@@ -254,8 +296,9 @@ def aggregate_grounding(
 # --------------------------------------------------------------------------- verification
 
 
-def aggregate_verification(review_records: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]],
-                           *, min_annotators: int = 3) -> dict[str, Any]:
+def aggregate_verification(
+    review_records: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]], *, min_annotators: int = 3
+) -> dict[str, Any]:
     """Chosen image per reviewed scene: ``{"chosen", "revise", "escalations", "unannotated",
     "agreement"}``.
 
@@ -271,7 +314,12 @@ def aggregate_verification(review_records: Sequence[Mapping[str, Any]], rows: Se
     for rec in review_records:
         vrows = by_item.get(rec["id"], [])
         edited = rec["final"] != rec["original"]
-        base = {"id": rec["id"], "scenario": rec.get("scenario") or {}, "original": rec["original"], "edited": rec["final"]}
+        base = {
+            "id": rec["id"],
+            "scenario": rec.get("scenario") or {},
+            "original": rec["original"],
+            "edited": rec["final"],
+        }
         if not vrows and not edited:
             if rec.get("status") != "rejected":
                 chosen.append({**base, "choice": "original", "image": rec["original"], "votes": {}})
@@ -284,19 +332,43 @@ def aggregate_verification(review_records: Sequence[Mapping[str, Any]], rows: Se
             continue
         winner, counts, conf = plurality(labels)
         if len(labels) < min_annotators:
-            unannotated.append({**base, "reason": "insufficient_annotators", "n_annotators": len(labels),
-                                "needed": min_annotators, "votes": dict(counts)})
+            unannotated.append(
+                {
+                    **base,
+                    "reason": "insufficient_annotators",
+                    "n_annotators": len(labels),
+                    "needed": min_annotators,
+                    "votes": dict(counts),
+                }
+            )
             continue
         if winner is None:
             escalations.append({**base, "votes": dict(counts)})
         elif winner == "neither":
-            revise.append({**base, "votes": dict(counts),
-                           "instructions": [r["instructions"] for r in vrows if r.get("instructions")]})
+            revise.append(
+                {
+                    **base,
+                    "votes": dict(counts),
+                    "instructions": [r["instructions"] for r in vrows if r.get("instructions")],
+                }
+            )
         else:
-            chosen.append({**base, "choice": winner, "image": rec[winner if winner == "original" else "final"],
-                           "votes": dict(counts), "confidence": round(conf, 4)})
-    return {"chosen": chosen, "revise": revise, "escalations": escalations, "unannotated": unannotated,
-            "agreement": agreement_summary(units, VERIFICATION_CHOICES)}
+            chosen.append(
+                {
+                    **base,
+                    "choice": winner,
+                    "image": rec[winner if winner == "original" else "final"],
+                    "votes": dict(counts),
+                    "confidence": round(conf, 4),
+                }
+            )
+    return {
+        "chosen": chosen,
+        "revise": revise,
+        "escalations": escalations,
+        "unannotated": unannotated,
+        "agreement": agreement_summary(units, VERIFICATION_CHOICES),
+    }
 
 
 # --------------------------------------------------------------------------- annotators
@@ -317,8 +389,10 @@ def annotator_accuracy(
             continue
         hits[who][1] += 1
         hits[who][0] += int(label == ref)
-    table = [{"annotator": who, "n": n, "correct": c, "accuracy": round(c / n, 4) if n else None}
-             for who, (c, n) in hits.items()]
+    table = [
+        {"annotator": who, "n": n, "correct": c, "accuracy": round(c / n, 4) if n else None}
+        for who, (c, n) in hits.items()
+    ]
     return sorted(table, key=lambda r: (-(r["accuracy"] or 0.0), -r["n"], r["annotator"]))
 
 
@@ -343,7 +417,9 @@ def load_text_only_predictions(paths: Sequence[str | Path]) -> list[dict[tuple[s
                 qk = str(row["question_key"])
                 if not qk.startswith("b") or not qk[1:].isdigit():
                     continue
-                preds[(str(row["item_id"]), int(qk[1:]))] = row.get("parsed") if isinstance(row.get("parsed"), str) else None
+                preds[(str(row["item_id"]), int(qk[1:]))] = (
+                    row.get("parsed") if isinstance(row.get("parsed"), str) else None
+                )
             elif "k" in row:
                 preds[(str(row["item_id"]), int(row["k"]))] = row.get("label")
         runs.append(preds)
@@ -370,8 +446,16 @@ def image_necessity(
                 continue
             share = sum(1 for a in answered if a == b["label"]) / len(answered)
             if share >= min_correct:
-                dropped.append({"id": f"{scene['id']}#b{b['k']}", "reason": "image_necessity", "label": b["label"],
-                                "text_only_correct": round(share, 4), "runs": len(answered), "text": b["text"]})
+                dropped.append(
+                    {
+                        "id": f"{scene['id']}#b{b['k']}",
+                        "reason": "image_necessity",
+                        "label": b["label"],
+                        "text_only_correct": round(share, 4),
+                        "runs": len(answered),
+                        "text": b["text"],
+                    }
+                )
             else:
                 keep.append(b)
         if keep:

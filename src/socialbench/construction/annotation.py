@@ -1,6 +1,6 @@
 """Label Studio tasks and labeling configs, and import of Label Studio JSON exports.
 
-Three annotation kinds (RobotEQ App. B.2 "Human Verification", App. D, App. E):
+Four annotation kinds (RobotEQ App. B.2 "Human Verification", App. D, App. E):
 
 ``verification``
     original vs edited image of a synthetic scene: ``original`` / ``edited`` / ``neither``,
@@ -12,9 +12,13 @@ Three annotation kinds (RobotEQ App. B.2 "Human Verification", App. D, App. E):
 ``grounding``
     an image with regions A-D drawn on it and a question: any of ``A``, ``B``, ``C``,
     ``D``, ``invalid`` (multiple choice). No model answer is shown.
+``topics``
+    a scene image alone (no scenario text, as in App. E "Manual Questions Generation"):
+    the annotator proposes spatial grounding topics, one per line of the ``topics`` text
+    area; the proposals are pooled per image by ``build topics``.
 
 :func:`labeling_config` returns the XML of a kind; :func:`verification_tasks`,
-:func:`judgment_tasks` and :func:`grounding_tasks` build the task lists (``[{"data":
+:func:`judgment_tasks`, :func:`grounding_tasks` and :func:`topic_proposal_tasks` build the task lists (``[{"data":
 {...}}]``) that Label Studio imports. Every task carries ``kind``, ``item_id`` (and ``k``
 for judgment) so an export maps back to our records.
 
@@ -38,10 +42,11 @@ import base64
 import json
 import mimetypes
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 from urllib.parse import quote
 from xml.sax.saxutils import quoteattr
 
@@ -58,12 +63,14 @@ __all__ = [
     "verification_tasks",
     "judgment_tasks",
     "grounding_tasks",
+    "topic_proposal_tasks",
+    "split_topics",
     "ImportResult",
     "annotation_time",
     "import_export",
 ]
 
-KINDS = ("verification", "judgment", "grounding")
+KINDS = ("verification", "judgment", "grounding", "topics")
 JUDGMENT_LABELS = ("proper", "improper", "invalid")
 VERIFICATION_CHOICES = ("original", "edited", "neither")
 GROUNDING_CHOICES = (*LETTERS, "invalid")
@@ -80,42 +87,61 @@ def _choices(name: str, to: str, values: Sequence[str], multiple: bool, required
 def labeling_config(kind: str) -> str:
     """The Label Studio labeling config (XML) for ``kind``."""
     if kind == "verification":
-        return "\n".join([
-            "<View>",
-            '  <Header value="$title"/>',
-            '  <Text name="scenario" value="$scenario"/>',
-            '  <View style="display: flex; gap: 12px;">',
-            '    <View style="flex: 50%;"><Header value="Original" size="5"/><Image name="original" value="$original"/></View>',
-            '    <View style="flex: 50%;"><Header value="Edited" size="5"/><Image name="edited" value="$edited"/></View>',
-            "  </View>",
-            '  <Header value="Which image best matches the scenario?" size="5"/>',
-            _choices("choice", "scenario", VERIFICATION_CHOICES, False, True),
-            '  <TextArea name="instructions" toName="scenario" rows="3" editable="true" maxSubmissions="1" '
-            'placeholder="If neither matches: revision instructions"/>',
-            "</View>",
-        ])
+        return "\n".join(
+            [
+                "<View>",
+                '  <Header value="$title"/>',
+                '  <Text name="scenario" value="$scenario"/>',
+                '  <View style="display: flex; gap: 12px;">',
+                '    <View style="flex: 50%;"><Header value="Original" size="5"/><Image name="original" value="$original"/></View>',
+                '    <View style="flex: 50%;"><Header value="Edited" size="5"/><Image name="edited" value="$edited"/></View>',
+                "  </View>",
+                '  <Header value="Which image best matches the scenario?" size="5"/>',
+                _choices("choice", "scenario", VERIFICATION_CHOICES, False, True),
+                '  <TextArea name="instructions" toName="scenario" rows="3" editable="true" maxSubmissions="1" '
+                'placeholder="If neither matches: revision instructions"/>',
+                "</View>",
+            ]
+        )
     if kind == "judgment":
-        return "\n".join([
-            "<View>",
-            '  <Image name="image" value="$image"/>',
-            '  <Header value="$question"/>',
-            '  <Text name="behavior" value="$behavior"/>',
-            '  <Header value="Is this next action proper, improper, or invalid for the benchmark?" size="5"/>',
-            _choices("label", "behavior", JUDGMENT_LABELS, False, True),
-            '  <Header value="Facets (select all that apply)" size="5"/>',
-            _choices("facets", "behavior", FACETS, True, False),
-            "</View>",
-        ])
+        return "\n".join(
+            [
+                "<View>",
+                '  <Image name="image" value="$image"/>',
+                '  <Header value="$question"/>',
+                '  <Text name="behavior" value="$behavior"/>',
+                '  <Header value="Is this next action proper, improper, or invalid for the benchmark?" size="5"/>',
+                _choices("label", "behavior", JUDGMENT_LABELS, False, True),
+                '  <Header value="Facets (select all that apply)" size="5"/>',
+                _choices("facets", "behavior", FACETS, True, False),
+                "</View>",
+            ]
+        )
     if kind == "grounding":
-        return "\n".join([
-            "<View>",
-            '  <Image name="image" value="$image"/>',
-            '  <Header value="$question"/>',
-            '  <Text name="options" value="$options_text"/>',
-            '  <Header value="Select every appropriate region (or invalid)" size="5"/>',
-            _choices("regions", "image", GROUNDING_CHOICES, True, True),
-            "</View>",
-        ])
+        return "\n".join(
+            [
+                "<View>",
+                '  <Image name="image" value="$image"/>',
+                '  <Header value="$question"/>',
+                '  <Text name="options" value="$options_text"/>',
+                '  <Header value="Select every appropriate region (or invalid)" size="5"/>',
+                _choices("regions", "image", GROUNDING_CHOICES, True, True),
+                "</View>",
+            ]
+        )
+    if kind == "topics":
+        return "\n".join(
+            [
+                "<View>",
+                '  <Image name="image" value="$image"/>',
+                '  <Header value="Propose spatial grounding topics for this image, one per line: decisions a robot '
+                "could make from what it sees (where to move, which person to approach, which object or region is "
+                'socially appropriate to select)." size="5"/>',
+                '  <TextArea name="topics" toName="image" rows="5" editable="true" maxSubmissions="1" required="true" '
+                'placeholder="Where should the robot wait so it does not block the aisle?"/>',
+                "</View>",
+            ]
+        )
     raise ValueError(f"unknown annotation kind {kind!r}; use {', '.join(KINDS)}")
 
 
@@ -140,51 +166,75 @@ class ImageRefs:
             try:
                 inner = path.relative_to(root).as_posix()
             except ValueError:
-                raise DataError.single(path, "image", f"image is outside the document root {root}",
-                                       "pass --document-root above the work folder") from None
+                raise DataError.single(
+                    path,
+                    "image",
+                    f"image is outside the document root {root}",
+                    "pass --document-root above the work folder",
+                ) from None
             return f"/data/local-files/?d={quote(inner)}"
         raise ValueError(f"unknown image reference mode {self.mode!r}; use local-files, prefix or data-uri")
 
 
-def verification_tasks(review_records: Iterable[Mapping[str, Any]], refs: ImageRefs, *, only_edited: bool = True) -> list[dict[str, Any]]:
+def verification_tasks(
+    review_records: Iterable[Mapping[str, Any]], refs: ImageRefs, *, only_edited: bool = True
+) -> list[dict[str, Any]]:
     """One task per reviewed image whose final image differs from the original."""
     tasks = []
     for r in review_records:
         if only_edited and r["final"] == r["original"]:
             continue
         s = r.get("scenario") or {}
-        tasks.append({"data": {
-            "kind": "verification",
-            "item_id": r["id"],
-            "title": s.get("title") or r["id"],
-            "scenario": f"{s.get('description', '')}\nDecision point: {s.get('decision_point', '')}".strip(),
-            "original": refs.url(r["original"]),
-            "edited": refs.url(r["final"]),
-            "original_path": r["original"],
-            "edited_path": r["final"],
-        }})
+        tasks.append(
+            {
+                "data": {
+                    "kind": "verification",
+                    "item_id": r["id"],
+                    "title": s.get("title") or r["id"],
+                    "scenario": f"{s.get('description', '')}\nDecision point: {s.get('decision_point', '')}".strip(),
+                    "original": refs.url(r["original"]),
+                    "edited": refs.url(r["final"]),
+                    "original_path": r["original"],
+                    "edited_path": r["final"],
+                }
+            }
+        )
     return tasks
 
 
-def judgment_tasks(behavior_records: Iterable[Mapping[str, Any]], refs: ImageRefs, *, prefill_facets: bool = True) -> list[dict[str, Any]]:
+def judgment_tasks(
+    behavior_records: Iterable[Mapping[str, Any]], refs: ImageRefs, *, prefill_facets: bool = True
+) -> list[dict[str, Any]]:
     """One task per (scene, behavior); suggested facets become a prediction when asked."""
     tasks = []
     for r in behavior_records:
         url = refs.url(r["image"])
         for b in r["behaviors"]:
-            task: dict[str, Any] = {"data": {
-                "kind": "judgment",
-                "item_id": r["id"],
-                "k": b["k"],
-                "image": url,
-                "image_path": r["image"],
-                "question": r["question"],
-                "behavior": b["text"],
-            }}
+            task: dict[str, Any] = {
+                "data": {
+                    "kind": "judgment",
+                    "item_id": r["id"],
+                    "k": b["k"],
+                    "image": url,
+                    "image_path": r["image"],
+                    "question": r["question"],
+                    "behavior": b["text"],
+                }
+            }
             if prefill_facets and b.get("facets"):
-                task["predictions"] = [{"model_version": "behaviors-stage", "result": [{
-                    "from_name": "facets", "to_name": "behavior", "type": "choices", "value": {"choices": list(b["facets"])},
-                }]}]
+                task["predictions"] = [
+                    {
+                        "model_version": "behaviors-stage",
+                        "result": [
+                            {
+                                "from_name": "facets",
+                                "to_name": "behavior",
+                                "type": "choices",
+                                "value": {"choices": list(b["facets"])},
+                            }
+                        ],
+                    }
+                ]
             tasks.append(task)
     return tasks
 
@@ -195,15 +245,38 @@ def grounding_tasks(grounding_records: Iterable[Mapping[str, Any]], refs: ImageR
     for r in grounding_records:
         options = r.get("options") or {}
         text = "\n".join(f"{k}: {options[k]}" for k in LETTERS if options.get(k))
-        tasks.append({"data": {
-            "kind": "grounding",
-            "item_id": r["id"],
-            "image": refs.url(r["image"]),
-            "image_path": r["image"],
-            "question": r["question"],
-            "options_text": text or "Regions A-D are drawn on the image.",
-        }})
+        tasks.append(
+            {
+                "data": {
+                    "kind": "grounding",
+                    "item_id": r["id"],
+                    "image": refs.url(r["image"]),
+                    "image_path": r["image"],
+                    "question": r["question"],
+                    "options_text": text or "Regions A-D are drawn on the image.",
+                }
+            }
+        )
     return tasks
+
+
+def topic_proposal_tasks(scene_records: Iterable[Mapping[str, Any]], refs: ImageRefs) -> list[dict[str, Any]]:
+    """One topic-proposal task per scene image; the scenario text is left out on purpose
+    (the proposals must rest on visual evidence)."""
+    return [
+        {"data": {"kind": "topics", "item_id": r["id"], "image": refs.url(r["image"]), "image_path": r["image"]}}
+        for r in scene_records
+    ]
+
+
+def split_topics(text: str) -> list[str]:
+    """The topics of a ``topics`` text area: one per non-empty line, list bullets removed."""
+    out = []
+    for line in text.splitlines():
+        topic = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s*", "", line).strip()
+        if topic:
+            out.append(topic)
+    return out
 
 
 # --------------------------------------------------------------------------- import
@@ -233,6 +306,8 @@ def _results(ann: Mapping[str, Any]) -> dict[str, Any]:
             continue
         value = res.get("value") or {}
         name = res.get("from_name")
+        if not isinstance(name, str):  # results are looked up by control name; an unnamed one has none
+            continue
         if "choices" in value:
             out[name] = list(value["choices"])
         elif "text" in value:
@@ -302,19 +377,34 @@ def import_export(paths: Sequence[str | Path]) -> ImportResult:
         try:
             doc = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise DataError.single(p, "", f"cannot read the export as JSON: {exc}", "export the project in JSON format") from exc
+            raise DataError.single(
+                p, "", f"cannot read the export as JSON: {exc}", "export the project in JSON format"
+            ) from exc
         if not isinstance(doc, list):
-            raise DataError.single(p, "", "export is not a list of tasks", "use Label Studio's JSON export (not JSON-MIN or CSV)")
+            raise DataError.single(
+                p, "", "export is not a list of tasks", "use Label Studio's JSON export (not JSON-MIN or CSV)"
+            )
         for t_index, task in enumerate(doc):
             data = task.get("data") if isinstance(task, dict) else None
             where = f"task {task.get('id', t_index) if isinstance(task, dict) else t_index}"
             if not isinstance(data, dict):
-                problems.append(Problem(str(p), where, "task has no data", "export tasks created by socialbench build annotate export"))
+                problems.append(
+                    Problem(
+                        str(p), where, "task has no data", "export tasks created by socialbench build annotate export"
+                    )
+                )
                 continue
             kind = _kind_of(data)
             item = data.get("item_id")
             if kind is None or not isinstance(item, str):
-                problems.append(Problem(str(p), f"{where}.data", "task has no kind/item_id", "export tasks created by socialbench build annotate export"))
+                problems.append(
+                    Problem(
+                        str(p),
+                        f"{where}.data",
+                        "task has no kind/item_id",
+                        "export tasks created by socialbench build annotate export",
+                    )
+                )
                 continue
             anns = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
             if not anns:
@@ -325,17 +415,37 @@ def import_export(paths: Sequence[str | Path]) -> ImportResult:
                     continue
                 who = _annotator(ann)
                 res = _results(ann)
-                row: dict[str, Any] = {"kind": kind, "item_id": item, "annotator": who, "ls_task": task.get("id"),
-                                       "ls_annotation": ann.get("id"), "lead_time": ann.get("lead_time")}
+                row: dict[str, Any] = {
+                    "kind": kind,
+                    "item_id": item,
+                    "annotator": who,
+                    "ls_task": task.get("id"),
+                    "ls_annotation": ann.get("id"),
+                    "lead_time": ann.get("lead_time"),
+                }
                 if kind == "judgment":
                     labels = res.get("label") or []
                     if len(labels) != 1 or labels[0] not in JUDGMENT_LABELS:
-                        problems.append(Problem(str(p), f"{where}.annotation {ann.get('id')}", f"label {labels!r} is not one of {JUDGMENT_LABELS}", "annotate with the exported config"))
+                        problems.append(
+                            Problem(
+                                str(p),
+                                f"{where}.annotation {ann.get('id')}",
+                                f"label {labels!r} is not one of {JUDGMENT_LABELS}",
+                                "annotate with the exported config",
+                            )
+                        )
                         continue
                     facets = [f for f in res.get("facets") or []]
                     unknown = [f for f in facets if f not in FACETS]
                     if unknown:
-                        problems.append(Problem(str(p), f"{where}.annotation {ann.get('id')}", f"unknown facets {unknown}", "annotate with the exported config"))
+                        problems.append(
+                            Problem(
+                                str(p),
+                                f"{where}.annotation {ann.get('id')}",
+                                f"unknown facets {unknown}",
+                                "annotate with the exported config",
+                            )
+                        )
                         continue
                     row.update({"k": int(data["k"]), "label": labels[0], "facets": facets})
                     key = f"{item}#b{int(data['k'])}@{who}"
@@ -343,14 +453,42 @@ def import_export(paths: Sequence[str | Path]) -> ImportResult:
                     sel = res.get("regions") or []
                     bad = [s for s in sel if s not in GROUNDING_CHOICES]
                     if bad or not sel:
-                        problems.append(Problem(str(p), f"{where}.annotation {ann.get('id')}", f"selection {sel!r} is not among {GROUNDING_CHOICES}", "annotate with the exported config"))
+                        problems.append(
+                            Problem(
+                                str(p),
+                                f"{where}.annotation {ann.get('id')}",
+                                f"selection {sel!r} is not among {GROUNDING_CHOICES}",
+                                "annotate with the exported config",
+                            )
+                        )
                         continue
                     row.update({"selection": [x for x in LETTERS if x in sel], "invalid": "invalid" in sel})
+                    key = f"{item}@{who}"
+                elif kind == "topics":
+                    topics = split_topics(str(res.get("topics") or ""))
+                    if not topics:
+                        problems.append(
+                            Problem(
+                                str(p),
+                                f"{where}.annotation {ann.get('id')}",
+                                "no topic proposed (the topics text area is empty)",
+                                "write one topic per line, or skip the task in Label Studio instead of submitting it",
+                            )
+                        )
+                        continue
+                    row["topics"] = topics
                     key = f"{item}@{who}"
                 else:
                     choice = res.get("choice") or []
                     if len(choice) != 1 or choice[0] not in VERIFICATION_CHOICES:
-                        problems.append(Problem(str(p), f"{where}.annotation {ann.get('id')}", f"choice {choice!r} is not one of {VERIFICATION_CHOICES}", "annotate with the exported config"))
+                        problems.append(
+                            Problem(
+                                str(p),
+                                f"{where}.annotation {ann.get('id')}",
+                                f"choice {choice!r} is not one of {VERIFICATION_CHOICES}",
+                                "annotate with the exported config",
+                            )
+                        )
                         continue
                     row.update({"choice": choice[0], "instructions": res.get("instructions") or ""})
                     key = f"{item}@{who}"
@@ -359,9 +497,14 @@ def import_export(paths: Sequence[str | Path]) -> ImportResult:
                     order = _order(ann)
                 except ValueError:
                     stamp = ann.get("updated_at") or ann.get("created_at")
-                    problems.append(Problem(str(p), f"{where}.annotation {ann.get('id')}.updated_at",
-                                            f"{stamp!r} is not an ISO 8601 time",
-                                            "keep Label Studio's updated_at / created_at values as exported"))
+                    problems.append(
+                        Problem(
+                            str(p),
+                            f"{where}.annotation {ann.get('id')}.updated_at",
+                            f"{stamp!r} is not an ISO 8601 time",
+                            "keep Label Studio's updated_at / created_at values as exported",
+                        )
+                    )
                     continue
                 slot = (kind, key)
                 if slot in latest:

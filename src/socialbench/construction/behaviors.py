@@ -14,13 +14,21 @@ image that was not rejected), ``images.jsonl`` or ``real_images.jsonl``. Output:
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from socialbench.benchmarks.roboteq.schema import FACETS
 from socialbench.construction.llm import JsonTask, OutputError
 from socialbench.types import EncodedImage, GenerationConfig, Request
 
-__all__ = ["scene_inputs", "behavior_prompt", "validate_behaviors", "behavior_tasks", "behavior_records", "default_question"]
+__all__ = [
+    "scene_inputs",
+    "behavior_prompt",
+    "validate_behaviors",
+    "behavior_tasks",
+    "behavior_records",
+    "default_question",
+]
 
 
 def default_question(role: str | None) -> str:
@@ -28,8 +36,9 @@ def default_question(role: str | None) -> str:
     return f"You are {who}. In the following scenario, what is your most appropriate next action?"
 
 
-def scene_inputs(records: Sequence[Mapping[str, Any]], source: str, *, include_rejected: bool = False,
-                 use: str = "final") -> list[dict[str, Any]]:
+def scene_inputs(
+    records: Sequence[Mapping[str, Any]], source: str, *, include_rejected: bool = False, use: str = "final"
+) -> list[dict[str, Any]]:
     """Normalise stage records into scenes ``{id, image, subset, scenario}``.
 
     ``source``: ``review`` (image ``final`` or ``best`` round; rejected images skipped
@@ -46,10 +55,18 @@ def scene_inputs(records: Sequence[Mapping[str, Any]], source: str, *, include_r
                 image = r["final"]
             scenes.append({"id": r["id"], "image": image, "subset": "synthetic", "scenario": r.get("scenario") or {}})
         elif source == "images":
-            scenes.append({"id": r["id"], "image": r["image"], "subset": "synthetic", "scenario": r.get("scenario") or {}})
+            scenes.append(
+                {"id": r["id"], "image": r["image"], "subset": "synthetic", "scenario": r.get("scenario") or {}}
+            )
         elif source == "real-images":
-            scenes.append({"id": r["id"], "image": r["image"], "subset": "real",
-                           "scenario": {k: r.get(k) for k in ("category", "subcategory", "role") if r.get(k)}})
+            scenes.append(
+                {
+                    "id": r["id"],
+                    "image": r["image"],
+                    "subset": "real",
+                    "scenario": {k: r.get(k) for k in ("category", "subcategory", "role") if r.get(k)},
+                }
+            )
         else:
             raise ValueError(f"unknown scene source {source!r}; use review, images or real-images")
     return scenes
@@ -100,7 +117,9 @@ def validate_behaviors(n_proper: int, n_improper: int):
                 raise OutputError("missing_fields", f"behavior {i} lacks text or suggested_label")
             label = str(label).strip().casefold()
             if label not in ("proper", "improper"):
-                raise OutputError("invalid_output", f"behavior {i}: suggested_label {label!r} is not proper or improper")
+                raise OutputError(
+                    "invalid_output", f"behavior {i}: suggested_label {label!r} is not proper or improper"
+                )
             facets_raw = b.get("facets") or []
             if isinstance(facets_raw, str):
                 facets_raw = [f for f in facets_raw.replace(";", ",").split(",") if f.strip()]
@@ -117,21 +136,36 @@ def validate_behaviors(n_proper: int, n_improper: int):
             if key in seen:
                 continue
             seen.add(key)
-            out.append({"text": text.strip(), "suggested_label": label, "facets": facets,
-                        "rationale": str(b.get("rationale") or "").strip()})
+            out.append(
+                {
+                    "text": text.strip(),
+                    "suggested_label": label,
+                    "facets": facets,
+                    "rationale": str(b.get("rationale") or "").strip(),
+                }
+            )
         n_p = sum(b["suggested_label"] == "proper" for b in out)
         n_i = len(out) - n_p
         if n_p < n_proper or n_i < n_improper:
-            raise OutputError("invalid_output", f"{n_p} proper and {n_i} improper distinct behaviors; "
-                                                f"at least {n_proper} and {n_improper} needed")
+            raise OutputError(
+                "invalid_output",
+                f"{n_p} proper and {n_i} improper distinct behaviors; at least {n_proper} and {n_improper} needed",
+            )
         q = obj.get("question")
         return {"question": q.strip() if isinstance(q, str) and q.strip() else None, "behaviors": out}
 
     return check
 
 
-def behavior_tasks(scenes: Sequence[Mapping[str, Any]], images: Mapping[str, EncodedImage], *, n_proper: int,
-                   n_improper: int, config: GenerationConfig, salts: Mapping[str, int] | None = None) -> list[JsonTask]:
+def behavior_tasks(
+    scenes: Sequence[Mapping[str, Any]],
+    images: Mapping[str, EncodedImage],
+    *,
+    n_proper: int,
+    n_improper: int,
+    config: GenerationConfig,
+    salts: Mapping[str, int] | None = None,
+) -> list[JsonTask]:
     salts = salts or {}
     return [
         JsonTask(
@@ -150,14 +184,16 @@ def behavior_records(result: Any) -> list[dict[str, Any]]:
     s = result.context
     scen = s.get("scenario") or {}
     question = result.value["question"] or default_question(scen.get("role"))
-    return [{
-        "id": result.id,
-        "image": s["image"],
-        "subset": s.get("subset"),
-        "question": question,
-        "category": scen.get("category"),
-        "subcategory": scen.get("subcategory"),
-        "scenario_title": scen.get("title"),
-        "scenario_description": scen.get("description"),
-        "behaviors": [{"k": i + 1, **b} for i, b in enumerate(result.value["behaviors"])],
-    }]
+    return [
+        {
+            "id": result.id,
+            "image": s["image"],
+            "subset": s.get("subset"),
+            "question": question,
+            "category": scen.get("category"),
+            "subcategory": scen.get("subcategory"),
+            "scenario_title": scen.get("title"),
+            "scenario_description": scen.get("description"),
+            "behaviors": [{"k": i + 1, **b} for i, b in enumerate(result.value["behaviors"])],
+        }
+    ]

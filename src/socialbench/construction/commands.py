@@ -21,6 +21,10 @@ Files in the work folder::
     annotation/<kind>/annotations.jsonl         annotate import
     aggregated/*.jsonl, aggregated/agreement.json  aggregate
     overlays/*.png, grounding_items.jsonl       overlays
+    topics.jsonl (topics.model.jsonl)           topics
+    grounding_questions.jsonl                   grounding-questions
+    grounding_items.jsonl, overlays/, grounding_images/  grounding-images
+    crawl_queries.jsonl, crawl.jsonl, crawl/*   crawl
     real/*, real_images.jsonl                   real-images
     summaries/<stage>.json                      every stage (report)
 """
@@ -28,8 +32,9 @@ Files in the work folder::
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Callable, List, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -52,18 +57,23 @@ annotate_app = typer.Typer(no_args_is_help=True, help="Label Studio tasks and co
 build_app.add_typer(annotate_app, name="annotate")
 
 Work = Annotated[Path, typer.Option("--work", "-w", help="Work folder shared by all stages.")]
-Model = Annotated[str, typer.Option("--model", "-m", help="Chat/VLM model spec, e.g. openai:gpt-4o or openai:NAME@http://host:8000/v1.")]
+Model = Annotated[
+    str,
+    typer.Option("--model", "-m", help="Chat/VLM model spec, e.g. openai:gpt-4o or openai:NAME@http://host:8000/v1."),
+]
 Concurrency = Annotated[int, typer.Option(help="Model calls in flight.")]
 Timeout = Annotated[float, typer.Option(help="Seconds per model call.")]
 MaxAttempts = Annotated[int, typer.Option(help="Transport attempts per call (429/5xx/timeouts are retried).")]
 ParseRetries = Annotated[int, typer.Option(help="Repair requests after invalid JSON or missing fields.")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not use <work>/llm_cache.sqlite3.")]
-ModelOpt = Annotated[Optional[List[str]], typer.Option("--model-opt", help="Backend option KEY=VALUE (repeatable).")]
-PriceIn = Annotated[Optional[float], typer.Option(help="USD per 1M prompt tokens (for the cost report).")]
-PriceOut = Annotated[Optional[float], typer.Option(help="USD per 1M completion tokens.")]
+ModelOpt = Annotated[list[str] | None, typer.Option("--model-opt", help="Backend option KEY=VALUE (repeatable).")]
+PriceIn = Annotated[float | None, typer.Option(help="USD per 1M prompt tokens (for the cost report).")]
+PriceOut = Annotated[float | None, typer.Option(help="USD per 1M completion tokens.")]
 Progress = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
 RetryDelay = Annotated[float, typer.Option(help="Base backoff (s) before retrying a failed image call.")]
-InPath = Annotated[Optional[Path], typer.Option("--in", help="Input JSONL (default: the previous stage's file in --work).")]
+InPath = Annotated[
+    Path | None, typer.Option("--in", help="Input JSONL (default: the previous stage's file in --work).")
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -74,9 +84,23 @@ def register(app: typer.Typer) -> None:
 # --------------------------------------------------------------------------- helpers
 
 
-def _settings(model: str, work: Path, *, concurrency: int, timeout: float, max_attempts: int, parse_retries: int,
-              no_cache: bool, model_opt: Optional[List[str]], price_in: Optional[float], price_out: Optional[float],
-              progress: bool, temperature: float, max_tokens: int, base_delay_s: float = 1.0) -> LLMSettings:
+def _settings(
+    model: str,
+    work: Path,
+    *,
+    concurrency: int,
+    timeout: float,
+    max_attempts: int,
+    parse_retries: int,
+    no_cache: bool,
+    model_opt: list[str] | None,
+    price_in: float | None,
+    price_out: float | None,
+    progress: bool,
+    temperature: float,
+    max_tokens: int,
+    base_delay_s: float = 1.0,
+) -> LLMSettings:
     """The chat-model settings of an LLM stage from its options (``--model-opt KEY=VALUE``
     checked here)."""
     opts = []
@@ -86,9 +110,19 @@ def _settings(model: str, work: Path, *, concurrency: int, timeout: float, max_a
             raise UsageError(f"--model-opt takes KEY=VALUE (got {p!r})")
         opts.append((k.strip(), v.strip()))
     return LLMSettings(
-        model=model, concurrency=concurrency, timeout_s=timeout, max_attempts=max_attempts, parse_retries=parse_retries,
-        cache=None if no_cache else work / "llm_cache.sqlite3", model_opts=tuple(opts), price_in=price_in,
-        price_out=price_out, progress=progress, temperature=temperature, max_tokens=max_tokens, base_delay_s=base_delay_s,
+        model=model,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        max_attempts=max_attempts,
+        parse_retries=parse_retries,
+        cache=None if no_cache else work / "llm_cache.sqlite3",
+        model_opts=tuple(opts),
+        price_in=price_in,
+        price_out=price_out,
+        progress=progress,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        base_delay_s=base_delay_s,
     )
 
 
@@ -110,15 +144,23 @@ def _finish(work: Path, run: StageRun, t0: float) -> None:
     failures = close_stage(work, run, t0)
     summary = run.summary
     removed = ", ".join(f"{k} {v}" for k, v in summary.removed.items())
-    out.print(f"{summary.stage}: {summary.n_out} records in {summary.output} ({summary.n_new} new, {summary.n_skipped} resumed"
-              + (f", removed: {removed}" if removed else "") + ")", markup=False, highlight=False)
+    out.print(
+        f"{summary.stage}: {summary.n_out} records in {summary.output} ({summary.n_new} new, {summary.n_skipped} resumed"
+        + (f", removed: {removed}" if removed else "")
+        + ")",
+        markup=False,
+        highlight=False,
+    )
     for note in summary.notes:
         out.print(f"  note: {note}", markup=False, highlight=False)
     if failures:
         kinds = summary.failure_kinds
-        err.print(f"{summary.stage}: {len(failures)} record(s) failed ({', '.join(f'{k} {v}' for k, v in kinds.items())}); "
-                  f"see {', '.join(str(o.failures) for o in run.outputs)}; run the same command again to retry them",
-                  markup=False, highlight=False)
+        err.print(
+            f"{summary.stage}: {len(failures)} record(s) failed ({', '.join(f'{k} {v}' for k, v in kinds.items())}); "
+            f"see {', '.join(str(o.failures) for o in run.outputs)}; run the same command again to retry them",
+            markup=False,
+            highlight=False,
+        )
         raise typer.Exit(2)
     if run.rejected:
         raise typer.Exit(1)
@@ -130,7 +172,9 @@ def _finish(work: Path, run: StageRun, t0: float) -> None:
 @build_app.command("taxonomy")
 def taxonomy_cmd(
     work: Work = Path("build"),
-    taxonomy: Annotated[Optional[Path], typer.Option(help="Your taxonomy YAML (default: the shipped 10 x 56 one).")] = None,
+    taxonomy: Annotated[
+        Path | None, typer.Option(help="Your taxonomy YAML (default: the shipped 10 x 56 one).")
+    ] = None,
     force: Annotated[bool, typer.Option(help="Replace <work>/taxonomy.yaml with --taxonomy.")] = False,
 ) -> None:
     """Write the editable taxonomy (<work>/taxonomy.yaml) and taxonomy.jsonl (one row per subcategory)."""
@@ -146,30 +190,73 @@ def taxonomy_cmd(
 def scenarios_cmd(
     model: Model,
     work: Work = Path("build"),
-    merge_model: Annotated[Optional[str], typer.Option(help="Model for the merge (deduplication) phase; the paper uses a different model family. Default: --model.")] = None,
+    merge_model: Annotated[
+        str | None,
+        typer.Option(
+            help="Model for the merge (deduplication) phase; the paper uses a different model family. Default: --model."
+        ),
+    ] = None,
     beams: Annotated[int, typer.Option(help="Independent beam requests per subcategory.")] = 10,
     k: Annotated[int, typer.Option("-k", "--per-beam", help="Scenarios each beam must return (at least).")] = 10,
-    only: Annotated[Optional[str], typer.Option(help="Comma-separated subcategory ids to generate (default: all).")] = None,
-    similarity: Annotated[str, typer.Option(help="Local near-duplicate filter: ngram, minhash or embedding.")] = "ngram",
-    threshold: Annotated[float, typer.Option(help="Similarity at or above which a later scenario is a near-duplicate.")] = 0.5,
-    scope: Annotated[str, typer.Option(help="Compare scenarios within each subcategory or across all.")] = "subcategory",
-    embedding_model: Annotated[Optional[str], typer.Option(help="sentence-transformers model name or path (with --similarity embedding).")] = None,
+    only: Annotated[
+        str | None, typer.Option(help="Comma-separated subcategory ids to generate (default: all).")
+    ] = None,
+    similarity: Annotated[
+        str, typer.Option(help="Local near-duplicate filter: ngram, minhash or embedding.")
+    ] = "ngram",
+    threshold: Annotated[
+        float, typer.Option(help="Similarity at or above which a later scenario is a near-duplicate.")
+    ] = 0.5,
+    scope: Annotated[
+        str, typer.Option(help="Compare scenarios within each subcategory or across all.")
+    ] = "subcategory",
+    embedding_model: Annotated[
+        str | None, typer.Option(help="sentence-transformers model name or path (with --similarity embedding).")
+    ] = None,
     temperature: Annotated[float, typer.Option(help="Sampling temperature of the beam phase.")] = 0.9,
     max_tokens: Annotated[int, typer.Option(help="Max completion tokens per request.")] = 8192,
-    concurrency: Concurrency = 8, timeout: Timeout = 300.0, max_attempts: MaxAttempts = 4,
-    parse_retries: ParseRetries = 2, no_cache: NoCache = False, model_opt: ModelOpt = None,
-    price_in: PriceIn = None, price_out: PriceOut = None, progress: Progress = False,
+    concurrency: Concurrency = 8,
+    timeout: Timeout = 300.0,
+    max_attempts: MaxAttempts = 4,
+    parse_retries: ParseRetries = 2,
+    no_cache: NoCache = False,
+    model_opt: ModelOpt = None,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+    progress: Progress = False,
 ) -> None:
     """Beam-merge scenario generation plus the local near-duplicate filter."""
     from socialbench.construction.stages.generation import scenarios_stage
 
-    common = dict(concurrency=concurrency, timeout=timeout, max_attempts=max_attempts, parse_retries=parse_retries,
-                  no_cache=no_cache, model_opt=model_opt, price_in=price_in, price_out=price_out, progress=progress,
-                  max_tokens=max_tokens)
+    common = dict(
+        concurrency=concurrency,
+        timeout=timeout,
+        max_attempts=max_attempts,
+        parse_retries=parse_retries,
+        no_cache=no_cache,
+        model_opt=model_opt,
+        price_in=price_in,
+        price_out=price_out,
+        progress=progress,
+        max_tokens=max_tokens,
+    )
     beam_s = _settings(model, work, temperature=temperature, **common)  # type: ignore[arg-type]
     merge_s = _settings(merge_model or model, work, temperature=0.0, **common)  # type: ignore[arg-type]
-    _run(work, lambda: scenarios_stage(work, beam_s, merge_s, beams=beams, k=k, only=only, similarity=similarity,
-                                       threshold=threshold, scope=scope, embedding_model=embedding_model))
+    _run(
+        work,
+        lambda: scenarios_stage(
+            work,
+            beam_s,
+            merge_s,
+            beams=beams,
+            k=k,
+            only=only,
+            similarity=similarity,
+            threshold=threshold,
+            scope=scope,
+            embedding_model=embedding_model,
+        ),
+    )
 
 
 # --------------------------------------------------------------------------- image prompts
@@ -182,38 +269,80 @@ def image_prompts_cmd(
     inp: InPath = None,
     temperature: Annotated[float, typer.Option()] = 0.3,
     max_tokens: Annotated[int, typer.Option()] = 2048,
-    concurrency: Concurrency = 8, timeout: Timeout = 120.0, max_attempts: MaxAttempts = 4,
-    parse_retries: ParseRetries = 2, no_cache: NoCache = False, model_opt: ModelOpt = None,
-    price_in: PriceIn = None, price_out: PriceOut = None, progress: Progress = False,
+    concurrency: Concurrency = 8,
+    timeout: Timeout = 120.0,
+    max_attempts: MaxAttempts = 4,
+    parse_retries: ParseRetries = 2,
+    no_cache: NoCache = False,
+    model_opt: ModelOpt = None,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+    progress: Progress = False,
 ) -> None:
     """Scenario -> robot first-person visual prompt (layout, people, gaze, posture, cues)."""
     from socialbench.construction.stages.generation import image_prompts_stage
 
-    s = _settings(model, work, concurrency=concurrency, timeout=timeout, max_attempts=max_attempts,
-                  parse_retries=parse_retries, no_cache=no_cache, model_opt=model_opt, price_in=price_in,
-                  price_out=price_out, progress=progress, temperature=temperature, max_tokens=max_tokens)
+    s = _settings(
+        model,
+        work,
+        concurrency=concurrency,
+        timeout=timeout,
+        max_attempts=max_attempts,
+        parse_retries=parse_retries,
+        no_cache=no_cache,
+        model_opt=model_opt,
+        price_in=price_in,
+        price_out=price_out,
+        progress=progress,
+        temperature=temperature,
+        max_tokens=max_tokens,
+    )
     _run(work, lambda: image_prompts_stage(work, inp, s))
 
 
 # --------------------------------------------------------------------------- images
 
 
-ImageModel = Annotated[str, typer.Option("--image-model", help="Images API model: MODEL[@BASE_URL], e.g. gpt-image-1 or name@http://127.0.0.1:9000/v1.")]
+ImageModel = Annotated[
+    str,
+    typer.Option(
+        "--image-model", help="Images API model: MODEL[@BASE_URL], e.g. gpt-image-1 or name@http://127.0.0.1:9000/v1."
+    ),
+]
 
 
-def _image_settings(image_model: str, size: Optional[str], quality: Optional[str], response_format: str, api_key_env: str,
-                    timeout: float, max_attempts: int, concurrency: int, price_per_image: Optional[float], progress: bool,
-                    base_delay_s: float = 2.0) -> ImageSettings:
+def _image_settings(
+    image_model: str,
+    size: str | None,
+    quality: str | None,
+    response_format: str,
+    api_key_env: str,
+    timeout: float,
+    max_attempts: int,
+    concurrency: int,
+    price_per_image: float | None,
+    progress: bool,
+    base_delay_s: float = 2.0,
+) -> ImageSettings:
     """The images-API settings of an image stage from its options (``--response-format``
     checked here)."""
     from socialbench.construction.images import ImageSettings
 
     if response_format not in ("b64_json", "url", "none"):
         raise UsageError("--response-format must be b64_json, url or none")
-    return ImageSettings(model=image_model, size=size, quality=quality,
-                         response_format=None if response_format == "none" else response_format, api_key_env=api_key_env,
-                         timeout_s=timeout, max_attempts=max_attempts, concurrency=concurrency,
-                         price_per_image=price_per_image, progress=progress, base_delay_s=base_delay_s)
+    return ImageSettings(
+        model=image_model,
+        size=size,
+        quality=quality,
+        response_format=None if response_format == "none" else response_format,
+        api_key_env=api_key_env,
+        timeout_s=timeout,
+        max_attempts=max_attempts,
+        concurrency=concurrency,
+        price_per_image=price_per_image,
+        progress=progress,
+        base_delay_s=base_delay_s,
+    )
 
 
 @build_app.command("images")
@@ -221,20 +350,35 @@ def images_cmd(
     image_model: ImageModel,
     work: Work = Path("build"),
     inp: InPath = None,
-    size: Annotated[Optional[str], typer.Option(help="e.g. 1536x1024 (default: the server's).")] = None,
-    quality: Annotated[Optional[str], typer.Option()] = None,
-    response_format: Annotated[str, typer.Option(help="b64_json, url, or none (omit; gpt-image models always return b64_json).")] = "b64_json",
+    size: Annotated[str | None, typer.Option(help="e.g. 1536x1024 (default: the server's).")] = None,
+    quality: Annotated[str | None, typer.Option()] = None,
+    response_format: Annotated[
+        str, typer.Option(help="b64_json, url, or none (omit; gpt-image models always return b64_json).")
+    ] = "b64_json",
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
-    concurrency: Concurrency = 4, timeout: Timeout = 300.0, max_attempts: MaxAttempts = 4,
-    price_per_image: Annotated[Optional[float], typer.Option(help="USD per generated image (cost report).")] = None,
+    concurrency: Concurrency = 4,
+    timeout: Timeout = 300.0,
+    max_attempts: MaxAttempts = 4,
+    price_per_image: Annotated[float | None, typer.Option(help="USD per generated image (cost report).")] = None,
     retry_delay: RetryDelay = 2.0,
     progress: Progress = False,
 ) -> None:
     """One candidate image per visual prompt, saved with provenance."""
     from socialbench.construction.stages.generation import images_stage
 
-    settings = _image_settings(image_model, size, quality, response_format, api_key_env, timeout, max_attempts,
-                               concurrency, price_per_image, progress, retry_delay)
+    settings = _image_settings(
+        image_model,
+        size,
+        quality,
+        response_format,
+        api_key_env,
+        timeout,
+        max_attempts,
+        concurrency,
+        price_per_image,
+        progress,
+        retry_delay,
+    )
     _run(work, lambda: images_stage(work, inp, settings))
 
 
@@ -250,28 +394,62 @@ def review_cmd(
     max_rounds: Annotated[int, typer.Option(help="Edit rounds per image at most.")] = 2,
     optional_edits: Annotated[bool, typer.Option(help="Also edit images that only failed Soft criteria.")] = False,
     no_edit: Annotated[bool, typer.Option("--no-edit", help="Review only; never call the edit endpoint.")] = False,
-    size: Annotated[Optional[str], typer.Option()] = None,
+    size: Annotated[str | None, typer.Option()] = None,
     response_format: Annotated[str, typer.Option()] = "b64_json",
     api_key_env: Annotated[str, typer.Option()] = "OPENAI_API_KEY",
     image_concurrency: Annotated[int, typer.Option(help="Edit calls in flight.")] = 4,
-    price_per_image: Annotated[Optional[float], typer.Option(help="USD per edited image.")] = None,
+    price_per_image: Annotated[float | None, typer.Option(help="USD per edited image.")] = None,
     retry_delay: RetryDelay = 2.0,
     max_tokens: Annotated[int, typer.Option()] = 2048,
-    concurrency: Concurrency = 8, timeout: Timeout = 300.0, max_attempts: MaxAttempts = 4,
-    parse_retries: ParseRetries = 2, no_cache: NoCache = False, model_opt: ModelOpt = None,
-    price_in: PriceIn = None, price_out: PriceOut = None, progress: Progress = False,
+    concurrency: Concurrency = 8,
+    timeout: Timeout = 300.0,
+    max_attempts: MaxAttempts = 4,
+    parse_retries: ParseRetries = 2,
+    no_cache: NoCache = False,
+    model_opt: ModelOpt = None,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+    progress: Progress = False,
 ) -> None:
     """VLM review on the 7 criteria of Table 3; mandatory revisions through the edit endpoint."""
     from socialbench.construction.review import ReviewOptions
     from socialbench.construction.stages.generation import review_stage
 
-    s = _settings(model, work, concurrency=concurrency, timeout=timeout, max_attempts=max_attempts,
-                  parse_retries=parse_retries, no_cache=no_cache, model_opt=model_opt, price_in=price_in,
-                  price_out=price_out, progress=progress, temperature=0.0, max_tokens=max_tokens)
-    isettings = _image_settings(image_model, size, None, response_format, api_key_env, timeout, max_attempts,
-                                image_concurrency, price_per_image, progress, retry_delay)
-    opts = ReviewOptions(max_rounds=max_rounds, optional_edits=optional_edits, parse_retries=parse_retries,
-                         max_tokens=max_tokens, progress=progress)
+    s = _settings(
+        model,
+        work,
+        concurrency=concurrency,
+        timeout=timeout,
+        max_attempts=max_attempts,
+        parse_retries=parse_retries,
+        no_cache=no_cache,
+        model_opt=model_opt,
+        price_in=price_in,
+        price_out=price_out,
+        progress=progress,
+        temperature=0.0,
+        max_tokens=max_tokens,
+    )
+    isettings = _image_settings(
+        image_model,
+        size,
+        None,
+        response_format,
+        api_key_env,
+        timeout,
+        max_attempts,
+        image_concurrency,
+        price_per_image,
+        progress,
+        retry_delay,
+    )
+    opts = ReviewOptions(
+        max_rounds=max_rounds,
+        optional_edits=optional_edits,
+        parse_retries=parse_retries,
+        max_tokens=max_tokens,
+        progress=progress,
+    )
     _run(work, lambda: review_stage(work, inp, s, isettings, opts, edit=not no_edit))
 
 
@@ -282,25 +460,49 @@ def review_cmd(
 def behaviors_cmd(
     model: Model,
     work: Work = Path("build"),
-    source: Annotated[str, typer.Option(help="Scenes from review, verification (aggregated human choice), images or real-images.")] = "review",
+    source: Annotated[
+        str, typer.Option(help="Scenes from review, verification (aggregated human choice), images or real-images.")
+    ] = "review",
     inp: InPath = None,
     proper: Annotated[int, typer.Option(help="Proper candidates per scene, at least.")] = 3,
     improper: Annotated[int, typer.Option(help="Improper candidates per scene, at least.")] = 3,
     include_rejected: Annotated[bool, typer.Option(help="Also use images the review rejected.")] = False,
     temperature: Annotated[float, typer.Option()] = 0.7,
     max_tokens: Annotated[int, typer.Option()] = 4096,
-    concurrency: Concurrency = 8, timeout: Timeout = 180.0, max_attempts: MaxAttempts = 4,
-    parse_retries: ParseRetries = 2, no_cache: NoCache = False, model_opt: ModelOpt = None,
-    price_in: PriceIn = None, price_out: PriceOut = None, progress: Progress = False,
+    concurrency: Concurrency = 8,
+    timeout: Timeout = 180.0,
+    max_attempts: MaxAttempts = 4,
+    parse_retries: ParseRetries = 2,
+    no_cache: NoCache = False,
+    model_opt: ModelOpt = None,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+    progress: Progress = False,
 ) -> None:
     """Candidate next actions per scene image (proper and improper, with suggested facets)."""
     from socialbench.construction.stages.generation import behaviors_stage
 
-    s = _settings(model, work, concurrency=concurrency, timeout=timeout, max_attempts=max_attempts,
-                  parse_retries=parse_retries, no_cache=no_cache, model_opt=model_opt, price_in=price_in,
-                  price_out=price_out, progress=progress, temperature=temperature, max_tokens=max_tokens)
-    _run(work, lambda: behaviors_stage(work, source, inp, s, proper=proper, improper=improper,
-                                       include_rejected=include_rejected))
+    s = _settings(
+        model,
+        work,
+        concurrency=concurrency,
+        timeout=timeout,
+        max_attempts=max_attempts,
+        parse_retries=parse_retries,
+        no_cache=no_cache,
+        model_opt=model_opt,
+        price_in=price_in,
+        price_out=price_out,
+        progress=progress,
+        temperature=temperature,
+        max_tokens=max_tokens,
+    )
+    _run(
+        work,
+        lambda: behaviors_stage(
+            work, source, inp, s, proper=proper, improper=improper, include_rejected=include_rejected
+        ),
+    )
 
 
 # --------------------------------------------------------------------------- annotation
@@ -308,24 +510,38 @@ def behaviors_cmd(
 
 @annotate_app.command("export")
 def annotate_export_cmd(
-    kind: Annotated[str, typer.Option(help="verification, judgment or grounding.")],
+    kind: Annotated[str, typer.Option(help="verification, judgment, grounding or topics.")],
     work: Work = Path("build"),
     inp: InPath = None,
-    image_refs: Annotated[str, typer.Option(help="How tasks point at images: local-files, prefix or data-uri.")] = "local-files",
+    image_refs: Annotated[
+        str, typer.Option(help="How tasks point at images: local-files, prefix or data-uri.")
+    ] = "local-files",
     prefix: Annotated[str, typer.Option(help="URL prefix for --image-refs prefix.")] = "",
-    document_root: Annotated[Optional[Path], typer.Option(help="LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT (default: --work).")] = None,
+    document_root: Annotated[
+        Path | None, typer.Option(help="LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT (default: --work).")
+    ] = None,
     prefill_facets: Annotated[bool, typer.Option(help="Pre-fill suggested facets as a prediction (judgment).")] = True,
 ) -> None:
     """Write <work>/annotation/<kind>/tasks.json and config.xml for Label Studio."""
     from socialbench.construction.stages.annotation import annotate_export_stage
 
-    _run(work, lambda: annotate_export_stage(work, kind, inp, image_refs=image_refs, prefix=prefix,
-                                             document_root=document_root, prefill_facets=prefill_facets))
+    _run(
+        work,
+        lambda: annotate_export_stage(
+            work,
+            kind,
+            inp,
+            image_refs=image_refs,
+            prefix=prefix,
+            document_root=document_root,
+            prefill_facets=prefill_facets,
+        ),
+    )
 
 
 @annotate_app.command("import")
 def annotate_import_cmd(
-    exports: Annotated[List[Path], typer.Argument(help="Label Studio JSON export file(s).")],
+    exports: Annotated[list[Path], typer.Argument(help="Label Studio JSON export file(s).")],
     work: Work = Path("build"),
     replace: Annotated[bool, typer.Option(help="Replace earlier imported rows instead of merging with them.")] = False,
 ) -> None:
@@ -342,16 +558,34 @@ def annotate_import_cmd(
 def aggregate_cmd(
     work: Work = Path("build"),
     min_annotators: Annotated[int, typer.Option(help="Annotators needed per behavior / question / edited image.")] = 3,
-    resolutions: Annotated[Optional[Path], typer.Option(help="Expert decisions for escalated items (JSONL).")] = None,
-    gold: Annotated[Optional[Path], typer.Option(help="Expert gold labels for annotator accuracy (JSONL: item_id, k, label).")] = None,
-    text_only: Annotated[Optional[List[Path]], typer.Option("--text-only", help="Run folder or samples.jsonl of a no-image eval (repeatable): image-necessity filter.")] = None,
-    min_correct: Annotated[float, typer.Option(help="Drop a behavior when at least this share of the text-only runs judged it correctly.")] = 1.0,
+    resolutions: Annotated[Path | None, typer.Option(help="Expert decisions for escalated items (JSONL).")] = None,
+    gold: Annotated[
+        Path | None, typer.Option(help="Expert gold labels for annotator accuracy (JSONL: item_id, k, label).")
+    ] = None,
+    text_only: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--text-only", help="Run folder or samples.jsonl of a no-image eval (repeatable): image-necessity filter."
+        ),
+    ] = None,
+    min_correct: Annotated[
+        float, typer.Option(help="Drop a behavior when at least this share of the text-only runs judged it correctly.")
+    ] = 1.0,
 ) -> None:
     """Majority vote, escalations, invalid removal, agreement and the image-necessity filter."""
     from socialbench.construction.stages.annotation import aggregate_stage
 
-    _run(work, lambda: aggregate_stage(work, min_annotators=min_annotators, resolutions=resolutions, gold=gold,
-                                       text_only=text_only, min_correct=min_correct))
+    _run(
+        work,
+        lambda: aggregate_stage(
+            work,
+            min_annotators=min_annotators,
+            resolutions=resolutions,
+            gold=gold,
+            text_only=text_only,
+            min_correct=min_correct,
+        ),
+    )
 
 
 # --------------------------------------------------------------------------- overlays
@@ -369,37 +603,246 @@ def overlays_cmd(
     _run(work, lambda: overlays_stage(work, specs))
 
 
+# --------------------------------------------------------------------------- grounding (App. E)
+
+
+@build_app.command("topics")
+def topics_cmd(
+    work: Work = Path("build"),
+    source: Annotated[
+        str, typer.Option(help="annotators (imported Label Studio proposals) or model (a VLM proposes; needs -m).")
+    ] = "annotators",
+    model: Annotated[str | None, typer.Option("--model", "-m", help="VLM spec for --source model.")] = None,
+    inp: InPath = None,
+    per_scene: Annotated[int, typer.Option(help="Topics per scene the model proposes, at least.")] = 2,
+    temperature: Annotated[float, typer.Option()] = 0.7,
+    max_tokens: Annotated[int, typer.Option()] = 1024,
+    concurrency: Concurrency = 8,
+    timeout: Timeout = 180.0,
+    max_attempts: MaxAttempts = 4,
+    parse_retries: ParseRetries = 2,
+    no_cache: NoCache = False,
+    model_opt: ModelOpt = None,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+    progress: Progress = False,
+) -> None:
+    """Pool spatial grounding topics per scene image into topics.jsonl (App. E)."""
+    from socialbench.construction.stages.grounding import topics_stage
+
+    s = (
+        _settings(
+            model,
+            work,
+            concurrency=concurrency,
+            timeout=timeout,
+            max_attempts=max_attempts,
+            parse_retries=parse_retries,
+            no_cache=no_cache,
+            model_opt=model_opt,
+            price_in=price_in,
+            price_out=price_out,
+            progress=progress,
+            temperature=temperature,
+            max_tokens=max_tokens,
+        )
+        if model
+        else None
+    )
+    _run(work, lambda: topics_stage(work, source, inp, s, n=per_scene))
+
+
+@build_app.command("grounding-questions")
+def grounding_questions_cmd(
+    model: Model,
+    work: Work = Path("build"),
+    inp: InPath = None,
+    temperature: Annotated[float, typer.Option()] = 0.7,
+    max_tokens: Annotated[int, typer.Option()] = 2048,
+    concurrency: Concurrency = 8,
+    timeout: Timeout = 180.0,
+    max_attempts: MaxAttempts = 4,
+    parse_retries: ParseRetries = 2,
+    no_cache: NoCache = False,
+    model_opt: ModelOpt = None,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+    progress: Progress = False,
+) -> None:
+    """Stage 1: topic + image -> multiple-select question and an A-D editing instruction."""
+    from socialbench.construction.stages.grounding import grounding_questions_stage
+
+    s = _settings(
+        model,
+        work,
+        concurrency=concurrency,
+        timeout=timeout,
+        max_attempts=max_attempts,
+        parse_retries=parse_retries,
+        no_cache=no_cache,
+        model_opt=model_opt,
+        price_in=price_in,
+        price_out=price_out,
+        progress=progress,
+        temperature=temperature,
+        max_tokens=max_tokens,
+    )
+    _run(work, lambda: grounding_questions_stage(work, inp, s))
+
+
+@build_app.command("grounding-images")
+def grounding_images_cmd(
+    work: Work = Path("build"),
+    inp: InPath = None,
+    out_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Output JSONL (default grounding_items.jsonl; single-stage: grounding_items.single_stage.jsonl).",
+        ),
+    ] = None,
+    image_model: Annotated[
+        str | None,
+        typer.Option(
+            "--image-model", help="Image-editing model MODEL[@BASE_URL]; without it the overlay renderer draws."
+        ),
+    ] = None,
+    single_stage: Annotated[
+        bool, typer.Option("--single-stage", help="Send image + topic straight to --image-model (Figure 19).")
+    ] = False,
+    size: Annotated[str | None, typer.Option()] = None,
+    response_format: Annotated[str, typer.Option()] = "b64_json",
+    api_key_env: Annotated[str, typer.Option()] = "OPENAI_API_KEY",
+    concurrency: Concurrency = 4,
+    timeout: Timeout = 300.0,
+    max_attempts: MaxAttempts = 4,
+    price_per_image: Annotated[float | None, typer.Option(help="USD per edited image.")] = None,
+    retry_delay: RetryDelay = 2.0,
+    progress: Progress = False,
+) -> None:
+    """Stage 2: annotate A-D on each scene image (editing model or overlay renderer)."""
+    from socialbench.construction.stages.grounding import grounding_images_stage
+
+    isettings = (
+        _image_settings(
+            image_model,
+            size,
+            None,
+            response_format,
+            api_key_env,
+            timeout,
+            max_attempts,
+            concurrency,
+            price_per_image,
+            progress,
+            retry_delay,
+        )
+        if image_model
+        else None
+    )
+    _run(work, lambda: grounding_images_stage(work, inp, out_file, isettings, single_stage=single_stage))
+
+
 # --------------------------------------------------------------------------- real images
 
 
 @build_app.command("real-images")
 def real_images_cmd(
-    paths: Annotated[List[Path], typer.Argument(help="Photo files or folders (searched recursively).")],
+    paths: Annotated[list[Path], typer.Argument(help="Photo files or folders (searched recursively).")],
     work: Work = Path("build"),
     min_side: Annotated[int, typer.Option(help="Minimum shorter side in pixels.")] = 480,
     min_kb: Annotated[int, typer.Option(help="Minimum file size in KB.")] = 8,
     max_mb: Annotated[int, typer.Option(help="Maximum file size in MB.")] = 20,
     min_sharpness: Annotated[float, typer.Option(help="Minimum variance of the Laplacian.")] = 100.0,
     max_hamming: Annotated[int, typer.Option(help="pHash distance at or below which photos are near-duplicates.")] = 8,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="VLM for relevance screening (optional).")] = None,
-    category: Annotated[Optional[str], typer.Option(help="Category for all photos of this run.")] = None,
-    subcategory: Annotated[Optional[str], typer.Option(help="Subcategory for all photos of this run.")] = None,
-    concurrency: Concurrency = 8, timeout: Timeout = 120.0, max_attempts: MaxAttempts = 4,
-    parse_retries: ParseRetries = 2, no_cache: NoCache = False, model_opt: ModelOpt = None,
-    price_in: PriceIn = None, price_out: PriceOut = None, progress: Progress = False,
+    model: Annotated[str | None, typer.Option("--model", "-m", help="VLM for relevance screening (optional).")] = None,
+    category: Annotated[str | None, typer.Option(help="Category for all photos of this run.")] = None,
+    subcategory: Annotated[str | None, typer.Option(help="Subcategory for all photos of this run.")] = None,
+    concurrency: Concurrency = 8,
+    timeout: Timeout = 120.0,
+    max_attempts: MaxAttempts = 4,
+    parse_retries: ParseRetries = 2,
+    no_cache: NoCache = False,
+    model_opt: ModelOpt = None,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+    progress: Progress = False,
 ) -> None:
     """Filter collected photos (MIME, size, duplicates, near-duplicates, resolution, sharpness, VLM relevance)."""
     from socialbench.construction.filters import FilterOptions
     from socialbench.construction.stages.assembly import real_images_stage
 
-    opts = FilterOptions(min_bytes=min_kb * 1024, max_bytes=max_mb * 1024 * 1024, min_side=min_side,
-                         min_sharpness=min_sharpness, max_hamming=max_hamming)
+    opts = FilterOptions(
+        min_bytes=min_kb * 1024,
+        max_bytes=max_mb * 1024 * 1024,
+        min_side=min_side,
+        min_sharpness=min_sharpness,
+        max_hamming=max_hamming,
+    )
     s = None
     if model:
-        s = _settings(model, work, concurrency=concurrency, timeout=timeout, max_attempts=max_attempts,
-                      parse_retries=parse_retries, no_cache=no_cache, model_opt=model_opt, price_in=price_in,
-                      price_out=price_out, progress=progress, temperature=0.0, max_tokens=512)
+        s = _settings(
+            model,
+            work,
+            concurrency=concurrency,
+            timeout=timeout,
+            max_attempts=max_attempts,
+            parse_retries=parse_retries,
+            no_cache=no_cache,
+            model_opt=model_opt,
+            price_in=price_in,
+            price_out=price_out,
+            progress=progress,
+            temperature=0.0,
+            max_tokens=512,
+        )
     _run(work, lambda: real_images_stage(work, paths, opts, s, category=category, subcategory=subcategory))
+
+
+# --------------------------------------------------------------------------- crawl
+
+
+@build_app.command("crawl")
+def crawl_cmd(
+    source: Annotated[
+        str,
+        typer.Option(
+            "--source",
+            help="Where candidates come from: folder:DIR, urls:FILE (one URL or JSON object a line) or "
+            "search:URL_TEMPLATE (a JSON search API; {query}, {n}, {key} are filled in).",
+        ),
+    ],
+    work: Work = Path("build"),
+    queries: Annotated[
+        Path | None,
+        typer.Option(help="Queries JSONL (default: <work>/crawl_queries.jsonl, written from taxonomy.jsonl)."),
+    ] = None,
+    per_query: Annotated[int, typer.Option(help="Photos to keep per query (0: no limit).")] = 20,
+    min_kb: Annotated[int, typer.Option(help="Minimum file size in KB.")] = 8,
+    max_mb: Annotated[float, typer.Option(help="Maximum file size in MB (larger downloads are cut off).")] = 20,
+    timeout: Annotated[float, typer.Option(help="Seconds per request.")] = 30.0,
+    results_path: Annotated[
+        str, typer.Option(help="search: dotted path of the image list in the JSON reply.")
+    ] = "results",
+    url_field: Annotated[str, typer.Option(help="search: field of an entry that holds the image URL.")] = "url",
+    license_field: Annotated[str, typer.Option(help="search: field of an entry that holds its license.")] = "license",
+    page_field: Annotated[str, typer.Option(help="search: field of an entry that holds its web page.")] = "page",
+    key_env: Annotated[
+        str | None, typer.Option(help="search: environment variable whose value fills {key} in the template.")
+    ] = None,
+) -> None:
+    """Fetch real photo candidates from a source you configure into <work>/crawl (validated,
+    deduplicated, with provenance) for `build real-images`."""
+    from socialbench.construction.crawl import CrawlLimits, SearchShape, parse_source
+    from socialbench.construction.stages.crawl import CrawlOptions, crawl_stage
+
+    shape = SearchShape(results_path, url_field, license_field, page_field)
+    src = parse_source(source, shape, key_env)
+    if per_query < 0 or min_kb < 0 or max_mb <= 0 or timeout <= 0:
+        raise UsageError("--per-query and --min-kb must be >= 0, --max-mb and --timeout > 0")
+    limits = CrawlLimits(min_bytes=min_kb * 1024, max_bytes=int(max_mb * 1024 * 1024), timeout_s=timeout)
+    opts = CrawlOptions(per_query=per_query, limits=limits, queries=queries)
+    _run(work, lambda: crawl_stage(work, src, opts))
 
 
 # --------------------------------------------------------------------------- export and report
@@ -422,8 +865,10 @@ def export_cmd(
 @build_app.command("report")
 def report_cmd(
     work: Work = Path("build"),
-    dataset: Annotated[Optional[Path], typer.Option(help="An exported dataset folder to describe.")] = None,
-    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Where to write report.md / report.json (default: --work).")] = None,
+    dataset: Annotated[Path | None, typer.Option(help="An exported dataset folder to describe.")] = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Where to write report.md / report.json (default: --work).")
+    ] = None,
 ) -> None:
     """Per-stage counts, removals, tokens and cost; dataset distribution, label balance, agreement."""
     from socialbench.construction.report import write_build_report

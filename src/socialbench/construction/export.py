@@ -22,17 +22,26 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
-from socialbench.benchmarks.roboteq.schema import Behavior, GroundingQuestion, JudgmentScene, TASK_BJ, TASK_SG
-from socialbench.benchmarks.roboteq.write import canonical_row, write_canonical
-from socialbench.benchmarks.roboteq.schema import FACETS, LABELS, LETTERS
+from socialbench.benchmarks.roboteq.schema import (
+    FACETS,
+    LABELS,
+    LETTERS,
+    TASK_BJ,
+    TASK_SG,
+    Behavior,
+    GroundingQuestion,
+    JudgmentScene,
+)
 from socialbench.benchmarks.roboteq.validate import validate_roboteq
-from socialbench.files.clear_folder import remove_generated
+from socialbench.benchmarks.roboteq.write import canonical_row, write_canonical
 from socialbench.construction.jsonl import safe_name, short_hash, unique_name, write_jsonl
 from socialbench.errors import DataError, Problem, UsageError
+from socialbench.files.clear_folder import remove_generated
 
 __all__ = ["ExportResult", "judgment_scene", "grounding_question", "image_path", "export_dataset", "dataset_card"]
 
@@ -56,14 +65,25 @@ def judgment_scene(rec: Mapping[str, Any], image: str) -> JudgmentScene:
     behaviors = []
     for b in rec["behaviors"]:
         votes = Counter(v for v in b.get("votes") or [] if v in LABELS)
-        behaviors.append(Behavior(
-            k=int(b["k"]), text=b["text"], label=b["label"], facets=tuple(f for f in b.get("facets") or [] if f in FACETS),
-            votes=tuple((lab, votes[lab]) for lab in LABELS if votes[lab]) or None,
-        ))
+        behaviors.append(
+            Behavior(
+                k=int(b["k"]),
+                text=b["text"],
+                label=b["label"],
+                facets=tuple(f for f in b.get("facets") or [] if f in FACETS),
+                votes=tuple((lab, votes[lab]) for lab in LABELS if votes[lab]) or None,
+            )
+        )
     subset = rec.get("subset")
-    return JudgmentScene(scene_id=rec["id"], image=image, question=rec["question"], behaviors=tuple(behaviors),
-                         subset=subset if subset in ("synthetic", "real") else None,
-                         category=rec.get("category"), subcategory=rec.get("subcategory"))
+    return JudgmentScene(
+        scene_id=rec["id"],
+        image=image,
+        question=rec["question"],
+        behaviors=tuple(behaviors),
+        subset=subset if subset in ("synthetic", "real") else None,
+        category=rec.get("category"),
+        subcategory=rec.get("subcategory"),
+    )
 
 
 def grounding_question(rec: Mapping[str, Any], image: str) -> GroundingQuestion:
@@ -72,10 +92,16 @@ def grounding_question(rec: Mapping[str, Any], image: str) -> GroundingQuestion:
     votes = [tuple(x for x in LETTERS if x in v) for v in rec.get("votes") or [] if v]
     subset = rec.get("subset")
     return GroundingQuestion(
-        question_id=rec["id"], image=image, question=rec["question"], answer=tuple(x for x in LETTERS if x in rec["answer"]),
-        options=tuple((k, str(options[k])) for k in LETTERS if options.get(k)), votes=tuple(votes) or None,
-        subset=subset if subset in ("synthetic", "real") else None, category=rec.get("category"),
-        subcategory=rec.get("subcategory"), facets=tuple(f for f in rec.get("facets") or [] if f in FACETS),
+        question_id=rec["id"],
+        image=image,
+        question=rec["question"],
+        answer=tuple(x for x in LETTERS if x in rec["answer"]),
+        options=tuple((k, str(options[k])) for k in LETTERS if options.get(k)),
+        votes=tuple(votes) or None,
+        subset=subset if subset in ("synthetic", "real") else None,
+        category=rec.get("category"),
+        subcategory=rec.get("subcategory"),
+        facets=tuple(f for f in rec.get("facets") or [] if f in FACETS),
     )
 
 
@@ -86,15 +112,22 @@ def image_path(record_id: str, subset: str, ext: str, *, grounding: bool, taken:
     case-insensitive file system) a hash of the id is appended. Raises :class:`DataError`
     if that clashes too."""
     tail = f"-sg{ext}" if grounding else ext
-    candidates = [unique_name(record_id), f"{safe_name(record_id)}-{short_hash(('sg:' if grounding else 'bj:') + record_id)}"]
+    candidates = [
+        unique_name(record_id),
+        f"{safe_name(record_id)}-{short_hash(('sg:' if grounding else 'bj:') + record_id)}",
+    ]
     for stem in candidates:
         rel = f"images/{subset}/{stem}{tail}"
         owner = taken.get(rel.casefold())
         if owner is None or owner == record_id:
             taken[rel.casefold()] = record_id
             return rel
-    raise DataError.single("export", "id", f"the image file of {record_id!r} clashes with that of {owner!r}",
-                           "rename one of the two records")
+    raise DataError.single(
+        "export",
+        "id",
+        f"the image file of {record_id!r} clashes with that of {owner!r}",
+        "rename one of the two records",
+    )
 
 
 def _copy(src: Path, dest_root: Path, rel: Callable[[], str], copied: dict[Path, str]) -> str:
@@ -120,7 +153,9 @@ def dataset_stats(scenes: Sequence[JudgmentScene], questions: Sequence[Grounding
         "subsets": dict(Counter(_subset(s.subset) for s in scenes)),
         "labels": {lab: sum(b.label == lab for b in behaviors) for lab in LABELS},
         "categories": dict(Counter(s.category or "unknown" for s in scenes).most_common()),
-        "behaviors_by_category": dict(Counter(s.category or "unknown" for s in scenes for _ in s.behaviors).most_common()),
+        "behaviors_by_category": dict(
+            Counter(s.category or "unknown" for s in scenes for _ in s.behaviors).most_common()
+        ),
         "facets": {f: sum(f in b.facets for b in behaviors) for f in FACETS},
         "answer_sizes": dict(sorted(Counter(len(q.answer) for q in questions).items())),
         "answer_letters": {x: sum(x in q.answer for q in questions) for x in LETTERS},
@@ -128,8 +163,14 @@ def dataset_stats(scenes: Sequence[JudgmentScene], questions: Sequence[Grounding
     }
 
 
-def dataset_card(name: str, stats: Mapping[str, Any], *, license: str, agreement: Mapping[str, Any] | None,
-                 provenance: Mapping[str, Any] | None) -> str:
+def dataset_card(
+    name: str,
+    stats: Mapping[str, Any],
+    *,
+    license: str,
+    agreement: Mapping[str, Any] | None,
+    provenance: Mapping[str, Any] | None,
+) -> str:
     """README.md text: a Hugging Face YAML header (configs per task) and the summary."""
     lines = [
         "---",
@@ -169,11 +210,18 @@ def dataset_card(name: str, stats: Mapping[str, Any], *, license: str, agreement
     lines += ["", "| facet | behaviors |", "| --- | ---: |"]
     lines += [f"| {f} | {n} |" for f, n in stats["facets"].items()]
     if agreement:
-        lines += ["", "## Annotation agreement", "", "| task | units | Fleiss' kappa | Krippendorff's alpha | pairwise agreement |",
-                  "| --- | ---: | ---: | ---: | ---: |"]
+        lines += [
+            "",
+            "## Annotation agreement",
+            "",
+            "| task | units | Fleiss' kappa | Krippendorff's alpha | pairwise agreement |",
+            "| --- | ---: | ---: | ---: | ---: |",
+        ]
         for task, a in agreement.items():
             if isinstance(a, dict) and "units" in a:
-                lines.append(f"| {task} | {a['units']} | {a.get('fleiss_kappa')} | {a.get('krippendorff_alpha')} | {a.get('percent_agreement')} |")
+                lines.append(
+                    f"| {task} | {a['units']} | {a.get('fleiss_kappa')} | {a.get('krippendorff_alpha')} | {a.get('percent_agreement')} |"
+                )
     if provenance:
         lines += ["", "## Provenance", "", "```json", json.dumps(provenance, indent=2, ensure_ascii=False), "```"]
     return "\n".join(lines) + "\n"
@@ -204,13 +252,20 @@ def export_dataset(
     ids = Counter([r["id"] for r in judgment] + [r["id"] for r in grounding])
     dups = [i for i, n in ids.items() if n > 1]
     if dups:
-        raise DataError([Problem("export", "id", f"id {i!r} is used by {ids[i]} records", "give every scene and question its own id")
-                         for i in dups])
+        raise DataError(
+            [
+                Problem(
+                    "export", "id", f"id {i!r} is used by {ids[i]} records", "give every scene and question its own id"
+                )
+                for i in dups
+            ]
+        )
     taken: dict[str, str] = {}
 
     def target(rec: Mapping[str, Any], src: Path, grounding: bool) -> Callable[[], str]:
-        return lambda: image_path(rec["id"], _subset(rec.get("subset")), src.suffix.lower() or ".png",
-                                  grounding=grounding, taken=taken)
+        return lambda: image_path(
+            rec["id"], _subset(rec.get("subset")), src.suffix.lower() or ".png", grounding=grounding, taken=taken
+        )
 
     for rec in judgment:
         src = (work / rec["image"]).resolve()
@@ -222,8 +277,9 @@ def export_dataset(
     write_jsonl(dest / "data" / "behavior_judgment.jsonl", [canonical_row(s) for s in scenes])
     write_jsonl(dest / "data" / "spatial_grounding.jsonl", [canonical_row(q) for q in questions])
     stats = dataset_stats(scenes, questions)
-    (dest / "README.md").write_text(dataset_card(name, stats, license=license, agreement=agreement, provenance=provenance),
-                                    encoding="utf-8")
+    (dest / "README.md").write_text(
+        dataset_card(name, stats, license=license, agreement=agreement, provenance=provenance), encoding="utf-8"
+    )
     problems: list[Problem] = []
     if scenes:
         problems += validate_roboteq(dest, TASK_BJ)

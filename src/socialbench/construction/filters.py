@@ -24,9 +24,10 @@ photos into ``real/``.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -114,7 +115,9 @@ def _files(paths: Sequence[Path]) -> list[Path]:
     return out
 
 
-def scan_photos(paths: Sequence[Path], options: FilterOptions = FilterOptions()) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def scan_photos(
+    paths: Sequence[Path], options: FilterOptions = FilterOptions()
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(accepted, rejected) entries for every file under ``paths`` (sorted, deterministic)."""
     accepted: list[dict[str, Any]] = []
     rejected: list[dict[str, Any]] = []
@@ -129,7 +132,9 @@ def scan_photos(paths: Sequence[Path], options: FilterOptions = FilterOptions())
             rejected.append({**entry, "reason": "mime", "detail": "not JPEG, PNG or WebP by its magic bytes"})
             continue
         if not (options.min_bytes <= size <= options.max_bytes):
-            rejected.append({**entry, "reason": "size", "detail": f"{size} bytes, allowed {options.min_bytes}-{options.max_bytes}"})
+            rejected.append(
+                {**entry, "reason": "size", "detail": f"{size} bytes, allowed {options.min_bytes}-{options.max_bytes}"}
+            )
             continue
         data = f.read_bytes()
         sha = hashlib.sha256(data).hexdigest()
@@ -141,7 +146,13 @@ def scan_photos(paths: Sequence[Path], options: FilterOptions = FilterOptions())
             rejected.append({**entry, "reason": "undecodable", "detail": f"{type(exc).__name__}: {exc}"[:200]})
             continue
         if min(img.size) < options.min_side:
-            rejected.append({**entry, "reason": "resolution", "detail": f"{img.width}x{img.height}, shorter side < {options.min_side}"})
+            rejected.append(
+                {
+                    **entry,
+                    "reason": "resolution",
+                    "detail": f"{img.width}x{img.height}, shorter side < {options.min_side}",
+                }
+            )
             continue
         if sha in seen_sha:
             rejected.append({**entry, "reason": "duplicate", "detail": "same SHA-256", "duplicate_of": seen_sha[sha]})
@@ -149,18 +160,40 @@ def scan_photos(paths: Sequence[Path], options: FilterOptions = FilterOptions())
         seen_sha[sha] = str(f)
         sharp = laplacian_variance(img, options.sharpness_width)
         if sharp < options.min_sharpness:
-            rejected.append({**entry, "reason": "blurry", "detail": f"Laplacian variance {sharp:.1f} < {options.min_sharpness}"})
+            rejected.append(
+                {**entry, "reason": "blurry", "detail": f"Laplacian variance {sharp:.1f} < {options.min_sharpness}"}
+            )
             continue
-        accepted.append({**entry, "sha256": sha, "mime": mime, "bytes": size, "width": img.width, "height": img.height,
-                         "sharpness": round(sharp, 2), "phash": f"{phash(img):016x}", "dhash": f"{dhash(img):016x}"})
+        accepted.append(
+            {
+                **entry,
+                "sha256": sha,
+                "mime": mime,
+                "bytes": size,
+                "width": img.width,
+                "height": img.height,
+                "sharpness": round(sharp, 2),
+                "phash": f"{phash(img):016x}",
+                "dhash": f"{dhash(img):016x}",
+            }
+        )
     # near-duplicates: best first (most pixels, then sharpest), greedy
-    order = sorted(range(len(accepted)), key=lambda i: (-accepted[i]["width"] * accepted[i]["height"], -accepted[i]["sharpness"], accepted[i]["path"]))
+    order = sorted(
+        range(len(accepted)),
+        key=lambda i: (-accepted[i]["width"] * accepted[i]["height"], -accepted[i]["sharpness"], accepted[i]["path"]),
+    )
     kept: list[int] = []
     drop: dict[int, tuple[int, int]] = {}
     for i in order:
         ph = int(accepted[i]["phash"], 16)
-        match = next(((j, hamming(ph, int(accepted[j]["phash"], 16))) for j in kept
-                      if hamming(ph, int(accepted[j]["phash"], 16)) <= options.max_hamming), None)
+        match = next(
+            (
+                (j, hamming(ph, int(accepted[j]["phash"], 16)))
+                for j in kept
+                if hamming(ph, int(accepted[j]["phash"], 16)) <= options.max_hamming
+            ),
+            None,
+        )
         if match is None:
             kept.append(i)
         else:
@@ -169,9 +202,15 @@ def scan_photos(paths: Sequence[Path], options: FilterOptions = FilterOptions())
     for i, e in enumerate(accepted):
         if i in drop:
             j, dist = drop[i]
-            rejected.append({"path": e["path"], "reason": "near_duplicate", "duplicate_of": accepted[j]["path"],
-                             "detail": f"pHash distance {dist} <= {options.max_hamming} "
-                                       f"(dHash distance {hamming(int(e['dhash'], 16), int(accepted[j]['dhash'], 16))})"})
+            rejected.append(
+                {
+                    "path": e["path"],
+                    "reason": "near_duplicate",
+                    "duplicate_of": accepted[j]["path"],
+                    "detail": f"pHash distance {dist} <= {options.max_hamming} "
+                    f"(dHash distance {hamming(int(e['dhash'], 16), int(accepted[j]['dhash'], 16))})",
+                }
+            )
         else:
             final.append(e)
     return final, rejected
@@ -181,15 +220,17 @@ def scan_photos(paths: Sequence[Path], options: FilterOptions = FilterOptions())
 
 
 def relevance_prompt() -> str:
-    return "\n".join([
-        "You screen photos for a benchmark of robot social intelligence.",
-        "Answer two questions about the attached photo:",
-        "1. robot_centric: is it taken from a first-person viewpoint that a service robot moving among people could "
-        "have (not a third-person view of a robot, not an aerial view, not a close-up product or portrait shot)?",
-        "2. suitable: does it show a real social situation with people where a robot would have to choose a socially "
-        "appropriate next action?",
-        'Reply with only a JSON object: {"robot_centric": true, "suitable": true, "reason": "one sentence"}',
-    ])
+    return "\n".join(
+        [
+            "You screen photos for a benchmark of robot social intelligence.",
+            "Answer two questions about the attached photo:",
+            "1. robot_centric: is it taken from a first-person viewpoint that a service robot moving among people could "
+            "have (not a third-person view of a robot, not an aerial view, not a close-up product or portrait shot)?",
+            "2. suitable: does it show a real social situation with people where a robot would have to choose a socially "
+            "appropriate next action?",
+            'Reply with only a JSON object: {"robot_centric": true, "suitable": true, "reason": "one sentence"}',
+        ]
+    )
 
 
 def validate_relevance(obj: dict[str, Any]) -> dict[str, Any]:
@@ -201,6 +242,16 @@ def validate_relevance(obj: dict[str, Any]) -> dict[str, Any]:
     return {"robot_centric": obj["robot_centric"], "suitable": obj["suitable"], "reason": str(obj.get("reason") or "")}
 
 
-def relevance_tasks(entries: Sequence[dict[str, Any]], images: dict[str, Any], config: GenerationConfig) -> list[JsonTask]:
-    return [JsonTask(id=e["id"], request=Request(prompt=relevance_prompt(), images=(images[e["id"]],), config=config),
-                     validate=validate_relevance, context=e) for e in entries if e["id"] in images]
+def relevance_tasks(
+    entries: Sequence[dict[str, Any]], images: dict[str, Any], config: GenerationConfig
+) -> list[JsonTask]:
+    return [
+        JsonTask(
+            id=e["id"],
+            request=Request(prompt=relevance_prompt(), images=(images[e["id"]],), config=config),
+            validate=validate_relevance,
+            context=e,
+        )
+        for e in entries
+        if e["id"] in images
+    ]

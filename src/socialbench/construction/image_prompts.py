@@ -12,12 +12,19 @@ final ``image_prompt`` text and the ``scenario`` it came from.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from socialbench.construction.llm import JsonTask, OutputError, require_fields
 from socialbench.types import GenerationConfig, Request
 
-__all__ = ["visual_prompt_request", "validate_visual_prompt", "compose_image_prompt", "image_prompt_tasks", "image_prompt_records"]
+__all__ = [
+    "visual_prompt_request",
+    "validate_visual_prompt",
+    "compose_image_prompt",
+    "image_prompt_tasks",
+    "image_prompt_records",
+]
 
 CONSTRAINTS = (
     "Photorealistic photograph taken from the robot's own first-person camera at about chest height of an adult. "
@@ -26,33 +33,45 @@ CONSTRAINTS = (
     "Natural anatomy (hands, limbs, faces) and physically plausible objects."
 )
 
-SCENARIO_KEYS = ("id", "title", "description", "spi_rationale", "decision_point", "category", "category_id",
-                 "subcategory", "subcategory_id", "role")
+SCENARIO_KEYS = (
+    "id",
+    "title",
+    "description",
+    "spi_rationale",
+    "decision_point",
+    "category",
+    "category_id",
+    "subcategory",
+    "subcategory_id",
+    "role",
+)
 
 
 def visual_prompt_request(scenario: Mapping[str, Any]) -> str:
-    return "\n".join([
-        "Convert this robot social-interaction scenario into a detailed prompt for a text-to-image model.",
-        "The image is what the robot itself sees through its camera (first-person, robot-centric view).",
-        "Preserve the social conflict of the scenario and make every cue needed to judge the robot's next action "
-        "visible: where each person is relative to the robot, their gaze direction, posture, gestures, facial "
-        "expression, interpersonal distance, object ownership, waiting or queueing state.",
-        "",
-        f"Subcategory: {scenario.get('subcategory', '')} ({scenario.get('category', '')})",
-        f"Robot role: {scenario.get('role', '')}",
-        f"Title: {scenario.get('title', '')}",
-        f"Description: {scenario.get('description', '')}",
-        f"Decision point: {scenario.get('decision_point', '')}",
-        "",
-        "Reply with only a JSON object of this form:",
-        '{"viewpoint": "camera height, direction, what is in the foreground", '
-        '"layout": "spatial arrangement of the scene from near to far, left to right", '
-        '"people": [{"who": "...", "position": "...", "gaze": "...", "posture": "...", "expression": "..."}], '
-        '"objects": ["key objects and where they are"], '
-        '"social_cues": ["visible cues that matter for the decision"], '
-        '"environment": "lighting, time of day, atmosphere", '
-        '"visual_prompt": "one paragraph prompt for the image model combining all of the above"}',
-    ])
+    return "\n".join(
+        [
+            "Convert this robot social-interaction scenario into a detailed prompt for a text-to-image model.",
+            "The image is what the robot itself sees through its camera (first-person, robot-centric view).",
+            "Preserve the social conflict of the scenario and make every cue needed to judge the robot's next action "
+            "visible: where each person is relative to the robot, their gaze direction, posture, gestures, facial "
+            "expression, interpersonal distance, object ownership, waiting or queueing state.",
+            "",
+            f"Subcategory: {scenario.get('subcategory', '')} ({scenario.get('category', '')})",
+            f"Robot role: {scenario.get('role', '')}",
+            f"Title: {scenario.get('title', '')}",
+            f"Description: {scenario.get('description', '')}",
+            f"Decision point: {scenario.get('decision_point', '')}",
+            "",
+            "Reply with only a JSON object of this form:",
+            '{"viewpoint": "camera height, direction, what is in the foreground", '
+            '"layout": "spatial arrangement of the scene from near to far, left to right", '
+            '"people": [{"who": "...", "position": "...", "gaze": "...", "posture": "...", "expression": "..."}], '
+            '"objects": ["key objects and where they are"], '
+            '"social_cues": ["visible cues that matter for the decision"], '
+            '"environment": "lighting, time of day, atmosphere", '
+            '"visual_prompt": "one paragraph prompt for the image model combining all of the above"}',
+        ]
+    )
 
 
 def validate_visual_prompt(obj: dict[str, Any]) -> dict[str, Any]:
@@ -101,12 +120,18 @@ def compose_image_prompt(v: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def image_prompt_tasks(scenarios: Sequence[Mapping[str, Any]], config: GenerationConfig,
-                       salts: Mapping[str, int] | None = None) -> list[JsonTask]:
+def image_prompt_tasks(
+    scenarios: Sequence[Mapping[str, Any]], config: GenerationConfig, salts: Mapping[str, int] | None = None
+) -> list[JsonTask]:
     salts = salts or {}
     return [
-        JsonTask(id=s["id"], request=Request(prompt=visual_prompt_request(s), config=config),
-                 validate=validate_visual_prompt, context=s, salt=salts.get(s["id"], 0))
+        JsonTask(
+            id=s["id"],
+            request=Request(prompt=visual_prompt_request(s), config=config),
+            validate=validate_visual_prompt,
+            context=s,
+            salt=salts.get(s["id"], 0),
+        )
         for s in scenarios
     ]
 
@@ -114,9 +139,11 @@ def image_prompt_tasks(scenarios: Sequence[Mapping[str, Any]], config: Generatio
 def image_prompt_records(result: Any) -> list[dict[str, Any]]:
     s = result.context
     v = result.value
-    return [{
-        "id": result.id,
-        **v,
-        "image_prompt": compose_image_prompt(v),
-        "scenario": {k: s.get(k) for k in SCENARIO_KEYS},
-    }]
+    return [
+        {
+            "id": result.id,
+            **v,
+            "image_prompt": compose_image_prompt(v),
+            "scenario": {k: s.get(k) for k in SCENARIO_KEYS},
+        }
+    ]

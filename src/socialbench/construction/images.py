@@ -27,9 +27,10 @@ import json
 import os
 import random
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from PIL import Image
 
@@ -123,9 +124,15 @@ class ImageClient:
                 )
             key = "EMPTY"
         self._key = key
-        self._client = openai.AsyncOpenAI(api_key=key, base_url=self.base_url, timeout=settings.timeout_s, max_retries=0)
-        self._policy = RetryPolicy(max_attempts=settings.max_attempts, base_delay_s=settings.base_delay_s,
-                                   max_delay_s=max(60.0, settings.base_delay_s), timeout_s=settings.timeout_s)
+        self._client = openai.AsyncOpenAI(
+            api_key=key, base_url=self.base_url, timeout=settings.timeout_s, max_retries=0
+        )
+        self._policy = RetryPolicy(
+            max_attempts=settings.max_attempts,
+            base_delay_s=settings.base_delay_s,
+            max_delay_s=max(60.0, settings.base_delay_s),
+            timeout_s=settings.timeout_s,
+        )
         self._rng = random.Random(seed)
         self._sem = asyncio.Semaphore(max(1, settings.concurrency))
         self.calls = 0
@@ -136,7 +143,12 @@ class ImageClient:
         return self.base_url or os.environ.get("OPENAI_BASE_URL") or "default"
 
     def describe(self) -> dict[str, Any]:
-        return {"model": self.model, "endpoint": self.endpoint, "size": self.settings.size, "quality": self.settings.quality}
+        return {
+            "model": self.model,
+            "endpoint": self.endpoint,
+            "size": self.settings.size,
+            "quality": self.settings.quality,
+        }
 
     def _redact(self, text: str) -> str:
         if self._key and self._key != "EMPTY" and len(self._key) >= 4:
@@ -180,15 +192,28 @@ class ImageClient:
                 img.load()
                 width, height = img.size
         except Exception as exc:
-            raise ImageError("invalid_image", f"the returned bytes are not an image ({type(exc).__name__})", retryable=True) from None
+            raise ImageError(
+                "invalid_image", f"the returned bytes are not an image ({type(exc).__name__})", retryable=True
+            ) from None
         if mime is None:  # decodable but not PNG/JPEG/WebP (e.g. GIF): store as PNG
             buf = io.BytesIO()
             Image.open(io.BytesIO(raw)).convert("RGB").save(buf, format="PNG")
             raw, mime = buf.getvalue(), "image/png"
         usage = getattr(resp, "usage", None)
-        usage_d = usage.model_dump() if hasattr(usage, "model_dump") else (dict(usage) if isinstance(usage, dict) else {})
-        return ImageResult(raw, mime, width, height, getattr(item, "revised_prompt", None), usage_d,
-                           created=getattr(resp, "created", None))
+        usage_d = (
+            usage.model_dump()
+            if usage is not None and hasattr(usage, "model_dump")
+            else (dict(usage) if isinstance(usage, dict) else {})
+        )
+        return ImageResult(
+            raw,
+            mime,
+            width,
+            height,
+            getattr(item, "revised_prompt", None),
+            usage_d,
+            created=getattr(resp, "created", None),
+        )
 
     async def _call(self, fn: Any) -> ImageResult:
         import openai
@@ -213,13 +238,19 @@ class ImageClient:
                 code = exc.status_code
                 ra = None
                 try:
-                    ra = float(exc.response.headers.get("retry-after")) if exc.response.headers.get("retry-after") else None
+                    retry_after = exc.response.headers.get("retry-after")
+                    ra = float(retry_after) if retry_after else None
                 except ValueError:
                     ra = None
                 kind = {429: "rate_limit", 401: "auth", 403: "auth", 404: "not_found", 400: "bad_request"}.get(
-                    code, "server_error" if code >= 500 else "bad_request")
-                err = ImageError(kind, self._redact(f"HTTP {code}: {exc.message}"), retryable=code == 429 or code >= 500,
-                                 retry_after=ra)
+                    code, "server_error" if code >= 500 else "bad_request"
+                )
+                err = ImageError(
+                    kind,
+                    self._redact(f"HTTP {code}: {exc.message}"),
+                    retryable=code == 429 or code >= 500,
+                    retry_after=ra,
+                )
             except openai.APITimeoutError:
                 err = ImageError("timeout", "the request timed out", retryable=True)
             except openai.APIConnectionError as exc:
@@ -238,8 +269,11 @@ class ImageClient:
 
     async def edit(self, image: bytes, prompt: str, mask: bytes | None = None) -> ImageResult:
         mime = sniff_mime(image) or "image/png"
-        params: dict[str, Any] = {**self._common(), "prompt": prompt,
-                                  "image": ("image" + _EXT.get(mime, ".png"), image, mime)}
+        params: dict[str, Any] = {
+            **self._common(),
+            "prompt": prompt,
+            "image": ("image" + _EXT.get(mime, ".png"), image, mime),
+        }
         if mask is not None:
             params["mask"] = ("mask.png", mask, "image/png")
         return await self._call(lambda: self._client.images.edit(**params))
@@ -248,7 +282,9 @@ class ImageClient:
         await self._client.close()
 
 
-def save_image(work: Path, record_id: str, round_no: int, result: ImageResult, provenance: Mapping[str, Any]) -> dict[str, Any]:
+def save_image(
+    work: Path, record_id: str, round_no: int, result: ImageResult, provenance: Mapping[str, Any]
+) -> dict[str, Any]:
     """Write ``images/<id>/round<r>.<ext>`` and its provenance JSON (atomically); return the
     fields for the stage record (paths relative to ``work``). The folder is the id's
     :func:`~socialbench.construction.jsonl.unique_name` (``g1`` -> ``images/g1``,
@@ -283,8 +319,14 @@ def save_image(work: Path, record_id: str, round_no: int, result: ImageResult, p
     tmp.write_text(json.dumps(prov, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, prov_path)
     rel = path.relative_to(work).as_posix()
-    return {"image": rel, "provenance": prov_path.relative_to(work).as_posix(), "sha256": sha,
-            "width": result.width, "height": result.height, "mime": result.mime}
+    return {
+        "image": rel,
+        "provenance": prov_path.relative_to(work).as_posix(),
+        "sha256": sha,
+        "width": result.width,
+        "height": result.height,
+        "mime": result.mime,
+    }
 
 
 async def generate_images(
@@ -308,8 +350,12 @@ async def generate_images(
                 output.fail(rec["id"], exc.kind, exc.message)
                 counts["failed"] += 1
             else:
-                fields = save_image(work, rec["id"], 0, result, {"kind": "generation", **client.describe(), "prompt": prompt})
-                output.write({"id": rec["id"], "round": 0, **fields, "image_prompt": prompt, "scenario": rec.get("scenario")})
+                fields = save_image(
+                    work, rec["id"], 0, result, {"kind": "generation", **client.describe(), "prompt": prompt}
+                )
+                output.write(
+                    {"id": rec["id"], "round": 0, **fields, "image_prompt": prompt, "scenario": rec.get("scenario")}
+                )
                 counts["generated"] += 1
             bar.advance()
 

@@ -24,9 +24,10 @@ import json
 import os
 import re
 import time
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from socialbench.errors import DataError, Problem
 
@@ -70,15 +71,21 @@ def _parse_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]
 def _checked_lines(path: str | Path, require_id: bool) -> list[tuple[int, dict[str, Any]]]:
     p = Path(path)
     if not p.is_file():
-        raise DataError.single(p, "", "file not found", "run the previous build stage first or pass the right --in path")
+        raise DataError.single(
+            p, "", "file not found", "run the previous build stage first or pass the right --in path"
+        )
     problems: list[Problem] = []
     rows: list[tuple[int, dict[str, Any]]] = []
     for line_no, obj, raw in _parse_lines(p):
         if obj is None:
-            problems.append(Problem(str(p), "", f"line is not a JSON object: {raw[:80]!r}", "fix or delete the line", line_no))
+            problems.append(
+                Problem(str(p), "", f"line is not a JSON object: {raw[:80]!r}", "fix or delete the line", line_no)
+            )
             continue
         if require_id and (not isinstance(obj.get("id"), str) or not obj["id"]):
-            problems.append(Problem(str(p), "id", "record has no string id", "give every record a unique \"id\"", line_no))
+            problems.append(
+                Problem(str(p), "id", "record has no string id", 'give every record a unique "id"', line_no)
+            )
             continue
         rows.append((line_no, obj))
     if problems:
@@ -235,8 +242,15 @@ class StageOutput:
         """Record that ``rid`` could not be produced (retried on the next run)."""
         append_jsonl(
             self.failures,
-            {"id": rid, "stage": self.stage, "kind": kind, "message": message[:2000], "attempts": attempts,
-             "time": time.time(), **extra},
+            {
+                "id": rid,
+                "stage": self.stage,
+                "kind": kind,
+                "message": message[:2000],
+                "attempts": attempts,
+                "time": time.time(),
+                **extra,
+            },
         )
         self.failed += 1
 
@@ -286,8 +300,17 @@ class StageSummary:
         return asdict(self)
 
 
-_ADDITIVE = ("requests", "retries", "parse_retries", "cache_hits", "prompt_tokens", "completion_tokens",
-             "images_generated", "images_edited", "wall_s")
+_ADDITIVE = (
+    "requests",
+    "retries",
+    "parse_retries",
+    "cache_hits",
+    "prompt_tokens",
+    "completion_tokens",
+    "images_generated",
+    "images_edited",
+    "wall_s",
+)
 
 
 def write_summary(work: str | Path, summary: StageSummary) -> Path:
@@ -319,13 +342,30 @@ def read_summaries(work: str | Path) -> list[dict[str, Any]]:
     folder = Path(work) / "summaries"
     if not folder.is_dir():
         return []
-    order = ["taxonomy", "scenarios-beam", "scenarios-merge", "scenarios-dedup", "scenarios", "image-prompts",
-             "images", "review", "behaviors", "annotate-export", "annotate-import", "aggregate", "overlays",
-             "real-images", "export"]
+    order = [
+        "taxonomy",
+        "scenarios-beam",
+        "scenarios-merge",
+        "scenarios-dedup",
+        "scenarios",
+        "image-prompts",
+        "images",
+        "review",
+        "behaviors",
+        "annotate-export",
+        "annotate-import",
+        "aggregate",
+        "overlays",
+        "real-images",
+        "export",
+    ]
     docs = []
     for p in folder.glob("*.json"):
         try:
             docs.append(json.loads(p.read_text(encoding="utf-8")))
         except ValueError:
             continue
-    return sorted(docs, key=lambda d: (order.index(d.get("stage")) if d.get("stage") in order else len(order), str(d.get("stage"))))
+    return sorted(
+        docs,
+        key=lambda d: (order.index(d.get("stage")) if d.get("stage") in order else len(order), str(d.get("stage"))),
+    )

@@ -20,9 +20,10 @@ finishes, so a stage can append it to its output at once.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterable, Sequence
+from typing import Any
 
 from socialbench.construction.jsonl import StageOutput, StageSummary
 from socialbench.models.registry import ModelOptions, create_model
@@ -116,8 +117,12 @@ def open_engine(settings: LLMSettings) -> Engine:
     """Build the model of ``settings.model`` and an engine around it."""
     model = create_model(settings.model, ModelOptions(timeout_s=settings.timeout_s, extra=settings.model_opts))
     cache = ResponseCache(settings.cache) if settings.cache else None
-    retry = RetryPolicy(max_attempts=settings.max_attempts, base_delay_s=settings.base_delay_s,
-                        max_delay_s=max(settings.base_delay_s, 30.0), timeout_s=settings.timeout_s)
+    retry = RetryPolicy(
+        max_attempts=settings.max_attempts,
+        base_delay_s=settings.base_delay_s,
+        max_delay_s=max(settings.base_delay_s, 30.0),
+        timeout_s=settings.timeout_s,
+    )
     return Engine(model, concurrency=settings.concurrency, retry=retry, cache=cache)
 
 
@@ -127,7 +132,9 @@ async def close_engine(engine: Engine) -> None:
         engine.cache.close()
 
 
-def cost_usd(prompt_tokens: int, completion_tokens: int, price_in: float | None, price_out: float | None) -> float | None:
+def cost_usd(
+    prompt_tokens: int, completion_tokens: int, price_in: float | None, price_out: float | None
+) -> float | None:
     """Cost from per-1M-token prices; None when no price is known."""
     if price_in is None and price_out is None:
         return None
@@ -258,8 +265,9 @@ async def run_stage_tasks(
                 return
         output.fail(r.id, r.error or "unknown", r.message, attempts=r.attempts, raw=(r.raw or "")[:2000])
 
-    _, stats = await run_json_tasks(engine, pending, parse_retries=parse_retries, on_result=on_result,
-                                    progress=progress, label=label)
+    _, stats = await run_json_tasks(
+        engine, pending, parse_retries=parse_retries, on_result=on_result, progress=progress, label=label
+    )
     return stats
 
 
@@ -275,4 +283,3 @@ def fill_summary(summary: StageSummary, engine: Engine, stats: BatchStats, setti
     cost = cost_usd(stats.prompt_tokens, stats.completion_tokens, settings.price_in, settings.price_out)
     if cost is not None:
         summary.cost_usd = (summary.cost_usd or 0.0) + cost
-

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -27,7 +27,7 @@ def shingles(text: str, n: int = 5) -> frozenset[str]:
     t = _norm(text)
     if len(t) <= n:
         return frozenset([t]) if t else frozenset()
-    return frozenset(t[i:i + n] for i in range(len(t) - n + 1))
+    return frozenset(t[i : i + n] for i in range(len(t) - n + 1))
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -51,7 +51,8 @@ def minhash_signatures(sets: Sequence[frozenset[str]], num_perm: int = 128, seed
             continue
         h = np.fromiter(
             (int.from_bytes(hashlib.blake2b(x.encode(), digest_size=4).digest(), "little") % _PRIME for x in s),
-            dtype=np.uint64, count=len(s),
+            dtype=np.uint64,
+            count=len(s),
         )
         sig[i] = ((np.multiply.outer(h, a) + b) % np.uint64(_PRIME)).min(axis=0)
     return sig
@@ -70,7 +71,7 @@ def _lsh_neighbours(sets: Sequence[frozenset[str]], bands: int = 32, rows: int =
     for band in range(bands):
         buckets: dict[bytes, list[int]] = {}
         for i in range(len(sets)):
-            key = sig[i, band * rows:(band + 1) * rows].tobytes()
+            key = sig[i, band * rows : (band + 1) * rows].tobytes()
             members = buckets.setdefault(key, [])
             neighbours[i].update(members)
             members.append(i)

@@ -34,9 +34,10 @@ off other badges.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -59,12 +60,21 @@ __all__ = [
 
 #: The Okabe-Ito colour-blind-safe palette.
 OKABE_ITO = {
-    "black": (0, 0, 0), "orange": (230, 159, 0), "sky_blue": (86, 180, 233), "bluish_green": (0, 158, 115),
-    "yellow": (240, 228, 66), "blue": (0, 114, 178), "vermillion": (213, 94, 0), "reddish_purple": (204, 121, 167),
+    "black": (0, 0, 0),
+    "orange": (230, 159, 0),
+    "sky_blue": (86, 180, 233),
+    "bluish_green": (0, 158, 115),
+    "yellow": (240, 228, 66),
+    "blue": (0, 114, 178),
+    "vermillion": (213, 94, 0),
+    "reddish_purple": (204, 121, 167),
 }
 #: Region colours by letter (Okabe-Ito: blue, vermillion, bluish green, reddish purple).
 PALETTE: dict[str, tuple[int, int, int]] = {
-    "A": OKABE_ITO["blue"], "B": OKABE_ITO["vermillion"], "C": OKABE_ITO["bluish_green"], "D": OKABE_ITO["reddish_purple"],
+    "A": OKABE_ITO["blue"],
+    "B": OKABE_ITO["vermillion"],
+    "C": OKABE_ITO["bluish_green"],
+    "D": OKABE_ITO["reddish_purple"],
 }
 SHAPES = ("box", "polygon", "arrow", "path")
 
@@ -107,7 +117,9 @@ def parse_regions(spec: Mapping[str, Any], size: tuple[int, int]) -> tuple[list[
         try:
             pts = [(float(p[0]), float(p[1])) for p in pts_raw]  # type: ignore[union-attr]
         except (TypeError, ValueError, IndexError):
-            problems.append(f"{where}: coordinates must be numbers ({'box [x0, y0, x1, y1]' if shape == 'box' else 'points [[x, y], ...]'})")
+            problems.append(
+                f"{where}: coordinates must be numbers ({'box [x0, y0, x1, y1]' if shape == 'box' else 'points [[x, y], ...]'})"
+            )
             continue
         need = {"box": 2, "polygon": 3, "arrow": 2, "path": 2}[shape]
         if len(pts) < need:
@@ -152,7 +164,9 @@ def _anchor(region: Region) -> tuple[float, float]:
     return region.points[0]  # paths and arrows: label the tail, keep the head clear
 
 
-def draw_overlay(image: Image.Image, regions: Sequence[Region]) -> tuple[Image.Image, dict[str, tuple[int, int, int, int]]]:
+def draw_overlay(
+    image: Image.Image, regions: Sequence[Region]
+) -> tuple[Image.Image, dict[str, tuple[int, int, int, int]]]:
     """The image with the regions drawn; also the bounding box of each letter badge."""
     base = image.convert("RGBA")
     w, h = base.size
@@ -213,8 +227,15 @@ def draw_overlay(image: Image.Image, regions: Sequence[Region]) -> tuple[Image.I
         colour = PALETTE[r.label]
         d.ellipse(box, fill=(*colour, 255), outline=(0, 0, 0, 255), width=max(1, halo))
         bx, by = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-        d.text((bx, by), r.label, font=font, fill=(255, 255, 255, 255), anchor="mm",
-               stroke_width=round(radius * 0.12) if radius >= 14 else 0, stroke_fill=(0, 0, 0, 255))
+        d.text(
+            (bx, by),
+            r.label,
+            font=font,
+            fill=(255, 255, 255, 255),
+            anchor="mm",
+            stroke_width=round(radius * 0.12) if radius >= 14 else 0,
+            stroke_fill=(0, 0, 0, 255),
+        )
         placed[r.label] = tuple(int(round(v)) for v in box)  # type: ignore[assignment]
     return out.convert("RGB"), placed
 
@@ -223,9 +244,15 @@ def draw_overlay(image: Image.Image, regions: Sequence[Region]) -> tuple[Image.I
 
 #: Machado et al. (2009) simulation matrices at severity 1.0, applied to linear RGB.
 _CVD = {
-    "protanopia": np.array([[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]]),
-    "deuteranopia": np.array([[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]]),
-    "tritanopia": np.array([[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]]),
+    "protanopia": np.array(
+        [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]]
+    ),
+    "deuteranopia": np.array(
+        [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]]
+    ),
+    "tritanopia": np.array(
+        [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]]
+    ),
 }
 
 
@@ -270,8 +297,10 @@ def overlay_record(spec: Mapping[str, Any], image_rel: str, regions: Sequence[Re
         "source_image": spec["image"],
         "question": spec["question"],
         "options": {k: v for k, v in (spec.get("options") or {}).items() if k in LETTERS},
-        "regions": [{"label": r.label, "shape": r.shape, "points": [[round(x, 1), round(y, 1)] for x, y in r.points]}
-                    for r in regions],
+        "regions": [
+            {"label": r.label, "shape": r.shape, "points": [[round(x, 1), round(y, 1)] for x, y in r.points]}
+            for r in regions
+        ],
         "proposed_answer": spec.get("answer"),
         "scene": spec.get("scene"),
         "subset": spec.get("subset"),
@@ -311,19 +340,32 @@ def scene_index(work: Path) -> tuple[dict[str, dict[str, Any]], dict[str, dict[s
             continue
         for r in read_jsonl(work / name):
             scen = r.get("scenario") or {}
-            images = [r.get("final"), r.get("image"), *[x.get("image") for x in r.get("rounds") or [] if isinstance(x, dict)]]
-            add(r.get("id"), images, {"subset": subset, "category": r.get("category") or scen.get("category"),
-                                      "subcategory": r.get("subcategory") or scen.get("subcategory")})
+            images = [
+                r.get("final"),
+                r.get("image"),
+                *[x.get("image") for x in r.get("rounds") or [] if isinstance(x, dict)],
+            ]
+            add(
+                r.get("id"),
+                images,
+                {
+                    "subset": subset,
+                    "category": r.get("category") or scen.get("category"),
+                    "subcategory": r.get("subcategory") or scen.get("subcategory"),
+                },
+            )
     return by_id, by_image
 
 
-def inherit_scene_fields(spec: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]],
-                         by_image: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def inherit_scene_fields(
+    spec: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]], by_image: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
     """``spec`` with the subset, category and subcategory of its source scene (by ``scene``
     id, else by ``image`` path) filled in where the spec leaves them empty."""
-    scene = by_id.get(spec.get("scene")) if isinstance(spec.get("scene"), str) else None
-    if scene is None and isinstance(spec.get("image"), str):
-        scene = by_image.get(spec["image"])
+    scene_id, image = spec.get("scene"), spec.get("image")
+    scene = by_id.get(scene_id) if isinstance(scene_id, str) else None
+    if scene is None and isinstance(image, str):
+        scene = by_image.get(image)
     out = dict(spec)
     for key in SCENE_FIELDS:
         if not out.get(key) and scene and scene.get(key):

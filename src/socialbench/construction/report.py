@@ -12,8 +12,9 @@ grounding answers, and the annotation agreement. :func:`write_build_report` writ
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from socialbench.construction.jsonl import read_summaries
 from socialbench.report.renderers import to_markdown
@@ -38,25 +39,46 @@ def stage_table(work: Path) -> Table | None:
     for d in docs:
         t = d.get("totals") or {}
         cost = t.get("cost_usd")
-        rows.append(Row(
-            stub=(d["stage"],),
-            cells=(
-                _int(d.get("n_in")), _int(d.get("n_out")), _int(d.get("n_skipped")), _int(d.get("n_failed")),
-                Cell(_kinds(d.get("failure_kinds") or {})), Cell(_kinds(d.get("removed") or {})),
-                _int(t.get("requests", 0)), _int(t.get("prompt_tokens", 0)), _int(t.get("completion_tokens", 0)),
-                _int((t.get("images_generated") or 0) + (t.get("images_edited") or 0)),
-                Cell(f"{cost:.4f}", cost) if cost is not None else Cell("—"),
-            ),
-        ))
+        rows.append(
+            Row(
+                stub=(d["stage"],),
+                cells=(
+                    _int(d.get("n_in")),
+                    _int(d.get("n_out")),
+                    _int(d.get("n_skipped")),
+                    _int(d.get("n_failed")),
+                    Cell(_kinds(d.get("failure_kinds") or {})),
+                    Cell(_kinds(d.get("removed") or {})),
+                    _int(t.get("requests", 0)),
+                    _int(t.get("prompt_tokens", 0)),
+                    _int(t.get("completion_tokens", 0)),
+                    _int((t.get("images_generated") or 0) + (t.get("images_edited") or 0)),
+                    Cell(f"{cost:.4f}", cost) if cost is not None else Cell("—"),
+                ),
+            )
+        )
     return Table(
         name="build_stages",
         title="Pipeline stages: records in/out, failures, removals, tokens and cost (totals over all runs)",
         stub=("stage",),
-        columns=("in", "out", "resumed", "failed", "failure kinds", "removed", "requests", "prompt tok",
-                 "completion tok", "images", "cost USD"),
+        columns=(
+            "in",
+            "out",
+            "resumed",
+            "failed",
+            "failure kinds",
+            "removed",
+            "requests",
+            "prompt tok",
+            "completion tok",
+            "images",
+            "cost USD",
+        ),
         rows=tuple(rows),
-        notes=("in/out/resumed/failed describe the latest run of each stage; token, request, image and cost columns "
-               "add up all runs.",),
+        notes=(
+            "in/out/resumed/failed describe the latest run of each stage; token, request, image and cost columns "
+            "add up all runs.",
+        ),
     )
 
 
@@ -64,40 +86,81 @@ def dataset_tables(stats: Mapping[str, Any], agreement: Mapping[str, Any] | None
     tables = []
     n_b = max(1, stats.get("behaviors", 0))
     cats = stats.get("categories") or {}
-    tables.append(Table(
-        name="dataset_categories", title="Scenes and behaviors per category",
-        stub=("category",), columns=("scenes", "behaviors", "% behaviors"),
-        rows=tuple(Row((c,), (_int(n), _int(stats["behaviors_by_category"].get(c, 0)),
-                              Cell(f"{100 * stats['behaviors_by_category'].get(c, 0) / n_b:.1f}")))
-                   for c, n in cats.items()),
-    ))
-    tables.append(Table(
-        name="dataset_facets", title="Behaviors per facet (a behavior may carry several)",
-        stub=("facet",), columns=("behaviors", "% behaviors"),
-        rows=tuple(Row((f,), (_int(n), Cell(f"{100 * n / n_b:.1f}"))) for f, n in
-                   sorted((stats.get("facets") or {}).items(), key=lambda kv: -kv[1])),
-    ))
+    tables.append(
+        Table(
+            name="dataset_categories",
+            title="Scenes and behaviors per category",
+            stub=("category",),
+            columns=("scenes", "behaviors", "% behaviors"),
+            rows=tuple(
+                Row(
+                    (c,),
+                    (
+                        _int(n),
+                        _int(stats["behaviors_by_category"].get(c, 0)),
+                        Cell(f"{100 * stats['behaviors_by_category'].get(c, 0) / n_b:.1f}"),
+                    ),
+                )
+                for c, n in cats.items()
+            ),
+        )
+    )
+    tables.append(
+        Table(
+            name="dataset_facets",
+            title="Behaviors per facet (a behavior may carry several)",
+            stub=("facet",),
+            columns=("behaviors", "% behaviors"),
+            rows=tuple(
+                Row((f,), (_int(n), Cell(f"{100 * n / n_b:.1f}")))
+                for f, n in sorted((stats.get("facets") or {}).items(), key=lambda kv: -kv[1])
+            ),
+        )
+    )
     labels = stats.get("labels") or {}
-    tables.append(Table(
-        name="dataset_labels", title="Label balance (behavior judgment) and answers (spatial grounding)",
-        stub=("what",), columns=("count",),
-        rows=tuple([Row((f"label {k}",), (_int(v),)) for k, v in labels.items()]
-                   + [Row((f"answers with {k} region(s)",), (_int(v),)) for k, v in (stats.get("answer_sizes") or {}).items()]
-                   + [Row((f"region {k} correct",), (_int(v),)) for k, v in (stats.get("answer_letters") or {}).items()]),
-    ))
+    tables.append(
+        Table(
+            name="dataset_labels",
+            title="Label balance (behavior judgment) and answers (spatial grounding)",
+            stub=("what",),
+            columns=("count",),
+            rows=tuple(
+                [Row((f"label {k}",), (_int(v),)) for k, v in labels.items()]
+                + [
+                    Row((f"answers with {k} region(s)",), (_int(v),))
+                    for k, v in (stats.get("answer_sizes") or {}).items()
+                ]
+                + [Row((f"region {k} correct",), (_int(v),)) for k, v in (stats.get("answer_letters") or {}).items()]
+            ),
+        )
+    )
     if agreement:
         rows = []
         for task, a in agreement.items():
             if isinstance(a, dict) and "units" in a:
-                rows.append(Row((task,), (_int(a["units"]), _int(a["ratings"]),
-                                          *(Cell(f"{a[k]:.3f}", a[k]) if a.get(k) is not None else Cell("—")
-                                            for k in ("fleiss_kappa", "krippendorff_alpha", "percent_agreement")))))
+                rows.append(
+                    Row(
+                        (task,),
+                        (
+                            _int(a["units"]),
+                            _int(a["ratings"]),
+                            *(
+                                Cell(f"{a[k]:.3f}", a[k]) if a.get(k) is not None else Cell("—")
+                                for k in ("fleiss_kappa", "krippendorff_alpha", "percent_agreement")
+                            ),
+                        ),
+                    )
+                )
         if rows:
-            tables.append(Table(
-                name="dataset_agreement", title="Inter-annotator agreement",
-                stub=("task",), columns=("units", "ratings", "Fleiss' kappa", "Krippendorff's alpha", "pairwise agreement"),
-                rows=tuple(rows),
-            ))
+            tables.append(
+                Table(
+                    name="dataset_agreement",
+                    title="Inter-annotator agreement",
+                    stub=("task",),
+                    columns=("units", "ratings", "Fleiss' kappa", "Krippendorff's alpha", "pairwise agreement"),
+                    rows=tuple(rows),
+                )
+            )
     return tables
 
 
@@ -120,8 +183,12 @@ def write_build_report(work: Path, out: Path | None = None, dataset: Path | None
         scan = scan_roboteq(dataset)
         stats = dataset_stats(scan.scenes, scan.questions)
         doc["dataset"] = {"path": str(dataset), **stats}
-        md += ["## Dataset", "", f"{stats['scenes']} scenes, {stats['behaviors']} behaviors, {stats['questions']} "
-               "grounding questions.", ""]
+        md += [
+            "## Dataset",
+            "",
+            f"{stats['scenes']} scenes, {stats['behaviors']} behaviors, {stats['questions']} grounding questions.",
+            "",
+        ]
         for t in dataset_tables(stats, agreement):
             md += [to_markdown(t), ""]
     elif agreement:

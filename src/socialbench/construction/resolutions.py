@@ -10,8 +10,9 @@ A line with ``k`` resolves a behavior (``{"item_id", "k", "decision": "proper" |
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from socialbench.benchmarks.roboteq.schema import LETTERS
 from socialbench.construction.jsonl import numbered_jsonl
@@ -43,7 +44,7 @@ def grounding_decision(value: Any) -> str | list[str]:
     if value == "discard":
         return "discard"
     if not isinstance(value, (list, tuple)) or not value:
-        raise ValueError(f"grounding decision {value!r} is neither \"discard\" nor a non-empty list of regions A-D")
+        raise ValueError(f'grounding decision {value!r} is neither "discard" nor a non-empty list of regions A-D')
     bad = [v for v in value if not isinstance(v, str) or v not in LETTERS]
     if bad:
         raise ValueError(f"grounding decision {list(value)!r} has {bad!r}, not regions {', '.join(LETTERS)}")
@@ -80,19 +81,32 @@ def read_resolutions(
         item = r.get("item_id")
         decision = r.get("decision", r.get("answer"))
         if not isinstance(item, str) or not item:
-            bad("item_id", "resolution has no item_id", 'name the escalated item, e.g. {"item_id": "x", "k": 2, '
-                '"decision": "improper"} or {"item_id": "g1", "answer": ["A", "C"]}', line)
+            bad(
+                "item_id",
+                "resolution has no item_id",
+                'name the escalated item, e.g. {"item_id": "x", "k": 2, '
+                '"decision": "improper"} or {"item_id": "g1", "answer": ["A", "C"]}',
+                line,
+            )
             continue
         if decision is None:
-            bad("decision", f"resolution of {item!r} has no decision (or answer)",
+            bad(
+                "decision",
+                f"resolution of {item!r} has no decision (or answer)",
                 'add "decision": proper / improper / discard (behavior, with "k") or "answer": ["A", ...] / '
-                '"discard" (grounding question)', line)
+                '"discard" (grounding question)',
+                line,
+            )
             continue
         if "k" in r:
             k = r["k"]
             if isinstance(k, bool) or not isinstance(k, int):
-                bad("k", f"k {k!r} of {item!r} is not an integer", "give the behavior number as in behaviors.jsonl, "
-                    'e.g. "k": 2', line)
+                bad(
+                    "k",
+                    f"k {k!r} of {item!r} is not an integer",
+                    'give the behavior number as in behaviors.jsonl, e.g. "k": 2',
+                    line,
+                )
                 continue
             try:
                 decision = judgment_decision(decision)
@@ -101,29 +115,49 @@ def read_resolutions(
                 continue
             key = (item, k)
             if key not in known_b:
-                bad("item_id", f"behavior {item}#b{k} is not among the behaviors being aggregated",
-                    "check item_id and k against escalations.judgment.jsonl (and that its annotations were imported)", line)
+                bad(
+                    "item_id",
+                    f"behavior {item}#b{k} is not among the behaviors being aggregated",
+                    "check item_id and k against escalations.judgment.jsonl (and that its annotations were imported)",
+                    line,
+                )
                 continue
             if key in judg and judg[key] != decision:
-                bad("decision", f"behavior {item}#b{k} already resolved as {judg[key]!r}", "keep one decision per behavior", line)
+                bad(
+                    "decision",
+                    f"behavior {item}#b{k} already resolved as {judg[key]!r}",
+                    "keep one decision per behavior",
+                    line,
+                )
                 continue
             judg[key] = decision
         else:
             try:
                 gdecision = grounding_decision(decision)
             except ValueError as exc:
-                hint = (' (a behavior resolution needs "k": add the behavior number)'
-                        if isinstance(decision, str) and decision in ("proper", "improper") else "")
+                hint = (
+                    ' (a behavior resolution needs "k": add the behavior number)'
+                    if isinstance(decision, str) and decision in ("proper", "improper")
+                    else ""
+                )
                 bad("decision", f"{exc}{hint}", 'use "discard" or a list of regions, e.g. "answer": ["A", "C"]', line)
                 continue
             if item not in known_q:
-                bad("item_id", f"grounding question {item!r} is not among the questions being aggregated",
+                bad(
+                    "item_id",
+                    f"grounding question {item!r} is not among the questions being aggregated",
                     "check item_id against escalations.grounding.jsonl (and that its annotations were imported); "
-                    'a behavior resolution needs "k"', line)
+                    'a behavior resolution needs "k"',
+                    line,
+                )
                 continue
             if item in grnd and grnd[item] != gdecision:
-                bad("decision", f"grounding question {item!r} already resolved as {grnd[item]!r}",
-                    "keep one decision per question", line)
+                bad(
+                    "decision",
+                    f"grounding question {item!r} already resolved as {grnd[item]!r}",
+                    "keep one decision per question",
+                    line,
+                )
                 continue
             grnd[item] = gdecision
     if problems:

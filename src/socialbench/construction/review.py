@@ -26,9 +26,10 @@ final image.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from PIL import Image
 
@@ -62,20 +63,47 @@ class Criterion:
 
 #: Table 3 of the paper (id order).
 CRITERIA: tuple[Criterion, ...] = (
-    Criterion("scenario_faithfulness", False, "The image correctly and sufficiently expresses the intended scenario; "
-              "images that drift from it or are hard to interpret fail."),
-    Criterion("factual_correctness", True, "No obvious generation artifacts or physically implausible content "
-              "(abnormal limbs, distorted fingers, broken joints, unreasonable object states)."),
-    Criterion("detail_quality", False, "Human actions, object relations and spatial cues are clear enough for "
-              "annotators to understand what is happening."),
-    Criterion("pov_constraint", False, "Robot first-person viewpoint; no robot body, robotic arms, external shell, "
-              "screen or robot reflection visible."),
-    Criterion("no_forbidden_graphics", False, "No obvious text, posters, tables, infographics, mobile interfaces, "
-              "computer UI or other non-scene graphics."),
-    Criterion("json_consistency", True, "The reply contains scenario_summary, matrix with the required boolean keys, "
-              "and reasons; reasons list only failed criteria."),
-    Criterion("social_cue_visibility", False, "Visible social cues needed for social-norm reasoning (gaze, posture, "
-              "gesture, interpersonal distance, object ownership, waiting state, ...)."),
+    Criterion(
+        "scenario_faithfulness",
+        False,
+        "The image correctly and sufficiently expresses the intended scenario; "
+        "images that drift from it or are hard to interpret fail.",
+    ),
+    Criterion(
+        "factual_correctness",
+        True,
+        "No obvious generation artifacts or physically implausible content "
+        "(abnormal limbs, distorted fingers, broken joints, unreasonable object states).",
+    ),
+    Criterion(
+        "detail_quality",
+        False,
+        "Human actions, object relations and spatial cues are clear enough for "
+        "annotators to understand what is happening.",
+    ),
+    Criterion(
+        "pov_constraint",
+        False,
+        "Robot first-person viewpoint; no robot body, robotic arms, external shell, "
+        "screen or robot reflection visible.",
+    ),
+    Criterion(
+        "no_forbidden_graphics",
+        False,
+        "No obvious text, posters, tables, infographics, mobile interfaces, computer UI or other non-scene graphics.",
+    ),
+    Criterion(
+        "json_consistency",
+        True,
+        "The reply contains scenario_summary, matrix with the required boolean keys, "
+        "and reasons; reasons list only failed criteria.",
+    ),
+    Criterion(
+        "social_cue_visibility",
+        False,
+        "Visible social cues needed for social-norm reasoning (gaze, posture, "
+        "gesture, interpersonal distance, object ownership, waiting state, ...).",
+    ),
 )
 KEYS = tuple(c.key for c in CRITERIA)
 HARD = frozenset(c.key for c in CRITERIA if c.hard)
@@ -100,7 +128,8 @@ def review_prompt(scenario: Mapping[str, Any], image_prompt: str) -> str:
         "Reply with only a JSON object of this form. List in reasons only the failed criteria, each with a concrete "
         "revision suggestion; criteria marked true must not appear in reasons.",
         '{"scenario_summary": "what the image shows", "matrix": {'
-        + ", ".join(f'"{k}": true' for k in KEYS) + '}, "reasons": {"criterion_key": "what is wrong and how to fix it"}}',
+        + ", ".join(f'"{k}": true' for k in KEYS)
+        + '}, "reasons": {"criterion_key": "what is wrong and how to fix it"}}',
     ]
     return "\n".join(lines)
 
@@ -158,16 +187,25 @@ def revision_decision(matrix: Mapping[str, bool]) -> tuple[list[str], bool]:
 
 def edit_prompt(image_prompt: str, review: Mapping[str, Any], mandatory: bool) -> str:
     failed, _ = revision_decision(review["matrix"])
-    fixes = [f"- {k}: {review['reasons'].get(k) or next(c.description for c in CRITERIA if c.key == k)}"
-             for k in failed if k != "json_consistency"]
-    head = ("Revise this image. The following problems must be corrected:" if mandatory
-            else "Make minor improvements to this image where possible:")
-    return "\n".join([
-        head, *fixes,
-        "Keep the scenario, the people, the layout and the robot's first-person viewpoint unchanged otherwise; "
-        "photorealistic; no robot body, text or user-interface graphics.",
-        f"Intended image: {image_prompt}",
-    ])
+    fixes = [
+        f"- {k}: {review['reasons'].get(k) or next(c.description for c in CRITERIA if c.key == k)}"
+        for k in failed
+        if k != "json_consistency"
+    ]
+    head = (
+        "Revise this image. The following problems must be corrected:"
+        if mandatory
+        else "Make minor improvements to this image where possible:"
+    )
+    return "\n".join(
+        [
+            head,
+            *fixes,
+            "Keep the scenario, the people, the layout and the robot's first-person viewpoint unchanged otherwise; "
+            "photorealistic; no robot body, text or user-interface graphics.",
+            f"Intended image: {image_prompt}",
+        ]
+    )
 
 
 @dataclass(frozen=True)
@@ -219,25 +257,57 @@ async def review_images(
                     output.fail(iid, "image_missing", f"{image_rel}: {exc}")
                     counts["failed"] += 1
                     return
-                task = JsonTask(rid, Request(prompt=review_prompt(scenario, prompt), images=(encoded,), config=config),
-                                validate_review, salt=salts.get(iid, 0))
+                task = JsonTask(
+                    rid,
+                    Request(prompt=review_prompt(scenario, prompt), images=(encoded,), config=config),
+                    validate_review,
+                    salt=salts.get(iid, 0),
+                )
                 res = await run_json(engine, task, options.parse_retries)
                 b = counts["batch"]
                 b.parse_retries += max(0, res.attempts - 1)
                 b.prompt_tokens += res.prompt_tokens
                 b.completion_tokens += res.completion_tokens
                 if not res.ok:
-                    output.fail(iid, res.error or "unknown", f"round {r} review: {res.message}", attempts=res.attempts,
-                                raw=(res.raw or "")[:2000])
+                    output.fail(
+                        iid,
+                        res.error or "unknown",
+                        f"round {r} review: {res.message}",
+                        attempts=res.attempts,
+                        raw=(res.raw or "")[:2000],
+                    )
                     counts["failed"] += 1
                     return
                 failed, mandatory = revision_decision(res.value["matrix"])
-                step = {"id": rid, "image_id": iid, "round": r, "kind": "review", "image": image_rel, **res.value,
-                        "failed": failed, "mandatory": mandatory}
+                step = {
+                    "id": rid,
+                    "image_id": iid,
+                    "round": r,
+                    "kind": "review",
+                    "image": image_rel,
+                    **res.value,
+                    "failed": failed,
+                    "mandatory": mandatory,
+                }
                 steps.write(step)
                 counts["reviews"] += 1
-            rounds.append({"round": r, "image": image_rel, "review": {k: step[k] for k in (
-                "scenario_summary", "matrix", "reasons", "consistency_problems", "failed", "mandatory")}})
+            rounds.append(
+                {
+                    "round": r,
+                    "image": image_rel,
+                    "review": {
+                        k: step[k]
+                        for k in (
+                            "scenario_summary",
+                            "matrix",
+                            "reasons",
+                            "consistency_problems",
+                            "failed",
+                            "mandatory",
+                        )
+                    },
+                }
+            )
             failed, mandatory = step["failed"], step["mandatory"]
             if not failed:
                 status = "passed"
@@ -260,27 +330,41 @@ async def review_images(
                     output.fail(iid, kind, f"round {r + 1} edit: {getattr(exc, 'message', str(exc))}")
                     counts["failed"] += 1
                     return
-                fields = save_image(work, iid, r + 1, result, {"kind": "edit", **editor.describe(), "prompt": text,
-                                                               "source": image_rel, "mandatory": mandatory})
-                estep = {"id": eid, "image_id": iid, "round": r + 1, "kind": "edit", "edit_prompt": text,
-                         "mandatory": mandatory, **fields}
+                fields = save_image(
+                    work,
+                    iid,
+                    r + 1,
+                    result,
+                    {"kind": "edit", **editor.describe(), "prompt": text, "source": image_rel, "mandatory": mandatory},
+                )
+                estep = {
+                    "id": eid,
+                    "image_id": iid,
+                    "round": r + 1,
+                    "kind": "edit",
+                    "edit_prompt": text,
+                    "mandatory": mandatory,
+                    **fields,
+                }
                 steps.write(estep)
                 counts["edits"] += 1
             rounds[-1]["edit_prompt"] = estep["edit_prompt"]
             image_rel = estep["image"]
             r += 1
         best = min(rounds, key=lambda x: (x["review"]["mandatory"], len(x["review"]["failed"]), -x["round"]))
-        output.write({
-            "id": iid,
-            "status": status,
-            "original": rounds[0]["image"],
-            "final": rounds[-1]["image"],
-            "final_round": rounds[-1]["round"],
-            "best_round": best["round"],
-            "rounds": rounds,
-            "image_prompt": prompt,
-            "scenario": scenario,
-        })
+        output.write(
+            {
+                "id": iid,
+                "status": status,
+                "original": rounds[0]["image"],
+                "final": rounds[-1]["image"],
+                "final_round": rounds[-1]["round"],
+                "best_round": best["round"],
+                "rounds": rounds,
+                "image_prompt": prompt,
+                "scenario": scenario,
+            }
+        )
         counts["status"][status] = counts["status"].get(status, 0) + 1
 
     with RunProgress(len(pending), enabled=options.progress, label="review") as bar:

@@ -22,7 +22,8 @@ Local filter
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -57,29 +58,31 @@ def beam_id(sub_id: str, b: int) -> str:
 
 def beam_prompt(sub: Mapping[str, Any], b: int, beams: int, k: int) -> str:
     """The beam-phase prompt for subcategory record ``sub`` (a ``taxonomy.jsonl`` row)."""
-    return "\n".join([
-        "You design test scenarios for Social Proactive Intelligence (SPI): whether an embodied robot, "
-        "seeing the world from its own first-person viewpoint, chooses socially appropriate next actions.",
-        "",
-        f"Category: {sub.get('category', '')}",
-        f"Subcategory: {sub.get('subcategory', '')}",
-        f"Robot role: {sub.get('role', '')}",
-        f"Setting: {sub.get('category_description', '')} {sub.get('description', '')}".rstrip(),
-        "",
-        f"Write at least {k} distinct scenarios for this subcategory (independent generation round {b + 1} of {beams}).",
-        "Rules:",
-        "- Each scenario happens in a realistic setting of this subcategory and is observed by the robot itself.",
-        "- Each scenario contains a socially meaningful decision point: a moment where the robot must pick its "
-        "next action and where social norms (safety, privacy, proxemics, cooperation, politeness, priority, "
-        "sensitivity) decide what is appropriate. Routine task execution is not enough.",
-        "- Do not repeat yourself: vary the situational setting, the narrative structure and the aspect of SPI tested.",
-        "- Describe people, their positions, gaze, posture and other visible cues; keep actions hardware-agnostic.",
-        "",
-        "Reply with only a JSON object of this form:",
-        '{"scenarios": [{"title": "short title", "description": "detailed description of the scene and what is '
-        'happening", "spi_rationale": "why the robot needs social proactive intelligence here", '
-        '"decision_point": "the choice the robot faces"}]}',
-    ])
+    return "\n".join(
+        [
+            "You design test scenarios for Social Proactive Intelligence (SPI): whether an embodied robot, "
+            "seeing the world from its own first-person viewpoint, chooses socially appropriate next actions.",
+            "",
+            f"Category: {sub.get('category', '')}",
+            f"Subcategory: {sub.get('subcategory', '')}",
+            f"Robot role: {sub.get('role', '')}",
+            f"Setting: {sub.get('category_description', '')} {sub.get('description', '')}".rstrip(),
+            "",
+            f"Write at least {k} distinct scenarios for this subcategory (independent generation round {b + 1} of {beams}).",
+            "Rules:",
+            "- Each scenario happens in a realistic setting of this subcategory and is observed by the robot itself.",
+            "- Each scenario contains a socially meaningful decision point: a moment where the robot must pick its "
+            "next action and where social norms (safety, privacy, proxemics, cooperation, politeness, priority, "
+            "sensitivity) decide what is appropriate. Routine task execution is not enough.",
+            "- Do not repeat yourself: vary the situational setting, the narrative structure and the aspect of SPI tested.",
+            "- Describe people, their positions, gaze, posture and other visible cues; keep actions hardware-agnostic.",
+            "",
+            "Reply with only a JSON object of this form:",
+            '{"scenarios": [{"title": "short title", "description": "detailed description of the scene and what is '
+            'happening", "spi_rationale": "why the robot needs social proactive intelligence here", '
+            '"decision_point": "the choice the robot faces"}]}',
+        ]
+    )
 
 
 def _clean_scenarios(raw: Any) -> tuple[list[dict[str, str]], list[str]]:
@@ -117,14 +120,24 @@ def validate_beam(k: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
         if len(good) < k:
             kind = "missing_fields" if any("lacks" in n for n in notes) else "invalid_output"
             detail = "; ".join(notes[:5])
-            raise OutputError(kind, f"only {len(good)} complete distinct scenarios, at least {k} needed" + (f" ({detail})" if detail else ""))
+            raise OutputError(
+                kind,
+                f"only {len(good)} complete distinct scenarios, at least {k} needed"
+                + (f" ({detail})" if detail else ""),
+            )
         return {"scenarios": good, "dropped": notes}
 
     return check
 
 
-def beam_tasks(subs: Sequence[Mapping[str, Any]], *, beams: int, k: int, config: GenerationConfig,
-               salts: Mapping[str, int] | None = None) -> list[JsonTask]:
+def beam_tasks(
+    subs: Sequence[Mapping[str, Any]],
+    *,
+    beams: int,
+    k: int,
+    config: GenerationConfig,
+    salts: Mapping[str, int] | None = None,
+) -> list[JsonTask]:
     salts = salts or {}
     return [
         JsonTask(
@@ -142,14 +155,18 @@ def beam_tasks(subs: Sequence[Mapping[str, Any]], *, beams: int, k: int, config:
 def beam_records(result: Any) -> list[dict[str, Any]]:
     sub = result.context
     value = result.value
-    return [{
-        "id": result.id,
-        "subcategory_id": sub["id"],
-        "beam": int(result.id.rsplit("/b", 1)[1]),
-        "scenarios": [{"candidate": f"{result.id.rsplit('/', 1)[1]}-{i + 1}", **s} for i, s in enumerate(value["scenarios"])],
-        "dropped": value["dropped"],
-        "raw_attempts": result.attempts,
-    }]
+    return [
+        {
+            "id": result.id,
+            "subcategory_id": sub["id"],
+            "beam": int(result.id.rsplit("/b", 1)[1]),
+            "scenarios": [
+                {"candidate": f"{result.id.rsplit('/', 1)[1]}-{i + 1}", **s} for i, s in enumerate(value["scenarios"])
+            ],
+            "dropped": value["dropped"],
+            "raw_attempts": result.attempts,
+        }
+    ]
 
 
 # --------------------------------------------------------------------------- merge phase
@@ -167,8 +184,10 @@ def merge_prompt(sub: Mapping[str, Any], candidates: Sequence[Mapping[str, Any]]
         "Candidates:",
     ]
     for c in candidates:
-        lines.append(f"[{c['candidate']}] {c['title']}: {c['description']} (decision point: {c['decision_point']}; "
-                     f"SPI: {c['spi_rationale']})")
+        lines.append(
+            f"[{c['candidate']}] {c['title']}: {c['description']} (decision point: {c['decision_point']}; "
+            f"SPI: {c['spi_rationale']})"
+        )
     lines += [
         "",
         "Reply with only a JSON object of this form, using the candidate ids in brackets:",
@@ -197,15 +216,17 @@ def validate_merge(candidate_ids: Sequence[str]) -> Callable[[dict[str, Any]], d
             raise OutputError("invalid_output", "removed must be a list")
         removed: dict[str, dict[str, Any]] = {}
         for r in removed_raw:
-            rid = (r.get("id") if isinstance(r, dict) else r)
+            rid = r.get("id") if isinstance(r, dict) else r
             rid = rid.strip().strip("[]") if isinstance(rid, str) else rid
             if rid not in known_set:
                 raise OutputError("invalid_output", f"removed names unknown candidate id {rid!r}")
             if rid in keep_ids:
                 raise OutputError("invalid_output", f"candidate {rid} is both kept and removed")
             dup = r.get("duplicate_of") if isinstance(r, dict) else None
-            removed[rid] = {"duplicate_of": dup if dup in known_set else None,
-                            "reason": str(r.get("reason") or "") if isinstance(r, dict) else ""}
+            removed[rid] = {
+                "duplicate_of": dup if dup in known_set else None,
+                "reason": str(r.get("reason") or "") if isinstance(r, dict) else "",
+            }
         for cid in known:
             if cid not in keep_ids and cid not in removed:
                 removed[cid] = {"duplicate_of": None, "reason": "omitted by the merge model"}
@@ -217,8 +238,12 @@ def validate_merge(candidate_ids: Sequence[str]) -> Callable[[dict[str, Any]], d
     return check
 
 
-def merge_tasks(subs: Sequence[Mapping[str, Any]], beams_by_sub: Mapping[str, Sequence[Mapping[str, Any]]],
-                config: GenerationConfig, salts: Mapping[str, int] | None = None) -> list[JsonTask]:
+def merge_tasks(
+    subs: Sequence[Mapping[str, Any]],
+    beams_by_sub: Mapping[str, Sequence[Mapping[str, Any]]],
+    config: GenerationConfig,
+    salts: Mapping[str, int] | None = None,
+) -> list[JsonTask]:
     """One merge task per subcategory whose beams are all present in ``beams_by_sub``."""
     salts = salts or {}
     tasks = []
@@ -227,25 +252,29 @@ def merge_tasks(subs: Sequence[Mapping[str, Any]], beams_by_sub: Mapping[str, Se
         if not beam_recs:
             continue
         candidates = [c for b in sorted(beam_recs, key=lambda r: r["beam"]) for c in b["scenarios"]]
-        tasks.append(JsonTask(
-            id=sub["id"],
-            request=Request(prompt=merge_prompt(sub, candidates), config=config),
-            validate=validate_merge([c["candidate"] for c in candidates]),
-            context={"sub": sub, "candidates": candidates},
-            salt=salts.get(sub["id"], 0),
-        ))
+        tasks.append(
+            JsonTask(
+                id=sub["id"],
+                request=Request(prompt=merge_prompt(sub, candidates), config=config),
+                validate=validate_merge([c["candidate"] for c in candidates]),
+                context={"sub": sub, "candidates": candidates},
+                salt=salts.get(sub["id"], 0),
+            )
+        )
     return tasks
 
 
 def merge_records(result: Any) -> list[dict[str, Any]]:
     ctx = result.context
     by_id = {c["candidate"]: c for c in ctx["candidates"]}
-    return [{
-        "id": result.id,
-        "n_candidates": len(by_id),
-        "kept": [by_id[c] for c in result.value["keep"]],
-        "removed": [{"candidate": cid, **info} for cid, info in result.value["removed"].items()],
-    }]
+    return [
+        {
+            "id": result.id,
+            "n_candidates": len(by_id),
+            "kept": [by_id[c] for c in result.value["keep"]],
+            "removed": [{"candidate": cid, **info} for cid, info in result.value["removed"].items()],
+        }
+    ]
 
 
 # --------------------------------------------------------------------------- the local filter over scenario records
@@ -276,23 +305,27 @@ def dedup_scenarios(
     for rec in merged:
         sub = subs[rec["id"]]
         for r in rec.get("removed", []):
-            removed.append({
-                "id": f"{rec['id']}/{r['candidate']}",
-                "reason": "merge-model",
-                "duplicate_of": f"{rec['id']}/{r['duplicate_of']}" if r.get("duplicate_of") else None,
-                "detail": r.get("reason", ""),
-            })
+            removed.append(
+                {
+                    "id": f"{rec['id']}/{r['candidate']}",
+                    "reason": "merge-model",
+                    "duplicate_of": f"{rec['id']}/{r['duplicate_of']}" if r.get("duplicate_of") else None,
+                    "detail": r.get("reason", ""),
+                }
+            )
         pool = []
         for s in rec["kept"]:
-            pool.append({
-                "id": f"{rec['id']}/{s['candidate']}",
-                **{f: s[f] for f in SCENARIO_FIELDS},
-                "category": sub.get("category"),
-                "category_id": sub.get("category_id"),
-                "subcategory": sub.get("subcategory"),
-                "subcategory_id": sub["id"],
-                "role": sub.get("role"),
-            })
+            pool.append(
+                {
+                    "id": f"{rec['id']}/{s['candidate']}",
+                    **{f: s[f] for f in SCENARIO_FIELDS},
+                    "category": sub.get("category"),
+                    "category_id": sub.get("category_id"),
+                    "subcategory": sub.get("subcategory"),
+                    "subcategory_id": sub["id"],
+                    "role": sub.get("role"),
+                }
+            )
         pools.append(pool)
     groups = pools if scope == "subcategory" else [[s for p in pools for s in p]]
     if method == "minhash" and scope == "subcategory":
@@ -302,6 +335,13 @@ def dedup_scenarios(
         res = near_duplicates([scenario_text(s) for s in group], threshold=threshold, method=method, embed=embed)
         final.extend(group[i] for i in res.keep)
         for i, j, s in res.removed:
-            removed.append({"id": group[i]["id"], "reason": "local-near-duplicate", "duplicate_of": group[j]["id"],
-                            "similarity": s, "method": method})
+            removed.append(
+                {
+                    "id": group[i]["id"],
+                    "reason": "local-near-duplicate",
+                    "duplicate_of": group[j]["id"],
+                    "similarity": s,
+                    "method": method,
+                }
+            )
     return final, removed

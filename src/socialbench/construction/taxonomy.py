@@ -81,14 +81,17 @@ def _text(d: dict[str, Any], key: str) -> str:
     return v.strip() if isinstance(v, str) else ""
 
 
-def _checked_id_and_name(entry: dict[str, Any], kind: str, where: str, example_id: str, seen: set[str], file: str,
-                         problems: list[Problem]) -> tuple[str, str]:
+def _checked_id_and_name(
+    entry: dict[str, Any], kind: str, where: str, example_id: str, seen: set[str], file: str, problems: list[Problem]
+) -> tuple[str, str]:
     """The ``id`` and ``name`` of a category or subcategory (``kind``) at ``where``; appends a
     problem for an id that is not lowercase-with-dashes or repeats one in ``seen`` (the id is
     added to it) and for a missing name."""
     id_, name = _text(entry, "id"), _text(entry, "name")
     if not _ID.match(id_):
-        problems.append(Problem(file, f"{where}.id", f"{kind} id {id_!r} is not lowercase-with-dashes", f"use e.g. {example_id}"))
+        problems.append(
+            Problem(file, f"{where}.id", f"{kind} id {id_!r} is not lowercase-with-dashes", f"use e.g. {example_id}")
+        )
     elif id_ in seen:
         problems.append(Problem(file, f"{where}.id", f"duplicate {kind} id {id_!r}", f"give every {kind} its own id"))
     seen.add(id_)
@@ -105,7 +108,9 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
     except OSError as exc:
         raise DataError.single(p, "", f"cannot read taxonomy: {exc.strerror}", "pass an existing YAML file") from exc
     except yaml.YAMLError as exc:
-        raise DataError.single(p, "", f"not valid YAML: {exc}", "fix the YAML syntax (quote names with commas or colons)") from exc
+        raise DataError.single(
+            p, "", f"not valid YAML: {exc}", "fix the YAML syntax (quote names with commas or colons)"
+        ) from exc
     problems: list[Problem] = []
     f = str(p)
     if not isinstance(doc, dict) or not isinstance(doc.get("categories"), list) or not doc["categories"]:
@@ -121,7 +126,9 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
         cid, cname = _checked_id_and_name(c, "category", where, "retail-hospitality", seen_cat, f, problems)
         subs_raw = c.get("subcategories")
         if not isinstance(subs_raw, list) or not subs_raw:
-            problems.append(Problem(f, f"{where}.subcategories", "category has no subcategories", "list at least one subcategory"))
+            problems.append(
+                Problem(f, f"{where}.subcategories", "category has no subcategories", "list at least one subcategory")
+            )
             subs_raw = []
         subs: list[Subcategory] = []
         for j, s in enumerate(subs_raw):

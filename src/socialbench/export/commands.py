@@ -17,9 +17,18 @@ def register(app: typer.Typer) -> None:
 
 @export_app.command("sft")
 def sft_cmd(
-    data: Annotated[str, typer.Option("--data", "-d", help="RobotEQ dataset folder, build export, or hub id (Tongji-Emotion/Robot-EQ, hf:OWNER/NAME).")],
+    data: Annotated[
+        str,
+        typer.Option(
+            "--data",
+            "-d",
+            help="RobotEQ dataset folder, build export, or hub id (Tongji-Emotion/Robot-EQ, hf:OWNER/NAME).",
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write the SFT files into.")],
-    fmt: Annotated[str, typer.Option("--format", help="messages (TRL SFTTrainer), sharegpt (LLaMA-Factory) or llava.")] = "messages",
+    fmt: Annotated[
+        str, typer.Option("--format", help="messages (TRL SFTTrainer), sharegpt (LLaMA-Factory) or llava.")
+    ] = "messages",
     task: Annotated[str, typer.Option(help="bj (behavior judgment), sg (spatial grounding) or both.")] = "both",
     train_subset: Annotated[str, typer.Option(help="Subset of the train split: synthetic, real or all.")] = "synthetic",
     eval_subset: Annotated[str, typer.Option(help="Subset of the eval split: synthetic, real, all or none.")] = "real",
@@ -28,8 +37,9 @@ def sft_cmd(
     """Supervised fine-tuning data: the prompts `eval` sends paired with the gold JSON answers."""
     from socialbench.export.sft import write_sft
 
-    res = write_sft(data, out, fmt=fmt, task=task, train_subset=train_subset, eval_subset=eval_subset,
-                    overwrite=overwrite)
+    res = write_sft(
+        data, out, fmt=fmt, task=task, train_subset=train_subset, eval_subset=eval_subset, overwrite=overwrite
+    )
     for split, path in res.files.items():
         typer.echo(f"{split}: {res.counts[split]} examples in {path}")
     typer.echo(f"{res.images} images under {out / 'images'}; splits in {out / 'split.json'}; card {out / 'README.md'}")

@@ -31,14 +31,15 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from socialbench.benchmarks.roboteq.hub import resolve_data
 from socialbench.benchmarks.roboteq.loader import load_roboteq
-from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG
 from socialbench.benchmarks.roboteq.prompts import grounding_prompt, scene_prompt
+from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG
 from socialbench.errors import UsageError
 from socialbench.types import Item
 
@@ -66,16 +67,28 @@ def _judgment_example(item: Item) -> SftExample:
     beh = item.metadata["behaviors"]
     listing = [(int(beh[q.key]["k"]), q.text) for q in item.questions]
     answer = {str(beh[q.key]["k"]): beh[q.key]["label"] for q in item.questions}
-    return SftExample(item.item_id, TASK_BJ, str(item.metadata.get("subset") or "unknown"),
-                      scene_prompt(item.metadata["role"], listing, "standard"), json.dumps({"answer": answer}),
-                      Path(item.metadata["image"]), str(item.metadata["image_rel"]))
+    return SftExample(
+        item.item_id,
+        TASK_BJ,
+        str(item.metadata.get("subset") or "unknown"),
+        scene_prompt(item.metadata["role"], listing, "standard"),
+        json.dumps({"answer": answer}),
+        Path(item.metadata["image"]),
+        str(item.metadata["image_rel"]),
+    )
 
 
 def _grounding_example(item: Item) -> SftExample:
     meta = item.metadata
-    return SftExample(item.item_id, TASK_SG, str(meta.get("subset") or "unknown"),
-                      grounding_prompt(meta["question"], meta.get("options") or {}, "standard"),
-                      json.dumps({"answer": list(meta["answer"])}), Path(meta["image"]), str(meta["image_rel"]))
+    return SftExample(
+        item.item_id,
+        TASK_SG,
+        str(meta.get("subset") or "unknown"),
+        grounding_prompt(meta["question"], meta.get("options") or {}, "standard"),
+        json.dumps({"answer": list(meta["answer"])}),
+        Path(meta["image"]),
+        str(meta["image_rel"]),
+    )
 
 
 def examples_from_items(items: Iterable[Item]) -> list[SftExample]:
@@ -95,15 +108,31 @@ def _select(examples: Sequence[SftExample], subset: str) -> list[SftExample]:
 def _row(e: SftExample, fmt: str) -> dict[str, Any]:
     path = f"images/{e.image_rel}"
     if fmt == "messages":
-        return {"id": e.id, "task": e.task, "subset": e.subset, "images": [path], "messages": [
-            {"role": "user", "content": [{"type": "image", "text": None}, {"type": "text", "text": e.prompt}]},
-            {"role": "assistant", "content": [{"type": "text", "text": e.answer}]},
-        ]}
+        return {
+            "id": e.id,
+            "task": e.task,
+            "subset": e.subset,
+            "images": [path],
+            "messages": [
+                {"role": "user", "content": [{"type": "image", "text": None}, {"type": "text", "text": e.prompt}]},
+                {"role": "assistant", "content": [{"type": "text", "text": e.answer}]},
+            ],
+        }
     if fmt == "sharegpt":
-        return {"id": e.id, "task": e.task, "subset": e.subset, "images": [path], "messages": [
-            {"role": "user", "content": "<image>" + e.prompt}, {"role": "assistant", "content": e.answer}]}
-    return {"id": e.id, "task": e.task, "subset": e.subset, "image": path, "conversations": [
-        {"from": "human", "value": "<image>\n" + e.prompt}, {"from": "gpt", "value": e.answer}]}
+        return {
+            "id": e.id,
+            "task": e.task,
+            "subset": e.subset,
+            "images": [path],
+            "messages": [{"role": "user", "content": "<image>" + e.prompt}, {"role": "assistant", "content": e.answer}],
+        }
+    return {
+        "id": e.id,
+        "task": e.task,
+        "subset": e.subset,
+        "image": path,
+        "conversations": [{"from": "human", "value": "<image>\n" + e.prompt}, {"from": "gpt", "value": e.answer}],
+    }
 
 
 @dataclass
@@ -150,8 +179,16 @@ def _card(name: str, data: str, fmt: str, result: SftResult, subsets: dict[str, 
     return "\n".join(lines)
 
 
-def write_sft(data: str | Path, out: Path, *, fmt: str = "messages", task: str = "both",
-              train_subset: str = "synthetic", eval_subset: str = "real", overwrite: bool = False) -> SftResult:
+def write_sft(
+    data: str | Path,
+    out: Path,
+    *,
+    fmt: str = "messages",
+    task: str = "both",
+    train_subset: str = "synthetic",
+    eval_subset: str = "real",
+    overwrite: bool = False,
+) -> SftResult:
     """Write SFT files for ``data`` (a RobotEQ folder or hub id) into ``out`` (see the
     module docstring). Raises :class:`UsageError` for a bad option, an existing non-empty
     ``out`` without ``overwrite``, or a split with no example."""
@@ -174,8 +211,9 @@ def write_sft(data: str | Path, out: Path, *, fmt: str = "messages", task: str =
     chosen = {split: _select(examples, subset) for split, subset in splits.items()}
     if not chosen["train"]:
         found = ", ".join(f"{k}: {v}" for k, v in sorted(Counter(e.subset for e in examples).items())) or "none"
-        raise UsageError(f"no {train_subset} examples to train on in {data} (subsets found: {found}); "
-                         "choose another --train-subset")
+        raise UsageError(
+            f"no {train_subset} examples to train on in {data} (subsets found: {found}); choose another --train-subset"
+        )
     out.mkdir(parents=True, exist_ok=True)
     result = SftResult()
     copied: set[str] = set()
@@ -191,23 +229,45 @@ def write_sft(data: str | Path, out: Path, *, fmt: str = "messages", task: str =
                 copied.add(rel)
         if fmt == "llava":
             path = out / f"{split}.json"
-            path.write_text(json.dumps([_row(e, fmt) for e in rows], ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+            path.write_text(
+                json.dumps([_row(e, fmt) for e in rows], ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+            )
         else:
             path = out / f"{split}.jsonl"
-            path.write_text("".join(json.dumps(_row(e, fmt), ensure_ascii=False) + "\n" for e in rows), encoding="utf-8")
+            path.write_text(
+                "".join(json.dumps(_row(e, fmt), ensure_ascii=False) + "\n" for e in rows), encoding="utf-8"
+            )
         result.files[split] = path
         result.counts[split] = len(rows)
     result.images = len(copied)
-    (out / "split.json").write_text(json.dumps(
-        {split: {"subset": splits[split], "ids": [f"{e.task}:{e.id}" for e in chosen[split]]} for split in result.files},
-        indent=1) + "\n", encoding="utf-8")
+    (out / "split.json").write_text(
+        json.dumps(
+            {
+                split: {"subset": splits[split], "ids": [f"{e.task}:{e.id}" for e in chosen[split]]}
+                for split in result.files
+            },
+            indent=1,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     if fmt == "sharegpt":
-        info = {f"socialbench_{split}": {
-            "file_name": path.name, "formatting": "sharegpt",
-            "columns": {"messages": "messages", "images": "images"},
-            "tags": {"role_tag": "role", "content_tag": "content", "user_tag": "user", "assistant_tag": "assistant"},
-        } for split, path in result.files.items()}
+        info = {
+            f"socialbench_{split}": {
+                "file_name": path.name,
+                "formatting": "sharegpt",
+                "columns": {"messages": "messages", "images": "images"},
+                "tags": {
+                    "role_tag": "role",
+                    "content_tag": "content",
+                    "user_tag": "user",
+                    "assistant_tag": "assistant",
+                },
+            }
+            for split, path in result.files.items()
+        }
         (out / "dataset_info.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
-    (out / "README.md").write_text(_card("RobotEQ SFT data", str(data), fmt, result, splits, TASKS[task]),
-                                   encoding="utf-8")
+    (out / "README.md").write_text(
+        _card("RobotEQ SFT data", str(data), fmt, result, splits, TASKS[task]), encoding="utf-8"
+    )
     return result

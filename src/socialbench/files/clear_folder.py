@@ -9,8 +9,8 @@ whether it may clear the folder (its own overwrite rules); this module only remo
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 __all__ = ["remove_generated"]
 

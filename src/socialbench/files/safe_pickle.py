@@ -32,8 +32,7 @@ _NUMPY_CORE_GLOBALS = {
     ("numeric", "_frombuffer"),
 }
 _ALLOWED: frozenset[tuple[str, str]] = frozenset(
-    {(f"numpy.{core}.{mod}", name) for core in ("core", "_core")
-     for mod, name in _NUMPY_CORE_GLOBALS}
+    {(f"numpy.{core}.{mod}", name) for core in ("core", "_core") for mod, name in _NUMPY_CORE_GLOBALS}
     | {
         ("numpy", "ndarray"),
         ("numpy", "dtype"),
@@ -66,9 +65,12 @@ class _Budget:
     def take(self, n: int, what: str) -> None:
         if n < 0 or n > self.left:
             raise DataError.single(
-                self.label, "", f"the pickle asks for {n} bytes through {what}, more than "
+                self.label,
+                "",
+                f"the pickle asks for {n} bytes through {what}, more than "
                 f"odometry needs (limit {MAX_ALLOCATION} in all)",
-                "regenerate the file as a dict of numpy arrays, or do not trust this file")
+                "regenerate the file as a dict of numpy arrays, or do not trust this file",
+            )
         self.left -= n
 
 
@@ -92,23 +94,32 @@ def _nbytes(shape: Any, dtype: Any) -> int:
 def _bounded(fn: Any, name: str, budget: _Budget) -> Any:
     """``fn`` wrapped so that it never allocates beyond ``budget``."""
     if name in ("bytes", "bytearray"):
+
         def make_bytes(*args: Any) -> Any:
             if args and not isinstance(args[0], (str, bytes, bytearray)):
                 raise DataError.single(
-                    budget.label, "", f"refused {name}() of a {type(args[0]).__name__} in a "
-                    "pickle; odometry never builds one", "regenerate the file")
+                    budget.label,
+                    "",
+                    f"refused {name}() of a {type(args[0]).__name__} in a pickle; odometry never builds one",
+                    "regenerate the file",
+                )
             budget.take(len(args[0]) if args else 0, name)
             return fn(*args)
+
         return make_bytes
     if name == "_reconstruct":
+
         def reconstruct(subtype: Any, shape: Any, dtype: Any) -> Any:
             budget.take(_nbytes(shape, None), "numpy _reconstruct")
             return fn(getattr(subtype, "wrapped", subtype), shape, dtype)
+
         return reconstruct
     if name == "ndarray":
+
         def ndarray(shape: Any, dtype: Any = float, *args: Any, **kwargs: Any) -> Any:
             budget.take(_nbytes(shape, dtype), "numpy.ndarray")
             return fn(shape, dtype, *args, **kwargs)
+
         ndarray.wrapped = fn  # type: ignore[attr-defined]  # _reconstruct needs the class
         return ndarray
     return fn
@@ -151,12 +162,17 @@ class RestrictedUnpickler(pickle.Unpickler):
         try:
             return _bounded(_resolve(module, name), name, self._budget)
         except (ImportError, AttributeError) as exc:
-            raise DataError.single(self._label, "", f"cannot resolve {module}.{name}: {exc}",
-                                   "install a compatible numpy") from exc
+            raise DataError.single(
+                self._label, "", f"cannot resolve {module}.{name}: {exc}", "install a compatible numpy"
+            ) from exc
 
     def persistent_load(self, pid: Any) -> Any:
-        raise DataError.single(self._label, "", "persistent ids are not allowed in pickles",
-                               "regenerate the file as a dict of numpy arrays")
+        raise DataError.single(
+            self._label,
+            "",
+            "persistent ids are not allowed in pickles",
+            "regenerate the file as a dict of numpy arrays",
+        )
 
 
 def load_pickle_bytes(data: bytes, label: str = "<bytes>") -> Any:
@@ -166,14 +182,17 @@ def load_pickle_bytes(data: bytes, label: str = "<bytes>") -> Any:
     except DataError:
         raise
     except MemoryError:
-        raise DataError.single(label, "", "the pickle needs more memory than is available",
-                               "regenerate the file as a dict of numpy arrays") from None
+        raise DataError.single(
+            label, "", "the pickle needs more memory than is available", "regenerate the file as a dict of numpy arrays"
+        ) from None
     except RecursionError:
-        raise DataError.single(label, "", "the pickle is nested too deeply",
-                               "regenerate the file as a dict of numpy arrays") from None
+        raise DataError.single(
+            label, "", "the pickle is nested too deeply", "regenerate the file as a dict of numpy arrays"
+        ) from None
     except Exception as exc:  # truncated or corrupt streams raise many kinds of error
-        raise DataError.single(label, "", f"cannot unpickle: {type(exc).__name__}: {exc}",
-                               "replace the file with an intact copy") from exc
+        raise DataError.single(
+            label, "", f"cannot unpickle: {type(exc).__name__}: {exc}", "replace the file with an intact copy"
+        ) from exc
 
 
 def load_pickle_safely(path: Path | str) -> Any:

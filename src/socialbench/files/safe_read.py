@@ -48,32 +48,36 @@ def read_regular_bytes(path: Path | str, limit: int = MAX_FILE_BYTES) -> bytes:
     if kind == "missing":
         raise DataError.single(str(p), "", "file not found", f"add {p.name}")
     if kind != "file":
-        raise DataError.single(str(p), "", "not a regular file (a folder, FIFO or device)",
-                               f"replace it with the {p.name} file itself")
+        raise DataError.single(
+            str(p), "", "not a regular file (a folder, FIFO or device)", f"replace it with the {p.name} file itself"
+        )
     try:
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise DataError.single(str(p), "", f"cannot open: {exc.strerror or exc}",
-                               "check the file's permissions") from None
+        raise DataError.single(
+            str(p), "", f"cannot open: {exc.strerror or exc}", "check the file's permissions"
+        ) from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise DataError.single(str(p), "", "not a regular file", "replace it with a file")
         if st.st_size > limit:
-            raise DataError.single(str(p), "", f"file is {st.st_size} bytes, more than the "
-                                   f"{limit} this file can hold", "replace it with an intact copy")
+            raise DataError.single(
+                str(p),
+                "",
+                f"file is {st.st_size} bytes, more than the {limit} this file can hold",
+                "replace it with an intact copy",
+            )
         with os.fdopen(fd, "rb", closefd=True) as f:
             fd = -1
             data = f.read(limit + 1)
     except OSError as exc:
-        raise DataError.single(str(p), "", f"cannot read: {exc.strerror or exc}",
-                               "replace the file") from None
+        raise DataError.single(str(p), "", f"cannot read: {exc.strerror or exc}", "replace the file") from None
     finally:
         if fd >= 0:
             os.close(fd)
     if len(data) > limit:
-        raise DataError.single(str(p), "", f"file is larger than {limit} bytes",
-                               "replace it with an intact copy")
+        raise DataError.single(str(p), "", f"file is larger than {limit} bytes", "replace it with an intact copy")
     return data
 
 
@@ -96,17 +100,23 @@ def check_json_value(value: Any, file: str, max_depth: int = MAX_JSON_DEPTH) -> 
     while stack:
         v, depth, where = stack.pop()
         if depth > max_depth:
-            return Problem(file, where, f"nested more than {max_depth} levels deep",
-                           "write the structure the release uses")
+            return Problem(
+                file, where, f"nested more than {max_depth} levels deep", "write the structure the release uses"
+            )
         if isinstance(v, str):
             if _has_surrogate(v):
-                return Problem(file, where, f"string {v[:40]!r} holds a lone surrogate "
-                               "(invalid Unicode)", "write valid UTF-8 text")
+                return Problem(
+                    file, where, f"string {v[:40]!r} holds a lone surrogate (invalid Unicode)", "write valid UTF-8 text"
+                )
         elif isinstance(v, dict):
             for k, x in v.items():
                 if _has_surrogate(k):
-                    return Problem(file, where, f"key {k[:40]!r} holds a lone surrogate "
-                                   "(invalid Unicode)", "write valid UTF-8 text")
+                    return Problem(
+                        file,
+                        where,
+                        f"key {k[:40]!r} holds a lone surrogate (invalid Unicode)",
+                        "write valid UTF-8 text",
+                    )
                 stack.append((x, depth + 1, f"{where}.{k}" if where else k))
         elif isinstance(v, list):
             stack.extend((x, depth + 1, f"{where}[{i}]") for i, x in enumerate(v))
@@ -118,22 +128,26 @@ def parse_json_bytes(data: bytes, file: str) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise DataError.single(file, "", f"not UTF-8 text (byte {exc.start}: "
-                               f"{data[exc.start:exc.start + 1]!r})",
-                               "save the file as UTF-8") from None
+        raise DataError.single(
+            file,
+            "",
+            f"not UTF-8 text (byte {exc.start}: {data[exc.start : exc.start + 1]!r})",
+            "save the file as UTF-8",
+        ) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise DataError.single(file, "", f"invalid JSON: {exc.msg} (column {exc.colno})",
-                               "fix the JSON syntax", line=exc.lineno) from None
+        raise DataError.single(
+            file, "", f"invalid JSON: {exc.msg} (column {exc.colno})", "fix the JSON syntax", line=exc.lineno
+        ) from None
     except RecursionError:
-        raise DataError.single(file, "", f"nested more than {MAX_JSON_DEPTH} levels deep",
-                               "write the structure the release uses") from None
+        raise DataError.single(
+            file, "", f"nested more than {MAX_JSON_DEPTH} levels deep", "write the structure the release uses"
+        ) from None
     except ValueError as exc:  # NaN/Infinity, a number with too many digits
-        raise DataError.single(file, "", f"invalid JSON: {exc}",
-                               "write finite numbers in plain JSON") from None
+        raise DataError.single(file, "", f"invalid JSON: {exc}", "write finite numbers in plain JSON") from None
     problem = check_json_value(value, file)
     if problem is not None:
         raise DataError(problem)

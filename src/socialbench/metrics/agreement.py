@@ -199,9 +199,7 @@ def official_answer(question: Question, value: object) -> Answer:
     return question.choices[0]
 
 
-def _official_loo(
-    question: Question, votes: HumanVotes, answer: Answer
-) -> tuple[ItemScore, ItemScore, ItemScore]:
+def _official_loo(question: Question, votes: HumanVotes, answer: Answer) -> tuple[ItemScore, ItemScore, ItemScore]:
     """The official leave-one-out loop (reference §e), in the official order of operations.
 
     Returns (model, average human, human oracle).
@@ -250,9 +248,7 @@ def _official_loo(
     )
 
 
-def official_item_scores(
-    question: Question, votes: HumanVotes, value: object
-) -> dict[str, ItemScore]:
+def official_item_scores(question: Question, votes: HumanVotes, value: object) -> dict[str, ItemScore]:
     """Official per-item scores (reference §e, "postprocess_results.py").
 
     ``value`` is the parsed model answer (see :func:`official_parse`); it is mapped with
@@ -273,9 +269,7 @@ def official_item_scores(
     """
     check_votes(votes, question.key)
     if votes.n <= 1:
-        raise ValueError(
-            f"{question.key}: official scoring needs n >= 2 human answers, got n={votes.n}"
-        )
+        raise ValueError(f"{question.key}: official scoring needs n >= 2 human answers, got n={votes.n}")
     model, average, oracle = _official_loo(question, votes, official_answer(question, value))
     return {"model": model, "human:average": average, "human:oracle": oracle}
 

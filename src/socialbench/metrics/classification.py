@@ -26,7 +26,8 @@ standard deviation (ddof=1) of the replicate F1 values.
 
 from __future__ import annotations
 
-from typing import Hashable, Sequence, TypedDict
+from collections.abc import Hashable, Sequence
+from typing import TypedDict
 
 import numpy as np
 
@@ -65,7 +66,9 @@ def precision_recall_f1(tp: float, fp: float, fn: float) -> tuple[float, float, 
     return p, r, _ratio(2 * p * r, p + r)
 
 
-def unit_counts(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None], labels: Sequence[Hashable]) -> np.ndarray:
+def unit_counts(
+    y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None], labels: Sequence[Hashable]
+) -> np.ndarray:
     """Per-unit counts, shape ``(n, len(labels), 3)`` with ``[..., 0:3] = TP, FP, FN``.
 
     ``y_pred[i] is None`` marks an invalid prediction (FN for the gold label only). Raises

@@ -16,8 +16,8 @@ counts of failed and invalid pairs.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from socialbench.metrics.results import ConsistencyRate, ConsistencySummary
 from socialbench.types import Answer, Question
@@ -67,8 +67,12 @@ def consistency_summary(pairs: Sequence[ConsistencyPair]) -> ConsistencySummary:
         value = None
         if not p.failed and p.clean is not None and p.mapped_back is not None:
             value = 1.0 if p.clean == p.mapped_back else 0.0
-        for kind, key in (("All", "All"), ("by_category", p.question.category),
-                          ("by_question", p.question.base_key), ("by_item", p.item_id)):
+        for kind, key in (
+            ("All", "All"),
+            ("by_category", p.question.category),
+            ("by_question", p.question.base_key),
+            ("by_item", p.item_id),
+        ):
             add(kind, key, value, p.failed)
     overall = _rate([], 0, 0)
     by_kind: dict[str, dict[str, ConsistencyRate]] = {"by_category": {}, "by_question": {}, "by_item": {}}

@@ -24,8 +24,9 @@ Paper §7.6 analyses (below :func:`failure_summary`): :func:`failure_rate_by_att
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Hashable, Sequence, TypedDict
+from typing import TypedDict
 
 from socialbench.metrics.agreement import ScoringEntry
 from socialbench.metrics.protocols import PAPER, ProtocolArg, as_protocol
@@ -196,9 +197,7 @@ def failure_rate_by_attribute(
     for value in sorted(groups, key=_value_order):
         fl = groups[value]
         rate, se, k = mean_se([1.0 if f else 0.0 for f in fl], ddof)
-        out_groups.append(
-            GroupFailure(attribute, value, k, sum(fl), rate, se, rate / overall if overall > 0 else None)
-        )
+        out_groups.append(GroupFailure(attribute, value, k, sum(fl), rate, se, rate / overall if overall > 0 else None))
     return {
         "attribute": attribute,
         "protocol": proto.name,

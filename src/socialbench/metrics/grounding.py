@@ -17,7 +17,8 @@ counts over options; macro-F1 averages the per-option F1 over options that occur
 
 from __future__ import annotations
 
-from typing import AbstractSet, Sequence
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 import numpy as np
 

@@ -30,8 +30,8 @@ two votes have no other annotator and are skipped (``n`` counts the items used).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from itertools import product
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -57,8 +57,9 @@ def loo_references(counts: Mapping[str, int], held_out: str) -> list[tuple[str, 
     return [(x, 1.0 / len(tied)) for x in tied]
 
 
-def loo_option_references(selections: Sequence[frozenset[str]], j: int,
-                          options: Sequence[str] = OPTIONS) -> list[tuple[frozenset[str], float]]:
+def loo_option_references(
+    selections: Sequence[frozenset[str]], j: int, options: Sequence[str] = OPTIONS
+) -> list[tuple[frozenset[str], float]]:
     """The per-option majority set of the annotators other than ``j``, as
     ``[(set, weight)]``: an option chosen by exactly half of the others is in or out with
     weight 1/2 each (every combination of such options listed)."""
@@ -69,8 +70,10 @@ def loo_option_references(selections: Sequence[frozenset[str]], j: int,
     sure = frozenset(o for o in options if 2 * sum(o in s for s in others) > m)
     tied = [o for o in options if 2 * sum(o in s for s in others) == m]
     weight = 1.0 / (2 ** len(tied))
-    return [(sure | frozenset(o for o, keep in zip(tied, flags) if keep), weight)
-            for flags in product((False, True), repeat=len(tied))]
+    return [
+        (sure | frozenset(o for o, keep in zip(tied, flags) if keep), weight)
+        for flags in product((False, True), repeat=len(tied))
+    ]
 
 
 def _votes(counts: Mapping[str, int]) -> HumanVotes:
@@ -79,8 +82,9 @@ def _votes(counts: Mapping[str, int]) -> HumanVotes:
     return HumanVotes(labels, tuple(counts[x] / n for x in labels), n)
 
 
-def human_judgment_baseline(items: Sequence[Mapping[str, int]],
-                            labels: Sequence[str] = JUDGMENT_LABELS) -> dict[str, object] | None:
+def human_judgment_baseline(
+    items: Sequence[Mapping[str, int]], labels: Sequence[str] = JUDGMENT_LABELS
+) -> dict[str, object] | None:
     """Human PA, CWPA, micro / macro F1 over behaviors given as label counts
     (``{"proper": 2, "improper": 1}``); None when no behavior has two votes."""
     used = [{x: int(c) for x, c in it.items() if int(c) > 0} for it in items]
@@ -106,12 +110,19 @@ def human_judgment_baseline(items: Sequence[Mapping[str, int]],
                     counts[index[pred], FP] += k * w
                     counts[index[ref], FN] += k * w
     micro, macro = f1_from_counts(counts)
-    return {"n": len(used), "pairs": pairs, "pa": float(np.mean(pa)), "cwpa": float(np.mean(cwpa)),
-            "micro_f1": micro, "macro_f1": macro}
+    return {
+        "n": len(used),
+        "pairs": pairs,
+        "pa": float(np.mean(pa)),
+        "cwpa": float(np.mean(cwpa)),
+        "micro_f1": micro,
+        "macro_f1": macro,
+    }
 
 
-def human_grounding_baseline(items: Sequence[Sequence[Sequence[str]]],
-                             options: Sequence[str] = OPTIONS) -> dict[str, object] | None:
+def human_grounding_baseline(
+    items: Sequence[Sequence[Sequence[str]]], options: Sequence[str] = OPTIONS
+) -> dict[str, object] | None:
     """Human exact match, Jaccard, option micro / macro F1 over questions given as one
     selection per annotator (``[["A", "C"], ["A"], ["A", "C"]]``); None when no question
     has two votes."""
@@ -136,5 +147,11 @@ def human_grounding_baseline(items: Sequence[Sequence[Sequence[str]]],
             exact.append(e)
             jac.append(jc)
     micro, macro = f1_from_counts(counts)
-    return {"n": len(used), "pairs": len(exact), "exact_match": float(np.mean(exact)), "jaccard": float(np.mean(jac)),
-            "micro_f1": micro, "macro_f1": macro}
+    return {
+        "n": len(used),
+        "pairs": len(exact),
+        "exact_match": float(np.mean(exact)),
+        "jaccard": float(np.mean(jac)),
+        "micro_f1": micro,
+        "macro_f1": macro,
+    }

@@ -169,9 +169,7 @@ def protocol_named(name: str) -> ScoringProtocol:
     try:
         return _BY_NAME[name]
     except (KeyError, TypeError):
-        raise UnknownProtocolError(
-            f"unknown protocol {name!r}; use one of {', '.join(PROTOCOL_NAMES)}"
-        ) from None
+        raise UnknownProtocolError(f"unknown protocol {name!r}; use one of {', '.join(PROTOCOL_NAMES)}") from None
 
 
 #: A protocol object or its name; functions that take one convert it once, at their top.

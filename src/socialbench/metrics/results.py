@@ -132,8 +132,11 @@ class Score(JsonResult):
     @classmethod
     def from_json(cls, data: object, what: str = "score") -> Score:
         d = json_object(data, what)
-        return cls(optional_float(d.get("value"), f"{what}.value"), optional_float(d.get("se"), f"{what}.se"),
-                   optional_int(d.get("n"), f"{what}.n"))
+        return cls(
+            optional_float(d.get("value"), f"{what}.value"),
+            optional_float(d.get("se"), f"{what}.se"),
+            optional_int(d.get("n"), f"{what}.n"),
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,9 +155,13 @@ class AgreementCell(JsonResult):
     @classmethod
     def from_json(cls, data: object, what: str = "cell") -> AgreementCell:
         d = json_object(data, what)
-        return cls(required_float(d.get("PA"), f"{what}.PA"), required_float(d.get("CWPA"), f"{what}.CWPA"),
-                   required_float(d.get("PA_se"), f"{what}.PA_se"), required_float(d.get("CWPA_se"), f"{what}.CWPA_se"),
-                   required_int(d.get("n"), f"{what}.n"))
+        return cls(
+            required_float(d.get("PA"), f"{what}.PA"),
+            required_float(d.get("CWPA"), f"{what}.CWPA"),
+            required_float(d.get("PA_se"), f"{what}.PA_se"),
+            required_float(d.get("CWPA_se"), f"{what}.CWPA_se"),
+            required_int(d.get("n"), f"{what}.n"),
+        )
 
 
 # --------------------------------------------------------------------------- SocialNav-SUB
@@ -245,7 +252,8 @@ class FailureSummary(JsonResult):
             failure_rate_se=num("failure_rate_se"),
             failure_rate_valid_only=optional_float(d.get("failure_rate_valid_only"), f"{what}.failure_rate_valid_only"),
             failure_rate_valid_only_se=optional_float(
-                d.get("failure_rate_valid_only_se"), f"{what}.failure_rate_valid_only_se"),
+                d.get("failure_rate_valid_only_se"), f"{what}.failure_rate_valid_only_se"
+            ),
             n_valid=required_int(d.get("n_valid"), f"{what}.n_valid"),
             invalid_rate=num("invalid_rate"),
             invalid_rate_se=num("invalid_rate_se"),
@@ -316,15 +324,24 @@ class ConsistencyRate(JsonResult):
     n_invalid: int
 
     def to_json(self) -> JsonObject:
-        return {"consistency": self.consistency, "se": self.se, "n": self.n, "n_failed": self.n_failed,
-                "n_invalid": self.n_invalid}
+        return {
+            "consistency": self.consistency,
+            "se": self.se,
+            "n": self.n,
+            "n_failed": self.n_failed,
+            "n_invalid": self.n_invalid,
+        }
 
     @classmethod
     def from_json(cls, data: object, what: str = "consistency") -> ConsistencyRate:
         d = json_object(data, what)
-        return cls(optional_float(d.get("consistency"), f"{what}.consistency"), optional_float(d.get("se"), f"{what}.se"),
-                   required_int(d.get("n"), f"{what}.n"), required_int(d.get("n_failed"), f"{what}.n_failed"),
-                   required_int(d.get("n_invalid"), f"{what}.n_invalid"))
+        return cls(
+            optional_float(d.get("consistency"), f"{what}.consistency"),
+            optional_float(d.get("se"), f"{what}.se"),
+            required_int(d.get("n"), f"{what}.n"),
+            required_int(d.get("n_failed"), f"{what}.n_failed"),
+            required_int(d.get("n_invalid"), f"{what}.n_invalid"),
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -349,11 +366,17 @@ class ConsistencySummary(JsonResult):
         d = json_object(data, what)
 
         def rates(key: str) -> dict[str, ConsistencyRate]:
-            return {str(k): ConsistencyRate.from_json(v, f"{what}.{key}.{k}")
-                    for k, v in json_object(d.get(key, {}), f"{what}.{key}").items()}
+            return {
+                str(k): ConsistencyRate.from_json(v, f"{what}.{key}.{k}")
+                for k, v in json_object(d.get(key, {}), f"{what}.{key}").items()
+            }
 
-        return cls(ConsistencyRate.from_json(d.get("All"), f"{what}.All"), rates("by_category"),
-                   rates("by_question"), rates("by_item"))
+        return cls(
+            ConsistencyRate.from_json(d.get("All"), f"{what}.All"),
+            rates("by_category"),
+            rates("by_question"),
+            rates("by_item"),
+        )
 
 
 # --------------------------------------------------------------------------- SocialNav-SUB result
@@ -394,7 +417,9 @@ class SocialNavResult(JsonResult):
             scores=AgreementScores.from_json(scores, f"{what}.scores") if scores is not None else None,
             failures=FailureSummary.from_json(failures, f"{what}.failures") if failures is not None else None,
             clean_scores=AgreementScores.from_json(clean, f"{what}.clean_scores") if clean is not None else None,
-            consistency=ConsistencySummary.from_json(consistency, f"{what}.consistency") if consistency is not None else None,
+            consistency=ConsistencySummary.from_json(consistency, f"{what}.consistency")
+            if consistency is not None
+            else None,
         )
 
 
@@ -418,14 +443,16 @@ class WaypointResult(JsonResult):
 
     def to_json(self) -> JsonObject:
         out = self.header.to_json()
-        out.update({
-            "context": self.context,
-            "overall": {"accuracy": self.accuracy.to_json()},
-            "n_errors": self.n_errors,
-            "n_invalid": self.n_invalid,
-            "n_left_out": self.n_left_out,
-            "chance": self.chance,
-        })
+        out.update(
+            {
+                "context": self.context,
+                "overall": {"accuracy": self.accuracy.to_json()},
+                "n_errors": self.n_errors,
+                "n_invalid": self.n_invalid,
+                "n_left_out": self.n_left_out,
+                "chance": self.chance,
+            }
+        )
         return out
 
     @classmethod

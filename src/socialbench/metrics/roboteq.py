@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from socialbench.metrics.agreement import cwpa_paper, human_average_paper, pa_paper
 from socialbench.metrics.classification import bootstrap_f1_se, f1_from_counts, per_label, unit_counts
@@ -259,18 +260,21 @@ def request_costs(records: Sequence[SampleRecord]) -> RequestCosts:
         out["latency_note"] = "every request was answered from the response cache: no latency was measured"
     rag = [r for r in unique if "rag_added_tokens" in r.usage]
     if rag:
+
         def retrieval(r: SampleRecord) -> float:
             return r.usage.get("rag_retrieval_us", 0) / 1e6
 
         rag_live = [r for r in rag if not r.cached]
-        out["rag"] = RagCosts({
-            "queries": len(rag),
-            "added_prompt_tokens_per_query": sum(r.usage["rag_added_tokens"] for r in rag) / len(rag),
-            "retrieval_s_per_query": sum(retrieval(r) for r in rag) / len(rag),
-            "time_s_per_query": (
-                sum(r.latency_s + retrieval(r) for r in rag_live) / len(rag_live) if rag_live else None
-            ),
-        })
+        out["rag"] = RagCosts(
+            {
+                "queries": len(rag),
+                "added_prompt_tokens_per_query": sum(r.usage["rag_added_tokens"] for r in rag) / len(rag),
+                "retrieval_s_per_query": sum(retrieval(r) for r in rag) / len(rag),
+                "time_s_per_query": (
+                    sum(r.latency_s + retrieval(r) for r in rag_live) / len(rag_live) if rag_live else None
+                ),
+            }
+        )
     return out
 
 

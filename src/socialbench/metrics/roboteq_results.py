@@ -100,8 +100,7 @@ class JudgmentMetrics(_NamedScores):
     error_rate: Score
     per_label: Mapping[str, LabelScores]
 
-    SCORES: ClassVar[tuple[str, ...]] = (
-        "pa", "cwpa", "accuracy", "micro_f1", "macro_f1", "invalid_rate", "error_rate")
+    SCORES: ClassVar[tuple[str, ...]] = ("pa", "cwpa", "accuracy", "micro_f1", "macro_f1", "invalid_rate", "error_rate")
 
     def to_json(self) -> JsonObject:
         return {"n": self.n, **self._scores_json(), "per_label": {k: dict(v) for k, v in self.per_label.items()}}
@@ -113,10 +112,17 @@ class JudgmentMetrics(_NamedScores):
         def score(name: str) -> Score:
             return Score.from_json(d.get(name), f"{what}.{name}")
 
-        return cls(n=required_int(d.get("n"), f"{what}.n"), pa=score("pa"), cwpa=score("cwpa"), accuracy=score("accuracy"),
-                   micro_f1=score("micro_f1"), macro_f1=score("macro_f1"), invalid_rate=score("invalid_rate"),
-                   error_rate=score("error_rate"),
-                   per_label=_label_scores(d.get("per_label", {}), f"{what}.per_label"))
+        return cls(
+            n=required_int(d.get("n"), f"{what}.n"),
+            pa=score("pa"),
+            cwpa=score("cwpa"),
+            accuracy=score("accuracy"),
+            micro_f1=score("micro_f1"),
+            macro_f1=score("macro_f1"),
+            invalid_rate=score("invalid_rate"),
+            error_rate=score("error_rate"),
+            per_label=_label_scores(d.get("per_label", {}), f"{what}.per_label"),
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,10 +150,16 @@ class GroundingMetrics(_NamedScores):
         def score(name: str) -> Score:
             return Score.from_json(d.get(name), f"{what}.{name}")
 
-        return cls(n=required_int(d.get("n"), f"{what}.n"), exact_match=score("exact_match"), jaccard=score("jaccard"),
-                   micro_f1=score("micro_f1"), macro_f1=score("macro_f1"), invalid_rate=score("invalid_rate"),
-                   error_rate=score("error_rate"),
-                   per_option=_label_scores(d.get("per_option", {}), f"{what}.per_option"))
+        return cls(
+            n=required_int(d.get("n"), f"{what}.n"),
+            exact_match=score("exact_match"),
+            jaccard=score("jaccard"),
+            micro_f1=score("micro_f1"),
+            macro_f1=score("macro_f1"),
+            invalid_rate=score("invalid_rate"),
+            error_rate=score("error_rate"),
+            per_option=_label_scores(d.get("per_option", {}), f"{what}.per_option"),
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -164,8 +176,11 @@ class HumanAverage(JsonResult):
     @classmethod
     def from_json(cls, data: object, what: str = "human_average") -> HumanAverage:
         d = json_object(data, what)
-        return cls(required_int(d.get("n"), f"{what}.n"), Score.from_json(d.get("pa"), f"{what}.pa"),
-                   Score.from_json(d.get("cwpa"), f"{what}.cwpa"))
+        return cls(
+            required_int(d.get("n"), f"{what}.n"),
+            Score.from_json(d.get("pa"), f"{what}.pa"),
+            Score.from_json(d.get("cwpa"), f"{what}.cwpa"),
+        )
 
 
 M = TypeVar("M", JudgmentMetrics, GroundingMetrics)
@@ -193,7 +208,10 @@ class SubsetBreakdown(JsonResult, Generic[M]):
         avg = d.get("average")
         average = None
         if avg is not None:
-            average = {str(k): Score.from_json(v, f"{what}.average.{k}") for k, v in json_object(avg, f"{what}.average").items()}
+            average = {
+                str(k): Score.from_json(v, f"{what}.average.{k}")
+                for k, v in json_object(avg, f"{what}.average").items()
+            }
         return SubsetBreakdown(groups, average)
 
 
@@ -235,8 +253,9 @@ def _requests(data: object, what: str) -> RequestCosts:
         rag = json_object(d["rag"], f"{what}.rag")
         out["rag"] = RagCosts(
             queries=required_int(rag.get("queries"), f"{what}.rag.queries"),
-            added_prompt_tokens_per_query=required_float(rag.get("added_prompt_tokens_per_query"),
-                                                 f"{what}.rag.added_prompt_tokens_per_query"),
+            added_prompt_tokens_per_query=required_float(
+                rag.get("added_prompt_tokens_per_query"), f"{what}.rag.added_prompt_tokens_per_query"
+            ),
             retrieval_s_per_query=required_float(rag.get("retrieval_s_per_query"), f"{what}.rag.retrieval_s_per_query"),
             time_s_per_query=optional_float(rag.get("time_s_per_query"), f"{what}.rag.time_s_per_query"),
         )

@@ -55,13 +55,9 @@ def score_entries(entries: Sequence[ScoringEntry], protocol: ProtocolArg) -> Agr
     proto = as_protocol(protocol)
     kept = [e for e in entries if e.votes.n > 1]
     if not kept:
-        raise ValueError(
-            "score_entries: no entries to score (none given, or all have n <= 1 human answers)"
-        )
+        raise ValueError("score_entries: no entries to score (none given, or all have n <= 1 human answers)")
     keys = _group_keys(kept)
-    values: dict[str, dict[str, tuple[list[float], list[float]]]] = {
-        row: {k: ([], []) for k in keys} for row in ROWS
-    }
+    values: dict[str, dict[str, tuple[list[float], list[float]]]] = {row: {k: ([], []) for k in keys} for row in ROWS}
     for e in kept:
         scores = proto.item_scores(e)
         groups = ("All", e.question.category, e.question.base_key)

@@ -16,8 +16,8 @@ intervals (:func:`bootstrap_rank_ci`). They need numpy only (no scipy).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Callable, Hashable, Iterator, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -212,7 +212,11 @@ def _percentile_interval(reps: np.ndarray, level: float) -> tuple[float, float]:
 
 
 def _replicates(
-    data: ArrayLike, clusters: Sequence[Hashable] | None, statistic: Callable[[np.ndarray], np.ndarray], n_boot: int, seed: int
+    data: ArrayLike,
+    clusters: Sequence[Hashable] | None,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    n_boot: int,
+    seed: int,
 ) -> tuple[float, np.ndarray, int, int]:
     """Point estimate, finite bootstrap replicates, n units and G clusters."""
     if n_boot < 1:
@@ -221,9 +225,7 @@ def _replicates(
     sums = cluster_sums(arr, clusters)
     g = sums.shape[0]
     estimate = float(np.asarray(statistic(sums.sum(axis=0)[None, :]), dtype=float)[0])
-    reps = np.concatenate(
-        [np.asarray(statistic(w @ sums), dtype=float) for w in bootstrap_weights(g, n_boot, seed)]
-    )
+    reps = np.concatenate([np.asarray(statistic(w @ sums), dtype=float) for w in bootstrap_weights(g, n_boot, seed)])
     return estimate, reps[np.isfinite(reps)], arr.shape[0], g
 
 
@@ -362,7 +364,7 @@ def _paired(a: ArrayLike, b: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarr
     return x, y
 
 
-def mcnemar_exact(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> McNemarResult:
+def mcnemar_exact(a_correct: ArrayLike, b_correct: ArrayLike) -> McNemarResult:
     """Exact (binomial) McNemar test for two classifiers scored on the same units.
 
     p-value = :func:`binom_half_two_sided` (a_only, a_only + b_only); 1.0 when there are no
@@ -505,7 +507,7 @@ def bootstrap_rank_ci(
     sums = cluster_sums(data, clusters)
 
     def ranks_of(totals: np.ndarray) -> np.ndarray:
-        means = totals[:, :m] / totals[:, m:m + 1]
+        means = totals[:, :m] / totals[:, m : m + 1]
         return np.asarray(1 + (means[:, None, :] > means[:, :, None]).sum(axis=2))
 
     observed_totals = sums.sum(axis=0)[None, :]
@@ -515,6 +517,4 @@ def bootstrap_rank_ci(
     alpha = 1.0 - level
     lows = np.quantile(reps, alpha / 2, axis=0, method="lower")
     highs = np.quantile(reps, 1 - alpha / 2, axis=0, method="higher")
-    return [
-        RankInterval(j, float(means[j]), int(point[j]), int(lows[j]), int(highs[j])) for j in range(m)
-    ]
+    return [RankInterval(j, float(means[j]), int(point[j]), int(lows[j]), int(highs[j])) for j in range(m)]

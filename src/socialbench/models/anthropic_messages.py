@@ -28,7 +28,8 @@ from __future__ import annotations
 import base64
 import json
 import os
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, LoopBoundClient, RetryableModelError, warm_platform_probe
@@ -43,7 +44,6 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_API_KEY_ENV = "ANTHROPIC_API_KEY"
 LOCAL_PLACEHOLDER_KEY = "EMPTY"
 _MAX_MESSAGE_CHARS = 300
-
 
 
 def image_block(image: EncodedImage) -> dict[str, Any]:
@@ -175,8 +175,8 @@ class AnthropicModel(LoopBoundClient):
         hash when the URL has any (see :func:`socialbench.models.redact.secret_digest`)."""
         return f"anthropic|{self.model}|{self._endpoint}"
 
-    def _get_client(self) -> "anthropic.AsyncAnthropic":
-        def make() -> "anthropic.AsyncAnthropic":
+    def _get_client(self) -> anthropic.AsyncAnthropic:
+        def make() -> anthropic.AsyncAnthropic:
             try:
                 import anthropic
             except ImportError:

@@ -9,7 +9,8 @@ again) or :class:`FatalModelError` (the engine records the error kind and moves 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from socialbench.types import Generation, Request
 

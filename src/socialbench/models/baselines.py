@@ -25,8 +25,9 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from socialbench.errors import DataError, UsageError
 from socialbench.models.base import FatalModelError
@@ -83,7 +84,9 @@ def make_oracle(_: str, options: ModelOptions) -> ItemBaseline:
     return ItemBaseline("human:oracle", choose)
 
 
-@register("human:average", summary="one human answer drawn from the human distribution (seeded)", example="human:average")
+@register(
+    "human:average", summary="one human answer drawn from the human distribution (seeded)", example="human:average"
+)
 def make_average(_: str, options: ModelOptions) -> ItemBaseline:
     def choose(item: Item, q: Question) -> Answer:
         votes = item.votes[q.key]
@@ -137,7 +140,9 @@ def register_replay_folder(reader: FolderReader) -> FolderReader:
 def _read_replay_folder(path: Path) -> Sequence[SampleRecord]:
     """The records of a replay folder, from the first registered reader that accepts it."""
     if not _FOLDER_READERS:
-        raise UsageError(f"replay source {path} is a folder without samples.jsonl; give a samples.jsonl or the run folder holding one")
+        raise UsageError(
+            f"replay source {path} is a folder without samples.jsonl; give a samples.jsonl or the run folder holding one"
+        )
     failures: list[DataError] = []
     for reader in _FOLDER_READERS:
         try:
@@ -167,7 +172,11 @@ def load_replay_answers(path: Path) -> dict[tuple[str, str], str]:
     return out
 
 
-@register("replay", summary="answers read from a samples.jsonl or official experiment folder", example="replay:runs/gpt4o/samples.jsonl")
+@register(
+    "replay",
+    summary="answers read from a samples.jsonl or official experiment folder",
+    example="replay:runs/gpt4o/samples.jsonl",
+)
 def make_replay(rest: str, options: ModelOptions) -> ReplayModel:
     if not rest:
         raise UsageError("replay needs a path: replay:PATH")

@@ -29,9 +29,9 @@ import collections
 import itertools
 import logging
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, RetryableModelError
@@ -49,7 +49,7 @@ UNHEALTHY_KINDS = frozenset({"connection", "timeout", "server_error", "overloade
 _POLL_S = 0.25
 
 
-def _settle(fut: "asyncio.Future[None]") -> None:
+def _settle(fut: asyncio.Future[None]) -> None:
     if not fut.done():
         fut.set_result(None)
 
@@ -93,8 +93,6 @@ def read_endpoints_file(path: str | Path) -> list[str]:
     if not urls:
         raise UsageError(f"endpoints_file {str(p)!r} lists no URL; write one base URL per line")
     return urls
-
-
 
 
 # --------------------------------------------------------------------------- routing
@@ -196,7 +194,10 @@ class EndpointPool:
             cooldown = min(self.max_cooldown_s, self.cooldown_s * 2 ** (ep.failures - 1))
             ep.down_until = max(ep.down_until, now + cooldown)
             log.warning(
-                "endpoint %s failed (%d in a row); out of rotation for %.1f s", redact_url(ep.url), ep.failures, cooldown
+                "endpoint %s failed (%d in a row); out of rotation for %.1f s",
+                redact_url(ep.url),
+                ep.failures,
+                cooldown,
             )
         if pause_s is not None and pause_s > 0:
             ep.down_until = max(ep.down_until, now + min(pause_s, self.max_cooldown_s))
@@ -316,9 +317,7 @@ class MultiEndpointModel:
         while True:
             ep = await self.pool.acquire(exclude=unreachable)
             if ep is None:  # every endpoint refused the connection during this attempt
-                raise RetryableModelError(
-                    "connection", f"none of the {len(self.urls)} endpoints accepted a connection"
-                )
+                raise RetryableModelError("connection", f"none of the {len(self.urls)} endpoints accepted a connection")
             try:
                 generation = await self._members[ep.url].generate(request)
             except EndpointUnreachable:

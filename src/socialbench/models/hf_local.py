@@ -2,6 +2,15 @@
 
     hf:HuggingFaceTB/SmolVLM-Instruct
     hf:/checkpoints/my-llava --model-opt batch_size=8 --model-opt dtype=bfloat16
+    hf:Qwen/Qwen2.5-VL-7B-Instruct+lora-roboteq
+
+``hf:BASE+ADAPTER`` loads ``BASE`` (a folder or hub id, split at the last ``+``) and merges
+the LoRA adapter in the local folder ``ADAPTER`` (written by PEFT's ``save_pretrained`` or
+TRL's ``SFTTrainer.save_model``: ``adapter_config.json`` and the adapter weights) into its
+weights with PEFT's ``merge_and_unload``, so the answers are those of the merged checkpoint
+folder. The processor and chat template come from ``BASE``. The run identity (the cache key)
+holds the adapter's path and a hash of its config and weight bytes; ``peft`` is imported only
+for such a spec.
 
 The checkpoint is loaded once, on the first request (a fully cached run never loads it),
 with ``AutoProcessor`` and ``AutoModelForImageTextToText`` (or the class named in the
@@ -44,8 +53,9 @@ import io
 import logging
 import math
 import queue
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
@@ -59,9 +69,14 @@ DEFAULT_BATCH_SIZE = 16
 DEFAULT_BATCH_WAIT_S = 0.005
 _MAX_MESSAGE_CHARS = 300
 _DTYPE_NAMES = {
-    "float32": "float32", "fp32": "float32", "float": "float32",
-    "bfloat16": "bfloat16", "bf16": "bfloat16",
-    "float16": "float16", "fp16": "float16", "half": "float16",
+    "float32": "float32",
+    "fp32": "float32",
+    "float": "float32",
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
 }
 
 
@@ -142,6 +157,35 @@ def group_same_shape(jobs: Sequence[Any], batch_size: int, key: Any) -> tuple[li
     return batch, rest
 
 
+def split_adapter_spec(source: str) -> tuple[str, str | None]:
+    """``BASE+ADAPTER`` -> ``(BASE, ADAPTER)``; a spec without ``+`` (or naming an existing
+    path that contains one) -> ``(source, None)``. The split is at the last ``+``.
+
+    >>> split_adapter_spec("Qwen/Qwen2.5-VL-7B-Instruct+lora-roboteq")
+    ('Qwen/Qwen2.5-VL-7B-Instruct', 'lora-roboteq')
+    """
+    if "+" not in source or Path(source).expanduser().exists():
+        return source, None
+    base, _, adapter = source.rpartition("+")
+    base, adapter = base.strip(), adapter.strip()
+    if not base or not adapter:
+        raise UsageError(f"hf:{source}: write hf:BASE+ADAPTER with both parts (a checkpoint and an adapter folder)")
+    return base, adapter
+
+
+def adapter_fingerprint(folder: Path) -> str:
+    """A content hash of a PEFT adapter folder: adapter_config.json and every weight file's bytes."""
+    h = hashlib.sha256()
+    h.update((folder / "adapter_config.json").read_bytes())
+    for f in sorted(folder.iterdir()):
+        if f.suffix in (".safetensors", ".bin", ".pt") and f.is_file():
+            h.update(f"\0{f.name}\0".encode())
+            with f.open("rb") as stream:
+                for chunk in iter(lambda: stream.read(1 << 20), b""):
+                    h.update(chunk)
+    return h.hexdigest()[:16]
+
+
 def checkpoint_fingerprint(folder: Path) -> str:
     """A cheap fingerprint of a local checkpoint: config.json text plus weight file names and sizes."""
     h = hashlib.sha256()
@@ -152,8 +196,6 @@ def checkpoint_fingerprint(folder: Path) -> str:
         if f.suffix in (".safetensors", ".bin", ".pt", ".gguf") and f.is_file():
             h.update(f"\0{f.name}\0{f.stat().st_size}".encode())
     return h.hexdigest()[:16]
-
-
 
 
 # --------------------------------------------------------------------------- the model
@@ -167,9 +209,12 @@ class HFLocalModel(WorkerThreadModel):
 
     def __init__(self, source: str, options: ModelOptions | None = None) -> None:
         options = options or ModelOptions()
-        source = source.strip()
-        if not source:
+        spec_text = source.strip()
+        if not spec_text:
             raise UsageError("model spec 'hf:' has no checkpoint; use hf:PATH or hf:OWNER/NAME")
+        source, adapter = split_adapter_spec(spec_text)
+        #: The LoRA (PEFT) adapter folder of ``hf:BASE+ADAPTER``, merged into the weights at load.
+        self.adapter_path: Path | None = _adapter_folder(spec_text, adapter) if adapter is not None else None
         local = Path(source).expanduser()
         if local.exists():
             if not (local / "config.json").is_file():
@@ -183,7 +228,7 @@ class HFLocalModel(WorkerThreadModel):
         else:
             self.local_path = None
         self.source = source
-        self.spec = f"hf:{source}"
+        self.spec = f"hf:{spec_text}"
         self.batch_size = options.get_count("batch_size", DEFAULT_BATCH_SIZE) or DEFAULT_BATCH_SIZE
         self.max_pixels = options.get_count("max_pixels")
         wait_ms = options.get("batch_wait_ms")
@@ -212,7 +257,8 @@ class HFLocalModel(WorkerThreadModel):
         self.batch_sizes: list[int] = []
 
     def __repr__(self) -> str:
-        return f"HFLocalModel(source={self.source!r}, batch_size={self.batch_size})"
+        adapter = f", adapter={str(self.adapter_path)!r}" if self.adapter_path is not None else ""
+        return f"HFLocalModel(source={self.source!r}{adapter}, batch_size={self.batch_size})"
 
     # -- identity ---------------------------------------------------------------------
 
@@ -221,9 +267,7 @@ class HFLocalModel(WorkerThreadModel):
             try:
                 import torch
             except ImportError:
-                raise UsageError(
-                    f"{self.spec} needs torch and transformers: pip install 'socialbench[hf]'"
-                ) from None
+                raise UsageError(f"{self.spec} needs torch and transformers: pip install 'socialbench[hf]'") from None
 
             cuda = torch.cuda.is_available()
             self.device = resolve_device(self._device_option, cuda)
@@ -232,7 +276,8 @@ class HFLocalModel(WorkerThreadModel):
         return self.device, self.dtype
 
     def identity(self) -> str:
-        """Checkpoint (and its fingerprint or revision), dtype, image bound and order."""
+        """Checkpoint (and its fingerprint or revision), the adapter's path and content hash
+        (``hf:BASE+ADAPTER``), dtype, image bound and order."""
         if self._identity is None:
             _, dtype = self._resolved()
             where = (
@@ -240,11 +285,17 @@ class HFLocalModel(WorkerThreadModel):
                 if self.local_path is not None
                 else f"rev:{self.revision or 'main'}"
             )
+            adapter = (
+                [f"adapter:{self.adapter_path}:{adapter_fingerprint(self.adapter_path)}"]
+                if self.adapter_path is not None
+                else []
+            )
             self._identity = "|".join(
                 [
                     "hf",
                     self.source,
                     where,
+                    *adapter,
                     dtype,
                     f"max_pixels={self.max_pixels or 'none'}",
                     "images_first" if self.images_first else "text_first",
@@ -283,7 +334,11 @@ class HFLocalModel(WorkerThreadModel):
                     f"{transformers.__version__}"
                 ) from None
             model = cls.from_pretrained(source, **{dtype_kw: dtype}, **common)
-        model.to(device)
+        if self.adapter_path is not None:
+            model = _merge_adapter(model, self.adapter_path, self.spec)
+        # transformers wraps PreTrainedModel.to in functools.wraps; typeshed's functools._Wrapped
+        # has no __get__, so mypy does not bind ``self`` and takes ``device`` for it (stub bug).
+        model.to(device)  # type: ignore[arg-type]
         model.eval()
         tokenizer = getattr(processor, "tokenizer", None)
         if tokenizer is None:
@@ -474,7 +529,9 @@ class HFLocalModel(WorkerThreadModel):
                 results.append(FatalModelError("empty_response", f"no text in {len(kept)} generated tokens"))
                 continue
             prompt_tokens = int(moved["attention_mask"][row].sum()) if "attention_mask" in moved else prompt_len
-            results.append(Generation(text=text, usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=len(completion))))
+            results.append(
+                Generation(text=text, usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=len(completion)))
+            )
         return results
 
     async def aclose(self) -> None:
@@ -482,6 +539,29 @@ class HFLocalModel(WorkerThreadModel):
         self._model = None
         self._processor = None
         _empty_cuda_cache()
+
+
+def _adapter_folder(spec_text: str, adapter: str) -> Path:
+    """The resolved adapter folder of ``hf:BASE+ADAPTER``; a usage error unless it holds a
+    PEFT adapter (``adapter_config.json``)."""
+    folder = Path(adapter).expanduser()
+    if not (folder / "adapter_config.json").is_file():
+        raise UsageError(
+            f"hf:{spec_text}: the adapter {adapter!r} is not a folder with adapter_config.json; give the "
+            "folder written by PeftModel.save_pretrained / SFTTrainer.save_model (hub adapters: download "
+            "them first)"
+        )
+    return folder.resolve()
+
+
+def _merge_adapter(model: Any, adapter: Path, spec: str) -> Any:
+    """``model`` with the LoRA adapter in ``adapter`` merged into its weights (PEFT's
+    ``merge_and_unload``): the answers are those of the merged checkpoint folder."""
+    try:
+        from peft import PeftModel
+    except ImportError:
+        raise UsageError(f"{spec} loads a LoRA adapter and needs peft: pip install 'socialbench[hf]'") from None
+    return PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
 
 
 def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
@@ -515,5 +595,6 @@ def _transformers_major_minor(version: str) -> tuple[int, int]:
     example="hf:HuggingFaceTB/SmolVLM-Instruct",
 )
 def create_hf_model(rest: str, options: ModelOptions) -> HFLocalModel:
-    """Local Transformers checkpoint or hub id: ``hf:PATH_OR_ID``."""
+    """Local Transformers checkpoint or hub id, optionally with a LoRA adapter folder:
+    ``hf:PATH_OR_ID`` or ``hf:PATH_OR_ID+ADAPTER``."""
     return HFLocalModel(rest, options)

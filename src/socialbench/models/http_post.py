@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import aiohttp
 
@@ -50,14 +51,21 @@ def new_session() -> aiohttp.ClientSession:
     return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), skip_auto_headers=("User-Agent",))
 
 
-async def post_bytes(session: aiohttp.ClientSession, url: str, body: bytes, headers: Mapping[str, str],
-                     params: Mapping[str, str] | None, timeout_s: float) -> HttpReply:
+async def post_bytes(
+    session: aiohttp.ClientSession,
+    url: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    params: Mapping[str, str] | None,
+    timeout_s: float,
+) -> HttpReply:
     """POST ``body``; the reply whatever its status. Raises :class:`Unreachable`, or
     :class:`RetryableModelError` ``timeout`` / ``connection`` (messages name no URL, so
     they carry no credentials)."""
     try:
-        async with session.post(url, data=body, headers=headers, params=params or None,
-                                timeout=aiohttp.ClientTimeout(total=timeout_s)) as resp:
+        async with session.post(
+            url, data=body, headers=headers, params=params or None, timeout=aiohttp.ClientTimeout(total=timeout_s)
+        ) as resp:
             data = await resp.read()
             return HttpReply(resp.status, dict(resp.headers), data)
     except aiohttp.ClientConnectorError as exc:

@@ -12,7 +12,8 @@ import asyncio
 import json
 import re
 from collections import deque
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.models.base import ModelError
@@ -55,7 +56,9 @@ class MockModel:
         if isinstance(action, ModelError):
             raise action
         text = action if isinstance(action, str) else self._responder(request)
-        return Generation(text=text, usage=Usage(prompt_tokens=len(request.prompt) // 4, completion_tokens=len(text) // 4))
+        return Generation(
+            text=text, usage=Usage(prompt_tokens=len(request.prompt) // 4, completion_tokens=len(text) // 4)
+        )
 
     async def aclose(self) -> None:
         return None

@@ -39,8 +39,9 @@ import logging
 import os
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from socialbench.errors import UsageError
@@ -116,7 +117,7 @@ def split_base_url(url: str) -> BaseURL:
     basic = None
     if at:
         user, _, password = userinfo.partition(":")
-        pair = f"{unquote(user)}:{unquote(password)}".encode("utf-8")
+        pair = f"{unquote(user)}:{unquote(password)}".encode()
         basic = "Basic " + base64.b64encode(pair).decode("ascii")
     query = dict(parse_qsl(parts.query, keep_blank_values=True))
     return BaseURL(urlunsplit((parts.scheme, hostport, parts.path, "", "")), query, basic)
@@ -287,9 +288,7 @@ def parse_completion(body: bytes | str) -> Generation:
         raise FatalModelError("refusal", reason[:_MAX_MESSAGE_CHARS])
     content = message.get("content")
     if isinstance(content, list):  # some servers return content parts
-        content = "".join(
-            str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text"
-        )
+        content = "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text")
     if content is None or not isinstance(content, str) or not content.strip():
         raise FatalModelError("empty_response", f"no content (finish_reason={finish_reason})")
     usage = data.get("usage") if isinstance(data, Mapping) else None
@@ -411,7 +410,9 @@ class OpenAICompatModel(LoopBoundClient):
             params["seed"] = cfg.seed
         if cfg.json_mode and self._response_format_ok:
             try:
-                return await self._send(encode_chat_body(request, {**params, "response_format": {"type": "json_object"}}))
+                return await self._send(
+                    encode_chat_body(request, {**params, "response_format": {"type": "json_object"}})
+                )
             except _ResponseFormatRejected:
                 if self._response_format_ok:
                     self._response_format_ok = False
@@ -441,11 +442,7 @@ class OpenAICompatModel(LoopBoundClient):
             message, param = _error_text(reply.json_or_text(), f"HTTP {reply.status}")
             message = self._redact(message)
             code = reply.status
-            if (
-                code == 400
-                and json_mode
-                and ("response_format" in message.lower() or param == "response_format")
-            ):
+            if code == 400 and json_mode and ("response_format" in message.lower() or param == "response_format"):
                 raise _ResponseFormatRejected() from None
             raise classify_status(code, message, parse_retry_after(reply.headers)) from None
         return parse_completion(reply.body)

@@ -30,8 +30,14 @@ from urllib.parse import unquote
 MASK = "***"
 #: Loggers of the HTTP stacks under the SDKs, which log request URLs (query included).
 HTTP_LOGGERS = (
-    "httpx", "httpx2", "httpcore", "aiohttp.client", "openai", "openai._base_client",
-    "anthropic", "anthropic._base_client",
+    "httpx",
+    "httpx2",
+    "httpcore",
+    "aiohttp.client",
+    "openai",
+    "openai._base_client",
+    "anthropic",
+    "anthropic._base_client",
 )
 
 #: A URL: scheme, ``://`` and everything up to white space or a quote.

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.models.base import Model
@@ -94,7 +95,9 @@ def register(prefix: str, summary: str = "", example: str = "") -> Callable[[Fac
     """Register ``factory(rest_of_spec, options) -> Model`` for specs ``prefix:...``."""
 
     def deco(factory: Factory) -> Factory:
-        _BACKENDS[prefix] = BackendInfo(prefix, factory, summary or (factory.__doc__ or "").strip().split("\n")[0], example)
+        _BACKENDS[prefix] = BackendInfo(
+            prefix, factory, summary or (factory.__doc__ or "").strip().split("\n")[0], example
+        )
         return factory
 
     return deco

@@ -120,7 +120,9 @@ class ChatPrompter:
         if with_image == plain:
             raise ChatTemplateError(f"the chat template drops image parts; {SERVE_INSTEAD}")
         try:
-            self.render([{"role": "system", "content": [{"type": "text", "text": "s"}]}, {"role": "user", "content": [text]}])
+            self.render(
+                [{"role": "system", "content": [{"type": "text", "text": "s"}]}, {"role": "user", "content": [text]}]
+            )
         except Exception:  # noqa: BLE001 - templates without a system role raise
             log.info("chat template has no system role; system text goes into the prompt")
             self.system_role = False

@@ -117,7 +117,9 @@ def engine_kwargs(source: str, options: ModelOptions) -> dict[str, Any]:
         "trust_remote_code": options.get_flag("trust_remote_code"),
     }
     if kwargs["dtype"] not in _DTYPES:
-        raise UsageError(f"--model-opt dtype={options.get('dtype')!r} is unknown; use auto, bfloat16, float16 or float32")
+        raise UsageError(
+            f"--model-opt dtype={options.get('dtype')!r} is unknown; use auto, bfloat16, float16 or float32"
+        )
     util = options.get("gpu_memory_utilization")
     if util not in (None, ""):
         try:
@@ -181,13 +183,21 @@ class VLLMOfflineModel(WorkerThreadModel):
         if self._identity is None:
             if visible_gpus() < 1:
                 raise UsageError(f"{self.spec}: no CUDA GPU is visible to this process; {MISSING_VLLM}")
-            where = (f"local:{checkpoint_fingerprint(self.local_path)}" if self.local_path is not None
-                     else f"rev:{self.kwargs.get('revision', 'main')}")
-            self._identity = "|".join([
-                "vllm", self.source, where, f"dtype={self.kwargs['dtype']}",
-                f"max_model_len={self.kwargs.get('max_model_len', 'model')}",
-                "images_first" if self.images_first else "text_first",
-            ])
+            where = (
+                f"local:{checkpoint_fingerprint(self.local_path)}"
+                if self.local_path is not None
+                else f"rev:{self.kwargs.get('revision', 'main')}"
+            )
+            self._identity = "|".join(
+                [
+                    "vllm",
+                    self.source,
+                    where,
+                    f"dtype={self.kwargs['dtype']}",
+                    f"max_model_len={self.kwargs.get('max_model_len', 'model')}",
+                    "images_first" if self.images_first else "text_first",
+                ]
+            )
         return self._identity
 
     # -- engine -------------------------------------------------------------------------
@@ -200,8 +210,9 @@ class VLLMOfflineModel(WorkerThreadModel):
         import vllm
 
         llm = vllm.LLM(**self.kwargs)
-        template = processor_chat_template(self.kwargs["model"], self.kwargs.get("revision"),
-                                           self.kwargs["trust_remote_code"])
+        template = processor_chat_template(
+            self.kwargs["model"], self.kwargs.get("revision"), self.kwargs["trust_remote_code"]
+        )
         prompter = ChatPrompter(llm.get_tokenizer(), template, self.images_first)
         prompter.check()
         self._llm, self._engine, self._prompter = llm, llm.llm_engine, prompter
@@ -238,7 +249,9 @@ class VLLMOfflineModel(WorkerThreadModel):
                 self._step(running)
             except Exception as exc:  # noqa: BLE001 - a bug here must not leave callers waiting forever
                 log.exception("%s: engine loop failed", self.spec)
-                error = FatalModelError("backend_error", f"engine loop failed: {type(exc).__name__}: {exc}"[:_MAX_MESSAGE_CHARS])
+                error = FatalModelError(
+                    "backend_error", f"engine loop failed: {type(exc).__name__}: {exc}"[:_MAX_MESSAGE_CHARS]
+                )
                 for job in running.values():
                     job.resolve(error)
                 running.clear()
@@ -277,7 +290,11 @@ class VLLMOfflineModel(WorkerThreadModel):
             job.resolve(exc)
             return
         except Exception as exc:  # noqa: BLE001 - the template or tokenizer refused this request
-            job.resolve(FatalModelError("bad_request", f"prompt cannot be rendered: {type(exc).__name__}: {exc}"[:_MAX_MESSAGE_CHARS]))
+            job.resolve(
+                FatalModelError(
+                    "bad_request", f"prompt cannot be rendered: {type(exc).__name__}: {exc}"[:_MAX_MESSAGE_CHARS]
+                )
+            )
             return
         request_id = f"socialbench-{next(self._request_ids)}"
         try:
@@ -299,7 +316,9 @@ class VLLMOfflineModel(WorkerThreadModel):
         try:
             self._engine.abort_request(request_ids)
         except Exception as exc:  # noqa: BLE001 - the requests are answered already; only log
-            log.warning("%s: abort of %d request(s) failed: %s: %s", self.spec, len(request_ids), type(exc).__name__, exc)
+            log.warning(
+                "%s: abort of %d request(s) failed: %s: %s", self.spec, len(request_ids), type(exc).__name__, exc
+            )
 
     def _step(self, running: dict[str, ThreadJob]) -> None:
         """One engine step; answer each request it finished. A failing step fails the
@@ -343,7 +362,9 @@ def to_generation(output: Any) -> Generation | ModelError:
     if completion is None or not text.strip():
         return FatalModelError("empty_response", f"finish_reason={reason}")
     prompt_tokens = len(output.prompt_token_ids or ())
-    return Generation(text=text, usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=len(completion.token_ids or ())))
+    return Generation(
+        text=text, usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=len(completion.token_ids or ()))
+    )
 
 
 def map_error(exc: BaseException, engine_wide: bool = False) -> ModelError:

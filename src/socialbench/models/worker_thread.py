@@ -29,7 +29,7 @@ class ThreadJob:
     """One waiting request and the caller's future (settled from the worker thread)."""
 
     request: Request
-    future: "asyncio.Future[Generation]"
+    future: asyncio.Future[Generation]
     loop: asyncio.AbstractEventLoop
 
     def live(self) -> bool:
@@ -38,6 +38,7 @@ class ThreadJob:
 
     def resolve(self, result: Generation | BaseException) -> None:
         """Settle the caller's future from the worker thread (no-op if it gave up)."""
+
         def settle() -> None:
             if self.future.done():
                 return
@@ -66,7 +67,7 @@ class WorkerThreadModel:
     thread_prefix = "model-worker"
 
     def _init_worker(self) -> None:
-        self._queue: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._load_error: ModelError | None = None
@@ -80,7 +81,9 @@ class WorkerThreadModel:
     def _ensure_worker(self) -> None:
         with self._start_lock:
             if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._work, name=f"{self.thread_prefix}:{self.source}", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._work, name=f"{self.thread_prefix}:{self.source}", daemon=True
+                )
                 self._thread.start()
 
     async def generate(self, request: Request) -> Generation:

@@ -28,9 +28,10 @@ and where no usable waypoint exists at t = 0 the odometry yaw is used.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -52,17 +53,18 @@ class Pose2D:
     y: float = 0.0
     yaw: float = 0.0
 
-    def compose(self, other: "Pose2D") -> "Pose2D":
+    def compose(self, other: Pose2D) -> Pose2D:
         """``self ∘ other``: ``other`` expressed in ``self``'s frame, returned in the parent frame."""
         c, s = math.cos(self.yaw), math.sin(self.yaw)
-        return Pose2D(self.x + c * other.x - s * other.y, self.y + s * other.x + c * other.y,
-                      wrap_angle(self.yaw + other.yaw))
+        return Pose2D(
+            self.x + c * other.x - s * other.y, self.y + s * other.x + c * other.y, wrap_angle(self.yaw + other.yaw)
+        )
 
-    def inverse(self) -> "Pose2D":
+    def inverse(self) -> Pose2D:
         c, s = math.cos(self.yaw), math.sin(self.yaw)
         return Pose2D(-(c * self.x + s * self.y), -(-s * self.x + c * self.y), wrap_angle(-self.yaw))
 
-    def relative_to(self, origin: "Pose2D") -> "Pose2D":
+    def relative_to(self, origin: Pose2D) -> Pose2D:
         """This (world) pose expressed in the frame of ``origin``."""
         return origin.inverse().compose(self)
 
@@ -106,7 +108,9 @@ def odometry_from_mapping(data: Any, source: str = "<odometry>") -> Odometry:
         raise DataError.single(source, "", f"expected a dict with 'position' and 'yaw', got {type(data).__name__}")
     for key in ("position", "yaw"):
         if key not in data:
-            raise DataError.single(source, key, "missing", "traj_data.pkl needs 'position' ([x, y] per frame) and 'yaw'")
+            raise DataError.single(
+                source, key, "missing", "traj_data.pkl needs 'position' ([x, y] per frame) and 'yaw'"
+            )
     try:
         pos = np.asarray(data["position"], dtype=float)
         yaw = np.asarray(data["yaw"], dtype=float).reshape(-1)
@@ -129,8 +133,9 @@ def load_odometry(path: str | Path) -> Odometry:
     return odometry_from_mapping(load_pickle_safely(path), str(path))
 
 
-def waypoint_headings(xy: np.ndarray, fallback_yaw: Sequence[float], lookahead: int = 3,
-                      min_step: float = 1e-3) -> np.ndarray:
+def waypoint_headings(
+    xy: np.ndarray, fallback_yaw: Sequence[float], lookahead: int = 3, min_step: float = 1e-3
+) -> np.ndarray:
     """Heading at each waypoint towards the one ``lookahead`` ahead (then fewer, then the
     previous heading); see the module docstring."""
     xy = np.asarray(xy, dtype=float)
@@ -150,8 +155,9 @@ def waypoint_headings(xy: np.ndarray, fallback_yaw: Sequence[float], lookahead: 
     return out
 
 
-def robot_path_from_odometry(odom: Odometry, first_frame: int, n_frames: int = N_FRAMES,
-                             official_offset: bool = False) -> RobotPath:
+def robot_path_from_odometry(
+    odom: Odometry, first_frame: int, n_frames: int = N_FRAMES, official_offset: bool = False
+) -> RobotPath:
     """Robot poses for timesteps 0..n_frames-1 in the robot frame of ``first_frame``.
 
     Pose t comes from odometry index ``first_frame + t`` (``first_frame + 1 + t`` with
@@ -161,7 +167,8 @@ def robot_path_from_odometry(odom: Odometry, first_frame: int, n_frames: int = N
     end = start + n_frames
     if first_frame < 0 or end > len(odom):
         raise DataError.single(
-            odom.source, "position",
+            odom.source,
+            "position",
             f"needs odometry indices {first_frame}..{end - 1} for first frame {first_frame}, "
             f"but has {len(odom)} entries",
             "check the sample's first frame number and that traj_data.pkl covers the whole sequence",
@@ -198,8 +205,7 @@ def _goal(v: Any, source: str) -> tuple[float, float] | None:
     return (gx, gy)
 
 
-def load_scene(metadata: Mapping[str, Any], official_offset: bool = False,
-               require_odometry: bool = True) -> Scene:
+def load_scene(metadata: Mapping[str, Any], official_offset: bool = False, require_odometry: bool = True) -> Scene:
     """Assemble a :class:`Scene` from a SocialNav-SUB item's metadata.
 
     Uses ``tracks_path``, ``odometry_path``, ``first_frame``, ``frames``, ``goal_xy`` and
@@ -211,8 +217,12 @@ def load_scene(metadata: Mapping[str, Any], official_offset: bool = False,
     n_frames = len(frames) or N_FRAMES
     tp = metadata.get("tracks_path")
     if not tp:
-        raise DataError.single(source, "tracks_path", "no pedestrian tracks for this sample",
-                               "add prompts/<S>/<S>_localized_obj_coords.json")
+        raise DataError.single(
+            source,
+            "tracks_path",
+            "no pedestrian tracks for this sample",
+            "add prompts/<S>/<S>_localized_obj_coords.json",
+        )
     people = label_people(load_tracks(tp), n_frames)
     op = metadata.get("odometry_path")
     if op:
@@ -221,10 +231,17 @@ def load_scene(metadata: Mapping[str, Any], official_offset: bool = False,
             raise DataError.single(source, "first_frame", f"expected an integer frame number, got {ff!r}")
         robot = robot_path_from_odometry(load_odometry(op), ff, n_frames, official_offset)
     elif require_odometry:
-        raise DataError.single(source, "odometry_path", "no robot odometry for this sample",
-                               "add front_view/<S>/traj_data.pkl")
+        raise DataError.single(
+            source, "odometry_path", "no robot odometry for this sample", "add front_view/<S>/traj_data.pkl"
+        )
     else:
         robot = RobotPath.stationary(n_frames)
     n = metadata.get("n_people")
-    return Scene(people, robot, _goal(metadata.get("goal_xy"), source), frames,
-                 int(n) if isinstance(n, int) else None, Path(source).name if source else "")
+    return Scene(
+        people,
+        robot,
+        _goal(metadata.get("goal_xy"), source),
+        frames,
+        int(n) if isinstance(n, int) else None,
+        Path(source).name if source else "",
+    )

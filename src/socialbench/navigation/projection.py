@@ -21,14 +21,14 @@ present).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
 from socialbench.errors import DataError
-
 
 SCAND_DATASET_CFG = """\
 dataset_name: scand_spot
@@ -115,18 +115,22 @@ class PinholeCamera:
         grown by ``margin`` pixels on every side."""
         uv, z = self.project(points)
         with np.errstate(invalid="ignore"):
-            inside = ((uv[:, 0] >= -margin) & (uv[:, 0] < self.width + margin)
-                      & (uv[:, 1] >= -margin) & (uv[:, 1] < self.height + margin))
+            inside = (
+                (uv[:, 0] >= -margin)
+                & (uv[:, 0] < self.width + margin)
+                & (uv[:, 1] >= -margin)
+                & (uv[:, 1] < self.height + margin)
+            )
         return (z > self.near) & inside
 
-    def person_bbox(self, x: float, y: float, person_height: float = 1.7,
-                    person_width: float = 0.5) -> tuple[float, float, float, float] | None:
+    def person_bbox(
+        self, x: float, y: float, person_height: float = 1.7, person_width: float = 0.5
+    ) -> tuple[float, float, float, float] | None:
         """Pixel box ``(x1, y1, x2, y2)`` of an upright person standing at robot-frame
         ``(x, y)``, modelled as a vertical ``person_width × person_height`` rectangle facing
         the camera; ``None`` if any corner is behind the near plane. Not clipped to the image."""
         hw = person_width / 2.0
-        corners = np.array([[x, y + hw, 0.0], [x, y - hw, 0.0],
-                            [x, y + hw, person_height], [x, y - hw, person_height]])
+        corners = np.array([[x, y + hw, 0.0], [x, y - hw, 0.0], [x, y + hw, person_height], [x, y - hw, person_height]])
         uv, z = self.project(corners)
         if (z <= self.near).any():
             return None
@@ -140,7 +144,7 @@ class PinholeCamera:
         return 2.0 * math.atan(max(self.cx, self.width - self.cx) / self.fx)
 
     @classmethod
-    def from_dataset_cfg(cls, cfg: Mapping[str, Any] | str | Path, **overrides: Any) -> "PinholeCamera":
+    def from_dataset_cfg(cls, cfg: Mapping[str, Any] | str | Path, **overrides: Any) -> PinholeCamera:
         """Build from ``dataset_cfg.yaml`` (a path or the parsed mapping).
 
         ``camera_matrix`` may be ``{fx, fy, cx, cy}``, a 3×3 nested list, a flat list of 9,
@@ -161,8 +165,12 @@ class PinholeCamera:
         cm = cfg.get("camera_matrix")
         if cm is not None:
             kw.update(_intrinsics(cm, source))
-        for key, name, typ in (("native_resolution_x", "width", int), ("native_resolution_y", "height", int),
-                               ("camera_height", "camera_height", float), ("camera_x_offset", "x_offset", float)):
+        for key, name, typ in (
+            ("native_resolution_x", "width", int),
+            ("native_resolution_y", "height", int),
+            ("camera_height", "camera_height", float),
+            ("camera_x_offset", "x_offset", float),
+        ):
             if cfg.get(key) is not None:
                 try:
                     kw[name] = typ(cfg[key])
@@ -182,6 +190,8 @@ def _intrinsics(cm: Any, source: str) -> dict[str, float]:
         return {"fx": arr[0, 0], "fy": arr[1, 1], "cx": arr[0, 2], "cy": arr[1, 2]}
     except (KeyError, TypeError, ValueError):
         raise DataError.single(
-            source, "camera_matrix", f"unrecognised camera matrix {cm!r}",
+            source,
+            "camera_matrix",
+            f"unrecognised camera matrix {cm!r}",
             "give {fx, fy, cx, cy} or a 3x3 matrix",
         ) from None

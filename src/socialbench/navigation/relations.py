@@ -39,8 +39,15 @@ from socialbench.navigation.frames import Pose2D, world_to_local, wrap_angle
 from socialbench.navigation.tracks import RobotPath
 
 __all__ = [
-    "DIRECTION_OPTIONS", "SPATIAL_OPTIONS", "GOAL_OPTIONS", "DISTANCE_OPTIONS",
-    "relative", "person_sector", "goal_sector", "distance_change", "robot_direction",
+    "DIRECTION_OPTIONS",
+    "SPATIAL_OPTIONS",
+    "GOAL_OPTIONS",
+    "DISTANCE_OPTIONS",
+    "relative",
+    "person_sector",
+    "goal_sector",
+    "distance_change",
+    "robot_direction",
 ]
 
 #: The options each relation answers with (those of the SocialNav-SUB questions).
@@ -60,8 +67,9 @@ def _ahead(forward: float, left: float, bearing_deg: float, half_angle_deg: floa
     return forward > 0 and (abs(bearing_deg) <= half_angle_deg or abs(left) <= lateral_m)
 
 
-def person_sector(forward: float, left: float, *, ahead_half_angle_deg: float, ahead_lateral_m: float,
-                  behind_angle_deg: float) -> str:
+def person_sector(
+    forward: float, left: float, *, ahead_half_angle_deg: float, ahead_lateral_m: float, behind_angle_deg: float
+) -> str:
     """Person option ("ahead of", "to the left of", "to the right of", "behind") for a
     position (``forward``, ``left``) relative to the robot."""
     beta = math.degrees(math.atan2(left, forward))
@@ -91,8 +99,15 @@ def distance_change(d_begin: float, d_end: float, *, band_m: float, band_frac: f
     return "about the same distance to"
 
 
-def robot_direction(robot: RobotPath, *, moving_min_m: float, turn_deg: float, sharp_turn_deg: float,
-                    lateral_m: float, lateral_needs_motion: bool) -> tuple[str, ...]:
+def robot_direction(
+    robot: RobotPath,
+    *,
+    moving_min_m: float,
+    turn_deg: float,
+    sharp_turn_deg: float,
+    lateral_m: float,
+    lateral_needs_motion: bool,
+) -> tuple[str, ...]:
     """Selected options of the multiple-select robot direction question, in option order."""
     last = len(robot) - 1
     delta = math.degrees(wrap_angle(robot.yaw[last] - robot.yaw[0]))

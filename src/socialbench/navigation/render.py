@@ -33,18 +33,22 @@ import io
 import math
 import os
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from socialbench.errors import DataError, UsageError
 from socialbench.navigation.frames import Scene, load_scene
-from socialbench.navigation.image_modes import IMAGE_MODES, ImageMode
+from socialbench.navigation.image_modes import IMAGE_MODES
 from socialbench.navigation.tracks import ARROW_POS_DIFF, PersonTrack, RobotPath
+
+if TYPE_CHECKING:  # matplotlib itself is imported lazily, where it draws
+    from matplotlib.typing import RcKeyType
 
 RGB = tuple[int, int, int]
 
@@ -100,8 +104,9 @@ def _font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, size)
 
 
-def render_front_view(frame: Image.Image, markers: Mapping[int, tuple[float, float]], n_labels: int,
-                      style: FrontStyle = FrontStyle()) -> Image.Image:
+def render_front_view(
+    frame: Image.Image, markers: Mapping[int, tuple[float, float]], n_labels: int, style: FrontStyle = FrontStyle()
+) -> Image.Image:
     """The frame with a numbered filled circle at each ``{label: (u, v)}`` pixel centre.
 
     ``n_labels`` is the number of people in the sample (it fixes the colours). Returns a
@@ -118,8 +123,7 @@ def render_front_view(frame: Image.Image, markers: Mapping[int, tuple[float, flo
         draw.ellipse((u - r, v - r, u + r, v + r), fill=_color(colors, label))
         text = str(label)
         x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font, anchor="ls")
-        draw.text((u - (x0 + x1) / 2.0, v - (y0 + y1) / 2.0), text, font=font, anchor="ls",
-                  fill=style.text_color)
+        draw.text((u - (x0 + x1) / 2.0, v - (y0 + y1) / 2.0), text, font=font, anchor="ls", fill=style.text_color)
     return img
 
 
@@ -155,8 +159,9 @@ class BevPerson:
     heading: float | None = None
 
 
-def bev_limits(people: Mapping[int, PersonTrack], robot: RobotPath | None,
-               goal_xy: tuple[float, float] | None, margin: float = 0.5) -> BevLimits:
+def bev_limits(
+    people: Mapping[int, PersonTrack], robot: RobotPath | None, goal_xy: tuple[float, float] | None, margin: float = 0.5
+) -> BevLimits:
     """Official limits: start at x∈[0, 10], y∈[-5, 5]; grow to every track point, robot
     waypoint and the goal, each ± ``margin``."""
     pts = [tr.positions() for tr in people.values()]
@@ -170,13 +175,16 @@ def bev_limits(people: Mapping[int, PersonTrack], robot: RobotPath | None,
     if len(allp) == 0:
         return lim
     return BevLimits(
-        min(lim.x_min, float(allp[:, 0].min()) - margin), max(lim.x_max, float(allp[:, 0].max()) + margin),
-        min(lim.y_min, float(allp[:, 1].min()) - margin), max(lim.y_max, float(allp[:, 1].max()) + margin),
+        min(lim.x_min, float(allp[:, 0].min()) - margin),
+        max(lim.x_max, float(allp[:, 0].max()) + margin),
+        min(lim.y_min, float(allp[:, 1].min()) - margin),
+        max(lim.y_max, float(allp[:, 1].max()) + margin),
     )
 
 
-def bev_people(people: Mapping[int, PersonTrack], timestep: int,
-               arrow_threshold: float = ARROW_POS_DIFF) -> dict[int, BevPerson]:
+def bev_people(
+    people: Mapping[int, PersonTrack], timestep: int, arrow_threshold: float = ARROW_POS_DIFF
+) -> dict[int, BevPerson]:
     """``{label: BevPerson}`` at ``timestep``; heading only when ``pos_diff`` > threshold."""
     out: dict[int, BevPerson] = {}
     for label, tr in people.items():
@@ -188,7 +196,7 @@ def bev_people(people: Mapping[int, PersonTrack], timestep: int,
 
 
 _MPL_LOCK = threading.Lock()
-_RC_FIXED = {
+_RC_FIXED: dict[RcKeyType, Any] = {
     "font.family": "DejaVu Sans",
     "font.sans-serif": ["DejaVu Sans"],
     "mathtext.fontset": "dejavusans",
@@ -197,12 +205,23 @@ _RC_FIXED = {
 
 
 # rcParams that are not about looks (same spirit as matplotlib's style blacklist)
-_NOT_STYLE = ("backend", "interactive", "webagg.", "toolbar", "tk.", "timezone", "savefig.directory",
-              "figure.max_open_warning", "figure.raise_window", "docstring.", "date.epoch")
+_NOT_STYLE = (
+    "backend",
+    "interactive",
+    "webagg.",
+    "toolbar",
+    "tk.",
+    "timezone",
+    "savefig.directory",
+    "figure.max_open_warning",
+    "figure.raise_window",
+    "docstring.",
+    "date.epoch",
+)
 
 
 @lru_cache(maxsize=1)
-def _rc() -> dict[str, Any]:
+def _rc() -> dict[RcKeyType, Any]:
     """matplotlib's defaults (ignoring any matplotlibrc / style in effect) plus fixed fonts."""
     import matplotlib
 
@@ -219,8 +238,13 @@ class BevRenderer:
     blitting). The pixels equal a full redraw, since every dynamic artist sits above the
     axes, grid and spines. Serialised by a module lock (matplotlib state is global)."""
 
-    def __init__(self, limits: BevLimits = BevLimits(), goal_xy: tuple[float, float] | None = None,
-                 n_labels: int = 0, style: BevStyle = BevStyle()):
+    def __init__(
+        self,
+        limits: BevLimits = BevLimits(),
+        goal_xy: tuple[float, float] | None = None,
+        n_labels: int = 0,
+        style: BevStyle = BevStyle(),
+    ):
         import matplotlib
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -248,19 +272,51 @@ class BevRenderer:
     def _arrow(self, x: float, y: float, h: float, color: Any, z: float) -> list[Any]:
         L, W = self.style.arrow_length, self.style.arrow_width
         # plot coordinates are (y, x): horizontal = lateral, vertical = forward
-        return [self._ax.arrow(y, x, L * math.sin(h), L * math.cos(h), width=W, color=color,
-                               length_includes_head=True, zorder=z, animated=True)]
+        return [
+            self._ax.arrow(
+                y,
+                x,
+                L * math.sin(h),
+                L * math.cos(h),
+                width=W,
+                color=color,
+                length_includes_head=True,
+                zorder=z,
+                animated=True,
+            )
+        ]
 
     def _marker(self, x: float, y: float, color: Any, text: str, z: float) -> list[Any]:
-        (line,) = self._ax.plot([y], [x], marker="o", markersize=self.style.markersize, color=color,
-                                linestyle="none", zorder=z, animated=True)
-        txt = self._ax.text(y, x, text, ha="center", va="center", color="white",
-                            fontsize=self.style.fontsize, fontweight="bold", zorder=z + 0.5, animated=True)
+        (line,) = self._ax.plot(
+            [y],
+            [x],
+            marker="o",
+            markersize=self.style.markersize,
+            color=color,
+            linestyle="none",
+            zorder=z,
+            animated=True,
+        )
+        txt = self._ax.text(
+            y,
+            x,
+            text,
+            ha="center",
+            va="center",
+            color="white",
+            fontsize=self.style.fontsize,
+            fontweight="bold",
+            zorder=z + 0.5,
+            animated=True,
+        )
         return [line, txt]
 
-    def render(self, people: Mapping[int, BevPerson],
-               robot_pose: tuple[float, float, float] | None,
-               labels: Sequence[tuple[float, float, str]] = ()) -> Image.Image:
+    def render(
+        self,
+        people: Mapping[int, BevPerson],
+        robot_pose: tuple[float, float, float] | None,
+        labels: Sequence[tuple[float, float, str]] = (),
+    ) -> Image.Image:
         """The BEV with ``people`` (by label) and the robot at (x, y, heading); ``labels``
         are extra lettered markers (x, y, text), e.g. candidate waypoints."""
         import matplotlib
@@ -291,9 +347,14 @@ class BevRenderer:
         return img
 
 
-def render_bev(people: Mapping[int, BevPerson], robot_pose: tuple[float, float, float] | None,
-               goal_xy: tuple[float, float] | None, limits: BevLimits = BevLimits(),
-               n_labels: int | None = None, style: BevStyle = BevStyle()) -> Image.Image:
+def render_bev(
+    people: Mapping[int, BevPerson],
+    robot_pose: tuple[float, float, float] | None,
+    goal_xy: tuple[float, float] | None,
+    limits: BevLimits = BevLimits(),
+    n_labels: int | None = None,
+    style: BevStyle = BevStyle(),
+) -> Image.Image:
     """One bird's-eye view as an RGB image of ``size_in·dpi`` pixels square.
 
     ``robot_pose`` is (x, y, heading) in the initial robot frame; ``people`` are keyed by
@@ -331,10 +392,15 @@ def _check_mode(mode: str) -> None:
         raise UsageError(f"unknown image mode {mode!r}; choose one of {', '.join(IMAGE_MODES)}")
 
 
-def render_scene(scene: Scene, mode: str = "img-with-bev",
-                 frames: Sequence[Image.Image] | None = None,
-                 front_style: FrontStyle = FrontStyle(), bev_style: BevStyle | None = None,
-                 bbox_space: tuple[int, int] = (1280, 720), max_side: int = 0) -> list[Image.Image]:
+def render_scene(
+    scene: Scene,
+    mode: str = "img-with-bev",
+    frames: Sequence[Image.Image] | None = None,
+    front_style: FrontStyle = FrontStyle(),
+    bev_style: BevStyle | None = None,
+    bbox_space: tuple[int, int] = (1280, 720),
+    max_side: int = 0,
+) -> list[Image.Image]:
     """One image per timestep of ``scene.robot`` in ``mode``.
 
     ``frames`` (already loaded images, e.g. from a simulator) take precedence over
@@ -362,9 +428,12 @@ def render_scene(scene: Scene, mode: str = "img-with-bev",
     if mode != "bev":
         if frames is None:
             if len(scene.frames) < n_t:
-                raise DataError.single(scene.sample_id or "<scene>", "frames",
-                                       f"needs {n_t} raw frames, has {len(scene.frames)}",
-                                       "add front_view/<S>/<F>.jpg for F0..F0+9")
+                raise DataError.single(
+                    scene.sample_id or "<scene>",
+                    "frames",
+                    f"needs {n_t} raw frames, has {len(scene.frames)}",
+                    "add front_view/<S>/<F>.jpg for F0..F0+9",
+                )
             frames = [_load_frame(p, mode, max_side) for p in scene.frames[:n_t]]
         elif len(frames) < n_t:
             raise UsageError(f"render_scene: {len(frames)} frames given for {n_t} timesteps")
@@ -388,9 +457,15 @@ def render_scene(scene: Scene, mode: str = "img-with-bev",
             frame = frames[t]
             sx, sy = frame.width / bbox_space[0], frame.height / bbox_space[1]
             markers = {k: (u * sx, v * sy) for k, (u, v) in front_markers(scene.people, t).items()}
-            style = front_style if sx == 1.0 else FrontStyle(
-                max(1, round(front_style.circle_radius * sx)), max(6, round(front_style.font_size * sx)),
-                front_style.text_color)
+            style = (
+                front_style
+                if sx == 1.0
+                else FrontStyle(
+                    max(1, round(front_style.circle_radius * sx)),
+                    max(6, round(front_style.font_size * sx)),
+                    front_style.text_color,
+                )
+            )
             front = render_front_view(frame, markers, n_labels, style)
         if mode == "img":
             imgs.append(front)  # type: ignore[arg-type]
@@ -439,9 +514,14 @@ def _load_frame(path: Path, mode: str = "img", max_side: int = 0) -> Image.Image
         raise DataError.single(path, "", f"cannot read image: {e}") from None
 
 
-def render_sample(source: Mapping[str, Any] | Scene, mode: str = "img-with-bev",
-                  official_offset: bool = False, bev_dpi: float | None = None,
-                  bbox_space: tuple[int, int] = (1280, 720), max_side: int = 0) -> list[Image.Image]:
+def render_sample(
+    source: Mapping[str, Any] | Scene,
+    mode: str = "img-with-bev",
+    official_offset: bool = False,
+    bev_dpi: float | None = None,
+    bbox_space: tuple[int, int] = (1280, 720),
+    max_side: int = 0,
+) -> list[Image.Image]:
     """The 10 prompt images of one sample from raw frames, tracks, odometry and goal.
 
     ``source`` is a SocialNav-SUB item's metadata (``tracks_path``, ``odometry_path``,
@@ -451,7 +531,15 @@ def render_sample(source: Mapping[str, Any] | Scene, mode: str = "img-with-bev",
     resolution); ``max_side`` > 0 draws at the size that will be sent (see
     :func:`render_scene`)."""
     _check_mode(mode)
-    scene = source if isinstance(source, Scene) else load_scene(
-        source, official_offset=official_offset, require_odometry=(mode != "img"))
-    return render_scene(scene, mode, bev_style=None if bev_dpi is None else BevStyle(dpi=bev_dpi),
-                        bbox_space=bbox_space, max_side=max_side)
+    scene = (
+        source
+        if isinstance(source, Scene)
+        else load_scene(source, official_offset=official_offset, require_odometry=(mode != "img"))
+    )
+    return render_scene(
+        scene,
+        mode,
+        bev_style=None if bev_dpi is None else BevStyle(dpi=bev_dpi),
+        bbox_space=bbox_space,
+        max_side=max_side,
+    )

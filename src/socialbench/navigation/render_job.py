@@ -8,8 +8,9 @@ meaning in pixels of the camera's native resolution.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from socialbench.types import EncodedImage
 from socialbench.vision.images import ImagePolicy, prepare_image
@@ -32,8 +33,9 @@ class RenderSample:
     bbox_space: tuple[int, int] = (1280, 720)
 
     @classmethod
-    def of(cls, metadata: Mapping[str, Any], mode: str, policy: ImagePolicy,
-           perturb: PerturbSpec | None = None, **kw: Any) -> "RenderSample":
+    def of(
+        cls, metadata: Mapping[str, Any], mode: str, policy: ImagePolicy, perturb: PerturbSpec | None = None, **kw: Any
+    ) -> RenderSample:
         """A job carrying only the metadata a render reads."""
         keep = {k: metadata.get(k) for k in (*_SCALAR_KEYS, "tracks_path", "odometry_path", "frames")}
         keep["frames"] = list(keep["frames"] or ())
@@ -48,11 +50,15 @@ class RenderSample:
         if self.mode != "bev":
             files += list(m.get("frames") or ())
         params = {
-            "mode": self.mode, "policy": self.policy.describe(),
+            "mode": self.mode,
+            "policy": self.policy.describe(),
             "perturb": self.perturb and self.perturb.describe(),
-            "official_offset": self.official_offset, "bbox_space": list(self.bbox_space),
+            "official_offset": self.official_offset,
+            "bbox_space": list(self.bbox_space),
             "draw_max_side": self._max_side(),
-            "n_people": m.get("n_people"), "first_frame": m.get("first_frame"), "goal_xy": m.get("goal_xy"),
+            "n_people": m.get("n_people"),
+            "first_frame": m.get("first_frame"),
+            "goal_xy": m.get("goal_xy"),
         }
         return render_key("socialnav-render", params, files)
 
@@ -60,6 +66,11 @@ class RenderSample:
         from socialbench.navigation.render import render_sample
 
         transform = self.perturb.transform() if self.perturb is not None else None
-        rendered = render_sample(self.metadata, self.mode, official_offset=self.official_offset,
-                                 bbox_space=self.bbox_space, max_side=self._max_side())
+        rendered = render_sample(
+            self.metadata,
+            self.mode,
+            official_offset=self.official_offset,
+            bbox_space=self.bbox_space,
+            max_side=self._max_side(),
+        )
         return tuple(prepare_image(img, self.policy, transform) for img in rendered)

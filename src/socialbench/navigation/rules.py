@@ -96,10 +96,18 @@ FUTURE_ACTION_OPTIONS = ("avoid", "overtake", "not consider", "follow", "yield t
 
 GLOBAL_KEYS = ("q_robot_moving_direction", "q_goal_position_begin", "q_goal_position_end")
 PERSON_KEYS = (
-    "q_person_spatial_position_begin", "q_person_spatial_position_end", "q_person_distance_change",
-    "q_obstructing_path", "q_obstructing_end_position",
-    "q_robot_affected", "q_robot_action", "q_person_affected", "q_person_action",
-    "q_robot_suggested_affected", "q_robot_suggested_action", "q_human_future_action_prediction",
+    "q_person_spatial_position_begin",
+    "q_person_spatial_position_end",
+    "q_person_distance_change",
+    "q_obstructing_path",
+    "q_obstructing_end_position",
+    "q_robot_affected",
+    "q_robot_action",
+    "q_person_affected",
+    "q_person_action",
+    "q_robot_suggested_affected",
+    "q_robot_suggested_action",
+    "q_human_future_action_prediction",
 )
 
 
@@ -156,16 +164,19 @@ def polyline_segment_distance(points: np.ndarray, a: np.ndarray, b: np.ndarray) 
 # --------------------------------------------------------------------------- single rules
 
 
+def _sector_args(th: RuleThresholds) -> dict[str, float]:
+    """The baseline's limits of a sector: a goal is "ahead" within the person half angle."""
+    return {"ahead_half_angle_deg": th.ahead_half_angle_deg, "ahead_lateral_m": th.ahead_corridor_m}
+
+
 def spatial_position(dx: float, dy: float, th: RuleThresholds = RuleThresholds()) -> str:
     """Person option for a relative position (forward ``dx``, left ``dy``)."""
-    return relations.person_sector(dx, dy, ahead_half_angle_deg=th.ahead_half_angle_deg,
-                                   ahead_lateral_m=th.ahead_corridor_m, behind_angle_deg=th.behind_angle_deg)
+    return relations.person_sector(dx, dy, behind_angle_deg=th.behind_angle_deg, **_sector_args(th))
 
 
 def goal_position(dx: float, dy: float, th: RuleThresholds = RuleThresholds()) -> str:
     """Goal option for a relative position (no "behind": a goal behind goes to its side)."""
-    return relations.goal_sector(dx, dy, ahead_half_angle_deg=th.ahead_half_angle_deg,
-                                 ahead_lateral_m=th.ahead_corridor_m)
+    return relations.goal_sector(dx, dy, **_sector_args(th))
 
 
 def distance_change(d0: float, d1: float, th: RuleThresholds = RuleThresholds()) -> str:
@@ -176,9 +187,16 @@ def distance_change(d0: float, d1: float, th: RuleThresholds = RuleThresholds())
 def robot_moving_direction(robot: RobotPath, th: RuleThresholds = RuleThresholds()) -> list[str]:
     """Options of the multiple-select direction question, in option order (lateral drift
     counts only when the robot moved: tracks of a standing robot drift)."""
-    return list(relations.robot_direction(robot, moving_min_m=th.moving_min_m, turn_deg=th.turn_slight_deg,
-                                          sharp_turn_deg=th.turn_sharp_deg, lateral_m=th.lateral_drift_m,
-                                          lateral_needs_motion=True))
+    return list(
+        relations.robot_direction(
+            robot,
+            moving_min_m=th.moving_min_m,
+            turn_deg=th.turn_slight_deg,
+            sharp_turn_deg=th.turn_sharp_deg,
+            lateral_m=th.lateral_drift_m,
+            lateral_needs_motion=True,
+        )
+    )
 
 
 def _goal_point(robot: RobotPath, goal_xy: Sequence[float] | None, th: RuleThresholds) -> np.ndarray:
@@ -189,14 +207,16 @@ def _goal_point(robot: RobotPath, goal_xy: Sequence[float] | None, th: RuleThres
     return np.array([x + d * math.cos(yaw), y + d * math.sin(yaw)])
 
 
-def obstructs_path(track: PersonTrack, robot: RobotPath, goal: np.ndarray,
-                   th: RuleThresholds = RuleThresholds()) -> bool:
+def obstructs_path(
+    track: PersonTrack, robot: RobotPath, goal: np.ndarray, th: RuleThresholds = RuleThresholds()
+) -> bool:
     start = np.array([robot.x[0], robot.y[0]])
     return polyline_segment_distance(track.positions(), start, goal) <= th.corridor_half_width_m
 
 
-def obstructs_end(track: PersonTrack, robot: RobotPath, goal: np.ndarray,
-                  th: RuleThresholds = RuleThresholds()) -> bool:
+def obstructs_end(
+    track: PersonTrack, robot: RobotPath, goal: np.ndarray, th: RuleThresholds = RuleThresholds()
+) -> bool:
     t = min(track.last.timestep, len(robot) - 1)
     a = np.array([robot.x[t], robot.y[t]])
     p = np.array(track.last.xy)
@@ -218,22 +238,27 @@ def _social(path_yes: bool, end_yes: bool, i: int) -> dict[str, RuleAnswer]:
     act = "avoiding" if path_yes else "not considering"
     fut = "avoid" if end_yes else "not consider"
     return {
-        f"q_robot_affected_p{i}": yn(path_yes), f"q_person_affected_p{i}": yn(path_yes),
-        f"q_robot_action_p{i}": act, f"q_person_action_p{i}": act,
+        f"q_robot_affected_p{i}": yn(path_yes),
+        f"q_person_affected_p{i}": yn(path_yes),
+        f"q_robot_action_p{i}": act,
+        f"q_person_action_p{i}": act,
         f"q_robot_suggested_affected_p{i}": yn(end_yes),
-        f"q_robot_suggested_action_p{i}": fut, f"q_human_future_action_prediction_p{i}": fut,
+        f"q_robot_suggested_action_p{i}": fut,
+        f"q_human_future_action_prediction_p{i}": fut,
     }
 
 
-def person_answers(i: int, track: PersonTrack | None, robot: RobotPath, goal: np.ndarray,
-                   th: RuleThresholds = RuleThresholds()) -> dict[str, RuleAnswer]:
+def person_answers(
+    i: int, track: PersonTrack | None, robot: RobotPath, goal: np.ndarray, th: RuleThresholds = RuleThresholds()
+) -> dict[str, RuleAnswer]:
     """The 12 answers about person ``i`` (defaults when ``track`` is None)."""
     if track is None:
         out: dict[str, RuleAnswer] = {
             f"q_person_spatial_position_begin_p{i}": "ahead of",
             f"q_person_spatial_position_end_p{i}": "ahead of",
             f"q_person_distance_change_p{i}": "about the same distance to",
-            f"q_obstructing_path_p{i}": "no", f"q_obstructing_end_position_p{i}": "no",
+            f"q_obstructing_path_p{i}": "no",
+            f"q_obstructing_end_position_p{i}": "no",
         }
         out.update(_social(False, False, i))
         return out
@@ -254,9 +279,13 @@ def person_answers(i: int, track: PersonTrack | None, robot: RobotPath, goal: np
     return out
 
 
-def rule_based_answers(tracks: Mapping[int, PersonTrack] | Mapping[str, PersonTrack], robot_path: RobotPath,
-                       goal_xy: Sequence[float] | None, n_people: int | None = None,
-                       thresholds: RuleThresholds = RuleThresholds()) -> dict[str, RuleAnswer]:
+def rule_based_answers(
+    tracks: Mapping[int, PersonTrack] | Mapping[str, PersonTrack],
+    robot_path: RobotPath,
+    goal_xy: Sequence[float] | None,
+    n_people: int | None = None,
+    thresholds: RuleThresholds = RuleThresholds(),
+) -> dict[str, RuleAnswer]:
     """Answers to every question of a sample: ``{full question key: answer}``.
 
     ``tracks`` are the labelled people ``{label: track}`` (as from

@@ -104,8 +104,15 @@ class Detection:
 def scaled_camera(camera: PinholeCamera, size: tuple[int, int]) -> PinholeCamera:
     """``camera`` with its intrinsics scaled to an image of ``size`` (same field of view)."""
     sx, sy = size[0] / camera.width, size[1] / camera.height
-    return replace(camera, fx=camera.fx * sx, fy=camera.fy * sy, cx=camera.cx * sx, cy=camera.cy * sy,
-                   width=int(size[0]), height=int(size[1]))
+    return replace(
+        camera,
+        fx=camera.fx * sx,
+        fy=camera.fy * sy,
+        cx=camera.cx * sx,
+        cy=camera.cy * sy,
+        width=int(size[0]),
+        height=int(size[1]),
+    )
 
 
 def _to_robot(points_xy: np.ndarray, pose: tuple[float, float, float]) -> np.ndarray:
@@ -127,16 +134,21 @@ def _clip_near(poly: np.ndarray, near: float) -> np.ndarray:
     return np.array(out).reshape(-1, 3)
 
 
-def _clip_to_rect(pa: np.ndarray, pb: np.ndarray, x0: float, y0: float, x1: float,
-                  y1: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _clip_to_rect(
+    pa: np.ndarray, pb: np.ndarray, x0: float, y0: float, x1: float, y1: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Liang-Barsky clipping of 2-D segments ``pa -> pb`` (``(M, 2)`` each) to a rectangle;
     returns the clipped ends and a mask of the segments that remain."""
     d = pb - pa
     t0 = np.zeros(len(pa))
     t1 = np.ones(len(pa))
     ok = np.ones(len(pa), dtype=bool)
-    for p, q in ((-d[:, 0], pa[:, 0] - x0), (d[:, 0], x1 - pa[:, 0]),
-                 (-d[:, 1], pa[:, 1] - y0), (d[:, 1], y1 - pa[:, 1])):
+    for p, q in (
+        (-d[:, 0], pa[:, 0] - x0),
+        (d[:, 0], x1 - pa[:, 0]),
+        (-d[:, 1], pa[:, 1] - y0),
+        (d[:, 1], y1 - pa[:, 1]),
+    ):
         parallel = p == 0
         ok &= ~(parallel & (q < 0))
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -182,19 +194,38 @@ def _figure_shapes(box: BBox, phase: float, walking: bool) -> list[tuple[str, li
     for side, sw in ((-1.0, swing), (1.0, -swing)):
         top_c = cx + side * 0.14 * w
         foot_c = top_c + sw
-        shapes.append(("trousers", [(top_c - leg_w / 2, hip), (top_c + leg_w / 2, hip),
-                                    (foot_c + leg_w / 2, y2), (foot_c - leg_w / 2, y2)]))
+        shapes.append(
+            (
+                "trousers",
+                [
+                    (top_c - leg_w / 2, hip),
+                    (top_c + leg_w / 2, hip),
+                    (foot_c + leg_w / 2, y2),
+                    (foot_c - leg_w / 2, y2),
+                ],
+            )
+        )
     # torso: shoulders to hips
     sh = y1 + head_h * 1.05
-    shapes.append(("shirt", [(x1 + 0.05 * w, sh), (x2 - 0.05 * w, sh), (x2 - 0.16 * w, hip + 0.03 * h),
-                             (x1 + 0.16 * w, hip + 0.03 * h)]))
+    shapes.append(
+        (
+            "shirt",
+            [
+                (x1 + 0.05 * w, sh),
+                (x2 - 0.05 * w, sh),
+                (x2 - 0.16 * w, hip + 0.03 * h),
+                (x1 + 0.16 * w, hip + 0.03 * h),
+            ],
+        )
+    )
     # head
     shapes.append(("skin", [(cx - 0.17 * w, y1), (cx + 0.17 * w, y1 + head_h)]))
     return shapes
 
 
-def _draw_figure(draw: ImageDraw.ImageDraw, box: BBox, look: Appearance, phase: float, walking: bool,
-                 fill: int | None = None) -> None:
+def _draw_figure(
+    draw: ImageDraw.ImageDraw, box: BBox, look: Appearance, phase: float, walking: bool, fill: int | None = None
+) -> None:
     colours = {"trousers": look.trousers, "shirt": look.shirt, "skin": look.skin}
     for part, pts in _figure_shapes(box, phase, walking):
         colour = fill if fill is not None else colours[part]
@@ -211,10 +242,15 @@ class FrontViewRenderer:
     the intrinsics scaled to it. ``walls`` are the ``y`` of corridor walls in the initial
     robot frame; ``goal_xy`` the goal marker (None: no marker)."""
 
-    def __init__(self, camera: PinholeCamera = PinholeCamera(), size: tuple[int, int] = (640, 360),
-                 scene_type: str = "plaza", walls: Sequence[float] = (),
-                 goal_xy: tuple[float, float] | None = None,
-                 visibility_size: tuple[int, int] = (320, 180)):
+    def __init__(
+        self,
+        camera: PinholeCamera = PinholeCamera(),
+        size: tuple[int, int] = (640, 360),
+        scene_type: str = "plaza",
+        walls: Sequence[float] = (),
+        goal_xy: tuple[float, float] | None = None,
+        visibility_size: tuple[int, int] = (320, 180),
+    ):
         if scene_type not in PALETTES:
             raise ValueError(f"scene_type must be one of {sorted(PALETTES)}, got {scene_type!r}")
         self.native = camera
@@ -232,14 +268,16 @@ class FrontViewRenderer:
         xy = _to_robot(pts3[:, :2], pose)
         return self.camera.robot_to_camera(np.column_stack([xy, pts3[:, 2]]))
 
-    def _polygon(self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float], pts3: np.ndarray,
-                 colour: RGB) -> None:
+    def _polygon(
+        self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float], pts3: np.ndarray, colour: RGB
+    ) -> None:
         cam = _clip_near(self._cam_points(pose, pts3), self.camera.near)
         if len(cam) >= 3:
             draw.polygon(_pixels(self.camera, cam), fill=colour)
 
-    def _segments(self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float], segs: np.ndarray,
-                  colour: RGB, width: int = 1) -> None:
+    def _segments(
+        self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float], segs: np.ndarray, colour: RGB, width: int = 1
+    ) -> None:
         """Draw initial-frame 3-D segments ``(M, 2, 3)``, clipped to the near plane and to the
         image (all at once)."""
         segs = np.asarray(segs, dtype=float).reshape(-1, 2, 3)
@@ -271,12 +309,22 @@ class FrontViewRenderer:
         if len(self.walls) >= 2:
             ylo, yhi = max(ylo, min(self.walls)), min(yhi, max(self.walls))
         ks = np.arange(-int(lim), int(lim) + 1, dtype=float)
-        across = np.stack([np.column_stack([cx + ks, np.full_like(ks, ylo), np.zeros_like(ks)]),
-                           np.column_stack([cx + ks, np.full_like(ks, yhi), np.zeros_like(ks)])], axis=1)
+        across = np.stack(
+            [
+                np.column_stack([cx + ks, np.full_like(ks, ylo), np.zeros_like(ks)]),
+                np.column_stack([cx + ks, np.full_like(ks, yhi), np.zeros_like(ks)]),
+            ],
+            axis=1,
+        )
         gy = cy + ks
         gy = gy[(gy >= ylo) & (gy <= yhi)]
-        along = np.stack([np.column_stack([np.full_like(gy, cx - lim), gy, np.zeros_like(gy)]),
-                          np.column_stack([np.full_like(gy, cx + lim), gy, np.zeros_like(gy)])], axis=1)
+        along = np.stack(
+            [
+                np.column_stack([np.full_like(gy, cx - lim), gy, np.zeros_like(gy)]),
+                np.column_stack([np.full_like(gy, cx + lim), gy, np.zeros_like(gy)]),
+            ],
+            axis=1,
+        )
         self._segments(draw, pose, np.concatenate([across, along]), self.palette.grid)
 
     def _walls(self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float]) -> None:
@@ -286,8 +334,13 @@ class FrontViewRenderer:
         for wy in self.walls:
             quad = np.array([[x0, wy, 0.0], [x1, wy, 0.0], [x1, wy, WALL_HEIGHT], [x0, wy, WALL_HEIGHT]])
             self._polygon(draw, pose, quad, pal.wall)
-            pillars = np.stack([np.column_stack([ks, np.full_like(ks, wy), np.zeros_like(ks)]),
-                                np.column_stack([ks, np.full_like(ks, wy), np.full_like(ks, WALL_HEIGHT)])], axis=1)
+            pillars = np.stack(
+                [
+                    np.column_stack([ks, np.full_like(ks, wy), np.zeros_like(ks)]),
+                    np.column_stack([ks, np.full_like(ks, wy), np.full_like(ks, WALL_HEIGHT)]),
+                ],
+                axis=1,
+            )
             base = np.array([[[x0, wy, 0.0], [x1, wy, 0.0]]])
             self._segments(draw, pose, np.concatenate([pillars, base]), pal.wall_line, 2)
 
@@ -300,19 +353,27 @@ class FrontViewRenderer:
         side = np.array([c * n[0] - s * n[1], s * n[0] + c * n[1]])  # in the initial frame
         hw = 0.05
         a, b = np.array([gx, gy]) - hw * side, np.array([gx, gy]) + hw * side
-        pole = np.array([[a[0], a[1], 0.0], [b[0], b[1], 0.0], [b[0], b[1], GOAL_POLE_HEIGHT],
-                         [a[0], a[1], GOAL_POLE_HEIGHT]])
-        base = np.array([[gx - 0.3, gy - 0.3, 0.0], [gx + 0.3, gy - 0.3, 0.0], [gx + 0.3, gy + 0.3, 0.0],
-                         [gx - 0.3, gy + 0.3, 0.0]])
+        pole = np.array(
+            [[a[0], a[1], 0.0], [b[0], b[1], 0.0], [b[0], b[1], GOAL_POLE_HEIGHT], [a[0], a[1], GOAL_POLE_HEIGHT]]
+        )
+        base = np.array(
+            [[gx - 0.3, gy - 0.3, 0.0], [gx + 0.3, gy - 0.3, 0.0], [gx + 0.3, gy + 0.3, 0.0], [gx - 0.3, gy + 0.3, 0.0]]
+        )
         tip = np.array([gx, gy]) + 0.45 * side
-        flag = np.array([[b[0], b[1], GOAL_POLE_HEIGHT], [tip[0], tip[1], GOAL_POLE_HEIGHT - 0.15],
-                         [b[0], b[1], GOAL_POLE_HEIGHT - 0.3]])
+        flag = np.array(
+            [
+                [b[0], b[1], GOAL_POLE_HEIGHT],
+                [tip[0], tip[1], GOAL_POLE_HEIGHT - 0.15],
+                [b[0], b[1], GOAL_POLE_HEIGHT - 0.3],
+            ]
+        )
         self._polygon(draw, pose, base, (240, 120, 20))
         self._polygon(draw, pose, pole, (200, 40, 30))
         self._polygon(draw, pose, flag, (250, 210, 30))
 
-    def _people_order(self, pose: tuple[float, float, float],
-                      people: Sequence[PersonView]) -> tuple[np.ndarray, np.ndarray]:
+    def _people_order(
+        self, pose: tuple[float, float, float], people: Sequence[PersonView]
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(indices far to near, robot-frame xy ``(N, 2)``) of ``people``."""
         if not people:
             return np.zeros(0, dtype=int), np.zeros((0, 2))
@@ -327,10 +388,10 @@ class FrontViewRenderer:
         self._ground(draw, pose)
         self._walls(draw, pose)
         order, rel = self._people_order(pose, people)
-        boxes = person_boxes(self.camera, rel, [p.appearance.height for p in people],
-                             [p.appearance.width for p in people])
-        sprites: list[tuple[float, int]] = [(float(rel[i, 0]), int(i)) for i in order
-                                            if np.isfinite(boxes[i]).all()]
+        boxes = person_boxes(
+            self.camera, rel, [p.appearance.height for p in people], [p.appearance.width for p in people]
+        )
+        sprites: list[tuple[float, int]] = [(float(rel[i, 0]), int(i)) for i in order if np.isfinite(boxes[i]).all()]
         if self.goal_xy is not None:
             gd = float(_to_robot(np.array([self.goal_xy]), pose)[0, 0])
             if gd > self.camera.near:
@@ -389,8 +450,9 @@ class FrontViewRenderer:
         return dets
 
 
-def person_boxes(camera: PinholeCamera, rel: np.ndarray, heights: Sequence[float],
-                 widths: Sequence[float], min_depth: float = 0.3) -> np.ndarray:
+def person_boxes(
+    camera: PinholeCamera, rel: np.ndarray, heights: Sequence[float], widths: Sequence[float], min_depth: float = 0.3
+) -> np.ndarray:
     """Vectorised :meth:`PinholeCamera.person_bbox` for robot-frame positions ``rel``
     ``(N, 2)``: ``(N, 4)`` boxes, NaN rows where a corner is closer than the near plane
     plus ``min_depth`` (too close to draw or detect)."""
@@ -402,8 +464,15 @@ def person_boxes(camera: PinholeCamera, rel: np.ndarray, heights: Sequence[float
     hw = np.asarray(widths, dtype=float) / 2.0
     x, y = rel[:, 0], rel[:, 1]
     zero = np.zeros(n)
-    corners = np.stack([np.stack([x, y + hw, zero], 1), np.stack([x, y - hw, zero], 1),
-                        np.stack([x, y + hw, h], 1), np.stack([x, y - hw, h], 1)], axis=1)  # (N, 4, 3)
+    corners = np.stack(
+        [
+            np.stack([x, y + hw, zero], 1),
+            np.stack([x, y - hw, zero], 1),
+            np.stack([x, y + hw, h], 1),
+            np.stack([x, y - hw, h], 1),
+        ],
+        axis=1,
+    )  # (N, 4, 3)
     uv, z = camera.project(corners.reshape(-1, 3))
     uv, z = uv.reshape(n, 4, 2), z.reshape(n, 4)
     out = np.concatenate([uv.min(axis=1), uv.max(axis=1)], axis=1)  # x1, y1, x2, y2
@@ -411,5 +480,15 @@ def person_boxes(camera: PinholeCamera, rel: np.ndarray, heights: Sequence[float
     return out
 
 
-__all__ = ["Appearance", "Palette", "PALETTES", "PersonView", "Detection", "FrontViewRenderer", "scaled_camera", "person_boxes",
-           "WALL_HEIGHT", "GOAL_POLE_HEIGHT"]
+__all__ = [
+    "Appearance",
+    "Palette",
+    "PALETTES",
+    "PersonView",
+    "Detection",
+    "FrontViewRenderer",
+    "scaled_camera",
+    "person_boxes",
+    "WALL_HEIGHT",
+    "GOAL_POLE_HEIGHT",
+]

@@ -15,7 +15,8 @@ Track features are ``None`` (unknown) when the sample has no tracks or odometry.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["CLOSE_M", "FEATURES", "crowd_bin", "scene_features", "track_features"]
 
@@ -38,8 +39,11 @@ def crowd_bin(n_people: Any) -> str | None:
 
 def scene_features(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """The :data:`FEATURES` of one sample (see the module docstring)."""
-    out: dict[str, Any] = {"crowd size": crowd_bin(metadata.get("n_people")),
-                           "person within 1.5 m": None, "robot moves laterally": None}
+    out: dict[str, Any] = {
+        "crowd size": crowd_bin(metadata.get("n_people")),
+        "person within 1.5 m": None,
+        "robot moves laterally": None,
+    }
     if not metadata.get("tracks_path") or not metadata.get("odometry_path"):
         return out
     from socialbench.errors import SocialbenchError
@@ -65,5 +69,7 @@ def track_features(people: Mapping[int, Any], robot: Any) -> dict[str, bool]:
             t = min(ob.timestep, last)
             closest = min(closest, math.hypot(ob.x - float(robot.x[t]), ob.y - float(robot.y[t])))
     direction = robot_moving_direction(robot)
-    return {"person within 1.5 m": closest <= CLOSE_M,
-            "robot moves laterally": any(d in ("turning left", "turning right") for d in direction)}
+    return {
+        "person within 1.5 m": closest <= CLOSE_M,
+        "robot moves laterally": any(d in ("turning left", "turning right") for d in direction),
+    }

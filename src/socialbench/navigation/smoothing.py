@@ -23,8 +23,9 @@ motion model.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -47,12 +48,12 @@ class KalmanParams:
         F = np.array([[1, 0, dt, 0], [0, 1, 0, dt], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
         H = np.array([[1, 0, 0, 0], [0, 1, 0, 0]], dtype=float)
         g = np.array([dt * dt / 2.0, dt])
-        q1 = self.accel_std ** 2 * np.outer(g, g)  # for (p, v) of one axis
+        q1 = self.accel_std**2 * np.outer(g, g)  # for (p, v) of one axis
         Q = np.zeros((4, 4))
         for axis in (0, 1):
             idx = [axis, axis + 2]
             Q[np.ix_(idx, idx)] = q1
-        R = np.eye(2) * self.measurement_std ** 2
+        R = np.eye(2) * self.measurement_std**2
         return {"F": F, "H": H, "Q": Q, "R": R}
 
 
@@ -89,19 +90,21 @@ def smooth_positions(positions: Any, params: KalmanParams = KalmanParams()) -> S
         return Smoothed(z.copy(), np.zeros_like(z))
     m = params.matrices()
     first = z[np.argmax(~missing)]
-    P0 = np.diag([params.measurement_std ** 2] * 2 + [params.initial_velocity_std ** 2] * 2)
+    P0 = np.diag([params.measurement_std**2] * 2 + [params.initial_velocity_std**2] * 2)
     kf = _kalman_filter_class()(
-        transition_matrices=m["F"], observation_matrices=m["H"],
-        transition_covariance=m["Q"], observation_covariance=m["R"],
-        initial_state_mean=np.array([first[0], first[1], 0.0, 0.0]), initial_state_covariance=P0,
+        transition_matrices=m["F"],
+        observation_matrices=m["H"],
+        transition_covariance=m["Q"],
+        observation_covariance=m["R"],
+        initial_state_mean=np.array([first[0], first[1], 0.0, 0.0]),
+        initial_state_covariance=P0,
     )
     obs = np.ma.masked_array(np.where(missing[:, None], 0.0, z), mask=np.repeat(missing[:, None], 2, axis=1))
     means, _ = kf.smooth(obs)
     return Smoothed(np.asarray(means[:, :2]), np.asarray(means[:, 2:]))
 
 
-def smooth_track(track: PersonTrack, params: KalmanParams = KalmanParams(),
-                 fill_gaps: bool = False) -> PersonTrack:
+def smooth_track(track: PersonTrack, params: KalmanParams = KalmanParams(), fill_gaps: bool = False) -> PersonTrack:
     """Smooth one track over its timesteps (gaps bridged by the model).
 
     Returns the observed timesteps with smoothed positions; with ``fill_gaps`` the interior
@@ -121,8 +124,9 @@ def smooth_track(track: PersonTrack, params: KalmanParams = KalmanParams(),
     return PersonTrack(track.track_id, obs).with_positions(sm)
 
 
-def smooth_tracks(tracks: Mapping[Any, PersonTrack], params: KalmanParams = KalmanParams(),
-                  fill_gaps: bool = False) -> dict[Any, PersonTrack]:
+def smooth_tracks(
+    tracks: Mapping[Any, PersonTrack], params: KalmanParams = KalmanParams(), fill_gaps: bool = False
+) -> dict[Any, PersonTrack]:
     """:func:`smooth_track` for every track, keeping the keys."""
     return {k: smooth_track(tr, params, fill_gaps) for k, tr in tracks.items()}
 

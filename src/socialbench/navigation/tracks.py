@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from socialbench.files.safe_read import file_kind, read_json
 from socialbench.errors import DataError, Problem
+from socialbench.files.safe_read import file_kind, read_json
 
 #: Frames per SocialNav-SUB sample.
 N_FRAMES = 10
@@ -75,8 +76,7 @@ class PersonTrack:
         steps = [o.timestep for o in self.observations]
         if steps != sorted(set(steps)):
             raise ValueError(
-                f"track {self.track_id!r}: observations must have strictly increasing "
-                f"timesteps, got {steps}"
+                f"track {self.track_id!r}: observations must have strictly increasing timesteps, got {steps}"
             )
 
     @property
@@ -128,13 +128,12 @@ class PersonTrack:
             a, b = self.observations[idx - 1], self.observations[idx]
         return math.atan2(b.y - a.y, b.x - a.x)
 
-    def with_positions(self, xy: np.ndarray) -> "PersonTrack":
+    def with_positions(self, xy: np.ndarray) -> PersonTrack:
         """A copy with new (x, y) per observation; ``pos_diff`` is recomputed from them."""
         xy = np.asarray(xy, dtype=float)
         if xy.shape != (len(self.observations), 2):
             raise ValueError(
-                f"track {self.track_id!r}: expected positions of shape "
-                f"({len(self.observations)}, 2), got {xy.shape}"
+                f"track {self.track_id!r}: expected positions of shape ({len(self.observations)}, 2), got {xy.shape}"
             )
         obs = []
         for i, o in enumerate(self.observations):
@@ -143,7 +142,7 @@ class PersonTrack:
         return PersonTrack(self.track_id, tuple(obs))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class RobotPath:
     """Robot poses per timestep in the initial robot frame.
 
@@ -156,13 +155,15 @@ class RobotPath:
     x: np.ndarray
     y: np.ndarray
     yaw: np.ndarray
-    heading: np.ndarray = field(default=None)  # type: ignore[assignment]
+    heading: np.ndarray
 
-    def __post_init__(self) -> None:
-        x = np.asarray(self.x, dtype=float).reshape(-1)
-        y = np.asarray(self.y, dtype=float).reshape(-1)
-        yaw = np.asarray(self.yaw, dtype=float).reshape(-1)
-        heading = yaw.copy() if self.heading is None else np.asarray(self.heading, float).reshape(-1)
+    def __init__(self, x: np.ndarray, y: np.ndarray, yaw: np.ndarray, heading: np.ndarray | None = None) -> None:
+        # A hand-written __init__ because ``heading`` is optional to the caller but always
+        # set on the instance (a copy of ``yaw`` when not given).
+        x = np.asarray(x, dtype=float).reshape(-1)
+        y = np.asarray(y, dtype=float).reshape(-1)
+        yaw = np.asarray(yaw, dtype=float).reshape(-1)
+        heading = yaw.copy() if heading is None else np.asarray(heading, float).reshape(-1)
         if not (len(x) == len(y) == len(yaw) == len(heading)) or len(x) == 0:
             raise ValueError(
                 f"RobotPath: x, y, yaw, heading must be non-empty and of equal length, got "
@@ -184,7 +185,7 @@ class RobotPath:
         return np.stack([self.x, self.y], axis=1)
 
     @classmethod
-    def stationary(cls, n_frames: int = N_FRAMES) -> "RobotPath":
+    def stationary(cls, n_frames: int = N_FRAMES) -> RobotPath:
         """A robot standing at the origin facing forward for ``n_frames`` timesteps."""
         z = np.zeros(n_frames)
         return cls(z, z.copy(), z.copy())
@@ -209,7 +210,9 @@ def parse_tracks(data: Any, source: str = "<tracks>") -> dict[str, PersonTrack]:
     top = "track_id_to_object_trajectory"
     if not isinstance(data, Mapping) or not isinstance(data.get(top), Mapping):
         raise DataError.single(
-            source, top, "missing or not an object",
+            source,
+            top,
+            "missing or not an object",
             f'the file must be {{"{top}": {{"<track id>": [observations...]}}}}',
         )
     problems: list[Problem] = []
@@ -228,11 +231,16 @@ def parse_tracks(data: Any, source: str = "<tracks>") -> dict[str, PersonTrack]:
             x, y = _num(o.get("center_x")), _num(o.get("center_y"))
             ts = o.get("timestep")
             if x is None or y is None:
-                problems.append(Problem(source, f, "center_x / center_y must be finite numbers",
-                                        "give metres forward / left in the initial robot frame"))
+                problems.append(
+                    Problem(
+                        source,
+                        f,
+                        "center_x / center_y must be finite numbers",
+                        "give metres forward / left in the initial robot frame",
+                    )
+                )
                 continue
-            if (isinstance(ts, bool) or not isinstance(ts, (int, float)) or _num(ts) is None
-                    or int(ts) != ts or ts < 0):
+            if isinstance(ts, bool) or not isinstance(ts, (int, float)) or _num(ts) is None or int(ts) != ts or ts < 0:
                 problems.append(Problem(source, f + ".timestep", f"must be an integer >= 0, got {ts!r}"))
                 continue
             bbox_raw = o.get("bbox")
@@ -268,12 +276,16 @@ def tracks_to_json(tracks: Iterable[PersonTrack]) -> dict[str, Any]:
     for tr in tracks:
         rows = []
         for o in tr.observations:
-            rows.append({
-                "center_x": o.x, "center_y": o.y, "yaw": tr.heading(o.timestep),
-                "timestep": o.timestep,
-                "bbox": list(o.bbox) if o.bbox is not None else None,
-                "pos_diff": o.pos_diff,
-            })
+            rows.append(
+                {
+                    "center_x": o.x,
+                    "center_y": o.y,
+                    "yaw": tr.heading(o.timestep),
+                    "timestep": o.timestep,
+                    "bbox": list(o.bbox) if o.bbox is not None else None,
+                    "pos_diff": o.pos_diff,
+                }
+            )
         out[tr.track_id] = rows
     return {"track_id_to_object_trajectory": out}
 
@@ -314,6 +326,7 @@ def assign_labels(tracks: Mapping[str, PersonTrack]) -> dict[str, int]:
     Ties keep the tracks' order in ``tracks``; tracks whose first observation has no bbox
     come last. Pass the *kept* tracks (:func:`filter_tracks`).
     """
+
     def key(item: tuple[int, PersonTrack]) -> tuple[float, int]:
         idx, tr = item
         bbox = tr.first.bbox
@@ -341,8 +354,12 @@ def positions_at(people: Mapping[int, PersonTrack], timestep: int) -> dict[int, 
     return out
 
 
-def make_track(track_id: str, xy: Sequence[Sequence[float]], timesteps: Sequence[int] | None = None,
-               bboxes: Sequence[BBox | None] | None = None) -> PersonTrack:
+def make_track(
+    track_id: str,
+    xy: Sequence[Sequence[float]],
+    timesteps: Sequence[int] | None = None,
+    bboxes: Sequence[BBox | None] | None = None,
+) -> PersonTrack:
     """Convenience constructor: positions (and optional timesteps / bboxes) -> track with
     ``pos_diff`` computed from the positions."""
     xy_arr = np.asarray(xy, dtype=float).reshape(-1, 2)

@@ -32,17 +32,28 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Mapping
 
 from socialbench.types import Answer, HumanVotes, Item, Question
 
 __all__ = [
-    "TRANSFORMS", "SEPARATOR", "Variant", "variant_key", "split_variant", "mirror_text",
-    "make_variant", "map_answer", "transform_votes", "with_variants",
+    "TRANSFORMS",
+    "SEEDED",
+    "SEPARATOR",
+    "Variant",
+    "variant_key",
+    "split_variant",
+    "mirror_text",
+    "make_variant",
+    "map_answer",
+    "transform_votes",
+    "with_variants",
 ]
 
 TRANSFORMS: tuple[str, ...] = ("mirror", "shuffle-options")
+#: Transformations whose variant depends on the run's seed (``shuffle-options``' order).
+SEEDED: frozenset[str] = frozenset({"shuffle-options"})
 #: Separates a question key from the transformation name in a variant's key.
 SEPARATOR = "@"
 

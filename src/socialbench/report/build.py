@@ -11,8 +11,9 @@ imported only when figures are drawn.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from socialbench.errors import StorageError, UsageError
 from socialbench.report.item_data import ItemData, auto_attributes, protocol_of
@@ -130,7 +131,11 @@ def build_report(
         from socialbench.report import plots
 
         fdir = out / "plots"
-        figs = plots.socialnav_figures(runs, fdir) if family == "socialnav" else plots.roboteq_figures(runs, fdir, human_facets)
+        figs = (
+            plots.socialnav_figures(runs, fdir)
+            if family == "socialnav"
+            else plots.roboteq_figures(runs, fdir, human_facets)
+        )
         files += figs
     if "html" in formats:
         from socialbench.report.html import write_report_html
@@ -140,20 +145,36 @@ def build_report(
         if item_data.indices:
             idx = item_data.indices
             payload = viewer_payload(
-                [runs[i].label for i in idx], [item_data.entries[i] for i in idx], item_data.items(), protocol_of(runs), out,
-                attributes=attrs, max_items=max_items, featured=featured, images=images,
+                [runs[i].label for i in idx],
+                [item_data.entries[i] for i in idx],
+                item_data.items(),
+                protocol_of(runs),
+                out,
+                attributes=attrs,
+                max_items=max_items,
+                featured=featured,
+                images=images,
             )
         else:
             notes.append("no labels loaded: the per-item viewer is not included (pass --data DIR)")
         run_rows = [
-            {"label": r.label, "model": r.model, "benchmark": r.benchmark, "protocol": r.protocol,
-             "status": r.run.get("status", ""), "questions": r.metrics.get("n_scored", (r.metrics.get("run") or {}).get("questions", "")),
-             "path": str(r.path)}
+            {
+                "label": r.label,
+                "model": r.model,
+                "benchmark": r.benchmark,
+                "protocol": r.protocol,
+                "status": r.run.get("status", ""),
+                "questions": r.metrics.get("n_scored", (r.metrics.get("run") or {}).get("questions", "")),
+                "path": str(r.path),
+            }
             for r in runs
         ]
         title = "socialbench report — " + ", ".join(sorted({r.benchmark for r in runs}))
-        files.append(write_report_html(out, title=title, runs=run_rows, tables=tables.tables, figures=figs,
-                                       viewer=payload, notes=notes))
+        files.append(
+            write_report_html(
+                out, title=title, runs=run_rows, tables=tables.tables, figures=figs, viewer=payload, notes=notes
+            )
+        )
     return {"files": files, "notes": notes, "tables": [t.name for t in tables.tables]}
 
 

@@ -17,7 +17,6 @@ compare
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -32,14 +31,24 @@ def register(app: typer.Typer) -> None:
 
     @app.command("report")
     def report_cmd(
-        run_dirs: List[Path] = typer.Argument(..., help="run directories (several runs become rows of one table)"),
-        out: Optional[Path] = typer.Option(None, "--out", "-o", help="report folder [default: RUN_DIR/report, or ./report for several runs]"),
+        run_dirs: list[Path] = typer.Argument(..., help="run directories (several runs become rows of one table)"),
+        out: Path | None = typer.Option(
+            None, "--out", "-o", help="report folder [default: RUN_DIR/report, or ./report for several runs]"
+        ),
         fmt: str = typer.Option("md,csv,tex,html", "--format", "-f", help="comma-separated: md, csv, tex, html"),
-        data: Optional[Path] = typer.Option(None, "--data", "-d", help="labels folder (default: the one recorded in run.json)"),
-        label: List[str] = typer.Option([], "--label", help="display name of each run, in order (repeatable)"),
-        facet: List[str] = typer.Option([], "--facet", help="scene attribute for the failure breakdown (repeatable; default: all small ones)"),
-        images: str = typer.Option("all", help="item images in the HTML viewer: all (every frame, click to enlarge) | first-last | none"),
-        max_items: int = typer.Option(5000, min=1, help="questions embedded in the HTML viewer (chosen by the §7.6 rule)"),
+        data: Path | None = typer.Option(
+            None, "--data", "-d", help="labels folder (default: the one recorded in run.json)"
+        ),
+        label: list[str] = typer.Option([], "--label", help="display name of each run, in order (repeatable)"),
+        facet: list[str] = typer.Option(
+            [], "--facet", help="scene attribute for the failure breakdown (repeatable; default: all small ones)"
+        ),
+        images: str = typer.Option(
+            "all", help="item images in the HTML viewer: all (every frame, click to enlarge) | first-last | none"
+        ),
+        max_items: int = typer.Option(
+            5000, min=1, help="questions embedded in the HTML viewer (chosen by the §7.6 rule)"
+        ),
         featured: int = typer.Option(12, min=0, help="failure and success cases marked by the §7.6 rule"),
         seed: int = typer.Option(0, help="seed of the bootstrap"),
         n_boot: int = typer.Option(1000, min=10, help="bootstrap replicates for the confidence intervals"),
@@ -56,8 +65,19 @@ def register(app: typer.Typer) -> None:
             families.setdefault(benchmark_family(r), []).append(r)
         for family, group in families.items():
             where = target / family if len(families) > 1 else target
-            res = build_report(group, where, formats=formats, data=data, attributes=facet or None, images=images,
-                               max_items=max_items, featured=featured, seed=seed, n_boot=n_boot, figures=not no_plots)
+            res = build_report(
+                group,
+                where,
+                formats=formats,
+                data=data,
+                attributes=facet or None,
+                images=images,
+                max_items=max_items,
+                featured=featured,
+                seed=seed,
+                n_boot=n_boot,
+                figures=not no_plots,
+            )
             for n in res["notes"]:
                 typer.echo(f"note: {n}", err=True)
             typer.echo(f"report written to {where} ({len(res['files'])} files: {', '.join(res['tables'])})")
@@ -66,12 +86,16 @@ def register(app: typer.Typer) -> None:
 
     @app.command("compare")
     def compare_cmd(
-        run_dirs: List[Path] = typer.Argument(..., help="two or more run directories on the same dataset"),
-        protocol: Optional[str] = typer.Option(None, help="paper | official [default: the runs' protocol]"),
+        run_dirs: list[Path] = typer.Argument(..., help="two or more run directories on the same dataset"),
+        protocol: str | None = typer.Option(None, help="paper | official [default: the runs' protocol]"),
         seed: int = typer.Option(0, help="seed of the bootstrap and permutations"),
-        out: Optional[Path] = typer.Option(None, "--out", "-o", help="also write compare.md, compare.csv (long format) and compare.json here"),
-        data: Optional[Path] = typer.Option(None, "--data", "-d", help="labels folder (default: the one recorded in run.json)"),
-        label: List[str] = typer.Option([], "--label", help="display name of each run, in order (repeatable)"),
+        out: Path | None = typer.Option(
+            None, "--out", "-o", help="also write compare.md, compare.csv (long format) and compare.json here"
+        ),
+        data: Path | None = typer.Option(
+            None, "--data", "-d", help="labels folder (default: the one recorded in run.json)"
+        ),
+        label: list[str] = typer.Option([], "--label", help="display name of each run, in order (repeatable)"),
         n_boot: int = typer.Option(2000, min=10, help="bootstrap replicates"),
         n_perm: int = typer.Option(10000, min=10, help="random sign patterns when exact enumeration is too large"),
         level: float = typer.Option(0.95, help="confidence level"),

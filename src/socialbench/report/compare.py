@@ -11,15 +11,26 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
+from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from socialbench.errors import UsageError
+from socialbench.prompting.metamorphic import split_variant
 from socialbench.report.item_data import ItemData
-from socialbench.report.loading import SOCIALNAV_NAMES, RunDir, UnitScores, align, check_same_benchmark, gold_answer, unit_scores
+from socialbench.report.loading import (
+    SOCIALNAV_NAMES,
+    RunDir,
+    UnitScores,
+    align,
+    check_same_benchmark,
+    gold_answer,
+    unit_scores,
+)
 from socialbench.report.table import Cell, Row, Table
 
 __all__ = ["compare_runs", "compare_tables", "compare_csv", "compare_json"]
@@ -36,7 +47,9 @@ def _run_units(runs: Sequence[RunDir], protocol: str, data: Path | None) -> list
         golds = {}
         if r.benchmark not in SOCIALNAV_NAMES:
             golds = {(it.item_id, q.key): gold_answer(it, q.key) for it in ds.items for q in it.questions}
-        out.append(unit_scores(item_data.entries[i], protocol, skip_single=r.benchmark in SOCIALNAV_NAMES, golds=golds))
+        units = unit_scores(item_data.entries[i], protocol, skip_single=r.benchmark in SOCIALNAV_NAMES, golds=golds)
+        # a metamorphic run's variant K@name pairs with question K of the other runs
+        out.append(replace(units, keys=tuple((item, split_variant(key)[0]) for item, key in units.keys)))
     return out
 
 
@@ -83,15 +96,33 @@ def compare_runs(
             boot = paired_bootstrap_diff(xa, xb, clusters, n_boot=n_boot, level=level, seed=seed)
             perm = paired_permutation_test(xa, xb, clusters, n_perm=n_perm, seed=seed)
             entry[metric] = {
-                "a": float(xa.mean()), "b": float(xb.mean()), "diff": boot.diff, "low": boot.low, "high": boot.high,
-                "se": boot.se, "p_bootstrap": boot.p_value, "p_permutation": perm.p_value, "permutation": perm.method,
+                "a": float(xa.mean()),
+                "b": float(xb.mean()),
+                "diff": boot.diff,
+                "low": boot.low,
+                "high": boot.high,
+                "se": boot.se,
+                "p_bootstrap": boot.p_value,
+                "p_permutation": perm.p_value,
+                "permutation": perm.method,
             }
         mc = mcnemar_exact(units[a].correct, units[b].correct)
-        entry["correct"] = {"a": float(units[a].correct.mean()), "b": float(units[b].correct.mean()), "a_only": mc.a_only,
-                            "b_only": mc.b_only, "diff": mc.diff, "p_mcnemar": mc.p_value}
+        entry["correct"] = {
+            "a": float(units[a].correct.mean()),
+            "b": float(units[b].correct.mean()),
+            "a_only": mc.a_only,
+            "b_only": mc.b_only,
+            "diff": mc.diff,
+            "p_mcnemar": mc.p_value,
+        }
         pairs.append(entry)
-    for metric, field in (("PA", "p_permutation"), ("PA", "p_bootstrap"), ("CWPA", "p_permutation"),
-                          ("CWPA", "p_bootstrap"), ("correct", "p_mcnemar")):
+    for metric, field in (
+        ("PA", "p_permutation"),
+        ("PA", "p_bootstrap"),
+        ("CWPA", "p_permutation"),
+        ("CWPA", "p_bootstrap"),
+        ("correct", "p_mcnemar"),
+    ):
         adj = holm([p[metric][field] for p in pairs])
         for p, v in zip(pairs, adj):
             p[metric][field + "_holm"] = v
@@ -100,13 +131,28 @@ def compare_runs(
         scores = [getattr(u, metric.lower()) for u in units]
         ranks = bootstrap_rank_ci(np.column_stack(scores), clusters, n_boot=n_boot, level=level, seed=seed)
         for r in sorted(ranks, key=lambda x: (x.rank, x.index)):
-            leaderboard.append({"metric": metric, "run": runs[r.index].label, "score": r.score, "rank": r.rank,
-                                "low": r.low, "high": r.high})
+            leaderboard.append(
+                {
+                    "metric": metric,
+                    "run": runs[r.index].label,
+                    "score": r.score,
+                    "rank": r.rank,
+                    "low": r.low,
+                    "high": r.high,
+                }
+            )
     return {
-        "protocol": proto, "n": len(units[0].keys), "n_clusters": len(set(clusters)), "dropped": dropped,
-        "level": level, "seed": seed, "n_boot": n_boot, "n_perm": n_perm,
+        "protocol": proto,
+        "n": len(units[0].keys),
+        "n_clusters": len(set(clusters)),
+        "dropped": dropped,
+        "level": level,
+        "seed": seed,
+        "n_boot": n_boot,
+        "n_perm": n_perm,
         "runs": [{"label": r.label, "path": str(r.path), "model": r.model} for r in runs],
-        "pairs": pairs, "leaderboard": leaderboard,
+        "pairs": pairs,
+        "leaderboard": leaderboard,
     }
 
 
@@ -123,9 +169,13 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
         cells: list[Cell] = []
         for metric in ("PA", "CWPA"):
             m = p[metric]
-            cells += [Cell(f"{m['a']:.3f}", m["a"]), Cell(f"{m['b']:.3f}", m["b"]),
-                      Cell(f"{m['diff']:+.3f} [{m['low']:+.3f}, {m['high']:+.3f}]", m["diff"]),
-                      Cell(_p(m["p_permutation"]), m["p_permutation"]), Cell(_p(m["p_bootstrap"]), m["p_bootstrap"])]
+            cells += [
+                Cell(f"{m['a']:.3f}", m["a"]),
+                Cell(f"{m['b']:.3f}", m["b"]),
+                Cell(f"{m['diff']:+.3f} [{m['low']:+.3f}, {m['high']:+.3f}]", m["diff"]),
+                Cell(_p(m["p_permutation"]), m["p_permutation"]),
+                Cell(_p(m["p_bootstrap"]), m["p_bootstrap"]),
+            ]
             if multi:
                 cells.append(Cell(_p(m["p_permutation_holm"]), m["p_permutation_holm"]))
         c = p["correct"]
@@ -136,27 +186,49 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
     per = ("A", "B", f"A − B [{lvl}% CI]", "p perm.", "p boot.") + (("p Holm",) if multi else ())
     columns = per + per + ("A only / B only", "p exact") + (("p Holm",) if multi else ())
     groups = (("PA", len(per)), ("CWPA", len(per)), ("McNemar", 3 if multi else 2))
-    note = (f"{result['n']} questions in {result['n_clusters']} scenes answered by every run (protocol {result['protocol']}); "
-            f"CIs and p boot.: scene-clustered paired bootstrap ({result['n_boot']} replicates); p perm.: scene-level "
-            f"sign-flip permutation test; seed {result['seed']}."
-            + " McNemar: exact binomial test on correctness (the answer is the gold label where the data has one,"
-            " else a most common human answer); A only / B only count the discordant questions."
-            + (f" {result['dropped']} questions not answered by every run were left out." if result["dropped"] else "")
-            + (f" Only {result['n_clusters']} scenes: bootstrap intervals and p-values are unreliable with so few"
-               " clusters; the exact permutation p-value is valid but cannot go below 2 / 2^scenes."
-               if result["n_clusters"] < 10 else "")
-            + (" p Holm: Holm-adjusted over all pairs." if multi else ""))
+    note = (
+        f"{result['n']} questions in {result['n_clusters']} scenes answered by every run (protocol {result['protocol']}); "
+        f"CIs and p boot.: scene-clustered paired bootstrap ({result['n_boot']} replicates); p perm.: scene-level "
+        f"sign-flip permutation test; seed {result['seed']}."
+        + " McNemar: exact binomial test on correctness (the answer is the gold label where the data has one,"
+        " else a most common human answer); A only / B only count the discordant questions."
+        + (f" {result['dropped']} questions not answered by every run were left out." if result["dropped"] else "")
+        + (
+            f" Only {result['n_clusters']} scenes: bootstrap intervals and p-values are unreliable with so few"
+            " clusters; the exact permutation p-value is valid but cannot go below 2 / 2^scenes."
+            if result["n_clusters"] < 10
+            else ""
+        )
+        + (" p Holm: Holm-adjusted over all pairs." if multi else "")
+    )
     out = [Table("compare_pairs", "Paired comparison", ("Run A", "Run B"), columns, tuple(rows), groups, (note,))]
     if multi:
         lb_rows = []
         for metric in ("PA", "CWPA"):
             for e in [x for x in result["leaderboard"] if x["metric"] == metric]:
-                lb_rows.append(Row((e["run"],), (Cell(f"{e['score']:.3f}", e["score"]), Cell(str(e["rank"]), e["rank"]),
-                                                  Cell(f"{e['low']}–{e['high']}", None)), metric))
-        out.append(Table("compare_leaderboard", "Leaderboard with rank confidence intervals", ("Run",),
-                         ("Score", "Rank", f"{lvl}% rank CI"), tuple(lb_rows), (),
-                         (f"Ranks from {result['n_boot']} scene-clustered bootstrap replicates (1 = best).",),
-                         section_header="Metric"))
+                lb_rows.append(
+                    Row(
+                        (e["run"],),
+                        (
+                            Cell(f"{e['score']:.3f}", e["score"]),
+                            Cell(str(e["rank"]), e["rank"]),
+                            Cell(f"{e['low']}–{e['high']}", None),
+                        ),
+                        metric,
+                    )
+                )
+        out.append(
+            Table(
+                "compare_leaderboard",
+                "Leaderboard with rank confidence intervals",
+                ("Run",),
+                ("Score", "Rank", f"{lvl}% rank CI"),
+                tuple(lb_rows),
+                (),
+                (f"Ranks from {result['n_boot']} scene-clustered bootstrap replicates (1 = best).",),
+                section_header="Metric",
+            )
+        )
     return out
 
 
@@ -166,8 +238,25 @@ def compare_csv(result: dict[str, Any]) -> str:
     import csv
     import io
 
-    cols = ["run_a", "run_b", "measure", "a", "b", "diff", "low", "high", "se", "p_permutation", "p_permutation_holm",
-            "p_bootstrap", "p_bootstrap_holm", "a_only", "b_only", "p_mcnemar", "p_mcnemar_holm"]
+    cols = [
+        "run_a",
+        "run_b",
+        "measure",
+        "a",
+        "b",
+        "diff",
+        "low",
+        "high",
+        "se",
+        "p_permutation",
+        "p_permutation_holm",
+        "p_bootstrap",
+        "p_bootstrap_holm",
+        "a_only",
+        "b_only",
+        "p_mcnemar",
+        "p_mcnemar_holm",
+    ]
     buf = io.StringIO()
     w = csv.DictWriter(buf, cols, lineterminator="\n", extrasaction="ignore")
     w.writeheader()

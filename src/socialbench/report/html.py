@@ -16,8 +16,9 @@ import base64
 import hashlib
 import html
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from socialbench.report.renderers import to_html
 from socialbench.report.table import Table
@@ -30,8 +31,11 @@ def script_json(obj: Any) -> str:
     """JSON safe to embed in a ``<script type="application/json">`` element."""
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
     return (
-        text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
     )
 
 
@@ -193,14 +197,15 @@ def _viewer_html(payload: Mapping[str, Any]) -> str:
     shown, total = payload["shown"], payload["total"]
     note = (
         f"{shown} of {total} questions embedded, chosen and ordered by the §7.6 entropy rule."
-        if shown < total else f"All {total} questions, ordered by the §7.6 entropy rule."
+        if shown < total
+        else f"All {total} questions, ordered by the §7.6 entropy rule."
     )
     if payload.get("missing_images"):
         note += f" {payload['missing_images']} image file(s) were not found and are not shown."
     return f"""
 <section id="viewer"><h2>Items</h2>
 <p class="note">{e(note)} Statuses: correct = a most common human answer; partial = an answer some human gave;
-failed = a valid answer no human gave; invalid = unparseable or failed call. Protocol: {e(str(payload['protocol']))}.</p>
+failed = a valid answer no human gave; invalid = unparseable or failed call. Protocol: {e(str(payload["protocol"]))}.</p>
 <noscript><p>The item viewer needs JavaScript; the tables and figures above do not.</p></noscript>
 <div id="filters">
 <label>show <select id="f-sel"><option value="featured">§7.6 selection</option><option value="all">all</option>
@@ -209,7 +214,7 @@ failed = a valid answer no human gave; invalid = unparseable or failed call. Pro
 <label>category <select id="f-cat"><option value="">any</option></select></label>
 <label>facet <select id="f-facet"><option value="">any</option></select></label>
 <label>run <select id="f-run"></select></label>
-<label>status <select id="f-status"><option value="">any</option>{''.join(f'<option value="{s}">{s}</option>' for s in STATUSES)}</select></label>
+<label>status <select id="f-status"><option value="">any</option>{"".join(f'<option value="{s}">{s}</option>' for s in STATUSES)}</select></label>
 <label>human entropy from <input id="f-hmin" type="number" step="0.1" min="0" style="width:5em"> to
 <input id="f-hmax" type="number" step="0.1" min="0" style="width:5em"> bits</label>
 <label>item <input id="f-q" type="search" placeholder="id contains"></label>
@@ -240,7 +245,12 @@ def write_report_html(
     e = html.escape
     out_dir.mkdir(parents=True, exist_ok=True)
     run_rows = "".join(
-        "<tr>" + "".join(f"<td>{e(str(r.get(k, '')))}</td>" for k in ("label", "model", "benchmark", "protocol", "status", "questions", "path")) + "</tr>"
+        "<tr>"
+        + "".join(
+            f"<td>{e(str(r.get(k, '')))}</td>"
+            for k in ("label", "model", "benchmark", "protocol", "status", "questions", "path")
+        )
+        + "</tr>"
         for r in runs
     )
     figs = []
@@ -250,11 +260,19 @@ def write_report_html(
         rel = p.relative_to(out_dir).as_posix()
         png = p.with_suffix(".png")
         link = f' · <a href="{e(png.relative_to(out_dir).as_posix())}">PNG</a>' if png.exists() else ""
-        figs.append(f'<figure><img src="{e(rel)}" alt="{e(p.stem)}"><figcaption>{e(p.stem.replace("_", " "))}{link}</figcaption></figure>')
+        figs.append(
+            f'<figure><img src="{e(rel)}" alt="{e(p.stem)}"><figcaption>{e(p.stem.replace("_", " "))}{link}</figcaption></figure>'
+        )
     body_tables = "\n".join(f'<div class="tablewrap">{to_html(t)}</div>' for t in tables)
     script = JS if viewer is not None else ""
-    csp = _csp(script) if script else "default-src 'none'; img-src 'self' data: file:; style-src 'unsafe-inline'; base-uri 'none'"
-    nav = '<a href="#tables">Tables</a><a href="#figures">Figures</a>' + ('<a href="#viewer">Items</a>' if viewer is not None else "")
+    csp = (
+        _csp(script)
+        if script
+        else "default-src 'none'; img-src 'self' data: file:; style-src 'unsafe-inline'; base-uri 'none'"
+    )
+    nav = '<a href="#tables">Tables</a><a href="#figures">Figures</a>' + (
+        '<a href="#viewer">Items</a>' if viewer is not None else ""
+    )
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{e(csp)}">
@@ -264,12 +282,12 @@ def write_report_html(
 <header><h1>{e(title)}</h1><nav>{nav}</nav></header>
 <main>
 <section id="runs"><h2>Runs</h2><table class="runs"><tr><th>label</th><th>model</th><th>benchmark</th><th>protocol</th><th>status</th><th>questions</th><th>run directory</th></tr>{run_rows}</table>
-{''.join(f'<p class="note">{e(n)}</p>' for n in notes)}</section>
+{"".join(f'<p class="note">{e(n)}</p>' for n in notes)}</section>
 <section id="tables"><h2>Tables</h2>{body_tables}</section>
-<section id="figures"><h2>Figures</h2><div class="figs">{''.join(figs)}</div></section>
-{_viewer_html(viewer) if viewer is not None else ''}
+<section id="figures"><h2>Figures</h2><div class="figs">{"".join(figs)}</div></section>
+{_viewer_html(viewer) if viewer is not None else ""}
 </main>
-{f'<script>{script}</script>' if script else ''}
+{f"<script>{script}</script>" if script else ""}
 </body></html>
 """
     path = out_dir / "index.html"

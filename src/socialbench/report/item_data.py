@@ -4,11 +4,14 @@ failure breakdown (:func:`auto_attributes`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from socialbench.errors import SocialbenchError
-from socialbench.report.loading import RunDir, data_path, load_dataset, scoring_entries
+from socialbench.metrics.agreement import ScoringEntry
+from socialbench.prompting.metamorphic import split_variant
+from socialbench.report.loading import RunDir, data_path, dataset_options, load_dataset, scoring_entries
 
 __all__ = ["ItemData", "auto_attributes", "protocol_of", "MAX_FACET_VALUES"]
 
@@ -24,19 +27,21 @@ class ItemData:
         self.notes: list[str] = []
         self.datasets: dict[int, Any] = {}
         self.entries: dict[int, list[Any]] = {}
-        cache: dict[tuple[str, Any, str], Any] = {}
+        cache: dict[tuple[str, Any, str, tuple[str | None, int] | None], Any] = {}
         for i, r in enumerate(runs):
             try:
-                key = (str(data_path(r, data)), r.run.get("limit"), r.benchmark)
-                if key not in cache:
-                    cache[key] = load_dataset(r, data)
-                ds = cache[key]
                 samples = r.samples()
                 if not samples:
                     self.notes.append(f"{r.label}: no samples.jsonl; item-level analyses skip this run")
                     continue
+                options = dataset_options(r)
+                variant = None if options is None else (options.perturb, options.seed)
+                key = (str(data_path(r, data)), r.run.get("limit"), r.benchmark, variant)
+                if key not in cache:
+                    cache[key] = load_dataset(r, data, options)
+                ds = cache[key]
                 self.datasets[i] = ds
-                self.entries[i] = scoring_entries(ds, samples)
+                self.entries[i] = _scored_half(scoring_entries(ds, samples))
             except (SocialbenchError, OSError, ValueError) as exc:  # say what is missing, keep the rest
                 self.notes.append(f"{r.label}: labels not loaded ({exc}); item-level analyses skip this run")
 
@@ -52,6 +57,14 @@ class ItemData:
         return out
 
 
+def _scored_half(entries: list[ScoringEntry]) -> list[ScoringEntry]:
+    """The entries a run's ``scores`` cover: a metamorphic run's variants (``K@name``, which
+    pair with question ``K`` of other runs), else all of them. Its unperturbed answers are
+    its ``clean_scores``, never mixed with the variants."""
+    varied = [e for e in entries if split_variant(e.question.key)[1] is not None]
+    return varied or entries
+
+
 def auto_attributes(items: Sequence[Any]) -> list[str]:
     """Scene attributes worth a failure breakdown: metadata fields outside the loader's own
     keys with scalar values and at most :data:`MAX_FACET_VALUES` distinct values."""
@@ -59,8 +72,20 @@ def auto_attributes(items: Sequence[Any]) -> list[str]:
         from socialbench.benchmarks.socialnav_sub.layout import RESERVED_METADATA_KEYS
     except ImportError:  # pragma: no cover - the package always has it
         RESERVED_METADATA_KEYS = frozenset()
-    skip = set(RESERVED_METADATA_KEYS) | {"image", "image_rel", "role", "question", "source", "line", "behaviors",
-                                          "answer", "options", "facets", "has_votes", "task"}
+    skip = set(RESERVED_METADATA_KEYS) | {
+        "image",
+        "image_rel",
+        "role",
+        "question",
+        "source",
+        "line",
+        "behaviors",
+        "answer",
+        "options",
+        "facets",
+        "has_votes",
+        "task",
+    }
     values: dict[str, set[Any]] = {}
     bad: set[str] = set()
     for it in items:

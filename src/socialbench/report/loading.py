@@ -23,12 +23,14 @@ perturbation), and its benchmark when the report mixes benchmarks (``roboteq-bj`
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.errors import DataError, UsageError
 from socialbench.metrics.agreement import ItemScore, ScoringEntry
 from socialbench.metrics.protocols import OFFICIAL, ProtocolArg, ScoringProtocol, as_protocol, protocol_named
@@ -56,7 +58,9 @@ def _read_json(path: Path, what: str) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise DataError.single(
-            path, "", f"{what} is not valid JSON (line {exc.lineno}: {exc.msg})",
+            path,
+            "",
+            f"{what} is not valid JSON (line {exc.lineno}: {exc.msg})",
             "re-create it with `socialbench score` or restore the file",
         ) from exc
     if not isinstance(data, dict):
@@ -206,9 +210,12 @@ class RunDir:
             return []
         path = Path(pred)
         if not path.exists():
-            raise DataError.single(self.path / "metrics.json", "source.predictions",
-                                   f"the scored predictions {pred} are gone",
-                                   "score them again with `socialbench score --out` here")
+            raise DataError.single(
+                self.path / "metrics.json",
+                "source.predictions",
+                f"the scored predictions {pred} are gone",
+                "score them again with `socialbench score --out` here",
+            )
         from socialbench.benchmarks.base import get_benchmark
 
         bench, _ = get_benchmark(self.benchmark)
@@ -228,8 +235,11 @@ def is_official_experiment(path: Path) -> bool:
     """Whether ``path`` is an official SocialNav-SUB experiment folder (reference §d)."""
     if not path.is_dir() or (path / "metrics.json").exists():
         return False
-    return any((d / "question_answers.json").is_file() or (d / "evaluation.json").is_file()
-               for d in path.iterdir() if d.is_dir())
+    return any(
+        (d / "question_answers.json").is_file() or (d / "evaluation.json").is_file()
+        for d in path.iterdir()
+        if d.is_dir()
+    )
 
 
 def load_official_run(path: Path, data: Path | None) -> RunDir:
@@ -239,8 +249,10 @@ def load_official_run(path: Path, data: Path | None) -> RunDir:
     from socialbench.benchmarks.socialnav_sub.official_run import read_official_experiment
 
     if data is None:
-        raise UsageError(f"{path} is an official experiment folder: pass --data DIR (the "
-                         "SocialNav-SUB labels folder) to score and compare it")
+        raise UsageError(
+            f"{path} is an official experiment folder: pass --data DIR (the "
+            "SocialNav-SUB labels folder) to score and compare it"
+        )
     if not Path(data).exists():
         raise UsageError(f"--data {data} does not exist")
     bench, _ = get_benchmark("socialnav-sub")
@@ -248,8 +260,7 @@ def load_official_run(path: Path, data: Path | None) -> RunDir:
     dataset = bench.load(Path(data), require_images=False, limit=None)
     metrics = bench.score(dataset, records, OFFICIAL).to_json()
     metrics["source"] = {"predictions": str(path), "data": str(data)}
-    run = {"benchmark": "socialnav-sub", "model": f"official:{path.name}", "data": str(data),
-           "protocol": "official"}
+    run = {"benchmark": "socialnav-sub", "model": f"official:{path.name}", "data": str(data), "protocol": "official"}
     return RunDir(path=path, run=run, metrics=metrics, _samples=records)
 
 
@@ -263,17 +274,23 @@ def load_run(path: str | Path, data: Path | None = None) -> RunDir:
         if p.name == "metrics.json" and p.is_file():
             p = p.parent
         else:
-            raise DataError.single(p, "", "not a run directory", "give a folder written by `socialbench eval` or `score`")
+            raise DataError.single(
+                p, "", "not a run directory", "give a folder written by `socialbench eval` or `score`"
+            )
     mpath = p / "metrics.json"
     if not mpath.is_file():
         raise DataError.single(
-            mpath, "", "missing: the run was not scored",
+            mpath,
+            "",
+            "missing: the run was not scored",
             f"run `socialbench score --predictions {p} ...` (or finish the eval) to write it",
         )
     metrics = _read_json(mpath, "metrics.json")
     if not isinstance(metrics.get("scores"), Mapping) and not isinstance(metrics.get("overall"), Mapping):
         note = metrics.get("note") or "it holds no scores"
-        raise DataError.single(mpath, "scores", f"nothing to report: {note}", "re-score the run with `socialbench score`")
+        raise DataError.single(
+            mpath, "scores", f"nothing to report: {note}", "re-score the run with `socialbench score`"
+        )
     rpath = p / "run.json"
     run = _read_json(rpath, "run.json") if rpath.is_file() else {}
     return RunDir(path=p, run=run, metrics=metrics)
@@ -298,8 +315,9 @@ def assign_labels(runs: Sequence[RunDir], labels: Sequence[str] | None = None) -
         r.label = base if seen[base] == 1 else f"{base} #{seen[base]}"
 
 
-def load_runs(paths: Sequence[str | Path], labels: Sequence[str] | None = None,
-              data: Path | None = None) -> list[RunDir]:
+def load_runs(
+    paths: Sequence[str | Path], labels: Sequence[str] | None = None, data: Path | None = None
+) -> list[RunDir]:
     """Load several run directories (official experiment folders scored against ``data``)
     and label them."""
     if not paths:
@@ -327,13 +345,22 @@ def expand_run_folders(paths: Sequence[str | Path]) -> list[Path]:
 
 
 def benchmark_family(run: RunDir) -> str:
-    """"socialnav", "roboteq", or the run's own benchmark name."""
-    return "socialnav" if run.benchmark in SOCIALNAV_NAMES else "roboteq" if run.benchmark in ROBOTEQ_NAMES else run.benchmark
+    """ "socialnav", "roboteq", or the run's own benchmark name."""
+    return (
+        "socialnav"
+        if run.benchmark in SOCIALNAV_NAMES
+        else "roboteq"
+        if run.benchmark in ROBOTEQ_NAMES
+        else run.benchmark
+    )
 
 
 def check_same_benchmark(runs: Sequence[RunDir]) -> str:
     """The benchmark family shared by ``runs`` ("socialnav" or "roboteq"); error otherwise."""
-    families = {("socialnav" if r.benchmark in SOCIALNAV_NAMES else "roboteq" if r.benchmark in ROBOTEQ_NAMES else r.benchmark) for r in runs}
+    families = {
+        ("socialnav" if r.benchmark in SOCIALNAV_NAMES else "roboteq" if r.benchmark in ROBOTEQ_NAMES else r.benchmark)
+        for r in runs
+    }
     if len(families) != 1:
         listing = ", ".join(f"{r.path} ({r.benchmark or 'unknown'})" for r in runs)
         raise UsageError(f"runs of different benchmarks cannot share one report: {listing}")
@@ -351,8 +378,31 @@ def data_path(run: RunDir, data: Path | None = None) -> Path | None:
     return Path(recorded) if recorded else None
 
 
-def load_dataset(run: RunDir, data: Path | None = None) -> Any:
-    """Load the benchmark's items (labels only, no images needed) for ``run``.
+def predictions_path(run: RunDir) -> Path:
+    """Where ``run``'s predictions were made: the run directory, or for a ``socialbench
+    score`` output without ``run.json`` the predictions it scored (``source.predictions``)."""
+    source = run.metrics.get("source")
+    pred = source.get("predictions") if isinstance(source, Mapping) else None
+    if (run.path / "run.json").is_file() or not isinstance(pred, str) or not pred:
+        return run.path
+    return Path(pred)
+
+
+def dataset_options(run: RunDir) -> EvalOptions | None:
+    """The eval options ``run``'s dataset depends on, as its benchmark reads them from the
+    run (:meth:`~socialbench.benchmarks.base.BaseBenchmark.predictions_options`: a
+    SocialNav-SUB metamorphic run's variant and seed); ``None`` when it depends on none."""
+    from socialbench.benchmarks.base import get_benchmark
+
+    bench, _ = get_benchmark(run.benchmark)
+    given = EvalOptions(protocol=run.protocol)
+    found = bench.predictions_options(predictions_path(run), run.samples(), given)
+    return None if found is given else found
+
+
+def load_dataset(run: RunDir, data: Path | None = None, options: EvalOptions | None = None) -> Any:
+    """Load the benchmark's items (labels only, no images needed) for ``run``, under the
+    eval ``options`` its dataset depends on (:func:`dataset_options`; None: none).
 
     Raises :class:`UsageError` when the folder is unknown or gone, and lets the loader's
     :class:`DataError` through.
@@ -363,13 +413,15 @@ def load_dataset(run: RunDir, data: Path | None = None) -> Any:
     if not path.exists():
         raise UsageError(f"{run.path}: data folder {path} does not exist; pass --data DIR")
     limit = run.run.get("limit")
-    if run.benchmark in SOCIALNAV_NAMES:
-        from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
-
-        return load_socialnav(path, require_images=False, limit=limit)
     from socialbench.benchmarks.base import get_benchmark
 
     bench, _ = get_benchmark(run.benchmark)
+    if options is not None:
+        bench.check_options(options)
+    elif run.benchmark in SOCIALNAV_NAMES:
+        from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
+
+        return load_socialnav(path, require_images=False, limit=limit)
     return bench.load(path, require_images=False, limit=limit)
 
 

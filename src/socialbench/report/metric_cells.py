@@ -4,7 +4,8 @@ paper-table builders."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from socialbench.report.table import EMPTY, Cell, fmt_num, mean_se_cell
 
@@ -22,7 +23,6 @@ def sn_pair(block: Mapping[str, Any] | None) -> tuple[Cell, Cell]:
     if not block:
         return EMPTY, EMPTY
     return mean_se_cell(block.get("PA"), block.get("PA_se")), mean_se_cell(block.get("CWPA"), block.get("CWPA_se"))
-
 
 
 def rq_value(block: Mapping[str, Any] | None, name: str) -> tuple[float | None, float | None]:

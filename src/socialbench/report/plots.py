@@ -16,8 +16,9 @@ only when a figure is drawn; SVGs are reproducible (fixed hash salt, no date).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from socialbench.report.loading import RunDir
 
@@ -55,8 +56,9 @@ def _finite(v: Any) -> float:
     return float(v) if isinstance(v, (int, float)) and math.isfinite(v) else math.nan
 
 
-def radar(spokes: Sequence[str], series: Mapping[str, Sequence[float]], title: str, stem: Path,
-          human: Sequence[str] = ()) -> list[Path]:
+def radar(
+    spokes: Sequence[str], series: Mapping[str, Sequence[float]], title: str, stem: Path, human: Sequence[str] = ()
+) -> list[Path]:
     """A radar chart; ``series`` maps a label to one value in [0, 1] per spoke (NaN = gap);
     labels in ``human`` are drawn dashed black."""
     plt = _plt()
@@ -81,8 +83,13 @@ def radar(spokes: Sequence[str], series: Mapping[str, Sequence[float]], title: s
     return save(fig, stem)
 
 
-def category_bars(categories: Sequence[str], series: Mapping[str, Sequence[tuple[float, float | None]]],
-                  ylabel: str, title: str, stem: Path) -> list[Path]:
+def category_bars(
+    categories: Sequence[str],
+    series: Mapping[str, Sequence[tuple[float, float | None]]],
+    ylabel: str,
+    title: str,
+    stem: Path,
+) -> list[Path]:
     """Grouped bars: one group per category, one bar per series, SE as error bars."""
     plt = _plt()
     k = max(len(series), 1)
@@ -94,8 +101,12 @@ def category_bars(categories: Sequence[str], series: Mapping[str, Sequence[tuple
         err = [0.0 if se is None else _finite(se) for _, se in values]
         ax.bar(xs, ys, width, yerr=err, capsize=2, label=label)
     ax.set_xticks(range(len(categories)))
-    ax.set_xticklabels(list(categories), fontsize=8, rotation=20 if len(categories) > 4 else 0,
-                       ha="right" if len(categories) > 4 else "center")
+    ax.set_xticklabels(
+        list(categories),
+        fontsize=8,
+        rotation=20 if len(categories) > 4 else 0,
+        ha="right" if len(categories) > 4 else "center",
+    )
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     # the legend sits right of the axes, never over the bars
@@ -104,8 +115,9 @@ def category_bars(categories: Sequence[str], series: Mapping[str, Sequence[tuple
     return save(fig, stem)
 
 
-def drop_bars(models: Sequence[str], drops: Mapping[str, Sequence[float]], ylabel: str, title: str,
-              stem: Path) -> list[Path]:
+def drop_bars(
+    models: Sequence[str], drops: Mapping[str, Sequence[float]], ylabel: str, title: str, stem: Path
+) -> list[Path]:
     """Bars of the drop (clean - perturbed) per model, one colour per perturbation."""
     plt = _plt()
     k = max(len(drops), 1)
@@ -123,8 +135,14 @@ def drop_bars(models: Sequence[str], drops: Mapping[str, Sequence[float]], ylabe
     return save(fig, stem)
 
 
-def question_errorbars(questions: Sequence[str], series: Mapping[str, Sequence[tuple[float, float | None]]],
-                       xlabel: str, title: str, stem: Path, human: Sequence[str] = ()) -> list[Path]:
+def question_errorbars(
+    questions: Sequence[str],
+    series: Mapping[str, Sequence[tuple[float, float | None]]],
+    xlabel: str,
+    title: str,
+    stem: Path,
+    human: Sequence[str] = (),
+) -> list[Path]:
     """Per-question values with SE bars: questions on the y axis, one marker per series."""
     plt = _plt()
     k = max(len(series), 1)
@@ -202,19 +220,38 @@ def socialnav_figures(runs: Sequence[RunDir], out: Path) -> list[Path]:
     names = [n for _, _, n in qs]
     files: list[Path] = []
     humans = {"Human Oracle": ("human:oracle", ref), "Average Human": ("human:average", ref)}
-    series_rows = [(label, row, m) for label, (row, m) in humans.items()] + [(r.label, "model", r.metrics) for r in runs]
+    series_rows = [(label, row, m) for label, (row, m) in humans.items()] + [
+        (r.label, "model", r.metrics) for r in runs
+    ]
     if len(qs) >= 3:
-        files += radar(names, {lab: [_sn(m, row, k, "PA")[0] for _, k, _ in qs] for lab, row, m in series_rows},
-                       "PA per question type", out / "radar_questions", human=list(humans))
+        files += radar(
+            names,
+            {lab: [_sn(m, row, k, "PA")[0] for _, k, _ in qs] for lab, row, m in series_rows},
+            "PA per question type",
+            out / "radar_questions",
+            human=list(humans),
+        )
     cats = [g for g in SN_GROUPS]
-    files += category_bars([SN_GROUP_TITLES[c] for c in cats],
-                           {lab: [_sn(m, row, c, "PA") for c in cats] for lab, row, m in series_rows},
-                           "PA", "PA per category (± SE)", out / "category_bars")
+    files += category_bars(
+        [SN_GROUP_TITLES[c] for c in cats],
+        {lab: [_sn(m, row, c, "PA") for c in cats] for lab, row, m in series_rows},
+        "PA",
+        "PA per category (± SE)",
+        out / "category_bars",
+    )
     if qs:
-        files += question_errorbars(names, {lab: [_sn(m, row, k, "PA") for _, k, _ in qs] for lab, row, m in series_rows},
-                                    "PA", "PA per question type (± SE)", out / "question_pa", human=list(humans))
-        pts = {r.label: [(n, _sn(ref, "human:average", k, "PA")[0], _sn(r.metrics, "model", k, "PA")[0]) for _, k, n in qs]
-               for r in runs}
+        files += question_errorbars(
+            names,
+            {lab: [_sn(m, row, k, "PA") for _, k, _ in qs] for lab, row, m in series_rows},
+            "PA",
+            "PA per question type (± SE)",
+            out / "question_pa",
+            human=list(humans),
+        )
+        pts = {
+            r.label: [(n, _sn(ref, "human:average", k, "PA")[0], _sn(r.metrics, "model", k, "PA")[0]) for _, k, n in qs]
+            for r in runs
+        }
         files += agreement_scatter(pts, "Human vs model agreement per question type", out / "agreement_scatter")
     d = _drops(runs)
     if d:
@@ -230,7 +267,7 @@ def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[s
     bj = [r for r in runs if r.benchmark == "roboteq-bj"]
     facets: list[str] = []
     for r in bj:
-        for f in (r.metrics.get("by_facet") or {}):
+        for f in r.metrics.get("by_facet") or {}:
             if f not in facets:
                 facets.append(f)
 
@@ -249,18 +286,30 @@ def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[s
             series["Human"] = [float(human_by_facet.get(f, math.nan)) for f in facets]
             human = ["Human"]
         files += radar(facets, series, "CWPA per facet (behavior judgment)", out / "radar_facets", human=human)
-    for bench, stem, what in (("roboteq-bj", "category_bars", "behavior judgment"),
-                              ("roboteq-sg", "category_bars_sg", "spatial grounding, option-level")):
+    for bench, stem, what in (
+        ("roboteq-bj", "category_bars", "behavior judgment"),
+        ("roboteq-sg", "category_bars_sg", "spatial grounding, option-level"),
+    ):
         mine = [r for r in runs if r.benchmark == bench]
         cats: list[str] = []
         for r in mine:
-            for c in (r.metrics.get("by_category") or {}):
+            for c in r.metrics.get("by_category") or {}:
                 if c not in cats:
                     cats.append(c)
         if cats:
-            series2 = {r.label: [(val((r.metrics.get("by_category") or {}).get(c), "macro_f1"),
-                                  se((r.metrics.get("by_category") or {}).get(c), "macro_f1")) for c in cats] for r in mine}
-            files += category_bars(cats, series2, "macro-F1", f"Macro-F1 per scenario category ({what}, ± SE)", out / stem)
+            series2 = {
+                r.label: [
+                    (
+                        val((r.metrics.get("by_category") or {}).get(c), "macro_f1"),
+                        se((r.metrics.get("by_category") or {}).get(c), "macro_f1"),
+                    )
+                    for c in cats
+                ]
+                for r in mine
+            }
+            files += category_bars(
+                cats, series2, "macro-F1", f"Macro-F1 per scenario category ({what}, ± SE)", out / stem
+            )
     from socialbench.report.roboteq_tables import ABLATION_STRATEGIES, ablation_groups
 
     for bench, stem in (("roboteq-bj", "ablation_bars"), ("roboteq-sg", "ablation_bars_sg")):
@@ -269,8 +318,12 @@ def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[s
             models = [g["standard"].label if "standard" in g else next(iter(g.values())).model for g in groups]
             series3 = {}
             for strat, title in ABLATION_STRATEGIES:
-                blocks = [(g[strat].metrics.get("by_subset") or {}).get("average") or g[strat].metrics.get("overall")
-                          if strat in g else None for g in groups]
+                blocks = [
+                    (g[strat].metrics.get("by_subset") or {}).get("average") or g[strat].metrics.get("overall")
+                    if strat in g
+                    else None
+                    for g in groups
+                ]
                 series3[title] = [(val(b, "macro_f1"), se(b, "macro_f1")) for b in blocks]
             files += category_bars(models, series3, "macro-F1", "Standard vs no image vs CoT (± SE)", out / stem)
     d = _drops(runs)

@@ -15,8 +15,8 @@ import html
 import io
 import math
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 from socialbench.report.table import EMPTY, Cell, Table
 
@@ -125,8 +125,16 @@ def to_csv(t: Table) -> str:
 
 
 _TEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
 }
 _TEX_RE = re.compile(r"[\\&%$#_{}~^]")
 
@@ -191,7 +199,7 @@ def to_html(t: Table) -> str:
     e = html.escape
     out = [f'<table class="sb-table" id="table-{e(t.name)}">', f"<caption>{e(t.title)}</caption>", "<thead>"]
     if t.groups:
-        out.append("<tr>" + "".join(f"<th rowspan=\"2\">{e(h)}</th>" for h in _head(t)))
+        out.append("<tr>" + "".join(f'<th rowspan="2">{e(h)}</th>' for h in _head(t)))
         out[-1] += "".join(f'<th colspan="{span}">{e(g)}</th>' for g, span in t.groups) + "</tr>"
         out.append("<tr>" + "".join(f"<th>{e(c)}</th>" for c in t.columns) + "</tr>")
     else:
@@ -199,7 +207,7 @@ def to_html(t: Table) -> str:
     out.append("</thead><tbody>")
     for row in _body_rows(t, e):
         cls = ' class="section-start"' if row.starts_section else ""
-        tds = "".join(f"<th scope=\"row\">{s}</th>" for s in row.stub) + "".join(_html_td(c) for c in row.value_cells)
+        tds = "".join(f'<th scope="row">{s}</th>' for s in row.stub) + "".join(_html_td(c) for c in row.value_cells)
         out.append(f"<tr{cls}>{tds}</tr>")
     out.append("</tbody></table>")
     for n in t.notes:

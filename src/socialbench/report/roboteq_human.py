@@ -3,15 +3,17 @@ labels (leave-one-out: each annotator against the majority of the others)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from socialbench.report.item_data import ItemData
 
 __all__ = ["roboteq_human", "roboteq_human_grounding"]
 
 
-def _human_subsets(groups: dict[str, list[Any]], baseline: Callable[[list[Any]], dict[str, Any] | None],
-                   metrics: Sequence[str]) -> dict[str, Any] | None:
+def _human_subsets(
+    groups: dict[str, list[Any]], baseline: Callable[[list[Any]], dict[str, Any] | None], metrics: Sequence[str]
+) -> dict[str, Any] | None:
     """``baseline`` per subset as ``{subset: {metric: {"value", "se": None}, "n"}}``, plus the
     unweighted ``average`` of synthetic and real (Table 1 Avg) and ``overall``."""
     out: dict[str, Any] = {}
@@ -20,8 +22,9 @@ def _human_subsets(groups: dict[str, list[Any]], baseline: Callable[[list[Any]],
         if res is not None:
             out[subset] = {"n": res["n"], **{m: {"value": res[m], "se": None} for m in metrics}}
     if "synthetic" in out and "real" in out:
-        out["average"] = {m: {"value": (out["synthetic"][m]["value"] + out["real"][m]["value"]) / 2, "se": None}
-                          for m in metrics}
+        out["average"] = {
+            m: {"value": (out["synthetic"][m]["value"] + out["real"][m]["value"]) / 2, "se": None} for m in metrics
+        }
     return out or None
 
 

@@ -10,7 +10,8 @@ CoT), :func:`roboteq_grounding_table` (spatial grounding per subset) and
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from socialbench.report.loading import RunDir
 from socialbench.report.metric_cells import rq_cell, rq_value
@@ -40,7 +41,7 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
     main = [r for r in runs if r.strategy == "standard" and r.perturbation is None]
     left_out = len(runs) - len(main) if main else 0
     rows = []
-    for r in (main or runs):
+    for r in main or runs:
         by = r.metrics.get("by_subset") or {}
         cells = [rq_cell(by.get(s), m) for s, _ in RQ_SUBSETS for _, m in RQ_METRICS]
         cells += [rq_cell(by.get("average"), m) for _, m in RQ_AVG]
@@ -53,13 +54,30 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
         cells += [rq_cell(human.get("average"), m) for _, m in RQ_AVG]
         rows.append(Row(("Human", "–"), tuple(cells), "Human"))
     ranked = "VLM" if vlm else "run"
-    notes = (f"Percent. Avg: unweighted mean of the synthetic and real subsets. Bold: best {ranked}; underlined: runner-up."
-             + (f" {left_out} run(s) with another strategy or a perturbation are not rows here: the runs table "
-                "(roboteq_runs) says where each one is shown (ablation, RAG or robustness table)." if left_out else "")
-             + (" Human: each annotator against the majority of the other annotators (leave-one-out; Eq. 1-2 for PA / "
-                "CWPA, pooled counts for F1; a tie among the others counts both ways with weight 1/2)." if human else ""),)
-    return Table("roboteq_table1", "Main results on behavior judgment (RobotEQ Table 1)", ("Model", "Size"),
-                 columns, tuple(rows), groups, notes)
+    notes = (
+        f"Percent. Avg: unweighted mean of the synthetic and real subsets. Bold: best {ranked}; underlined: runner-up."
+        + (
+            f" {left_out} run(s) with another strategy or a perturbation are not rows here: the runs table "
+            "(roboteq_runs) says where each one is shown (ablation, RAG or robustness table)."
+            if left_out
+            else ""
+        )
+        + (
+            " Human: each annotator against the majority of the other annotators (leave-one-out; Eq. 1-2 for PA / "
+            "CWPA, pooled counts for F1; a tie among the others counts both ways with weight 1/2)."
+            if human
+            else ""
+        ),
+    )
+    return Table(
+        "roboteq_table1",
+        "Main results on behavior judgment (RobotEQ Table 1)",
+        ("Model", "Size"),
+        columns,
+        tuple(rows),
+        groups,
+        notes,
+    )
 
 
 def _rag_macro_f1(r: RunDir) -> tuple[float | None, str]:
@@ -130,17 +148,37 @@ def roboteq_rag_table(runs: Sequence[RunDir]) -> Table | None:
         rows.append(Row((r.label, str(r.run.get("model_size") or base.run.get("model_size") or "–")), cells))
     if not rows:
         return None
-    where = "synthetic subset" if basis == {"synthetic"} else "overall" if basis == {"overall"} else "synthetic subset where present, else overall"
+    where = (
+        "synthetic subset"
+        if basis == {"synthetic"}
+        else "overall"
+        if basis == {"overall"}
+        else "synthetic subset where present, else overall"
+    )
     grounding = benches == {"roboteq-sg"}
     what = "option-level Macro-F1" if grounding else "Macro-F1"
     note = f"{what} on the {where}. Time: mean seconds per model request (RAG: including retrieval), over requests not answered from the cache."
     if all_cached:
         note += " —: every request of that run was answered from the response cache, so no time was measured."
     if grounding:
-        return Table("roboteq_sg_rag", "Role of RAG on spatial grounding (RobotEQ, as Table 2)", ("Model", "Size"),
-                     ("Raw", "RAG", "Gain", "Raw", "RAG"), tuple(rows), (("Macro-F1 (%)", 3), ("Time (s/query)", 2)), (note,))
-    return Table("roboteq_table2", "Role of RAG (RobotEQ Table 2)", ("Model", "Size"),
-                 ("Raw", "RAG", "Gain", "Raw", "RAG"), tuple(rows), (("Macro-F1 (%)", 3), ("Time (s/query)", 2)), (note,))
+        return Table(
+            "roboteq_sg_rag",
+            "Role of RAG on spatial grounding (RobotEQ, as Table 2)",
+            ("Model", "Size"),
+            ("Raw", "RAG", "Gain", "Raw", "RAG"),
+            tuple(rows),
+            (("Macro-F1 (%)", 3), ("Time (s/query)", 2)),
+            (note,),
+        )
+    return Table(
+        "roboteq_table2",
+        "Role of RAG (RobotEQ Table 2)",
+        ("Model", "Size"),
+        ("Raw", "RAG", "Gain", "Raw", "RAG"),
+        tuple(rows),
+        (("Macro-F1 (%)", 3), ("Time (s/query)", 2)),
+        (note,),
+    )
 
 
 # --------------------------------------------------------------------------- ablations
@@ -209,15 +247,36 @@ def roboteq_ablation_table(runs: Sequence[RunDir]) -> Table | None:
         rows.append(Row((name,), tuple(cells), "Baseline" if any_run.is_baseline else "VLM"))
     columns = tuple(m for _ in ABLATION_STRATEGIES for m, _ in metrics) + ("No image", "CoT")
     groups_hdr = tuple((title, len(metrics)) for _, title in ABLATION_STRATEGIES) + (("ΔMacF1 vs standard", 2),)
-    where = "the synthetic / real average" if basis == {"average"} else "overall" if basis == {"overall"} else \
-        "the synthetic / real average where both subsets are present, else overall"
-    notes = (f"Percent, on {where}. Rows: one model and settings each (named after its standard run when there is one); "
-             "ΔMacF1 = strategy − standard in points (negative: worse). —: no run of that strategy.",)
+    where = (
+        "the synthetic / real average"
+        if basis == {"average"}
+        else "overall"
+        if basis == {"overall"}
+        else "the synthetic / real average where both subsets are present, else overall"
+    )
+    notes = (
+        f"Percent, on {where}. Rows: one model and settings each (named after its standard run when there is one); "
+        "ΔMacF1 = strategy − standard in points (negative: worse). —: no run of that strategy.",
+    )
     if grounding:
-        return Table("roboteq_sg_ablation", "Spatial grounding with / without image and CoT (as RobotEQ Figure 6)",
-                     ("Model",), columns, tuple(rows), groups_hdr, notes)
-    return Table("roboteq_ablation", "With / without image and CoT vs standard (RobotEQ Figure 6)", ("Model",),
-                 columns, tuple(rows), groups_hdr, notes)
+        return Table(
+            "roboteq_sg_ablation",
+            "Spatial grounding with / without image and CoT (as RobotEQ Figure 6)",
+            ("Model",),
+            columns,
+            tuple(rows),
+            groups_hdr,
+            notes,
+        )
+    return Table(
+        "roboteq_ablation",
+        "With / without image and CoT vs standard (RobotEQ Figure 6)",
+        ("Model",),
+        columns,
+        tuple(rows),
+        groups_hdr,
+        notes,
+    )
 
 
 def roboteq_run_coverage(runs: Sequence[RunDir], tables: Sequence[Table]) -> tuple[Table, list[str]]:
@@ -226,8 +285,10 @@ def roboteq_run_coverage(runs: Sequence[RunDir], tables: Sequence[Table]) -> tup
     names = {t.name for t in tables}
     shown: dict[int, list[str]] = {i: [] for i in range(len(runs))}
     index = {id(r): i for i, r in enumerate(runs)}
-    for bench, t1, abl, rag in (("roboteq-bj", "roboteq_table1", "roboteq_ablation", "roboteq_table2"),
-                                ("roboteq-sg", "roboteq_grounding", "roboteq_sg_ablation", "roboteq_sg_rag")):
+    for bench, t1, abl, rag in (
+        ("roboteq-bj", "roboteq_table1", "roboteq_ablation", "roboteq_table2"),
+        ("roboteq-sg", "roboteq_grounding", "roboteq_sg_ablation", "roboteq_sg_rag"),
+    ):
         mine = [r for r in runs if r.benchmark == bench]
         if bench == "roboteq-bj":
             main = [r for r in mine if r.strategy == "standard" and r.perturbation is None] or mine
@@ -271,11 +332,29 @@ def roboteq_run_coverage(runs: Sequence[RunDir], tables: Sequence[Table]) -> tup
                 why = "no table of this report takes it"
             where = f"not shown: {why}"
             notes.append(f"run {r.label} ({r.path}) is not shown: {why}")
-        rows.append(Row((r.label,), (Cell(r.benchmark), Cell(r.strategy), Cell("—" if pert is None else f"{pert[0]} {pert[1]:g}"),
-                                     Cell(where))))
-    return (Table("roboteq_runs", "Runs in this report and where each is shown", ("Run",),
-                  ("Benchmark", "Strategy", "Perturbation", "Shown in"), tuple(rows), (),
-                  ("Every run given to `socialbench report`; a run shown nowhere says why.",)), notes)
+        rows.append(
+            Row(
+                (r.label,),
+                (
+                    Cell(r.benchmark),
+                    Cell(r.strategy),
+                    Cell("—" if pert is None else f"{pert[0]} {pert[1]:g}"),
+                    Cell(where),
+                ),
+            )
+        )
+    return (
+        Table(
+            "roboteq_runs",
+            "Runs in this report and where each is shown",
+            ("Run",),
+            ("Benchmark", "Strategy", "Perturbation", "Shown in"),
+            tuple(rows),
+            (),
+            ("Every run given to `socialbench report`; a run shown nowhere says why.",),
+        ),
+        notes,
+    )
 
 
 def roboteq_grounding_table(runs: Sequence[RunDir], human: Mapping[str, Any] | None = None) -> Table | None:
@@ -309,8 +388,16 @@ def roboteq_grounding_table(runs: Sequence[RunDir], human: Mapping[str, Any] | N
                 stat = block.get(m)
                 cells.append(EMPTY if not stat else mean_se_cell(100 * stat["value"], None, 2))
         rows.append(Row(("Human",), tuple(cells), "Human"))
-        notes.append("Human: each annotator against the per-option majority of the other annotators (leave-one-out; "
-                     "an option chosen by exactly half of them counts both ways with weight 1/2), from the labels' votes.")
-    return Table("roboteq_grounding", "Spatial grounding (RobotEQ)", ("Model",),
-                 tuple(m for _ in subsets for m, _ in metrics), tuple(rows), tuple((t, len(metrics)) for _, t in subsets),
-                 tuple(notes))
+        notes.append(
+            "Human: each annotator against the per-option majority of the other annotators (leave-one-out; "
+            "an option chosen by exactly half of them counts both ways with weight 1/2), from the labels' votes."
+        )
+    return Table(
+        "roboteq_grounding",
+        "Spatial grounding (RobotEQ)",
+        ("Model",),
+        tuple(m for _ in subsets for m, _ in metrics),
+        tuple(rows),
+        tuple((t, len(metrics)) for _, t in subsets),
+        tuple(notes),
+    )

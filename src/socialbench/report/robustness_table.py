@@ -4,7 +4,8 @@ model's clean run."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from socialbench.report.loading import SOCIALNAV_NAMES, RunDir
 from socialbench.report.metric_cells import rq_value, sn_block
@@ -25,8 +26,15 @@ def headline_metric(r: RunDir) -> tuple[str, float | None]:
 def robustness_key(r: RunDir) -> tuple[Any, ...]:
     """What a perturbed run and its clean run share: benchmark, model, strategy, method,
     images and every non-default option."""
-    return (r.benchmark, r.model, r.strategy, bool(r.run.get("per_behavior")), r.run.get("method"), r.run.get("images"),
-            r.options_key(rag=True))
+    return (
+        r.benchmark,
+        r.model,
+        r.strategy,
+        bool(r.run.get("per_behavior")),
+        r.run.get("method"),
+        r.run.get("images"),
+        r.options_key(rag=True),
+    )
 
 
 def robustness_table(runs: Sequence[RunDir]) -> Table | None:
@@ -64,10 +72,15 @@ def robustness_table(runs: Sequence[RunDir]) -> Table | None:
             if v is None or v0 is None:
                 cells += [EMPTY, EMPTY]
             else:
-                cells += [Cell(fmt_num(v, digits, scale), v * scale), Cell(f"{(v0 - v) * scale:+.{digits}f}", (v0 - v) * scale)]
+                cells += [
+                    Cell(fmt_num(v, digits, scale), v * scale),
+                    Cell(f"{(v0 - v) * scale:+.{digits}f}", (v0 - v) * scale),
+                ]
         rows.append(Row((base.label,), tuple(cells)))
     columns = ("Clean",) + tuple(c for _ in perts for c in (metric, "Drop"))
     groups = (("", 1),) + tuple((p, 2) for p in perts)
     unit = "percent" if scale == 100 else "agreement"
     notes = (f"{metric} ({unit}) on clean and perturbed images; Drop = clean − perturbed (positive: worse).",)
-    return Table("robustness", f"Robustness to visual perturbations ({metric})", ("Model",), columns, tuple(rows), groups, notes)
+    return Table(
+        "robustness", f"Robustness to visual perturbations ({metric})", ("Model",), columns, tuple(rows), groups, notes
+    )

@@ -6,7 +6,8 @@ confidence intervals of every run."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -41,8 +42,11 @@ def failure_env_table(per_run: Sequence[tuple[str, Mapping[str, Any], Sequence[M
     cols = [c for c in cols if n_values[c[0]] > 1]
     rows = []
     for label, summary, analyses in per_run:
-        overall = Cell(f"{fmt_pct(summary['failure_rate'])} ± {fmt_pct(summary['failure_rate_se'])}",
-                       summary["failure_rate"], summary["failure_rate_se"])
+        overall = Cell(
+            f"{fmt_pct(summary['failure_rate'])} ± {fmt_pct(summary['failure_rate_se'])}",
+            summary["failure_rate"],
+            summary["failure_rate_se"],
+        )
         found = {(a["attribute"], g.value): g for a in analyses for g in a["groups"]}
         cells = [overall]
         for col in cols:
@@ -58,8 +62,15 @@ def failure_env_table(per_run: Sequence[tuple[str, Mapping[str, Any], Sequence[M
         "Failure: an answer no human gave (invalid answers and model errors included). Attribute cells: "
         "failure-rate increase FRI = FR(group) / overall FR (1 = the model's average), with the group's FR ± SE.",
     )
-    return Table("socialnav_failures_by_attribute", "Failure rate by scene attribute (SocialNav-SUB Table 4)",
-                 ("Model",), columns, tuple(rows), (), notes)
+    return Table(
+        "socialnav_failures_by_attribute",
+        "Failure rate by scene attribute (SocialNav-SUB Table 4)",
+        ("Model",),
+        columns,
+        tuple(rows),
+        (),
+        notes,
+    )
 
 
 def _attr_label(attribute: str, value: Any) -> str:
@@ -102,23 +113,34 @@ def action_table(per_run: Sequence[tuple[str, Mapping[str, Any]]]) -> Table | No
         rows.append(Row((label,), tuple(cells)))
     base = per_run[0][1]["base_key"]
     name = QUESTION_NAMES.get(base, base)
-    notes = ("Cells: failure rate among the answers that chose the action; parentheses: how often the model "
-             "chose it (% of valid answers). —: never chosen.",)
-    return Table(f"socialnav_actions_{base}", f"{name}: chosen action and failure rate (SocialNav-SUB Table 5)",
-                 ("Model",), tuple(a[:1].upper() + a[1:] for a in actions), tuple(rows), (), notes)
+    notes = (
+        "Cells: failure rate among the answers that chose the action; parentheses: how often the model "
+        "chose it (% of valid answers). —: never chosen.",
+    )
+    return Table(
+        f"socialnav_actions_{base}",
+        f"{name}: chosen action and failure rate (SocialNav-SUB Table 5)",
+        ("Model",),
+        tuple(a[:1].upper() + a[1:] for a in actions),
+        tuple(rows),
+        (),
+        notes,
+    )
 
 
-def socialnav_item_tables(runs: Sequence[RunDir], data: ItemData, attributes: Sequence[str], *, seed: int,
-                          n_boot: int) -> list[Table]:
+def socialnav_item_tables(
+    runs: Sequence[RunDir], data: ItemData, attributes: Sequence[str], *, seed: int, n_boot: int
+) -> list[Table]:
     """Failure tables (Tables 4, 5) and scene-clustered bootstrap CIs for SocialNav-SUB."""
     from socialbench.metrics.failures import action_distribution, failure_rate_by_attribute, failure_summary
     from socialbench.metrics.stats import bootstrap_means_ci
-
     from socialbench.navigation.scene_features import FEATURES, scene_features
 
     protocol = protocol_of(runs)
     items = data.items()
-    features = {iid: scene_features(it.metadata) for iid, it in items.items()} if set(attributes) & set(FEATURES) else {}
+    features = (
+        {iid: scene_features(it.metadata) for iid, it in items.items()} if set(attributes) & set(FEATURES) else {}
+    )
 
     def value(item_id: str, attribute: str) -> Any:
         if attribute in FEATURES:
@@ -132,8 +154,7 @@ def socialnav_item_tables(runs: Sequence[RunDir], data: ItemData, attributes: Se
             continue
         summary = failure_summary(entries, protocol)
         analyses = [
-            failure_rate_by_attribute(entries, [value(e.item_id, a) for e in entries], protocol, a)
-            for a in attributes
+            failure_rate_by_attribute(entries, [value(e.item_id, a) for e in entries], protocol, a) for a in attributes
         ]
         env.append((r.label, summary, analyses))
         actions.append((r.label, action_distribution(entries, "q_robot_action", protocol)))
@@ -144,8 +165,13 @@ def socialnav_item_tables(runs: Sequence[RunDir], data: ItemData, attributes: Se
         cats = [cat_of[k] for k in us.keys]
         masks = [np.ones(len(cats), dtype=bool) if g == "All" else np.array([c == g for c in cats]) for g in SN_GROUPS]
         cols = [(us.pa, mk) for mk in masks] + [(us.cwpa, mk) for mk in masks]
-        cis = bootstrap_means_ci(np.column_stack([c[0] for c in cols]), np.column_stack([c[1] for c in cols]),
-                                 us.clusters, n_boot=n_boot, seed=seed)
+        cis = bootstrap_means_ci(
+            np.column_stack([c[0] for c in cols]),
+            np.column_stack([c[1] for c in cols]),
+            us.clusters,
+            n_boot=n_boot,
+            seed=seed,
+        )
         k = len(SN_GROUPS)
         cells = []
         for j in range(k):
@@ -160,11 +186,18 @@ def socialnav_item_tables(runs: Sequence[RunDir], data: ItemData, attributes: Se
     if t is not None:
         out.append(t)
     if ci_rows:
-        out.append(Table(
-            "socialnav_bootstrap_ci", "Scene-clustered bootstrap 95% confidence intervals", ("Model",),
-            tuple(m for _ in SN_GROUPS for m in ("PA", "CWPA")), tuple(ci_rows),
-            tuple((SN_GROUP_TITLES[g], 2) for g in SN_GROUPS),
-            (f"Percentile intervals from {n_boot} bootstrap replicates resampling whole samples (scenes), seed {seed}; "
-             f"protocol {protocol}.",),
-        ))
+        out.append(
+            Table(
+                "socialnav_bootstrap_ci",
+                "Scene-clustered bootstrap 95% confidence intervals",
+                ("Model",),
+                tuple(m for _ in SN_GROUPS for m in ("PA", "CWPA")),
+                tuple(ci_rows),
+                tuple((SN_GROUP_TITLES[g], 2) for g in SN_GROUPS),
+                (
+                    f"Percentile intervals from {n_boot} bootstrap replicates resampling whole samples (scenes), seed {seed}; "
+                    f"protocol {protocol}.",
+                ),
+            )
+        )
     return out

@@ -15,7 +15,8 @@ Several runs of different models become rows (or column groups) of one table.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.report.loading import RunDir, display_name
@@ -23,8 +24,12 @@ from socialbench.report.metric_cells import sn_block, sn_pair
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_pct, mark_best
 
 SN_GROUPS = ("All", "Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning")
-SN_GROUP_TITLES = {"All": "All", "Spatial reasoning": "Spatial Reasoning",
-                   "Spatiotemporal reasoning": "Spatiotemporal Reasoning", "Social reasoning": "Social Reasoning"}
+SN_GROUP_TITLES = {
+    "All": "All",
+    "Spatial reasoning": "Spatial Reasoning",
+    "Spatiotemporal reasoning": "Spatiotemporal Reasoning",
+    "Social reasoning": "Social Reasoning",
+}
 
 #: Base questions in the order and with the names of the paper's Tables 10-12.
 QUESTION_TABLE: tuple[tuple[str, str, str], ...] = (
@@ -59,7 +64,6 @@ def _check_protocol(runs: Sequence[RunDir]) -> str:
             + "); re-score them with one `socialbench score --protocol ...`"
         )
     return protocols.pop()
-
 
 
 #: ``--method`` values whose spatial answers come from humans / from a perception module.
@@ -123,17 +127,26 @@ def socialnav_table1(runs: Sequence[RunDir]) -> Table:
     ]
     sections = {row.section for row in rows}
     if ASSISTED in sections:
-        notes.append("Perception-assisted: the rule-based module answered the spatial and spatiotemporal questions "
-                     "and its answers were given to the model (--method scene-context); not ranked.")
+        notes.append(
+            "Perception-assisted: the rule-based module answered the spatial and spatiotemporal questions "
+            "and its answers were given to the model (--method scene-context); not ranked."
+        )
     if HUMAN_DERIVED in sections:
-        notes.append("Human-derived: answers taken partly or wholly from the human labels (cot-gt: spatial and "
-                     "spatiotemporal answers are the human mode; human:* runs); not ranked. A Sampled Human run "
-                     "scores one drawn human vote against a distribution that includes that vote, so it is higher "
-                     "than the leave-one-out Average Human row.")
+        notes.append(
+            "Human-derived: answers taken partly or wholly from the human labels (cot-gt: spatial and "
+            "spatiotemporal answers are the human mode; human:* runs); not ranked. A Sampled Human run "
+            "scores one drawn human vote against a distribution that includes that vote, so it is higher "
+            "than the leave-one-out Average Human row."
+        )
     return Table(
         "socialnav_table1",
         "Average performance across question categories (SocialNav-SUB Table 1)",
-        ("Model",), columns, tuple(rows), groups, tuple(notes), section_header="Category",
+        ("Model",),
+        columns,
+        tuple(rows),
+        groups,
+        tuple(notes),
+        section_header="Category",
     )
 
 
@@ -174,7 +187,13 @@ def socialnav_question_table(runs: Sequence[RunDir], which: str = "models") -> T
     groups = tuple((label, 2) for label, _, _ in answerers)
     notes = (f"Protocol: {protocol}. Mean ± standard error over the questions of each type.",)
     return Table(
-        f"socialnav_questions_{which}", title, ("Question Name",), columns, tuple(rows), groups, notes,
+        f"socialnav_questions_{which}",
+        title,
+        ("Question Name",),
+        columns,
+        tuple(rows),
+        groups,
+        notes,
         section_header="Category",
     )
 
@@ -229,12 +248,20 @@ def socialnav_ablation_table(runs: Sequence[RunDir]) -> Table | None:
             rows.append(Row((display_name(r.model), name), cells))
     if not rows:
         return None
-    notes = (f"Protocol: {protocol}. Probability of Agreement, mean ± standard error over questions. "
-             "BEV + CoT: --method cot; No CoT: --method independent; No BEV: --method cot --images img "
-             "(front view only).",)
-    return Table("socialnav_table2_ablation",
-                 "Ablation experiment of querying strategies, PA (SocialNav-SUB Tables 2 and 13)",
-                 ("Model", "Ablation"), tuple(SN_GROUP_TITLES[c] for c in cats), tuple(rows), (), notes)
+    notes = (
+        f"Protocol: {protocol}. Probability of Agreement, mean ± standard error over questions. "
+        "BEV + CoT: --method cot; No CoT: --method independent; No BEV: --method cot --images img "
+        "(front view only).",
+    )
+    return Table(
+        "socialnav_table2_ablation",
+        "Ablation experiment of querying strategies, PA (SocialNav-SUB Tables 2 and 13)",
+        ("Model", "Ablation"),
+        tuple(SN_GROUP_TITLES[c] for c in cats),
+        tuple(rows),
+        (),
+        notes,
+    )
 
 
 def socialnav_gt_table(runs: Sequence[RunDir]) -> Table | None:
@@ -260,28 +287,42 @@ def socialnav_gt_table(runs: Sequence[RunDir]) -> Table | None:
     methods = GT_METHODS if with_context else GT_METHODS[:2]
     rows = []
     for base, found in blocks:
-        label = display_name(base.model) + ("" if base.run.get("images") in (None, "img-with-bev")
-                                            else f" ({base.run.get('images')})")
+        label = display_name(base.model) + (
+            "" if base.run.get("images") in (None, "img-with-bev") else f" ({base.run.get('images')})"
+        )
         for key, name in social:
             cells: list[Cell] = []
-            for r in found[:len(methods)]:
+            for r in found[: len(methods)]:
                 cells += list(sn_pair(sn_block(r.metrics, "model", key) if r is not None else None))
             rows.append(Row((name,), tuple(cells), label))
-    notes = [f"Protocol: {protocol}. Mean ± standard error over the questions of each type. CoT with ground truth: "
-             "the spatial and spatiotemporal questions are answered by the human mode and given to the model as "
-             "chain-of-thought context (--method cot-gt); only the social questions are the model's."]
+    notes = [
+        f"Protocol: {protocol}. Mean ± standard error over the questions of each type. CoT with ground truth: "
+        "the spatial and spatiotemporal questions are answered by the human mode and given to the model as "
+        "chain-of-thought context (--method cot-gt); only the social questions are the model's."
+    ]
     if with_context:
-        notes.append("Scene context: the same questions answered by the rule-based module on the tracks instead "
-                     "(--method scene-context).")
-    return Table("socialnav_table14_cot_gt",
-                 "CoT vs CoT with ground-truth spatial and spatiotemporal answers (SocialNav-SUB Table 14)",
-                 ("Question Name",), tuple(c for _ in methods for c in ("PA", "CW PA")), tuple(rows),
-                 tuple((title, 2) for title, _ in methods), tuple(notes), section_header="Model")
+        notes.append(
+            "Scene context: the same questions answered by the rule-based module on the tracks instead "
+            "(--method scene-context)."
+        )
+    return Table(
+        "socialnav_table14_cot_gt",
+        "CoT vs CoT with ground-truth spatial and spatiotemporal answers (SocialNav-SUB Table 14)",
+        ("Question Name",),
+        tuple(c for _ in methods for c in ("PA", "CW PA")),
+        tuple(rows),
+        tuple((title, 2) for title, _ in methods),
+        tuple(notes),
+        section_header="Model",
+    )
 
 
 #: Table 3's columns: (title, how a run's ``--context`` starts).
 WAYPOINT_CONTEXTS: tuple[tuple[str, str], ...] = (
-    ("No Context", "none"), ("Random", "random"), ("Same-Model", "model:"), ("Human Oracle", "human-oracle"),
+    ("No Context", "none"),
+    ("Random", "random"),
+    ("Same-Model", "model:"),
+    ("Human Oracle", "human-oracle"),
 )
 
 
@@ -296,8 +337,14 @@ def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
         if r.benchmark != "socialnav-waypoint" or r.perturbation is not None:
             continue
         context = str((r.run.get("options") or {}).get("context") or r.metrics.get("context") or "none")
-        column = next((t for t, prefix in WAYPOINT_CONTEXTS if context == prefix or
-                       (prefix.endswith(":") and context.startswith(prefix))), None)
+        column = next(
+            (
+                t
+                for t, prefix in WAYPOINT_CONTEXTS
+                if context == prefix or (prefix.endswith(":") and context.startswith(prefix))
+            ),
+            None,
+        )
         if column is None:
             continue
         others = tuple((k, v) for k, v in r.options_key() if k != "context")
@@ -313,13 +360,32 @@ def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
             acc = ((run.metrics.get("overall") or {}).get("accuracy") or {}) if run is not None else {}
             any_epochs = any_epochs or bool(run is not None and run.metrics.get("epochs"))
             v, se = acc.get("value"), acc.get("se")
-            cells.append(EMPTY if v is None else Cell(f"{fmt_pct(v)} ± {fmt_pct(se)}" if se is not None else fmt_pct(v),
-                                                      100 * v, None if se is None else 100 * se))
+            cells.append(
+                EMPTY
+                if v is None
+                else Cell(
+                    f"{fmt_pct(v)} ± {fmt_pct(se)}" if se is not None else fmt_pct(v),
+                    100 * v,
+                    None if se is None else 100 * se,
+                )
+            )
         label = display_name(str(model)) + ("" if images in (None, "img-with-bev") else f" ({images})")
         rows.append(Row((label,), tuple(cells)))
-    notes = ("Accuracy of choosing the operator's waypoint, percent. "
-             + ("Runs made with --epochs: mean ± SE across epochs; others: ± SE over samples. " if any_epochs else
-                "± SE over samples (use eval --epochs N for mean ± SE across repeated runs). ")
-             + "Same-Model: the scene context of --context model:RUN_DIR (a SocialNav-SUB run of the model).",)
-    return Table("socialnav_table3_waypoints", "Waypoint selection accuracy by scene-context source (SocialNav-SUB Table 3)",
-                 ("Model",), tuple(t for t, _ in WAYPOINT_CONTEXTS), tuple(rows), (), notes)
+    notes = (
+        "Accuracy of choosing the operator's waypoint, percent. "
+        + (
+            "Runs made with --epochs: mean ± SE across epochs; others: ± SE over samples. "
+            if any_epochs
+            else "± SE over samples (use eval --epochs N for mean ± SE across repeated runs). "
+        )
+        + "Same-Model: the scene context of --context model:RUN_DIR (a SocialNav-SUB run of the model).",
+    )
+    return Table(
+        "socialnav_table3_waypoints",
+        "Waypoint selection accuracy by scene-context source (SocialNav-SUB Table 3)",
+        ("Model",),
+        tuple(t for t, _ in WAYPOINT_CONTEXTS),
+        tuple(rows),
+        (),
+        notes,
+    )

@@ -10,10 +10,11 @@ unrounded numbers.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Sequence
 
 __all__ = ["Cell", "EMPTY", "Row", "Table", "TableSet", "fmt_num", "fmt_pct", "mean_se_cell", "mark_best"]
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -53,7 +54,9 @@ class Table:
 
     def __post_init__(self) -> None:
         if self.groups and sum(span for _, span in self.groups) != len(self.columns):
-            raise ValueError(f"{self.name}: groups span {sum(s for _, s in self.groups)} columns, not {len(self.columns)}")
+            raise ValueError(
+                f"{self.name}: groups span {sum(s for _, s in self.groups)} columns, not {len(self.columns)}"
+            )
         for r in self.rows:
             if len(r.cells) != len(self.columns) or len(r.stub) != len(self.stub):
                 raise ValueError(f"{self.name}: row {r.stub} does not match the columns")
@@ -64,11 +67,10 @@ class Table:
             return list(self.columns)
         out, i = [], 0
         for g, span in self.groups:
-            for c in self.columns[i:i + span]:
+            for c in self.columns[i : i + span]:
                 out.append(f"{g} {c}".strip())
             i += span
         return out
-
 
 
 @dataclass
@@ -107,7 +109,9 @@ def fmt_pct(v: float | None, digits: int = 2) -> str:
     return "—" if v is None else f"{100 * v:.{digits}f}%"
 
 
-def mark_best(rows: list[Row], candidates: Sequence[int], columns: Sequence[int], *, underline_second: bool) -> list[Row]:
+def mark_best(
+    rows: list[Row], candidates: Sequence[int], columns: Sequence[int], *, underline_second: bool
+) -> list[Row]:
     """Bold the highest value of each column among rows ``candidates`` (ties all bold);
     optionally underline the second-highest distinct value. Nothing is marked when there
     are fewer than two candidate rows."""

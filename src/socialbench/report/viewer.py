@@ -26,8 +26,9 @@ import hashlib
 import json
 import re
 import shutil
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from socialbench.metrics.agreement import ScoringEntry
 from socialbench.metrics.failures import choice_label, entropy_bits, entry_answer, rank_cases
@@ -38,6 +39,7 @@ from socialbench.types import Item
 __all__ = ["STATUSES", "status_of", "item_images", "viewer_payload"]
 
 STATUSES = ("correct", "partial", "failed", "invalid", "missing")
+
 
 def _safe_name(text: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", text)[:60].strip("._") or "item"
@@ -193,18 +195,36 @@ def viewer_payload(
             s = model_item_score(e, protocol)
             a = entry_answer(e, protocol)
             parsed = choice_label(a) if a is not None else _answer_text(e.parsed)
-            answers.append([
-                e.raw, parsed, st,
-                None if s is None else round(s.pa, 4), None if s is None else round(s.cwpa, 4), e.error,
-            ])
-        records.append({
-            "i": k[0], "k": q.key, "b": q.base_key, "bn": QUESTION_NAMES.get(q.base_key, q.base_key),
-            "c": q.category, "t": q.text, "x": _context(item, q.text),
-            "h": human, "n": votes.n, "he": round(entropy_bits(votes.probabilities), 4),
-            "me": round(case.model_entropy, 4), "sel": case.kind, "feat": feat, "pos": pos,
-            "f": _facets(item, t, attributes) if item is not None else [],
-            "a": answers,
-        })
+            answers.append(
+                [
+                    e.raw,
+                    parsed,
+                    st,
+                    None if s is None else round(s.pa, 4),
+                    None if s is None else round(s.cwpa, 4),
+                    e.error,
+                ]
+            )
+        records.append(
+            {
+                "i": k[0],
+                "k": q.key,
+                "b": q.base_key,
+                "bn": QUESTION_NAMES.get(q.base_key, q.base_key),
+                "c": q.category,
+                "t": q.text,
+                "x": _context(item, q.text),
+                "h": human,
+                "n": votes.n,
+                "he": round(entropy_bits(votes.probabilities), 4),
+                "me": round(case.model_entropy, 4),
+                "sel": case.kind,
+                "feat": feat,
+                "pos": pos,
+                "f": _facets(item, t, attributes) if item is not None else [],
+                "a": answers,
+            }
+        )
     return {
         "runs": list(labels),
         "protocol": protocol,

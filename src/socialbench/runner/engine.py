@@ -17,8 +17,9 @@ import logging
 import random
 import sqlite3
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Callable, Coroutine
+from typing import Any
 
 from socialbench.errors import StorageError
 from socialbench.models.base import FatalModelError, Model, ModelError, RetryableModelError
@@ -41,7 +42,7 @@ class RetryPolicy:
     timeout_s: float = 120.0  # per attempt
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
-        backoff = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
+        backoff = min(self.max_delay_s, self.base_delay_s * 2.0 ** (attempt - 1))
         jittered = backoff * (0.5 + 0.5 * rng.random())
         if retry_after is not None and retry_after >= 0:
             # the server said when to come back: honour it, up to max_delay_s
@@ -171,7 +172,11 @@ class Engine:
             except (asyncio.CancelledError, StorageError):  # stopped; the disk failed
                 raise
             except Exception as exc:  # a backend bug must not kill the run; record it
-                return self._fail(FatalModelError("backend_error", redact(f"{type(exc).__name__}: {exc}")), attempt, time.perf_counter() - started)
+                return self._fail(
+                    FatalModelError("backend_error", redact(f"{type(exc).__name__}: {exc}")),
+                    attempt,
+                    time.perf_counter() - started,
+                )
             gen = _valid_utf8(gen)
             self.stats.completed += 1
             self.stats.prompt_tokens += gen.usage.prompt_tokens

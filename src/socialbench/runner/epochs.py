@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Generic, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from socialbench.files.atomic_write import write_bytes_atomic
 
@@ -113,8 +114,9 @@ def run_epochs(out: Path, epochs: int, seed: int, run_one: Callable[[int, int, P
     if (out / "samples.jsonl").exists():  # its run.json and metrics.json would be replaced
         from socialbench.errors import UsageError
 
-        raise UsageError(f"{out} holds a single run (samples.jsonl); --epochs needs a folder of its own: "
-                         "choose a new --out folder")
+        raise UsageError(
+            f"{out} holds a single run (samples.jsonl); --epochs needs a folder of its own: choose a new --out folder"
+        )
     out.mkdir(parents=True, exist_ok=True)
     results: list[R] = []
     for e in range(1, epochs + 1):
@@ -132,10 +134,19 @@ def run_epochs(out: Path, epochs: int, seed: int, run_one: Callable[[int, int, P
     run_json = json.loads((epoch_dir(out, 1) / "run.json").read_text(encoding="utf-8"))
     statuses = []
     for e in range(1, len(results) + 1):
-        statuses.append(json.loads((epoch_dir(out, e) / "run.json").read_text(encoding="utf-8")).get("status", "running"))
+        statuses.append(
+            json.loads((epoch_dir(out, e) / "run.json").read_text(encoding="utf-8")).get("status", "running")
+        )
     worst = max(statuses, key=lambda s: _STATUS_ORDER.index(s) if s in _STATUS_ORDER else len(_STATUS_ORDER))
-    run_json.update({"epochs": epochs, "seeds": seeds, "seed": seed, "status": worst,
-                     "epoch_dirs": [epoch_dir(out, e).name for e in range(1, len(results) + 1)]})
+    run_json.update(
+        {
+            "epochs": epochs,
+            "seeds": seeds,
+            "seed": seed,
+            "status": worst,
+            "epoch_dirs": [epoch_dir(out, e).name for e in range(1, len(results) + 1)],
+        }
+    )
     _write_json(out / "metrics.json", combined)
     _write_json(out / "run.json", run_json)
     return EpochsResult(out, combined, tuple(results))

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Callable
 from types import FrameType
-from typing import Any, Callable
+from typing import Any
 
 from socialbench.messages import say
 
@@ -34,7 +35,7 @@ class CtrlC:
     def interrupted(self) -> bool:
         return self.count > 0
 
-    def __enter__(self) -> "CtrlC":
+    def __enter__(self) -> CtrlC:
         try:
             self._previous = signal.signal(signal.SIGINT, self._handle)
             self._installed = True

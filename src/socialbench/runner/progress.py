@@ -28,7 +28,7 @@ class RunProgress:
         self.done = done
         self.label = label
 
-    def __enter__(self) -> "RunProgress":
+    def __enter__(self) -> RunProgress:
         if self.enabled:
             self._progress = Progress(
                 TextColumn("[bold]{task.description}"),

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
-from concurrent.futures import ThreadPoolExecutor
 import logging
 import os
 import platform
@@ -18,10 +17,12 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from socialbench import __version__
 from socialbench.benchmarks.base import Benchmark
@@ -56,8 +57,15 @@ SESSION_TOTALS = ("requests", "cache_hits", "retries", "prompt_tokens", "complet
 #: Fields of run.json that must match for a run directory to be resumed, besides the
 #: benchmark's own options (each compared with its default when an older run.json lacks it).
 IDENTITY_FIELDS = (
-    "benchmark", "dataset_fingerprint", "model", "model_identity", "model_options", "perturb", "seed",
-    "image_policy", "generation",
+    "benchmark",
+    "dataset_fingerprint",
+    "model",
+    "model_identity",
+    "model_options",
+    "perturb",
+    "seed",
+    "image_policy",
+    "generation",
 )
 
 
@@ -133,9 +141,11 @@ def _check_metamorphic(benchmark: Benchmark, options: EvalOptions) -> None:
     if options.perturb:
         check_perturbation(options.perturb, options.perturb_strength)
         if options.perturb in METAMORPHIC and options.perturb not in getattr(benchmark, "metamorphic", ()):
-            raise UsageError(f"--perturb {options.perturb} changes the prompt or the right answers and "
-                             f"{getattr(benchmark, 'name', 'this benchmark')} does not map them; "
-                             "choose an image perturbation such as blur")
+            raise UsageError(
+                f"--perturb {options.perturb} changes the prompt or the right answers and "
+                f"{getattr(benchmark, 'name', 'this benchmark')} does not map them; "
+                "choose an image perturbation such as blur"
+            )
 
 
 def _now() -> str:
@@ -146,9 +156,16 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
     """Run (or resume) an evaluation. Interrupt with Ctrl-C: answered questions are kept."""
     options = benchmark.check_options(req.options)
     _check_metamorphic(benchmark, req.options)
+    if model.needs_prompt and req.render_cache is not None:
+        from socialbench.vision.render_cache import check_render_cache_folder
+
+        check_render_cache_folder(req.render_cache)
     # Image workers start first: they import the renderer while the data loads.
-    images = ImagePreparer(req.image_workers, req.render_cache,
-                           preload=getattr(benchmark, "image_modules", ())) if model.needs_prompt else None
+    images = (
+        ImagePreparer(req.image_workers, req.render_cache, preload=getattr(benchmark, "image_modules", ()))
+        if model.needs_prompt
+        else None
+    )
     if images is not None:
         images.warm()
     try:
@@ -174,8 +191,16 @@ def _clashes(previous: dict[str, Any], identity: dict[str, Any], options: Any) -
     return clash + [name for name, value in before.items() if getattr(options, name) != value]
 
 
-def _run_locked(req: RunRequest, benchmark: Benchmark, options: Any, model: Model, dataset: Any, generation: Any,
-                store: RunStore, images: ImagePreparer | None = None) -> RunResult:
+def _run_locked(
+    req: RunRequest,
+    benchmark: Benchmark,
+    options: Any,
+    model: Model,
+    dataset: Any,
+    generation: Any,
+    store: RunStore,
+    images: ImagePreparer | None = None,
+) -> RunResult:
     own, details = options_record(options)  # the benchmark's options: run.json's top level and "options"
     identity = {
         "benchmark": req.benchmark_name,
@@ -185,7 +210,9 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, options: Any, model: Mode
         "model_options": redact(dict(req.model_options)),
         **own,
         "options": details,
-        "perturb": None if req.options.perturb is None else {"name": req.options.perturb, "strength": req.options.perturb_strength},
+        "perturb": None
+        if req.options.perturb is None
+        else {"name": req.options.perturb, "strength": req.options.perturb_strength},
         "seed": req.options.seed,
         "image_policy": req.image_policy.describe(),
         "generation": {
@@ -196,8 +223,10 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, options: Any, model: Mode
     }
     previous = store.read_run()
     if previous is not None and "epoch_dirs" in previous:
-        raise UsageError(f"{req.out} holds runs made with --epochs (in {req.out}/epoch-E); "
-                         "run the same --epochs command to resume them, or choose a new --out folder")
+        raise UsageError(
+            f"{req.out} holds runs made with --epochs (in {req.out}/epoch-E); "
+            "run the same --epochs command to resume them, or choose a new --out folder"
+        )
     if previous is not None:
         clash = _clashes(previous, identity, options)
         if clash:
@@ -238,7 +267,9 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, options: Any, model: Mode
     session = len(record["sessions"]) - 1  # this session's number in requests.log
     cache = ResponseCache(req.cache_path) if req.cache_path else None  # before run.json: a bad --cache changes nothing
     _add_up_sessions(record, store)  # sessions killed earlier get their true request counts
-    progress = RunProgress(total=total, done=already, enabled=req.show_progress, label=f"{req.benchmark_name} · {model.spec}")
+    progress = RunProgress(
+        total=total, done=already, enabled=req.show_progress, label=f"{req.benchmark_name} · {model.spec}"
+    )
     stats_holder: dict[str, EngineStats] = {}
     t0 = time.perf_counter()
 
@@ -259,8 +290,27 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, options: Any, model: Mode
     with ctrl_c:
         try:
             store.write_run(record)
-            return _run_session(req, benchmark, options, model, dataset, generation, store, record, session, cache,
-                                progress, stats_holder, t0, ctrl_c, order, wanted, total, done, images=images)
+            return _run_session(
+                req,
+                benchmark,
+                options,
+                model,
+                dataset,
+                generation,
+                store,
+                record,
+                session,
+                cache,
+                progress,
+                stats_holder,
+                t0,
+                ctrl_c,
+                order,
+                wanted,
+                total,
+                done,
+                images=images,
+            )
         except StorageError as exc:
             record["error"] = str(exc)
             try:  # the disk may refuse this too; run.json then keeps "running" and resuming still works
@@ -273,12 +323,27 @@ def _run_locked(req: RunRequest, benchmark: Benchmark, options: Any, model: Mode
                 cache.close()
 
 
-def _run_session(req: RunRequest, benchmark: Benchmark, options: Any, model: Model, dataset: Any, generation: Any,
-                 store: RunStore,
-                 record: dict[str, Any], session: int, cache: ResponseCache | None, progress: RunProgress,
-                 stats_holder: dict[str, EngineStats], t0: float, ctrl_c: CtrlC, order: list[tuple[str, str]],
-                 wanted: set[tuple[str, str]], total: int, done: dict[tuple[str, str], SampleRecord],
-                 images: ImagePreparer | None = None) -> RunResult:
+def _run_session(
+    req: RunRequest,
+    benchmark: Benchmark,
+    options: Any,
+    model: Model,
+    dataset: Any,
+    generation: Any,
+    store: RunStore,
+    record: dict[str, Any],
+    session: int,
+    cache: ResponseCache | None,
+    progress: RunProgress,
+    stats_holder: dict[str, EngineStats],
+    t0: float,
+    ctrl_c: CtrlC,
+    order: list[tuple[str, str]],
+    wanted: set[tuple[str, str]],
+    total: int,
+    done: dict[tuple[str, str], SampleRecord],
+    images: ImagePreparer | None = None,
+) -> RunResult:
     """Answer what is missing, then compact, score and close the session in run.json."""
 
     preparer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="socialbench-prepare")
@@ -286,14 +351,30 @@ def _run_session(req: RunRequest, benchmark: Benchmark, options: Any, model: Mod
     async def main() -> EngineStats:
         ctrl_c.attach()
         engine = Engine(
-            model, concurrency=req.concurrency, retry=req.retry, cache=cache, seed=req.options.seed,
-            on_update=progress.update_stats, on_send=lambda attempt: store.count_send(session, attempt),
+            model,
+            concurrency=req.concurrency,
+            retry=req.retry,
+            cache=cache,
+            seed=req.options.seed,
+            on_update=progress.update_stats,
+            on_send=lambda attempt: store.count_send(session, attempt),
         )
         stats_holder["s"] = engine.stats
         encoder = ImageEncoder(req.image_policy, transform=_perturbation(req.options)) if model.needs_prompt else None
-        ctx = _solve_context(engine, store, done, progress, preparer, images, options=options, generation=generation,
-                             needs_prompt=model.needs_prompt, encoder=encoder,
-                             perturb=_image_perturbation(req.options), seed=req.options.seed)
+        ctx = _solve_context(
+            engine,
+            store,
+            done,
+            progress,
+            preparer,
+            images,
+            options=options,
+            generation=generation,
+            needs_prompt=model.needs_prompt,
+            encoder=encoder,
+            perturb=_image_perturbation(req.options),
+            seed=req.options.seed,
+        )
         keys_of: dict[str, list[str]] = {}
         for item_id, key in order:
             keys_of.setdefault(item_id, []).append(key)
@@ -307,10 +388,19 @@ def _run_session(req: RunRequest, benchmark: Benchmark, options: Any, model: Mod
                 log.warning("%s failed: %s", item.item_id, exc)
                 for key in keys_of.get(item.item_id, []):
                     if ctx.finished(item.item_id, key) is None:
-                        ctx.record(SampleRecord(
-                            item.item_id, key, None, None, None, "item_error", 0.0, {},
-                            error_message=f"{type(exc).__name__}: {exc}",
-                        ))
+                        ctx.record(
+                            SampleRecord(
+                                item.item_id,
+                                key,
+                                None,
+                                None,
+                                None,
+                                "item_error",
+                                0.0,
+                                {},
+                                error_message=f"{type(exc).__name__}: {exc}",
+                            )
+                        )
 
         try:
             await asyncio.gather(*(solve_one(item) for item in dataset.items))
@@ -344,14 +434,28 @@ def _run_session(req: RunRequest, benchmark: Benchmark, options: Any, model: Mod
         "complete": complete,
     }
     store.write_metrics(metrics)
-    interrupted = ctrl_c.interrupted
+    # Ctrl-C that came when every question was already answered interrupted nothing.
+    interrupted = ctrl_c.interrupted and not complete
     record.update({"answered": len(answered), "model_errors": errors})
-    _close_session(record, store, "interrupted" if interrupted else ("complete" if complete else "finished_with_errors"), stats, wall)
+    _close_session(
+        record,
+        store,
+        "interrupted" if interrupted else ("complete" if complete else "finished_with_errors"),
+        stats,
+        wall,
+    )
     return RunResult(req.out, metrics, stats.as_dict(), complete, interrupted)
 
 
-def _solve_context(engine: Engine, store: RunStore, done: dict[tuple[str, str], SampleRecord], progress: RunProgress,
-                   executor: ThreadPoolExecutor, images: ImagePreparer | None, **run: Any) -> SolveContext[Any]:
+def _solve_context(
+    engine: Engine,
+    store: RunStore,
+    done: dict[tuple[str, str], SampleRecord],
+    progress: RunProgress,
+    executor: ThreadPoolExecutor,
+    images: ImagePreparer | None,
+    **run: Any,
+) -> SolveContext[Any]:
     """The solvers' view of this run: send through ``engine``; record into ``store`` (and
     ``done``, counting progress); prepare CPU-bound work in ``executor`` and images in the
     image workers (or in ``executor`` when there are none)."""
@@ -373,8 +477,9 @@ def _solve_context(engine: Engine, store: RunStore, done: dict[tuple[str, str], 
             return await images.prepare(job)
         return await prepare(run_job, job)
 
-    return SolveContext(generate=engine.run, record=record, finished=finished, prepare=prepare,
-                        prepare_images=prepare_images, **run)
+    return SolveContext(
+        generate=engine.run, record=record, finished=finished, prepare=prepare, prepare_images=prepare_images, **run
+    )
 
 
 def _add_up_sessions(record: dict[str, Any], store: RunStore) -> None:

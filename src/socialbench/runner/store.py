@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, TextIO
 
 from socialbench.errors import DataError, StorageError
 from socialbench.records import read_samples
@@ -38,7 +39,7 @@ def _write_all(fd: int, data: bytes) -> None:
     """Write every byte of ``data`` to the file descriptor (one syscall in the usual case)."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -76,7 +77,7 @@ class RunStore:
         self._fd: int | None = None  # samples.jsonl, opened for appending on first record
         self._sends_fd: int | None = None
         self._broken: StorageError | None = None  # set by the first failed append
-        self._lock_fh = None
+        self._lock_fh: TextIO | None = None
         # Once load_samples() has read the file, every later append is mirrored here (the
         # latest record per question), so compact() need not read the file again.
         self._mirror: dict[tuple[str, str], SampleRecord] | None = None
@@ -98,7 +99,9 @@ class RunStore:
             fh.close()
             from socialbench.errors import UsageError
 
-            raise UsageError(f"{self.dir} is in use by another socialbench process; wait for it or choose another --out") from None
+            raise UsageError(
+                f"{self.dir} is in use by another socialbench process; wait for it or choose another --out"
+            ) from None
         self._lock_fh = fh
 
     def unlock(self) -> None:
@@ -112,9 +115,19 @@ class RunStore:
         if not p.exists():
             return None
         try:
-            return json.loads(p.read_text(encoding="utf-8"))
+            record = json.loads(p.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
-            raise DataError.single(p, "", f"invalid JSON at line {exc.lineno}", "remove run.json to start the run record anew") from exc
+            raise DataError.single(
+                p, "", f"invalid JSON at line {exc.lineno}", "remove run.json to start the run record anew"
+            ) from exc
+        if not isinstance(record, dict):
+            raise DataError.single(
+                p,
+                "",
+                f"expected a JSON object, found {type(record).__name__}",
+                "remove run.json to start the run record anew",
+            )
+        return record
 
     def write_run(self, record: Mapping[str, Any]) -> None:
         self._write_json(self.dir / RUN, record)

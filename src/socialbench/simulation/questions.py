@@ -215,8 +215,7 @@ def closest_approach(dp: Sequence[float], dv: Sequence[float], horizon: float) -
     return tau, math.hypot(dp[0] + dv[0] * tau, dp[1] + dv[1] * tau)
 
 
-def in_corridor(point: Sequence[float], start: Sequence[float], goal: Sequence[float],
-                half_width: float) -> bool:
+def in_corridor(point: Sequence[float], start: Sequence[float], goal: Sequence[float], half_width: float) -> bool:
     """Whether ``point`` lies in the corridor of ``half_width`` from ``start`` to ``goal``."""
     ax, ay = float(start[0]), float(start[1])
     gx, gy = float(goal[0]) - ax, float(goal[1]) - ay
@@ -235,14 +234,20 @@ def in_corridor(point: Sequence[float], start: Sequence[float], goal: Sequence[f
 
 def spatial_position(forward: float, left: float, th: AnswerThresholds = AnswerThresholds()) -> str:
     """Person sector for a position (``forward``, ``left``) relative to the robot."""
-    return relations.person_sector(forward, left, ahead_half_angle_deg=th.ahead_half_angle_deg,
-                                   ahead_lateral_m=th.ahead_lateral_m, behind_angle_deg=th.behind_angle_deg)
+    return relations.person_sector(
+        forward,
+        left,
+        ahead_half_angle_deg=th.ahead_half_angle_deg,
+        ahead_lateral_m=th.ahead_lateral_m,
+        behind_angle_deg=th.behind_angle_deg,
+    )
 
 
 def goal_position(forward: float, left: float, th: AnswerThresholds = AnswerThresholds()) -> str:
     """Goal sector (no "behind": a goal behind counts to its side); the goal's own half angle."""
-    return relations.goal_sector(forward, left, ahead_half_angle_deg=th.goal_ahead_half_angle_deg,
-                                 ahead_lateral_m=th.ahead_lateral_m)
+    return relations.goal_sector(
+        forward, left, ahead_half_angle_deg=th.goal_ahead_half_angle_deg, ahead_lateral_m=th.ahead_lateral_m
+    )
 
 
 def distance_change(d_begin: float, d_end: float, th: AnswerThresholds = AnswerThresholds()) -> str:
@@ -253,13 +258,19 @@ def distance_change(d_begin: float, d_end: float, th: AnswerThresholds = AnswerT
 def robot_moving_direction(robot: RobotPath, th: AnswerThresholds = AnswerThresholds()) -> tuple[str, ...]:
     """Selected options of the multiple-select direction question, in option order (the
     true path has no drift, so lateral motion counts whether or not the robot moved)."""
-    return relations.robot_direction(robot, moving_min_m=th.moving_min_m, turn_deg=th.turn_deg,
-                                     sharp_turn_deg=th.sharp_turn_deg, lateral_m=th.lateral_turn_m,
-                                     lateral_needs_motion=False)
+    return relations.robot_direction(
+        robot,
+        moving_min_m=th.moving_min_m,
+        turn_deg=th.turn_deg,
+        sharp_turn_deg=th.sharp_turn_deg,
+        lateral_m=th.lateral_turn_m,
+        lateral_needs_motion=False,
+    )
 
 
-def obstructs_path(person: PersonTruth, robot: RobotPath, goal: Sequence[float],
-                   th: AnswerThresholds = AnswerThresholds()) -> bool:
+def obstructs_path(
+    person: PersonTruth, robot: RobotPath, goal: Sequence[float], th: AnswerThresholds = AnswerThresholds()
+) -> bool:
     last = len(robot) - 1
     for t in range(person.begin, person.end + 1):
         r = (robot.x[min(t, last)], robot.y[min(t, last)])
@@ -268,8 +279,9 @@ def obstructs_path(person: PersonTruth, robot: RobotPath, goal: Sequence[float],
     return False
 
 
-def obstructs_end(person: PersonTruth, robot: RobotPath, goal: Sequence[float],
-                  th: AnswerThresholds = AnswerThresholds()) -> bool:
+def obstructs_end(
+    person: PersonTruth, robot: RobotPath, goal: Sequence[float], th: AnswerThresholds = AnswerThresholds()
+) -> bool:
     t = min(person.end, len(robot) - 1)
     return in_corridor(person.xy[person.end], (robot.x[t], robot.y[t]), goal, th.corridor_half_width_m)
 
@@ -317,8 +329,9 @@ def _person_side(m: _Motion, t: int, th: AnswerThresholds) -> bool:
     return float((m.r[t] - m.p[t]) @ m.vp[t]) > 0.0
 
 
-def robot_action(person: PersonTruth, robot: RobotPath, cruise: float,
-                 th: AnswerThresholds = AnswerThresholds()) -> tuple[bool, str]:
+def robot_action(
+    person: PersonTruth, robot: RobotPath, cruise: float, th: AnswerThresholds = AnswerThresholds()
+) -> tuple[bool, str]:
     """(robot affected, robot action)."""
     m = _motion(person, robot)
     span = range(person.begin, min(person.end, len(m.r) - 1) + 1)
@@ -326,7 +339,7 @@ def robot_action(person: PersonTruth, robot: RobotPath, cruise: float,
     if first is None:
         return False, "not considering"
     e = min(person.end, len(m.r) - 1)
-    sp, sr = _speed(m.vp[first:e + 1]), _speed(m.vr[first:e + 1])
+    sp, sr = _speed(m.vp[first : e + 1]), _speed(m.vr[first : e + 1])
     heading = (math.cos(m.yaw[first]), math.sin(m.yaw[first]))
     if sp[0] >= th.walking_speed_mps and angle_between(m.vp[first], heading) <= th.same_direction_deg:
         return True, "overtaking" if sr.mean() > sp.mean() + th.speed_margin_mps else "following"
@@ -335,8 +348,7 @@ def robot_action(person: PersonTruth, robot: RobotPath, cruise: float,
     return True, "avoiding"
 
 
-def person_action(person: PersonTruth, robot: RobotPath,
-                  th: AnswerThresholds = AnswerThresholds()) -> tuple[bool, str]:
+def person_action(person: PersonTruth, robot: RobotPath, th: AnswerThresholds = AnswerThresholds()) -> tuple[bool, str]:
     """(person affected, person action)."""
     m = _motion(person, robot)
     span = range(person.begin, min(person.end, len(m.r) - 1) + 1)
@@ -344,12 +356,16 @@ def person_action(person: PersonTruth, robot: RobotPath,
     if first is None:
         return False, "not considering"
     e = min(person.end, len(m.r) - 1)
-    sp, sr = _speed(m.vp[first:e + 1]), _speed(m.vr[first:e + 1])
+    sp, sr = _speed(m.vp[first : e + 1]), _speed(m.vr[first : e + 1])
     if sp.max() < th.walking_speed_mps:
         return True, "yielding to"
     robot_ahead = float((m.r[first] - m.p[first]) @ m.vp[first]) > 0.0
-    if (sr[0] >= th.walking_speed_mps and sp[0] >= th.walking_speed_mps and robot_ahead
-            and angle_between(m.vp[first], m.vr[first]) <= th.same_direction_deg):
+    if (
+        sr[0] >= th.walking_speed_mps
+        and sp[0] >= th.walking_speed_mps
+        and robot_ahead
+        and angle_between(m.vp[first], m.vr[first]) <= th.same_direction_deg
+    ):
         return True, "overtaking" if sp.mean() > sr.mean() + th.speed_margin_mps else "following"
     speed_before = float(_speed(m.vp[person.begin]))
     if speed_before >= th.walking_speed_mps and sp.min() <= th.slow_fraction * speed_before:
@@ -368,8 +384,9 @@ class _Future:
     person_speed: float
 
 
-def _future(person: PersonTruth, robot: RobotPath, goal: Sequence[float], cruise: float,
-            th: AnswerThresholds) -> _Future | None:
+def _future(
+    person: PersonTruth, robot: RobotPath, goal: Sequence[float], cruise: float, th: AnswerThresholds
+) -> _Future | None:
     """The end state extrapolated (see the module docstring); None if at the goal."""
     e = min(person.end, len(robot) - 1)
     r = np.array([robot.x[e], robot.y[e]])
@@ -389,8 +406,9 @@ def _future(person: PersonTruth, robot: RobotPath, goal: Sequence[float], cruise
     conflict = float(dp @ g) > 0.0 and d <= th.conflict_distance_m
     person_side = standing or float((r - p) @ vp) > 0.0
     ang = angle_between(vp, g) if not standing else 0.0
-    relation = "same" if ang <= th.same_direction_deg else (
-        "opposite" if ang >= th.opposite_direction_deg else "crossing")
+    relation = (
+        "same" if ang <= th.same_direction_deg else ("opposite" if ang >= th.opposite_direction_deg else "crossing")
+    )
     person_first = robot_first = False
     if relation == "crossing" and not standing:
         across = float(-dp[0] * g[1] + dp[1] * g[0])  # person's offset from the robot's line
@@ -405,8 +423,13 @@ def _future(person: PersonTruth, robot: RobotPath, goal: Sequence[float], cruise
     return _Future(conflict, person_side, standing, relation, person_first, robot_first, speed)
 
 
-def future_answers(person: PersonTruth, robot: RobotPath, goal: Sequence[float], cruise: float,
-                   th: AnswerThresholds = AnswerThresholds()) -> tuple[str, str, str]:
+def future_answers(
+    person: PersonTruth,
+    robot: RobotPath,
+    goal: Sequence[float],
+    cruise: float,
+    th: AnswerThresholds = AnswerThresholds(),
+) -> tuple[str, str, str]:
     """(robot_suggested_affected, robot_suggested_action, human_future_action_prediction)."""
     f = _future(person, robot, goal, cruise, th)
     if f is None or not f.conflict:
@@ -435,8 +458,13 @@ def future_answers(person: PersonTruth, robot: RobotPath, goal: Sequence[float],
 # --------------------------------------------------------------------------- all answers
 
 
-def person_answers(person: PersonTruth, robot: RobotPath, goal: Sequence[float], cruise: float,
-                   th: AnswerThresholds = AnswerThresholds()) -> dict[str, Answer]:
+def person_answers(
+    person: PersonTruth,
+    robot: RobotPath,
+    goal: Sequence[float],
+    cruise: float,
+    th: AnswerThresholds = AnswerThresholds(),
+) -> dict[str, Answer]:
     """The 12 per-person answers, keyed by base question key."""
     last = len(robot) - 1
     b, e = person.begin, person.end
@@ -483,12 +511,12 @@ def answer_scene(truth: SceneTruth, th: AnswerThresholds = AnswerThresholds()) -
 
 def jitter_thresholds(th: AnswerThresholds, rng: np.random.Generator, jitter: float) -> AnswerThresholds:
     """``th`` with every value scaled by an independent factor in [1 - jitter, 1 + jitter]."""
-    return replace(th, **{f.name: getattr(th, f.name) * float(rng.uniform(1 - jitter, 1 + jitter))
-                          for f in fields(th)})
+    return replace(th, **{f.name: getattr(th, f.name) * float(rng.uniform(1 - jitter, 1 + jitter)) for f in fields(th)})
 
 
-def perturb_truth(truth: SceneTruth, rng: np.random.Generator, position_noise_m: float,
-                  frame_noise_m: float = 0.03) -> SceneTruth:
+def perturb_truth(
+    truth: SceneTruth, rng: np.random.Generator, position_noise_m: float, frame_noise_m: float = 0.03
+) -> SceneTruth:
     """People and goal displaced as one synthetic annotator perceives them."""
     people = {}
     for label in sorted(truth.people):
@@ -500,9 +528,15 @@ def perturb_truth(truth: SceneTruth, rng: np.random.Generator, position_noise_m:
     return replace(truth, people=people, goal_xy=(float(g[0]), float(g[1])))
 
 
-def annotator_votes(truth: SceneTruth, n: int, rng: np.random.Generator, *,
-                    position_noise_m: float = 0.25, jitter: float = 0.25,
-                    th: AnswerThresholds = AnswerThresholds()) -> dict[str, list[Answer]]:
+def annotator_votes(
+    truth: SceneTruth,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    position_noise_m: float = 0.25,
+    jitter: float = 0.25,
+    th: AnswerThresholds = AnswerThresholds(),
+) -> dict[str, list[Answer]]:
     """Answers of ``n`` synthetic annotators per question key (see the module docstring)."""
     if n < 1:
         raise ValueError(f"annotator_votes: n must be >= 1, got {n}")
@@ -527,9 +561,25 @@ def vote_distribution(question: Question, votes: Sequence[Answer]) -> tuple[list
 
 
 __all__ = [
-    "AnswerThresholds", "PersonTruth", "SceneTruth", "angle_between",
-    "closest_approach", "in_corridor", "spatial_position", "goal_position", "distance_change",
-    "robot_moving_direction", "obstructs_path", "obstructs_end", "robot_action", "person_action",
-    "future_answers", "person_answers", "answer_scene", "jitter_thresholds", "perturb_truth",
-    "annotator_votes", "vote_distribution",
+    "AnswerThresholds",
+    "PersonTruth",
+    "SceneTruth",
+    "angle_between",
+    "closest_approach",
+    "in_corridor",
+    "spatial_position",
+    "goal_position",
+    "distance_change",
+    "robot_moving_direction",
+    "obstructs_path",
+    "obstructs_end",
+    "robot_action",
+    "person_action",
+    "future_answers",
+    "person_answers",
+    "answer_scene",
+    "jitter_thresholds",
+    "perturb_truth",
+    "annotator_votes",
+    "vote_distribution",
 ]

@@ -110,11 +110,20 @@ PERSON_RADIUS = 0.25
 ROBOT_RADIUS = 0.35
 
 _SHIRTS: tuple[RGB, ...] = (
-    (200, 55, 50), (45, 95, 180), (230, 190, 60), (60, 150, 80), (140, 70, 160), (235, 120, 40),
-    (30, 160, 170), (210, 210, 205), (90, 90, 95), (180, 100, 130), (120, 160, 220), (160, 120, 60),
+    (200, 55, 50),
+    (45, 95, 180),
+    (230, 190, 60),
+    (60, 150, 80),
+    (140, 70, 160),
+    (235, 120, 40),
+    (30, 160, 170),
+    (210, 210, 205),
+    (90, 90, 95),
+    (180, 100, 130),
+    (120, 160, 220),
+    (160, 120, 60),
 )
-_TROUSERS: tuple[RGB, ...] = ((40, 45, 70), (60, 60, 60), (110, 90, 70), (30, 30, 35), (80, 95, 120),
-                             (150, 140, 120))
+_TROUSERS: tuple[RGB, ...] = ((40, 45, 70), (60, 60, 60), (110, 90, 70), (30, 30, 35), (80, 95, 120), (150, 140, 120))
 _SKIN: tuple[RGB, ...] = ((240, 200, 170), (200, 150, 110), (150, 100, 70), (110, 75, 55), (225, 180, 140))
 
 
@@ -283,8 +292,14 @@ def scene_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([int(seed), int(index)]))
 
 
-def sample_config(rng: np.random.Generator, n_people: int, *, scene_type: str | None = None,
-                  proximity: float | None = None, lateral: float | None = None) -> SceneConfig:
+def sample_config(
+    rng: np.random.Generator,
+    n_people: int,
+    *,
+    scene_type: str | None = None,
+    proximity: float | None = None,
+    lateral: float | None = None,
+) -> SceneConfig:
     """Draw a :class:`SceneConfig` with ``n_people`` people; the other knobs are drawn
     (scene type uniformly, proximity and lateral uniform in [0, 1], warm-up 1-2.5 s, robot
     cruise speed 0.8-1.2 m/s, corridor width 3-5 m) unless given."""
@@ -292,9 +307,14 @@ def sample_config(rng: np.random.Generator, n_people: int, *, scene_type: str | 
     prox = float(rng.uniform(0.0, 1.0)) if proximity is None else proximity
     lat = float(rng.uniform(0.0, 1.0)) if lateral is None else lateral
     return SceneConfig(
-        scene_type=st, n_people=n_people, proximity=prox, lateral=lat,
-        first_frame=int(rng.integers(4, 11)), corridor_width=float(rng.uniform(3.0, 5.0)),
-        robot_speed=float(rng.uniform(0.8, 1.2)), group_share=float(rng.uniform(0.0, 0.5)),
+        scene_type=st,
+        n_people=n_people,
+        proximity=prox,
+        lateral=lat,
+        first_frame=int(rng.integers(4, 11)),
+        corridor_width=float(rng.uniform(3.0, 5.0)),
+        robot_speed=float(rng.uniform(0.8, 1.2)),
+        group_share=float(rng.uniform(0.0, 0.5)),
     )
 
 
@@ -364,8 +384,7 @@ def build_scene(config: SceneConfig, rng: np.random.Generator) -> SceneSetup:
             p = (pos[0] + side_vec[0] * off, pos[1] + side_vec[1] * off)
             if half is not None:
                 p = (p[0], float(np.clip(p[1], -half + 0.35, half - 0.35)))
-            agents.append(AgentSpec(role, (round(p[0], 6), round(p[1], 6)), (d[0], d[1]),
-                                    speed, gid, _appearance(rng)))
+            agents.append(AgentSpec(role, (round(p[0], 6), round(p[1], 6)), (d[0], d[1]), speed, gid, _appearance(rng)))
 
     dist = float(rng.uniform(6.0, 12.0))
     sign = 1.0 if rng.uniform() < 0.5 else -1.0
@@ -426,15 +445,15 @@ class SocialForceCrowd:
         lam = self.p.anisotropy
         return lam + (1.0 - lam) * (1.0 + cos_phi) / 2.0
 
-    def forces(self, pos: np.ndarray, vel: np.ndarray, robot_xy: np.ndarray,
-               robot_vel: np.ndarray) -> np.ndarray:
+    def forces(self, pos: np.ndarray, vel: np.ndarray, robot_xy: np.ndarray, robot_vel: np.ndarray) -> np.ndarray:
         """Acceleration of every person (``(N, 2)``, m/s²)."""
         p = self.p
         n = self.n
         f = (self.desired_velocity(pos) - vel) / p.tau
         spd = np.linalg.norm(vel, axis=1, keepdims=True)
-        heading = np.where(spd > 0.1, vel / np.maximum(spd, 1e-9),
-                           np.where(self.standing[:, None], 0.0, self.direction))
+        heading = np.where(
+            spd > 0.1, vel / np.maximum(spd, 1e-9), np.where(self.standing[:, None], 0.0, self.direction)
+        )
         if n > 1:
             diff = self._predicted(pos[:, None, :] - pos[None, :, :], vel[:, None, :] - vel[None, :, :])
             dist = np.linalg.norm(diff, axis=-1)
@@ -463,8 +482,9 @@ class SocialForceCrowd:
             f[:, 1] += p.wall_a * np.exp((PERSON_RADIUS - d) / p.wall_b) * away
         return f
 
-    def step(self, pos: np.ndarray, vel: np.ndarray, robot_xy: np.ndarray, robot_vel: np.ndarray,
-             dt: float = SIM_DT) -> tuple[np.ndarray, np.ndarray]:
+    def step(
+        self, pos: np.ndarray, vel: np.ndarray, robot_xy: np.ndarray, robot_vel: np.ndarray, dt: float = SIM_DT
+    ) -> tuple[np.ndarray, np.ndarray]:
         """One semi-implicit Euler step."""
         vel = vel + self.forces(pos, vel, robot_xy, robot_vel) * dt
         spd = np.linalg.norm(vel, axis=1)
@@ -478,8 +498,13 @@ class SocialForceCrowd:
 class LocalPlanner:
     """Sampling local planner for a unicycle robot (see the module docstring)."""
 
-    def __init__(self, goal: Sequence[float], cruise_speed: float, walls: Sequence[float] = (),
-                 params: PlannerParams = PlannerParams()):
+    def __init__(
+        self,
+        goal: Sequence[float],
+        cruise_speed: float,
+        walls: Sequence[float] = (),
+        params: PlannerParams = PlannerParams(),
+    ):
         self.p = params
         self.goal = np.asarray(goal, dtype=float)
         self.cruise = float(cruise_speed)
@@ -500,8 +525,9 @@ class LocalPlanner:
         self._dyaw = wt  # (C, K)
         self._k = k
 
-    def command(self, pose: np.ndarray, omega_prev: float, people: np.ndarray,
-                people_vel: np.ndarray) -> tuple[float, float]:
+    def command(
+        self, pose: np.ndarray, omega_prev: float, people: np.ndarray, people_vel: np.ndarray
+    ) -> tuple[float, float]:
         """(v, omega) for the robot at ``pose`` = (x, y, yaw) among ``people``."""
         p = self.p
         x, y, yaw = float(pose[0]), float(pose[1]), float(pose[2])
@@ -530,7 +556,7 @@ class LocalPlanner:
             tau = np.clip(-(dp * dv).sum(axis=-1) / np.maximum((dv * dv).sum(axis=-1), 1e-9), 0.0, p.lookahead)
             closest = np.minimum(d.min(axis=2), np.linalg.norm(dp + dv * tau[..., None], axis=-1))  # (C, N)
             intrusion = np.maximum(0.0, p.comfort_distance - closest) / (p.comfort_distance - contact)
-            cost += p.w_social * (intrusion ** 2).sum(axis=1)
+            cost += p.w_social * (intrusion**2).sum(axis=1)
             hit = (d < contact).any(axis=1)  # (C, K)
             first = np.where(hit.any(axis=1), hit.argmax(axis=1), self.n_roll)
             cost += p.collision * (self.n_roll - first) / self.n_roll  # earlier contact costs more
@@ -544,8 +570,11 @@ class LocalPlanner:
 # --------------------------------------------------------------------------- simulation
 
 
-def simulate(setup: SceneSetup, crowd_params: SocialForceParams = SocialForceParams(),
-             planner_params: PlannerParams = PlannerParams()) -> SimResult:
+def simulate(
+    setup: SceneSetup,
+    crowd_params: SocialForceParams = SocialForceParams(),
+    planner_params: PlannerParams = PlannerParams(),
+) -> SimResult:
     """Run the scene from frame 0 to ``first_frame + N_FRAMES + TAIL_FRAMES - 1``."""
     cfg = setup.config
     f0 = cfg.first_frame
@@ -583,8 +612,9 @@ def simulate(setup: SceneSetup, crowd_params: SocialForceParams = SocialForcePar
             cmd_v, cmd_w = planner.command(np.array([rx, ry, ryaw]), omega, pos, vel)
         if step >= start_plan:
             dv = float(np.clip(cmd_v - v, -planner_params.max_accel * SIM_DT, planner_params.max_accel * SIM_DT))
-            dw = float(np.clip(cmd_w - omega, -planner_params.max_yaw_accel * SIM_DT,
-                               planner_params.max_yaw_accel * SIM_DT))
+            dw = float(
+                np.clip(cmd_w - omega, -planner_params.max_yaw_accel * SIM_DT, planner_params.max_yaw_accel * SIM_DT)
+            )
             v, omega = v + dv, omega + dw
         pos, vel = crowd.step(pos, vel, robot_xy, robot_vel)
         rx += v * math.cos(ryaw) * SIM_DT
@@ -594,7 +624,23 @@ def simulate(setup: SceneSetup, crowd_params: SocialForceParams = SocialForcePar
 
 
 __all__ = [
-    "SIM_DT", "STEPS_PER_FRAME", "TAIL_FRAMES", "SCENE_TYPES", "ROLES", "PERSON_RADIUS", "ROBOT_RADIUS",
-    "SocialForceParams", "PlannerParams", "AgentSpec", "SceneConfig", "SceneSetup",
-    "SimResult", "scene_rng", "sample_config", "build_scene", "SocialForceCrowd", "LocalPlanner", "simulate",
+    "SIM_DT",
+    "STEPS_PER_FRAME",
+    "TAIL_FRAMES",
+    "SCENE_TYPES",
+    "ROLES",
+    "PERSON_RADIUS",
+    "ROBOT_RADIUS",
+    "SocialForceParams",
+    "PlannerParams",
+    "AgentSpec",
+    "SceneConfig",
+    "SceneSetup",
+    "SimResult",
+    "scene_rng",
+    "sample_config",
+    "build_scene",
+    "SocialForceCrowd",
+    "LocalPlanner",
+    "simulate",
 ]

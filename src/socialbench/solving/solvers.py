@@ -22,8 +22,9 @@ Parse = Callable[[str | None], tuple[Any, str | None]]
 Ask = Callable[[Question, Mapping[str, Any] | None], Awaitable[SampleRecord]]
 
 
-def sample_record(item_id: str, key: str, request: Request, outcome: Outcome, parse: Parse,
-                  usage: Mapping[str, int] | None = None) -> SampleRecord:
+def sample_record(
+    item_id: str, key: str, request: Request, outcome: Outcome, parse: Parse, usage: Mapping[str, int] | None = None
+) -> SampleRecord:
     """The record of one question answered by ``outcome`` (the reply to ``request``): the
     parsed answer when the call succeeded, the error kind when it failed; ``usage`` adds
     accounting to the request's token counts."""
@@ -44,8 +45,9 @@ def sample_record(item_id: str, key: str, request: Request, outcome: Outcome, pa
     )
 
 
-async def answer(ctx: SolveContext[Any], request: Request, parse: Parse,
-                 usage: Mapping[str, int] | None = None) -> SampleRecord:
+async def answer(
+    ctx: SolveContext[Any], request: Request, parse: Parse, usage: Mapping[str, int] | None = None
+) -> SampleRecord:
     """Send ``request`` (about one question: ``request.question``), record and return its
     answer."""
     assert request.item is not None and request.question is not None
@@ -62,12 +64,26 @@ async def each_independently(questions: Sequence[Question], ask: Ask) -> None:
 
 def dependency_error(item_id: str, key: str, failed: str) -> SampleRecord:
     """The record of a question not asked because the earlier question ``failed`` failed."""
-    return SampleRecord(item_id, key, None, None, None, "dependency_error", 0.0, {},
-                        error_message=f"earlier question {failed} failed; asked again on the next run")
+    return SampleRecord(
+        item_id,
+        key,
+        None,
+        None,
+        None,
+        "dependency_error",
+        0.0,
+        {},
+        error_message=f"earlier question {failed} failed; asked again on the next run",
+    )
 
 
-async def in_order(ctx: SolveContext[Any], item_id: str, questions: Sequence[Question], ask: Ask,
-                   key_of: Callable[[Question], str] = lambda q: q.key) -> None:
+async def in_order(
+    ctx: SolveContext[Any],
+    item_id: str,
+    questions: Sequence[Question],
+    ask: Ask,
+    key_of: Callable[[Question], str] = lambda q: q.key,
+) -> None:
     """Ask ``questions`` one after another, each with the answers to its ``depends_on``
     (by :func:`key_of` of the question that gave them). Never asks with a hole where a
     failed answer should be: a question with a failed dependency is recorded as

@@ -77,8 +77,12 @@ def _outcome(run_dir: Path, results: list[Any]) -> CellOutcome:
             kinds[k] = kinds.get(k, 0) + n
     total = lambda key: sum(int(run.get(key) or 0) for run in runs)  # noqa: E731
     return CellOutcome(
-        str(run_dir), status, answered=total("answered"), questions=total("questions"),
-        model_errors=total("model_errors"), requests=sum(int(r.stats.get("requests") or 0) for r in results),
+        str(run_dir),
+        status,
+        answered=total("answered"),
+        questions=total("questions"),
+        model_errors=total("model_errors"),
+        requests=sum(int(r.stats.get("requests") or 0) for r in results),
         message=", ".join(f"{k} {n}" for k, n in sorted(kinds.items())),
     )
 
@@ -90,7 +94,9 @@ def _run_epochs(values: dict[str, Any], run_dir: Path, epochs: int, progress: bo
     from socialbench.runner.run import run_eval
 
     def one(epoch: int, seed: int, epoch_dir: Path) -> Any:
-        bench, _, model, req = prepare_eval({**values, "seed": seed, "out_dir": epoch_dir, "epochs": 1, "progress": progress})
+        bench, _, model, req = prepare_eval(
+            {**values, "seed": seed, "out_dir": epoch_dir, "epochs": 1, "progress": progress}
+        )
         return run_eval(req, bench, model)
 
     res = run_epochs(run_dir, epochs, int(values["seed"]), one)

@@ -7,8 +7,9 @@ command again: complete cells are skipped, partial ones resume); 130 interrupted
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
 
 import typer
 from rich import box
@@ -29,7 +30,9 @@ def estimate_requests(benchmark: Any, dataset: Any, values: dict[str, Any]) -> t
 
     options = benchmark.check_options(eval_options(values))
     reads_prompt = not values["model"].startswith(_LOCAL_MODELS)
-    return len(benchmark.question_order(dataset)), benchmark.estimate_requests(dataset, options, model_reads_prompt=reads_prompt)
+    return len(benchmark.question_order(dataset)), benchmark.estimate_requests(
+        dataset, options, model_reads_prompt=reads_prompt
+    )
 
 
 def dry_run_table(cells: Sequence[Cell]) -> Table:
@@ -68,6 +71,17 @@ def status_table(cells: Sequence[Cell], outcomes: Sequence[CellOutcome]) -> Tabl
     return table
 
 
+def local_jobs(jobs: int | None, progress: bool) -> int:
+    """How many cells the local executor runs at once: ``--jobs``, checked, or the default."""
+    from socialbench.sweep.parallel import default_jobs
+
+    if jobs is None:
+        return 1 if progress else default_jobs()
+    if jobs > 1 and progress:
+        raise UsageError("--progress shows one cell's bars at a time: use it with --jobs 1")
+    return jobs
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``sweep`` command to ``app``."""
 
@@ -75,19 +89,33 @@ def register(app: typer.Typer) -> None:
     def sweep_cmd(
         plan_path: Path = typer.Argument(..., metavar="PLAN.yaml", help="the sweep plan (see docs/scale.md)"),
         executor: str = typer.Option("local", help="local (cells in this process) | ray (cells as Ray tasks)"),
-        address: Optional[str] = typer.Option(None, help="Ray cluster address [default: a new local Ray]"),
-        out: Path = typer.Option(Path("runs") / "sweep", "--out", "-o", help="sweep folder; one run directory per cell below it"),
+        address: str | None = typer.Option(None, help="Ray cluster address [default: a new local Ray]"),
+        out: Path = typer.Option(
+            Path("runs") / "sweep", "--out", "-o", help="sweep folder; one run directory per cell below it"
+        ),
         dry_run: bool = typer.Option(False, "--dry-run", help="list the cells and their requests; run nothing"),
         progress: bool = typer.Option(False, "--progress/--no-progress", help="progress bars of local cells"),
+        jobs: int | None = typer.Option(
+            None,
+            "--jobs",
+            "-j",
+            min=1,
+            help="local: cells run at once, each in a worker process; 1 runs them one after another "
+            "in this process (default 2; 1 on a one-core machine or with --progress)",
+        ),
     ) -> None:
         """Run a plan of models x benchmarks x option axes, one run directory per cell."""
-        from socialbench.cli import EXIT_INTERRUPTED, EXIT_MODEL_ERRORS, _line, out as console
+        from socialbench.cli import EXIT_INTERRUPTED, EXIT_MODEL_ERRORS, _line
+        from socialbench.cli import out as console
 
         if executor not in EXECUTORS:
             raise UsageError(f"--executor must be one of {', '.join(EXECUTORS)} (got {executor!r})")
         if address is not None and executor != "ray":
             raise UsageError("--address is for --executor ray")
+        if jobs is not None and executor != "local":
+            raise UsageError("--jobs is for --executor local (Ray schedules cells by their resources)")
         cells = expand(load_plan(plan_path), out)
+        jobs = local_jobs(jobs, progress)
         if dry_run:
             console.print(dry_run_table(cells))
             return
@@ -102,7 +130,7 @@ def register(app: typer.Typer) -> None:
         else:
             from socialbench.sweep.executors import run_local
 
-            outcomes = run_local(cells, progress=progress, on_done=done)
+            outcomes = run_local(cells, jobs=jobs, progress=progress, on_done=done)
         console.print(status_table(cells, outcomes))
         _line(f"report: socialbench report {out}")
         statuses = {o.status for o in outcomes}

@@ -1,12 +1,13 @@
-"""Executors of a sweep: ``local`` (cells one after another in this process, each with its
-model's request concurrency) and ``ray`` (each cell a Ray task asking for its model's
+"""Executors of a sweep: ``local`` (up to ``jobs`` cells at once on this machine, each with
+its model's request concurrency; one job runs them one after another in this process) and ``ray`` (each cell a Ray task asking for its model's
 ``num_gpus``/``num_cpus``; workers write the run directories under the shared ``--out``)."""
 
 from __future__ import annotations
 
 import os
 import tempfile
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.sweep.cells import CellOutcome, run_cell
@@ -15,10 +16,20 @@ from socialbench.sweep.plan import Cell
 RAY_MISSING = "the ray executor needs Ray: pip install 'socialbench[ray]' (or use --executor local)"
 
 
-def run_local(cells: Sequence[Cell], *, progress: bool = False,
-              on_done: Callable[[Cell, CellOutcome], None] | None = None) -> list[CellOutcome]:
-    """Run ``cells`` in order in this process; an interrupted cell (Ctrl-C) stops the sweep
-    and the cells after it are ``not run``."""
+def run_local(
+    cells: Sequence[Cell],
+    *,
+    jobs: int = 1,
+    progress: bool = False,
+    on_done: Callable[[Cell, CellOutcome], None] | None = None,
+) -> list[CellOutcome]:
+    """Run ``cells``: with ``jobs`` 1 in order in this process, else up to ``jobs`` at once in
+    worker processes (:mod:`.parallel`). An interrupted cell (Ctrl-C) stops the sweep and the
+    cells not started are ``not run``."""
+    if jobs > 1:
+        from socialbench.sweep.parallel import run_parallel
+
+        return run_parallel(cells, jobs, on_done=on_done)
     outcomes: list[CellOutcome] = []
     for i, cell in enumerate(cells):
         outcome = run_cell(cell.values, progress=progress)
@@ -26,7 +37,9 @@ def run_local(cells: Sequence[Cell], *, progress: bool = False,
         if on_done is not None:
             on_done(cell, outcome)
         if outcome.status == "interrupted":
-            outcomes += [CellOutcome(str(c.run_dir), "not run", message="the sweep was interrupted") for c in cells[i + 1:]]
+            outcomes += [
+                CellOutcome(str(c.run_dir), "not run", message="the sweep was interrupted") for c in cells[i + 1 :]
+            ]
             break
     return outcomes
 
@@ -54,8 +67,9 @@ def local_ray_temp_dir() -> str:
     return tempfile.mkdtemp(prefix="sbray-", dir="/tmp" if os.path.isdir("/tmp") else None)
 
 
-def run_ray(cells: Sequence[Cell], *, address: str | None = None,
-            on_done: Callable[[Cell, CellOutcome], None] | None = None) -> list[CellOutcome]:
+def run_ray(
+    cells: Sequence[Cell], *, address: str | None = None, on_done: Callable[[Cell, CellOutcome], None] | None = None
+) -> list[CellOutcome]:
     """Run every cell as a Ray task on the cluster at ``address`` (None: the one this process
     already joined, else a new local one). A task that dies is that cell's ``failed``."""
     ray = import_ray()
@@ -69,17 +83,20 @@ def run_ray(cells: Sequence[Cell], *, address: str | None = None,
     outcomes: list[CellOutcome | None] = [None] * len(cells)
     refs, index = [], {}
     for i, cell in enumerate(cells):
-        short = [f"{n} {need:g} (the cluster has {have.get(k, 0):g})"
-                 for n, k, need in (("num_gpus", "GPU", cell.model.num_gpus), ("num_cpus", "CPU", cell.model.num_cpus))
-                 if need > have.get(k, 0)]
+        short = [
+            f"{n} {need:g} (the cluster has {have.get(k, 0):g})"
+            for n, k, need in (("num_gpus", "GPU", cell.model.num_gpus), ("num_cpus", "CPU", cell.model.num_cpus))
+            if need > have.get(k, 0)
+        ]
         if short:  # Ray would wait forever for a node that is not there
             refused = CellOutcome(str(cell.run_dir), "failed", message=f"no node can run it: {', '.join(short)}")
             outcomes[i] = refused
             if on_done is not None:
                 on_done(cell, refused)
             continue
-        ref = task.options(num_cpus=cell.model.num_cpus, num_gpus=cell.model.num_gpus,
-                           name=f"socialbench-sweep:{cell.name}").remote(cell.values)
+        ref = task.options(
+            num_cpus=cell.model.num_cpus, num_gpus=cell.model.num_gpus, name=f"socialbench-sweep:{cell.name}"
+        ).remote(cell.values)
         refs.append(ref)
         index[ref] = i
     pending = list(refs)
@@ -89,7 +106,9 @@ def run_ray(cells: Sequence[Cell], *, address: str | None = None,
         try:
             outcome = CellOutcome(**ray.get(ready[0]))
         except Exception as exc:  # noqa: BLE001 - a worker crash fails that cell only
-            outcome = CellOutcome(str(cells[i].run_dir), "failed", message=f"{type(exc).__name__}: {exc}".splitlines()[0][:300])
+            outcome = CellOutcome(
+                str(cells[i].run_dir), "failed", message=f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+            )
         outcomes[i] = outcome
         if on_done is not None:
             on_done(cells[i], outcome)

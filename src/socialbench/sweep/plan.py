@@ -155,7 +155,9 @@ def _option_key(key: Any, path: Path, where: str) -> str:
     name = names.get(str(key).lstrip("-")) if isinstance(key, str) else None
     if name is None:
         raise _refuse(
-            path, f"{where}.{key}", "not an option of `socialbench eval`",
+            path,
+            f"{where}.{key}",
+            "not an option of `socialbench eval`",
             "use eval's option names (see `socialbench eval --help`); repeat runs with `epochs: 3` or `seed: [0, 1, 2]`",
         )
     if name in _NOT_AXES:
@@ -178,13 +180,18 @@ def _model(entry: Any, path: Path, i: int) -> ModelEntry:
             raise _refuse(path, f"{where}.{key}", f"must be a number >= 0 (got {v!r})", "e.g. `num_gpus: 1`")
     conc = entry.get("concurrency")
     if conc is not None and (not isinstance(conc, int) or isinstance(conc, bool) or conc < 1):
-        raise _refuse(path, f"{where}.concurrency", f"must be a whole number >= 1 (got {conc!r})", "e.g. `concurrency: 32`")
+        raise _refuse(
+            path, f"{where}.concurrency", f"must be a whole number >= 1 (got {conc!r})", "e.g. `concurrency: 32`"
+        )
     opts = entry.get("model_opt") or {}
     if not isinstance(opts, dict):
         raise _refuse(path, f"{where}.model_opt", "must be a mapping", "e.g. `model_opt: {dtype: bfloat16}`")
     return ModelEntry(
-        spec=entry["spec"], num_gpus=float(entry.get("num_gpus", 0)), num_cpus=float(entry.get("num_cpus", 1)),
-        concurrency=conc, model_opt=tuple(f"{k}={v}" for k, v in opts.items()),
+        spec=entry["spec"],
+        num_gpus=float(entry.get("num_gpus", 0)),
+        num_cpus=float(entry.get("num_cpus", 1)),
+        concurrency=conc,
+        model_opt=tuple(f"{k}={v}" for k, v in opts.items()),
     )
 
 
@@ -200,7 +207,9 @@ def _benchmark(entry: Any, path: Path, i: int) -> BenchmarkEntry:
     if unknown:
         raise _refuse(path, f"{where}.{unknown[0]}", "unknown key", f"use {', '.join(sorted(_BENCH_KEYS))}")
     if entry["name"] not in benchmark_names():
-        raise _refuse(path, f"{where}.name", f"unknown benchmark {entry['name']!r}", f"use one of {', '.join(benchmark_names())}")
+        raise _refuse(
+            path, f"{where}.name", f"unknown benchmark {entry['name']!r}", f"use one of {', '.join(benchmark_names())}"
+        )
     data = entry.get("data")
     if data is not None:
         if not isinstance(data, str) or not data:
@@ -237,7 +246,9 @@ def load_plan(path: Path) -> Plan:
     axes: dict[str, list[Any]] = {}
     raw_axes = raw.get("axes") or {}
     if not isinstance(raw_axes, dict):
-        raise _refuse(path, "axes", "must be a mapping of option -> list of values", "e.g. `axes: {method: [independent, cot]}`")
+        raise _refuse(
+            path, "axes", "must be a mapping of option -> list of values", "e.g. `axes: {method: [independent, cot]}`"
+        )
     for key, values in raw_axes.items():
         name = _option_key(key, path, "axes")
         if not isinstance(values, list) or not values:
@@ -257,7 +268,9 @@ def load_plan(path: Path) -> Plan:
     for i, b in enumerate(benchmarks):
         stray = sorted(b.ignore_axes - set(axes))
         if stray:
-            raise _refuse(path, f"benchmarks[{i}].ignore_axes", f"{stray[0]} is not an axis", "list only keys of `axes:`")
+            raise _refuse(
+                path, f"benchmarks[{i}].ignore_axes", f"{stray[0]} is not an axis", "list only keys of `axes:`"
+            )
     return Plan(path, models, benchmarks, axes, options)
 
 
@@ -321,8 +334,14 @@ def expand(plan: Plan, out: Path) -> list[Cell]:
         _check_axes(plan, b, bench, defaults)
         for model in plan.models:
             for combo in itertools.product(*(plan.axes[k] for k in keys)):
-                values = {**defaults, **plan.options, "benchmark": b.name, "model": model.spec, "data": b.data,
-                          "model_opt": list(model.model_opt)}
+                values = {
+                    **defaults,
+                    **plan.options,
+                    "benchmark": b.name,
+                    "model": model.spec,
+                    "data": b.data,
+                    "model_opt": list(model.model_opt),
+                }
                 if model.concurrency is not None:
                     values["concurrency"] = model.concurrency
                 for key, value in zip(keys, combo):

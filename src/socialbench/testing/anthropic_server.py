@@ -33,7 +33,8 @@ import base64
 import binascii
 import json
 import sys
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from aiohttp import web
 
@@ -293,12 +294,15 @@ class ScriptedAnthropicServer(ScriptedOpenAIServer):
         port: int = 0,
     ) -> None:
         super().__init__(
-            responder, delay_s, max_concurrency=max_concurrency, overflow=overflow,
-            model_name=model_name, host=host, port=port,
+            responder,
+            delay_s,
+            max_concurrency=max_concurrency,
+            overflow=overflow,
+            model_name=model_name,
+            host=host,
+            port=port,
         )
-        self._core = _MessagesCore(
-            responder, delay_s, False, max_concurrency, overflow, model_name, api_key=api_key
-        )
+        self._core = _MessagesCore(responder, delay_s, False, max_concurrency, overflow, model_name, api_key=api_key)
 
 
 # --------------------------------------------------------------------------- subprocess
@@ -314,7 +318,9 @@ async def serve_forever(
     responder: Responder | None = None,
 ) -> None:
     """Serve with ``responder`` (default: first option) until cancelled; prints ``READY <base_url>`` first."""
-    core = _MessagesCore(responder, delay_s, False, max_concurrency, overflow, DEFAULT_MODEL_NAME, keep_requests=False, api_key=api_key)
+    core = _MessagesCore(
+        responder, delay_s, False, max_concurrency, overflow, DEFAULT_MODEL_NAME, keep_requests=False, api_key=api_key
+    )
     await serve_core(core, host, port, "")
 
 
@@ -328,8 +334,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         asyncio.run(
-            serve_forever(args.port, args.host, args.delay_ms / 1000.0, args.max_concurrency, args.overflow, args.api_key,
-                          get_responder(args.responder))
+            serve_forever(
+                args.port,
+                args.host,
+                args.delay_ms / 1000.0,
+                args.max_concurrency,
+                args.overflow,
+                args.api_key,
+                get_responder(args.responder),
+            )
         )
     except KeyboardInterrupt:
         pass

@@ -36,8 +36,9 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Literal
 
 from aiohttp import web
 from PIL import Image, ImageDraw
@@ -97,9 +98,16 @@ class _Scripted:
 class ScriptedImagesServer:
     """OpenAI images API on 127.0.0.1 (see the module docstring). ``base_url`` ends in ``/v1``."""
 
-    def __init__(self, *, response: Literal["b64_json", "url"] = "b64_json", delay_s: float = 0.0,
-                 generator: Callable[[str, tuple[int, int]], bytes] | None = None,
-                 editor: Callable[[bytes, str], bytes] | None = None, host: str = "127.0.0.1", port: int = 0):
+    def __init__(
+        self,
+        *,
+        response: Literal["b64_json", "url"] = "b64_json",
+        delay_s: float = 0.0,
+        generator: Callable[[str, tuple[int, int]], bytes] | None = None,
+        editor: Callable[[bytes, str], bytes] | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ):
         self.host = host
         self.bind_port = port
         self.response = response
@@ -165,7 +173,9 @@ class ScriptedImagesServer:
             await asyncio.sleep(self.delay_s)
         if action is not None:
             if action.kind == "status":
-                body = {"error": {"message": f"scripted error {action.code}", "type": "server_error", "code": action.code}}
+                body = {
+                    "error": {"message": f"scripted error {action.code}", "type": "server_error", "code": action.code}
+                }
                 return web.json_response(body, status=action.code, headers=action.headers)
             if action.kind == "malformed":
                 return web.Response(status=200, text="<html>not json", content_type="application/json")
@@ -183,11 +193,13 @@ class ScriptedImagesServer:
         else:
             item["b64_json"] = base64.b64encode(png).decode("ascii")
         prompt_tokens = max(1, len(str(record.get("prompt") or "")) // 4)
-        return web.json_response({
-            "created": int(time.time()),
-            "data": [item],
-            "usage": {"input_tokens": prompt_tokens, "output_tokens": 100, "total_tokens": prompt_tokens + 100},
-        })
+        return web.json_response(
+            {
+                "created": int(time.time()),
+                "data": [item],
+                "usage": {"input_tokens": prompt_tokens, "output_tokens": 100, "total_tokens": prompt_tokens + 100},
+            }
+        )
 
     async def _generations(self, request: web.Request) -> web.Response:
         try:
@@ -196,7 +208,10 @@ class ScriptedImagesServer:
             return web.json_response({"error": {"message": "body is not JSON"}}, status=400)
         if not isinstance(body, dict) or not isinstance(body.get("prompt"), str):
             return web.json_response({"error": {"message": "prompt is required"}}, status=400)
-        record = {"endpoint": "generations", **{k: body.get(k) for k in ("prompt", "model", "size", "n", "response_format", "quality")}}
+        record = {
+            "endpoint": "generations",
+            **{k: body.get(k) for k in ("prompt", "model", "size", "n", "response_format", "quality")},
+        }
         size = _size(body.get("size"))
         return await self._reply(record, lambda: self.generator(body["prompt"], size))
 
@@ -230,7 +245,7 @@ class ScriptedImagesServer:
         return web.Response(body=data, content_type="image/png")
 
     # -- lifecycle
-    def start(self) -> "ScriptedImagesServer":
+    def start(self) -> ScriptedImagesServer:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name="scripted-images-server", daemon=True)
         self._thread.start()
@@ -270,7 +285,7 @@ class ScriptedImagesServer:
         self._thread.join(15)
         self._thread = None
 
-    def __enter__(self) -> "ScriptedImagesServer":
+    def __enter__(self) -> ScriptedImagesServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -279,18 +294,25 @@ class ScriptedImagesServer:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve the images API until killed; prints ``READY <base_url>`` first."""
-    p = argparse.ArgumentParser(prog="python -m socialbench.testing.images_server",
-                                description="Scripted local OpenAI images API (generations and edits).")
+    p = argparse.ArgumentParser(
+        prog="python -m socialbench.testing.images_server",
+        description="Scripted local OpenAI images API (generations and edits).",
+    )
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
     p.add_argument("--delay-ms", type=float, default=0.0, help="sleep before each answer")
-    p.add_argument("--response", choices=["b64_json", "url"], default="b64_json",
-                   help="return images inline (default) or as URLs served from /files/NAME")
+    p.add_argument(
+        "--response",
+        choices=["b64_json", "url"],
+        default="b64_json",
+        help="return images inline (default) or as URLs served from /files/NAME",
+    )
     args = p.parse_args(argv)
     if args.delay_ms < 0:
         p.error("--delay-ms must not be negative")
-    server = ScriptedImagesServer(response=args.response, delay_s=args.delay_ms / 1000.0, host=args.host,
-                                  port=args.port).start()
+    server = ScriptedImagesServer(
+        response=args.response, delay_s=args.delay_ms / 1000.0, host=args.host, port=args.port
+    ).start()
     print(f"READY {server.base_url}", flush=True)
     try:
         threading.Event().wait()

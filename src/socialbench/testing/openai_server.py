@@ -38,8 +38,9 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, ClassVar, Literal, Mapping, Sequence
+from typing import Any, ClassVar, Literal
 
 from aiohttp import web
 
@@ -111,9 +112,7 @@ def estimate_prompt_tokens(request_json: Mapping[str, Any]) -> int:
         chars += len(message_text(message))
         content = message.get("content")
         if isinstance(content, list):
-            images += sum(
-                1 for p in content if isinstance(p, Mapping) and p.get("type") == "image_url"
-            )
+            images += sum(1 for p in content if isinstance(p, Mapping) and p.get("type") == "image_url")
     return max(1, chars // 4) + _IMAGE_TOKEN_ESTIMATE * images
 
 
@@ -227,7 +226,9 @@ class _Core:
             }
         )
 
-    async def counted(self, handle: Callable[[web.Request], Awaitable[web.StreamResponse]], request: web.Request) -> web.StreamResponse:
+    async def counted(
+        self, handle: Callable[[web.Request], Awaitable[web.StreamResponse]], request: web.Request
+    ) -> web.StreamResponse:
         """Run ``handle(request)`` counted in ``in_flight`` / ``max_in_flight``."""
         with self.lock:
             self.in_flight += 1
@@ -336,9 +337,7 @@ class _Core:
                 "created": int(time.time()),
                 "model": str(body.get("model") or self.model_name),
                 "system_fingerprint": "fp_scripted",
-                "choices": [
-                    {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}
-                ],
+                "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
                 "usage": {
                     "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,
@@ -349,9 +348,7 @@ class _Core:
 
 
 async def _start_site(core: _Core, host: str, port: int) -> tuple[web.AppRunner, int]:
-    runner = web.AppRunner(
-        core.make_app(), access_log=None, handler_cancellation=True, shutdown_timeout=1.0
-    )
+    runner = web.AppRunner(core.make_app(), access_log=None, handler_cancellation=True, shutdown_timeout=1.0)
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=2048)
     await site.start()
@@ -489,7 +486,7 @@ class ScriptedOpenAIServer:
             self._core.script.extend(actions)
 
     # -- lifecycle
-    def start(self) -> "ScriptedOpenAIServer":
+    def start(self) -> ScriptedOpenAIServer:
         if self._thread is not None:
             raise RuntimeError("ScriptedOpenAIServer already started")
         self._loop = asyncio.new_event_loop()
@@ -545,7 +542,7 @@ class ScriptedOpenAIServer:
         self._thread = None
         self._runner = None
 
-    def __enter__(self) -> "ScriptedOpenAIServer":
+    def __enter__(self) -> ScriptedOpenAIServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -592,12 +589,20 @@ def server_arg_parser(prog: str, description: str) -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
     p.add_argument("--delay-ms", type=float, default=0.0, help="sleep before each answer")
     p.add_argument("--max-concurrency", type=int, default=None, help="requests worked on at once")
-    p.add_argument("--overflow", choices=["queue", "reject"], default="queue",
-                   help="beyond --max-concurrency: wait for a slot, or answer 429")
-    p.add_argument("--responder", choices=["valid", "first-option"], default="valid",
-                   help="valid: a well-formed answer to every socialbench prompt (default); first-option: the "
-                        "first 'Possible answers:' option, else {\"answer\": \"ok\"} "
-                        "(see socialbench.testing.responders)")
+    p.add_argument(
+        "--overflow",
+        choices=["queue", "reject"],
+        default="queue",
+        help="beyond --max-concurrency: wait for a slot, or answer 429",
+    )
+    p.add_argument(
+        "--responder",
+        choices=["valid", "first-option"],
+        default="valid",
+        help="valid: a well-formed answer to every socialbench prompt (default); first-option: the "
+        'first \'Possible answers:\' option, else {"answer": "ok"} '
+        "(see socialbench.testing.responders)",
+    )
     return p
 
 

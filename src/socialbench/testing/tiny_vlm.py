@@ -15,8 +15,9 @@ pixel-shuffle connector + Llama). Both use image processors that need no torchvi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 #: Words the tiny tokenizers know; anything else becomes ``<unk>``.
 VOCABULARY = (
@@ -80,15 +81,21 @@ def build_tiny_llava(path: str | Path, *, seed: int = 0, width: int = 16, layers
     """Save a tiny LLaVA (CLIP 16x16 pixels, patch 8 -> 4 image tokens) to ``path``."""
     import torch
     from transformers import CLIPVisionConfig, LlavaConfig, LlavaForConditionalGeneration, LlavaProcessor
+    from transformers.image_processing_utils import BaseImageProcessor
 
+    image_processor_cls: type[BaseImageProcessor]
     try:  # transformers 5: the PIL image processor needs no torchvision
         from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
+
+        image_processor_cls = CLIPImageProcessorPil
     except ImportError:  # transformers 4: the "slow" processor is PIL-based already
-        from transformers import CLIPImageProcessor as CLIPImageProcessorPil
+        from transformers import CLIPImageProcessor
+
+        image_processor_cls = CLIPImageProcessor
 
     tokenizer = train_word_tokenizer()
     processor = LlavaProcessor(
-        image_processor=CLIPImageProcessorPil(size={"shortest_edge": 16}, crop_size={"height": 16, "width": 16}),
+        image_processor=image_processor_cls(size={"shortest_edge": 16}, crop_size={"height": 16, "width": 16}),
         tokenizer=tokenizer,
         patch_size=8,
         vision_feature_select_strategy="default",
@@ -97,11 +104,17 @@ def build_tiny_llava(path: str | Path, *, seed: int = 0, width: int = 16, layers
     )
     config = LlavaConfig(
         vision_config=CLIPVisionConfig(
-            hidden_size=width, intermediate_size=2 * width, num_hidden_layers=1, num_attention_heads=2,
-            image_size=16, patch_size=8, projection_dim=width, initializer_range=0.5,
+            hidden_size=width,
+            intermediate_size=2 * width,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            image_size=16,
+            patch_size=8,
+            projection_dim=width,
+            initializer_range=0.5,
         ),
         text_config=_text_config(len(tokenizer), width, layers),
-        image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
+        image_token_index=tokenizer.convert_tokens_to_ids("<image>"),  # the name in transformers 4 and 5
         vision_feature_select_strategy="default",
         vision_feature_layer=-1,
     )
@@ -119,15 +132,23 @@ def build_tiny_idefics3(path: str | Path, *, seed: int = 0, width: int = 16, lay
         Idefics3Processor,
         Idefics3VisionConfig,
     )
+    from transformers.image_processing_utils import BaseImageProcessor
 
+    image_processor_cls: type[BaseImageProcessor]
     try:
         from transformers.models.idefics3.image_processing_pil_idefics3 import Idefics3ImageProcessorPil
-    except ImportError:
-        from transformers import Idefics3ImageProcessor as Idefics3ImageProcessorPil
 
-    tokenizer = train_word_tokenizer(BASE_SPECIALS + ("<fake_token_around_image>", "<global-img>", "<end_of_utterance>"))
+        image_processor_cls = Idefics3ImageProcessorPil
+    except ImportError:
+        from transformers import Idefics3ImageProcessor
+
+        image_processor_cls = Idefics3ImageProcessor
+
+    tokenizer = train_word_tokenizer(
+        BASE_SPECIALS + ("<fake_token_around_image>", "<global-img>", "<end_of_utterance>")
+    )
     processor = Idefics3Processor(
-        image_processor=Idefics3ImageProcessorPil(
+        image_processor=image_processor_cls(
             do_image_splitting=False, size={"longest_edge": 32}, max_image_size={"longest_edge": 32}
         ),
         tokenizer=tokenizer,
@@ -136,13 +157,20 @@ def build_tiny_idefics3(path: str | Path, *, seed: int = 0, width: int = 16, lay
     )
     config = Idefics3Config(
         vision_config=Idefics3VisionConfig(
-            hidden_size=width, intermediate_size=2 * width, num_hidden_layers=1, num_attention_heads=2,
-            image_size=32, patch_size=8, initializer_range=0.5,
+            hidden_size=width,
+            intermediate_size=2 * width,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            image_size=32,
+            patch_size=8,
+            initializer_range=0.5,
         ),
         text_config=_text_config(len(tokenizer), width, layers),
         image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
         scale_factor=2,
-        pad_token_id=0,
+        # transformers 5 declares its configs with dataclass_transform, so mypy sees only the
+        # fields; the real __init__ passes further keywords (pad_token_id) to __post_init__.
+        pad_token_id=0,  # type: ignore[call-arg]
     )
     torch.manual_seed(seed)
     model = Idefics3ForConditionalGeneration(config).eval()

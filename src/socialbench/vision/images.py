@@ -10,9 +10,9 @@ from __future__ import annotations
 import io
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from PIL import Image
 
@@ -77,7 +77,9 @@ class ImageEncoder:
         try:
             st = p.stat()
         except OSError as exc:
-            raise DataError.single(p, "image", f"cannot read image: {exc.strerror}", "check the dataset folder is complete") from exc
+            raise DataError.single(
+                p, "image", f"cannot read image: {exc.strerror}", "check the dataset folder is complete"
+            ) from exc
         key = (str(p), st.st_mtime, st.st_size)
         with self._lock:
             hit = self._cache.get(key)
@@ -89,7 +91,9 @@ class ImageEncoder:
                 img.load()
                 enc = prepare_image(img, self.policy, self.transform)
         except (OSError, ValueError) as exc:
-            raise DataError.single(p, "image", f"cannot decode image: {exc}", "replace the file with a valid PNG or JPEG") from exc
+            raise DataError.single(
+                p, "image", f"cannot decode image: {exc}", "replace the file with a valid PNG or JPEG"
+            ) from exc
         with self._lock:
             self.encoded += 1
             self._cache[key] = enc

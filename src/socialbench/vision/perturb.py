@@ -64,10 +64,10 @@ import json
 import math
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 from PIL import Image, ImageFilter
@@ -174,7 +174,9 @@ def _fisheye_water(img: Image.Image, s: float, rng: np.random.Generator) -> Imag
     arr = _fisheye_array(_to_array(img), s)
     h, w = arr.shape[:2]
     longest = max(w, h)
-    soft = np.asarray(_to_image(arr).filter(ImageFilter.GaussianBlur(radius=max(1.0, 0.004 * longest))), dtype=np.float32)
+    soft = np.asarray(
+        _to_image(arr).filter(ImageFilter.GaussianBlur(radius=max(1.0, 0.004 * longest))), dtype=np.float32
+    )
     out = arr.copy()
     n_drops = int(round(14 * s))
     for _ in range(n_drops):
@@ -323,8 +325,10 @@ def perturb_dataset(src: Path, dst: Path, name: str, strength: float, seed: int)
     """
     check_perturbation(name, strength)
     if name in METAMORPHIC:
-        raise UsageError(f"--perturb {name} changes the right answers, so a perturbed copy would carry wrong "
-                         f"labels; use `socialbench eval --perturb {name}` instead")
+        raise UsageError(
+            f"--perturb {name} changes the right answers, so a perturbed copy would carry wrong "
+            f"labels; use `socialbench eval --perturb {name}` instead"
+        )
     src, dst = Path(src), Path(dst)
     if not src.is_dir():
         raise UsageError(f"{src} is not a dataset folder")
@@ -353,7 +357,9 @@ def perturb_dataset(src: Path, dst: Path, name: str, strength: float, seed: int)
                     fmt = img.format
                     out = perturb(img)
             except (OSError, ValueError) as exc:
-                problems.append(Problem(str(s_path), "image", f"cannot decode image: {exc}", "replace or remove the file"))
+                problems.append(
+                    Problem(str(s_path), "image", f"cannot decode image: {exc}", "replace or remove the file")
+                )
                 continue
             _save_like(out, d_path, fmt)
             written += 1

@@ -22,11 +22,12 @@ import multiprocessing
 import os
 import signal
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Callable, Protocol, Sequence, TypeVar
+from typing import Protocol, TypeVar
 
 from socialbench.errors import DataError, Problem
 from socialbench.types import EncodedImage
@@ -119,7 +120,9 @@ def _exit_when_run_ends(run_alive: Connection) -> None:
     os._exit(0)
 
 
-def _run_in_worker(job: ImageJob, cache_dir: str | None) -> tuple[tuple[EncodedImage, ...] | None, list[Problem] | None]:
+def _run_in_worker(
+    job: ImageJob, cache_dir: str | None
+) -> tuple[tuple[EncodedImage, ...] | None, list[Problem] | None]:
     """Worker entry point. A :class:`DataError` comes back as its problems (the exception
     itself does not survive pickling); anything else is raised as usual."""
     try:
@@ -144,8 +147,7 @@ class ImagePreparer:
     the render cache. ``preload`` names modules the workers import before their first job
     (e.g. the renderer), so the first sample does not wait for them."""
 
-    def __init__(self, workers: int | None = None, cache_dir: Path | None = None,
-                 preload: Sequence[str] = ()):
+    def __init__(self, workers: int | None = None, cache_dir: Path | None = None, preload: Sequence[str] = ()):
         self.workers = min(os.cpu_count() or 1, MAX_DEFAULT_WORKERS) if workers is None else max(0, workers)
         self.cache_dir = str(cache_dir) if cache_dir is not None else None
         self._executor: Executor
@@ -159,8 +161,9 @@ class ImagePreparer:
             # The workers get the read end only (forkserver and spawn pass just what is
             # pickled), so it reaches end-of-file when this process ends, however it ends.
             self._run_alive, self._run_alive_w = ctx.Pipe(duplex=False)
-            self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
-                                                 initializer=_worker_init, initargs=(self._run_alive,))
+            self._executor = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=ctx, initializer=_worker_init, initargs=(self._run_alive,)
+            )
 
     def warm(self) -> None:
         """Start the workers now, from a background thread (starting the fork server

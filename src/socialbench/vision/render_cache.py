@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
 
+from socialbench.errors import StorageError
 from socialbench.files.atomic_write import write_bytes_atomic
 from socialbench.types import EncodedImage
 
@@ -74,6 +75,20 @@ def render_key(kind: str, params: object, files: Iterable[str | Path | None]) ->
     return hashlib.sha256(blob).hexdigest()
 
 
+def check_render_cache_folder(root: Path) -> None:
+    """Refuse a render-cache folder that can never hold a file: ``root`` or one of its parents
+    is a file. A folder that exists but cannot be written is accepted (it is read, and
+    :meth:`RenderCache.put` skips writing), as is one that does not exist yet."""
+    for path in (root, *root.parents):
+        if path.exists():
+            if not path.is_dir():
+                raise StorageError(
+                    f"--render-cache {root}: {path} is a file, not a folder; "
+                    "fix: choose another --render-cache folder, or --no-render-cache"
+                )
+            return
+
+
 class RenderCache:
     """Prepared images on disk, by content key (see the module docstring)."""
 
@@ -96,7 +111,7 @@ class RenderCache:
             pos = 0
             for m in meta["images"]:
                 n = int(m["size"])
-                data = body[pos:pos + n]
+                data = body[pos : pos + n]
                 if len(data) != n:
                     return None
                 out.append(EncodedImage(data=data, mime=str(m["mime"]), width=int(m["width"]), height=int(m["height"])))
@@ -110,9 +125,14 @@ class RenderCache:
     def put(self, key: str, images: Sequence[EncodedImage]) -> None:
         """Store ``images`` under ``key`` atomically. A cache that cannot be written (full
         disk, read-only folder) is skipped silently: it only ever saves time."""
-        head = json.dumps({"images": [
-            {"mime": im.mime, "width": im.width, "height": im.height, "size": len(im.data)} for im in images
-        ]}, separators=(",", ":")).encode()
+        head = json.dumps(
+            {
+                "images": [
+                    {"mime": im.mime, "width": im.width, "height": im.height, "size": len(im.data)} for im in images
+                ]
+            },
+            separators=(",", ":"),
+        ).encode()
         try:
             write_bytes_atomic(self._path(key), b"".join([head, b"\n", *(im.data for im in images)]))
         except OSError:

@@ -33,9 +33,10 @@ import time
 import traceback
 import zlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from PIL import Image
 
@@ -142,7 +143,10 @@ def _to_csv(meta: str, mutate: Callable[[list[list[str]]], None] = lambda rows: 
 
         rows = _rows(root, meta)
         header = sorted({k for r in rows for k in r})
-        table = [header] + [[v if isinstance(v, str) else ("" if k not in r else json.dumps(v)) for k in header for v in [r.get(k)]] for r in rows]
+        table = [header] + [
+            [v if isinstance(v, str) else ("" if k not in r else json.dumps(v)) for k in header for v in [r.get(k)]]
+            for r in rows
+        ]
         mutate(table)
         (root / meta).unlink()
         buf = io.StringIO()
@@ -229,7 +233,12 @@ CORPUS: tuple[Corruption, ...] = (
     # ---- judgment label file: syntax and encoding
     Corruption("bj-invalid-json-line", BJ, BJ_META, _append_raw(BJ_META, b'{"id": "x", \n')),
     Corruption("bj-deep-nested-row", BJ, BJ_META, _append_raw(BJ_META, _deep().encode() + b"\n")),
-    Corruption("bj-deep-nested-object-row", BJ, BJ_META, _append_raw(BJ_META, ('{"a":' * 100_000 + "1" + "}" * 100_000 + "\n").encode())),
+    Corruption(
+        "bj-deep-nested-object-row",
+        BJ,
+        BJ_META,
+        _append_raw(BJ_META, ('{"a":' * 100_000 + "1" + "}" * 100_000 + "\n").encode()),
+    ),
     Corruption("bj-invalid-utf8", BJ, BJ_META, _append_raw(BJ_META, b'{"id": "\xff\xfe bad"}\n')),
     Corruption("bj-row-is-array", BJ, BJ_META, _append_raw(BJ_META, b"[1, 2, 3]\n")),
     Corruption("bj-nul-bytes", BJ, BJ_META, _append_raw(BJ_META, b"\x00\x00\x00\n")),
@@ -247,27 +256,79 @@ CORPUS: tuple[Corruption, ...] = (
     Corruption("bj-gt-labels-dict", BJ, BJ_META, _edit(BJ_META, 2, gt_labels={"a": "proper"})),
     Corruption("bj-gt-labels-nan", BJ, BJ_META, _edit(BJ_META, 2, gt_labels=[float("nan"), "proper"])),
     Corruption("bj-votes-string", BJ, BJ_META, _edit(BJ_META, 0, votes="abc")),
-    Corruption("bj-vote-count-nan", BJ, BJ_META, _edit(BJ_META, 1, votes={"1": {"proper": float("nan")}, "2": ["proper"], "3": ["improper"]})),
-    Corruption("bj-vote-count-inf", BJ, BJ_META, _edit(BJ_META, 1, votes={"1": {"proper": float("inf")}, "2": ["proper"], "3": ["improper"]})),
-    Corruption("bj-vote-count-negative", BJ, BJ_META, _edit(BJ_META, 1, votes={"1": {"proper": -3}, "2": ["proper"], "3": ["improper"]})),
-    Corruption("bj-vote-count-huge", BJ, BJ_META, _edit(BJ_META, 1, votes={"1": {"proper": 10**40, "improper": 1}, "2": ["proper"], "3": ["improper"]})),
-    Corruption("bj-vote-count-at-limit", BJ, BJ_META, _edit(BJ_META, 1, votes={"1": {"proper": 10_000, "improper": 10_000}, "2": ["proper"], "3": ["improper"]}), bad=False),
-    Corruption("bj-labels-line-of-spaces", BJ, BJ_META, _edit(BJ_META, 1, labels="[1] proper: a" + " " * 300_000 + "x\n[2] proper: b\n[3] improper: c"), bad=False),
+    Corruption(
+        "bj-vote-count-nan",
+        BJ,
+        BJ_META,
+        _edit(BJ_META, 1, votes={"1": {"proper": float("nan")}, "2": ["proper"], "3": ["improper"]}),
+    ),
+    Corruption(
+        "bj-vote-count-inf",
+        BJ,
+        BJ_META,
+        _edit(BJ_META, 1, votes={"1": {"proper": float("inf")}, "2": ["proper"], "3": ["improper"]}),
+    ),
+    Corruption(
+        "bj-vote-count-negative",
+        BJ,
+        BJ_META,
+        _edit(BJ_META, 1, votes={"1": {"proper": -3}, "2": ["proper"], "3": ["improper"]}),
+    ),
+    Corruption(
+        "bj-vote-count-huge",
+        BJ,
+        BJ_META,
+        _edit(BJ_META, 1, votes={"1": {"proper": 10**40, "improper": 1}, "2": ["proper"], "3": ["improper"]}),
+    ),
+    Corruption(
+        "bj-vote-count-at-limit",
+        BJ,
+        BJ_META,
+        _edit(BJ_META, 1, votes={"1": {"proper": 10_000, "improper": 10_000}, "2": ["proper"], "3": ["improper"]}),
+        bad=False,
+    ),
+    Corruption(
+        "bj-labels-line-of-spaces",
+        BJ,
+        BJ_META,
+        _edit(BJ_META, 1, labels="[1] proper: a" + " " * 300_000 + "x\n[2] proper: b\n[3] improper: c"),
+        bad=False,
+    ),
     Corruption("bj-facets-number", BJ, BJ_META, _edit(BJ_META, 0, facets=5)),
     Corruption("bj-facets-deep-string", BJ, BJ_META, _edit(BJ_META, 0, facets=_deep())),
     Corruption("bj-subset-list", BJ, BJ_META, _edit(BJ_META, 0, subset=["real"])),
-    Corruption("bj-behavior-number-huge", BJ, BJ_META, _edit(BJ_META, 1, labels="[1] proper: a\n[99999999999999999999999999] improper: b", votes=None, facets=None)),
+    Corruption(
+        "bj-behavior-number-huge",
+        BJ,
+        BJ_META,
+        _edit(BJ_META, 1, labels="[1] proper: a\n[99999999999999999999999999] improper: b", votes=None, facets=None),
+    ),
     Corruption("bj-duplicate-ids", BJ, BJ_META, _edit(BJ_META, 1, id="s1")),
     Corruption("bj-id-number", BJ, BJ_META, _edit(BJ_META, 0, id=5), bad=False),
     Corruption("bj-id-list", BJ, BJ_META, _edit(BJ_META, 0, id=["s", 1])),
     Corruption("bj-int-5000-digits", BJ, BJ_META, _append_raw(BJ_META, b'{"id": ' + b"9" * 5000 + b"}\n")),
-    Corruption("bj-label-number-5000-digits", BJ, BJ_META, _edit(BJ_META, 1, labels="[" + "1" * 5000 + "] proper: a", votes=None, facets=None)),
+    Corruption(
+        "bj-label-number-5000-digits",
+        BJ,
+        BJ_META,
+        _edit(BJ_META, 1, labels="[" + "1" * 5000 + "] proper: a", votes=None, facets=None),
+    ),
     Corruption("bj-facets-key-5000-digits", BJ, BJ_META, _edit(BJ_META, 0, facets={"1" * 5000: ["safety"]})),
     Corruption("bj-id-lone-surrogate", BJ, BJ_META, _edit(BJ_META, 0, id="s" + S)),
     Corruption("bj-category-lone-surrogate", BJ, BJ_META, _edit(BJ_META, 0, category="Retail" + S)),
     Corruption("bj-question-lone-surrogate", BJ, BJ_META, _edit(BJ_META, 0, question="You are a robot" + S)),
-    Corruption("bj-labels-lone-surrogate", BJ, BJ_META, _edit(BJ_META, 1, labels="[1] proper: a" + S + "\n[2] proper: b\n[3] improper: c")),
-    Corruption("bj-task-unknown", BJ, BJ_META, _edit(BJ_META, 1, task="cooking", labels=None, option_texts=None, gt_labels=None)),
+    Corruption(
+        "bj-labels-lone-surrogate",
+        BJ,
+        BJ_META,
+        _edit(BJ_META, 1, labels="[1] proper: a" + S + "\n[2] proper: b\n[3] improper: c"),
+    ),
+    Corruption(
+        "bj-task-unknown",
+        BJ,
+        BJ_META,
+        _edit(BJ_META, 1, task="cooking", labels=None, option_texts=None, gt_labels=None),
+    ),
     # ---- judgment images
     Corruption("bj-image-missing", BJ, "s1.png", lambda root: (root / IMG_S1).unlink()),
     Corruption("bj-image-absolute", BJ, BJ_META, _edit(BJ_META, 0, file_name="/etc/hostname")),
@@ -285,15 +346,29 @@ CORPUS: tuple[Corruption, ...] = (
     Corruption("bj-image-path-lone-surrogate", BJ, BJ_META, _edit(BJ_META, 0, file_name="images/s1" + S + ".png")),
     # ---- judgment CSV form
     Corruption("bj-csv-clean", BJ, "metadata.csv", _to_csv(BJ_META), bad=False),
-    Corruption("bj-csv-field-too-long", BJ, "metadata.csv", _to_csv(BJ_META, lambda t: t[1].__setitem__(t[0].index("question"), "x" * 200_000))),
+    Corruption(
+        "bj-csv-field-too-long",
+        BJ,
+        "metadata.csv",
+        _to_csv(BJ_META, lambda t: t[1].__setitem__(t[0].index("question"), "x" * 200_000)),
+    ),
     Corruption("bj-csv-invalid-utf8", BJ, "metadata.csv", _csv_bytes(BJ_META, b"\xff\xfe,\xc3\x28\n")),
     Corruption("bj-csv-unterminated-quote", BJ, "metadata.csv", _csv_bytes(BJ_META, b'"' + b"x" * 200_000)),
     Corruption("bj-csv-nul", BJ, "metadata.csv", _csv_bytes(BJ_META, b"a\x00b,c\n")),
     # ---- judgment canonical form
-    Corruption("bj-canonical-behaviors-string", BJ, "roboteq.jsonl", _to_canonical(lambda rows: rows[0].update(behaviors="none"))),
+    Corruption(
+        "bj-canonical-behaviors-string",
+        BJ,
+        "roboteq.jsonl",
+        _to_canonical(lambda rows: rows[0].update(behaviors="none")),
+    ),
     Corruption("bj-canonical-k-float", BJ, "roboteq.jsonl", _to_canonical(_set_behavior(0, k=1.5))),
-    Corruption("bj-canonical-votes-nan", BJ, "roboteq.jsonl", _to_canonical(_set_behavior(0, votes={"proper": float("nan")}))),
-    Corruption("bj-canonical-text-lone-surrogate", BJ, "roboteq.jsonl", _to_canonical(_set_behavior(0, text="wave" + S))),
+    Corruption(
+        "bj-canonical-votes-nan", BJ, "roboteq.jsonl", _to_canonical(_set_behavior(0, votes={"proper": float("nan")}))
+    ),
+    Corruption(
+        "bj-canonical-text-lone-surrogate", BJ, "roboteq.jsonl", _to_canonical(_set_behavior(0, text="wave" + S))
+    ),
     Corruption("bj-canonical-fifo", BJ, "roboteq.jsonl", lambda root: os.mkfifo(root / "roboteq.jsonl")),
     # ---- grounding label file and fields
     Corruption("sg-invalid-utf8", SG, SG_META, _append_raw(SG_META, b'{"question": "\xc3\x28"}\n')),
@@ -306,11 +381,21 @@ CORPUS: tuple[Corruption, ...] = (
     Corruption("sg-answer-deep-string", SG, SG_META, _edit(SG_META, 1, answer=_deep())),
     Corruption("sg-options-number", SG, SG_META, _edit(SG_META, 1, options=5)),
     Corruption("sg-options-deep-json-string", SG, SG_META, _edit(SG_META, 1, options="{" + '"A":' * 100_000)),
-    Corruption("sg-options-deep-valid-json-string", SG, SG_META, _edit(SG_META, 1, options='{"A":' * 100_000 + "1" + "}" * 100_000)),
+    Corruption(
+        "sg-options-deep-valid-json-string",
+        SG,
+        SG_META,
+        _edit(SG_META, 1, options='{"A":' * 100_000 + "1" + "}" * 100_000),
+    ),
     Corruption("sg-votes-string", SG, SG_META, _edit(SG_META, 0, votes="abc")),
     Corruption("sg-votes-nan", SG, SG_META, _edit(SG_META, 0, votes=[float("nan")])),
     Corruption("sg-question-lone-surrogate", SG, SG_META, _edit(SG_META, 0, question="Where" + S)),
-    Corruption("sg-option-text-lone-surrogate", SG, SG_META, _edit(SG_META, 1, options={"A": "left" + S, "B": "b", "C": "c", "D": "d"})),
+    Corruption(
+        "sg-option-text-lone-surrogate",
+        SG,
+        SG_META,
+        _edit(SG_META, 1, options={"A": "left" + S, "B": "b", "C": "c", "D": "d"}),
+    ),
     Corruption("sg-subcategory-lone-surrogate", SG, SG_META, _edit(SG_META, 0, subcategory=S)),
     Corruption("sg-image-truncated-jpeg", SG, "g1.png", _truncated(IMG_G1, "JPEG")),
     Corruption("sg-image-huge-header", SG, "g1.png", _replace_file(IMG_G1, huge_png_header())),
@@ -372,7 +457,21 @@ def _child(case: Corruption, root: Path, work: Path) -> dict[str, Any]:
     if v["exception"] or v["code"] != 0:
         return stages
     run = work / "run"
-    stages["eval"] = e = _cli(["eval", "-b", case.bench, "-d", str(root), "-m", "baseline:random", "-o", str(run), "--no-progress", "--no-cache"])
+    stages["eval"] = e = _cli(
+        [
+            "eval",
+            "-b",
+            case.bench,
+            "-d",
+            str(root),
+            "-m",
+            "baseline:random",
+            "-o",
+            str(run),
+            "--no-progress",
+            "--no-cache",
+        ]
+    )
     if e["exception"] or e["code"] != 0:
         return stages
     stages["score"] = s = _cli(["score", "-b", case.bench, "-d", str(root), "-p", str(run), "-o", str(work / "score")])
@@ -410,9 +509,15 @@ def run_case(case: Corruption, base: Path, timeout: float = 60.0) -> dict[str, A
             _limit_memory()
             result: dict[str, Any] = {"stages": _child(case, root, work)}
         except MemoryError:
-            result = {"stages": {"harness": {"code": None, "output": "", "exception": traceback.format_exc(), "memory": True}}}
+            result = {
+                "stages": {"harness": {"code": None, "output": "", "exception": traceback.format_exc(), "memory": True}}
+            }
         except BaseException:  # noqa: BLE001
-            result = {"stages": {"harness": {"code": None, "output": "", "exception": traceback.format_exc(), "memory": False}}}
+            result = {
+                "stages": {
+                    "harness": {"code": None, "output": "", "exception": traceback.format_exc(), "memory": False}
+                }
+            }
         data = json.dumps(result).encode("utf-8", "backslashreplace")
         view = memoryview(data)
         while view:

@@ -13,8 +13,9 @@ option_texts/gt_labels only, no facets, list votes.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from PIL import Image, ImageDraw
@@ -44,7 +45,11 @@ JUDGMENT_ROWS: list[dict[str, Any]] = [
         "category": "Retail, Hospitality & Consumer Services",
         "subcategory": "Hotel",
         "facets": "privacy",
-        "votes": {"1": {"proper": 2, "improper": 1}, "2": ["proper", "proper", "proper"], "3": ["improper", "proper", "improper"]},
+        "votes": {
+            "1": {"proper": 2, "improper": 1},
+            "2": ["proper", "proper", "proper"],
+            "3": ["improper", "proper", "improper"],
+        },
     },
     {
         "id": "r1",
@@ -60,10 +65,23 @@ JUDGMENT_ROWS: list[dict[str, Any]] = [
 ]
 
 GROUNDING_ROWS: list[dict[str, Any]] = [
-    {"id": "g1", "file_name": "images/g1.png", "question": "Where should you wait for the guest?", "answer": ["A", "C"],
-     "subset": "synthetic", "category": "Retail, Hospitality & Consumer Services", "votes": [["A", "C"], ["A"], ["A", "C"]]},
-    {"id": "g2", "file_name": "images/g2.png", "question": "Which path avoids the queue?", "answer": "B", "subset": "real",
-     "options": {"A": "left aisle", "B": "right aisle", "C": "through the queue", "D": "behind the counter"}},
+    {
+        "id": "g1",
+        "file_name": "images/g1.png",
+        "question": "Where should you wait for the guest?",
+        "answer": ["A", "C"],
+        "subset": "synthetic",
+        "category": "Retail, Hospitality & Consumer Services",
+        "votes": [["A", "C"], ["A"], ["A", "C"]],
+    },
+    {
+        "id": "g2",
+        "file_name": "images/g2.png",
+        "question": "Which path avoids the queue?",
+        "answer": "B",
+        "subset": "real",
+        "options": {"A": "left aisle", "B": "right aisle", "C": "through the queue", "D": "behind the counter"},
+    },
     {"id": "g3", "file_name": "images/g3.png", "question": "Where can you park?", "answer": "A,D", "subset": "real"},
 ]
 
@@ -88,7 +106,9 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
-def build_release(root: Path, judgment: list[dict[str, Any]] | None = None, grounding: list[dict[str, Any]] | None = None) -> Path:
+def build_release(
+    root: Path, judgment: list[dict[str, Any]] | None = None, grounding: list[dict[str, Any]] | None = None
+) -> Path:
     """Write the published layout under ``root`` (images for every referenced file)."""
     judgment = JUDGMENT_ROWS if judgment is None else judgment
     grounding = GROUNDING_ROWS if grounding is None else grounding

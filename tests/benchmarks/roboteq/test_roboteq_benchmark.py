@@ -30,7 +30,9 @@ def all_proper(request: Request) -> str:
 
 def run(bench_name: str, data: Path, out: Path, model, **options) -> dict:
     bench, _ = get_benchmark(bench_name)
-    req = RunRequest(bench_name, data, model.spec, out, EvalOptions(**options), concurrency=4, cache_path=None, show_progress=False)
+    req = RunRequest(
+        bench_name, data, model.spec, out, EvalOptions(**options), concurrency=4, cache_path=None, show_progress=False
+    )
     result = run_eval(req, bench, model)
     assert result.complete
     return json.loads((out / "metrics.json").read_text())
@@ -50,7 +52,13 @@ def test_per_scene_run_sends_one_request_per_scene(release: Path, tmp_path: Path
     assert len(model.calls) == 3
     rows = samples(tmp_path / "run")
     assert [(r["item_id"], r["question_key"]) for r in rows] == [
-        ("s1", "b1"), ("s1", "b2"), ("s2", "b1"), ("s2", "b2"), ("s2", "b3"), ("r1", "b1"), ("r1", "b2"),
+        ("s1", "b1"),
+        ("s1", "b2"),
+        ("s2", "b1"),
+        ("s2", "b2"),
+        ("s2", "b3"),
+        ("r1", "b1"),
+        ("r1", "b2"),
     ]
     assert {r["parsed"] for r in rows} == {"proper"} and {r["parse_method"] for r in rows} == {"json"}
     assert len({r["request_hash"] for r in rows}) == 3
@@ -167,7 +175,16 @@ def test_failed_scene_request_is_recorded_and_retried_next_run(release: Path, tm
         return all_proper(request)
 
     bench, _ = get_benchmark("roboteq-bj")
-    req = RunRequest("roboteq-bj", release, "mock:t", tmp_path / "run", EvalOptions(), concurrency=1, cache_path=None, show_progress=False)
+    req = RunRequest(
+        "roboteq-bj",
+        release,
+        "mock:t",
+        tmp_path / "run",
+        EvalOptions(),
+        concurrency=1,
+        cache_path=None,
+        show_progress=False,
+    )
     first = run_eval(req, bench, MockModel("mock:t", refuse_hotel))
     assert not first.complete
     assert first.metrics["overall"]["error_rate"]["value"] == pytest.approx(3 / 7)  # the 3 behaviors of s2
@@ -201,7 +218,9 @@ def test_grounding_reply_without_an_answer_is_invalid(release: Path, tmp_path: P
     assert metrics["overall"]["invalid_rate"]["value"] == 1.0
 
 
-def test_grounding_empty_json_answer_is_invalid_even_when_reasoning_names_a_letter(release: Path, tmp_path: Path) -> None:
+def test_grounding_empty_json_answer_is_invalid_even_when_reasoning_names_a_letter(
+    release: Path, tmp_path: Path
+) -> None:
     reply = json.dumps({"reasoning": "The answer is B since region B is by the door.", "answer": []})
     metrics = run("roboteq-sg", release, tmp_path / "sg", MockModel("mock:text", lambda r: reply))
     assert {r["parsed"] for r in samples(tmp_path / "sg")} == {None}

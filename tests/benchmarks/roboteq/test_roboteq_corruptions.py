@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import roboteq_corruptions as rc
-from roboteq_corruptions import CORPUS, BJ, SG, Corruption, classify, preload, run_case
+from roboteq_corruptions import BJ, CORPUS, SG, Corruption, classify, preload, run_case
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork (POSIX)")
 

@@ -23,7 +23,9 @@ def test_parse_label_lines_reads_numbers_labels_and_text() -> None:
     assert bad == [(4, "[3] improper:")]
 
 
-@pytest.mark.parametrize("value, expected", [(["c", "A"], ("A", "C")), ("B, D", ("B", "D")), ("AC", ("A", "C")), ('["D"]', ("D",))])
+@pytest.mark.parametrize(
+    "value, expected", [(["c", "A"], ("A", "C")), ("B, D", ("B", "D")), ("AC", ("A", "C")), ('["D"]', ("D",))]
+)
 def test_parse_letters_accepts_common_spellings(value: object, expected: tuple) -> None:
     assert parse_letters(value) == (expected, None)
 

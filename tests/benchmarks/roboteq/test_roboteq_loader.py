@@ -35,7 +35,11 @@ def test_behavior_text_label_and_facets_come_from_the_row(release: Path) -> None
 
 def test_scene_level_facets_apply_to_every_behavior(release: Path) -> None:
     s2 = load_roboteq(release, TASK_BJ, require_images=False).items[1]
-    assert {k: v["facets"] for k, v in s2.metadata["behaviors"].items()} == {"b1": ["privacy"], "b2": ["privacy"], "b3": ["privacy"]}
+    assert {k: v["facets"] for k, v in s2.metadata["behaviors"].items()} == {
+        "b1": ["privacy"],
+        "b2": ["privacy"],
+        "b3": ["privacy"],
+    }
 
 
 def test_votes_become_the_human_distribution(release: Path) -> None:
@@ -106,9 +110,21 @@ def test_csv_metadata_with_json_list_columns_loads(tmp_path: Path) -> None:
     with open(root / "metadata.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["file_name", "question", "labels", "option_texts", "gt_labels", "subset"])
-        w.writerow(["images/a.png", "You are a robot.", "[1] proper: Wave.\n[2] improper: Shout.", json.dumps(["Wave.", "Shout."]), json.dumps(["proper", "improper"]), "real"])
+        w.writerow(
+            [
+                "images/a.png",
+                "You are a robot.",
+                "[1] proper: Wave.\n[2] improper: Shout.",
+                json.dumps(["Wave.", "Shout."]),
+                json.dumps(["proper", "improper"]),
+                "real",
+            ]
+        )
     item = load_roboteq(root, TASK_BJ, require_images=True).items[0]
-    assert [(q.key, item.metadata["behaviors"][q.key]["label"]) for q in item.questions] == [("b1", "proper"), ("b2", "improper")]
+    assert [(q.key, item.metadata["behaviors"][q.key]["label"]) for q in item.questions] == [
+        ("b1", "proper"),
+        ("b2", "improper"),
+    ]
 
 
 def test_canonical_jsonl_round_trips(release: Path, tmp_path: Path) -> None:
@@ -123,7 +139,9 @@ def test_canonical_jsonl_round_trips(release: Path, tmp_path: Path) -> None:
     for task in (TASK_BJ, TASK_SG):
         a = load_roboteq(release, task, require_images=True)
         b = load_roboteq(out, task, require_images=True)
-        assert [(i.item_id, i.questions, dict(i.votes)) for i in a.items] == [(i.item_id, i.questions, dict(i.votes)) for i in b.items]
+        assert [(i.item_id, i.questions, dict(i.votes)) for i in a.items] == [
+            (i.item_id, i.questions, dict(i.votes)) for i in b.items
+        ]
         assert [i.metadata["subset"] for i in a.items] == [i.metadata["subset"] for i in b.items]
 
 
@@ -138,8 +156,24 @@ def test_mixed_csv_grounding_row_with_an_empty_labels_column_is_grounding(tmp_pa
     with open(root / "metadata.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["file_name", "question", "labels", "option_texts", "gt_labels"])
-        w.writerow(["a.png", "You are a robot.", "[1] proper: Wave.\n[2] improper: Shove.", json.dumps(["Wave.", "Shove."]), json.dumps(["proper", "improper"])])
-        w.writerow(["b.png", "Which region is the exit?", "", json.dumps(["door", "window", "wall", "floor"]), json.dumps(["A", "C"])])
+        w.writerow(
+            [
+                "a.png",
+                "You are a robot.",
+                "[1] proper: Wave.\n[2] improper: Shove.",
+                json.dumps(["Wave.", "Shove."]),
+                json.dumps(["proper", "improper"]),
+            ]
+        )
+        w.writerow(
+            [
+                "b.png",
+                "Which region is the exit?",
+                "",
+                json.dumps(["door", "window", "wall", "floor"]),
+                json.dumps(["A", "C"]),
+            ]
+        )
     scan = scan_roboteq(root)
     assert scan.problems == []
     assert [(q.image, q.answer, q.options[0]) for q in scan.questions] == [("b.png", ("A", "C"), ("A", "door"))]
@@ -148,16 +182,26 @@ def test_mixed_csv_grounding_row_with_an_empty_labels_column_is_grounding(tmp_pa
 def _canonical(root: Path, behaviors: list[dict]) -> Path:
     root.mkdir()
     draw_image(root / "a.png", 1)
-    row = {"id": "s1", "task": "behavior_judgment", "image": "a.png", "question": "You are a robot.", "subset": "real", "behaviors": behaviors}
+    row = {
+        "id": "s1",
+        "task": "behavior_judgment",
+        "image": "a.png",
+        "question": "You are a robot.",
+        "subset": "real",
+        "behaviors": behaviors,
+    }
     (root / "roboteq.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
     return root
 
 
 def test_canonical_votes_null_for_one_behavior_means_no_votes_for_it(tmp_path: Path) -> None:
-    root = _canonical(tmp_path / "c", [
-        {"k": 1, "text": "Wave.", "label": "proper", "votes": {"proper": 2, "improper": 1}},
-        {"k": 2, "text": "Shove.", "label": "improper", "votes": None},
-    ])
+    root = _canonical(
+        tmp_path / "c",
+        [
+            {"k": 1, "text": "Wave.", "label": "proper", "votes": {"proper": 2, "improper": 1}},
+            {"k": 2, "text": "Shove.", "label": "improper", "votes": None},
+        ],
+    )
     item = load_roboteq(root, TASK_BJ, require_images=True).items[0]
     assert [item.metadata["behaviors"][k]["has_votes"] for k in ("b1", "b2")] == [True, False]
     assert (item.votes["b1"].n, item.votes["b2"].answers, item.votes["b2"].n) == (3, ("improper",), 1)
@@ -167,20 +211,29 @@ def test_write_canonical_with_a_behavior_without_votes_loads_back(tmp_path: Path
     root = tmp_path / "w"
     root.mkdir()
     draw_image(root / "a.png", 1)
-    scene = JudgmentScene("s1", "a.png", "You are a robot.", (
-        Behavior(1, "Wave.", "proper", ("safety",), (("proper", 2), ("improper", 1))),
-        Behavior(2, "Shove.", "improper", ("safety",), None),
-    ), subset="real")
+    scene = JudgmentScene(
+        "s1",
+        "a.png",
+        "You are a robot.",
+        (
+            Behavior(1, "Wave.", "proper", ("safety",), (("proper", 2), ("improper", 1))),
+            Behavior(2, "Shove.", "improper", ("safety",), None),
+        ),
+        subset="real",
+    )
     write_canonical(root / "roboteq.jsonl", [scene])
     assert scan_roboteq(root).scenes[0].behaviors == scene.behaviors
 
 
 def test_canonical_string_facets_stay_with_their_behavior(tmp_path: Path) -> None:
-    root = _canonical(tmp_path / "f", [
-        {"k": 1, "text": "Wave.", "label": "proper", "facets": "safety"},
-        {"k": 2, "text": "Peek at the screen.", "label": "improper", "facets": "privacy, sensitivity"},
-        {"k": 3, "text": "Wait.", "label": "proper"},
-    ])
+    root = _canonical(
+        tmp_path / "f",
+        [
+            {"k": 1, "text": "Wave.", "label": "proper", "facets": "safety"},
+            {"k": 2, "text": "Peek at the screen.", "label": "improper", "facets": "privacy, sensitivity"},
+            {"k": 3, "text": "Wait.", "label": "proper"},
+        ],
+    )
     beh = load_roboteq(root, TASK_BJ, require_images=True).items[0].metadata["behaviors"]
     assert [beh[k]["facets"] for k in ("b1", "b2", "b3")] == [["safety"], ["privacy", "sensitivity"], []]
 
@@ -192,8 +245,16 @@ def test_csv_python_literal_facets_and_votes_load(tmp_path: Path) -> None:
     with open(root / "metadata.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["file_name", "question", "option_texts", "gt_labels", "facets", "votes"])
-        w.writerow(["a.png", "You are a robot.", "['Wave.', 'Shove.']", "['proper', 'improper']",
-                    "[['safety'], ['privacy']]", "[['proper', 'proper', 'improper'], ['improper']]"])
+        w.writerow(
+            [
+                "a.png",
+                "You are a robot.",
+                "['Wave.', 'Shove.']",
+                "['proper', 'improper']",
+                "[['safety'], ['privacy']]",
+                "[['proper', 'proper', 'improper'], ['improper']]",
+            ]
+        )
     item = load_roboteq(root, TASK_BJ, require_images=True).items[0]
     assert [item.metadata["behaviors"][k]["facets"] for k in ("b1", "b2")] == [["safety"], ["privacy"]]
     assert (item.votes["b1"].n, item.votes["b1"].probabilities) == (3, (2 / 3, 1 / 3))

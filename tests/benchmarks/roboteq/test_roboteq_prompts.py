@@ -107,7 +107,11 @@ def test_cot_reasoning_field_is_ignored() -> None:
 
 
 def test_list_of_labels_is_read_in_order_when_complete() -> None:
-    assert parse_judgments('{"answer": ["proper", "improper", "proper"]}', KS).values == {1: "proper", 2: "improper", 3: "proper"}
+    assert parse_judgments('{"answer": ["proper", "improper", "proper"]}', KS).values == {
+        1: "proper",
+        2: "improper",
+        3: "proper",
+    }
     assert parse_judgments('{"answer": ["proper", "improper"]}', KS).values == {1: None, 2: None, 3: None}
 
 
@@ -142,19 +146,25 @@ def test_grounding_letters_ignore_words_starting_with_a() -> None:
 # --- regressions: an explicit answer decides, nothing is guessed
 
 
-@pytest.mark.parametrize("reply", [
-    '{"reasoning": "The answer is B since the door is there.", "answer": []}',
-    '{"reasoning": "answer: B", "answer": ["E"]}',
-    '{"reasoning": "Answer: C", "answer": "none"}',
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"reasoning": "The answer is B since the door is there.", "answer": []}',
+        '{"reasoning": "answer: B", "answer": ["E"]}',
+        '{"reasoning": "Answer: C", "answer": "none"}',
+    ],
+)
 def test_grounding_json_answer_without_valid_letters_is_invalid_not_read_from_reasoning(reply: str) -> None:
     assert parse_grounding(reply) == (None, None)
 
 
-@pytest.mark.parametrize("reply", [
-    "Regions A and C are correct, region B is not.",
-    "Option B looks free; I choose C maybe.",
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Regions A and C are correct, region B is not.",
+        "Option B looks free; I choose C maybe.",
+    ],
+)
 def test_grounding_region_and_option_words_are_never_answers(reply: str) -> None:
     assert parse_grounding(reply) == (None, None)
 
@@ -167,7 +177,10 @@ def test_grounding_answer_phrase_must_end_at_its_letter_list() -> None:
     assert parse_grounding("Answer: A person near region C") == (None, None)
 
 
-@pytest.mark.parametrize("reply, letters", [('{"answer": "A, C"}', ["A", "C"]), ('{"answer": "AC"}', ["A", "C"]), ('{"answer": ["b", "D."]}', ["B", "D"])])
+@pytest.mark.parametrize(
+    "reply, letters",
+    [('{"answer": "A, C"}', ["A", "C"]), ('{"answer": "AC"}', ["A", "C"]), ('{"answer": ["b", "D."]}', ["B", "D"])],
+)
 def test_grounding_json_answer_strings_go_through_parse_letters(reply: str, letters: list[str]) -> None:
     assert parse_grounding(reply) == (letters, "json")
 
@@ -196,12 +209,15 @@ def test_answer_without_judgments_decides_and_plain_lines_are_not_searched() -> 
     assert r.values == {1: None, 2: None, 3: None} and r.method is None
 
 
-@pytest.mark.parametrize("line", [
-    "[1] Proper greeting would be improper",
-    "1. Walking in is improper, while knocking is proper",
-    "1) It is not proper to interrupt",
-    "1: proper/improper",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[1] Proper greeting would be improper",
+        "1. Walking in is improper, while knocking is proper",
+        "1) It is not proper to interrupt",
+        "1: proper/improper",
+    ],
+)
 def test_plain_line_that_names_a_label_ambiguously_is_invalid_for_that_behavior(line: str) -> None:
     r = parse_judgments(f"{line}\n[2] improper\n[3] proper", KS)
     assert r.values == {1: None, 2: "improper", 3: "proper"}

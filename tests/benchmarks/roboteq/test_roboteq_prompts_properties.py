@@ -15,8 +15,35 @@ PROPERTY = settings(max_examples=200, deadline=None, database=None)
 #: replies nested too deeply to decode, and brace-heavy ones
 DEEP = ('{"answer":' * 3000, "[" * 100_000, '{"a": 1, ' * 5000)
 
-pieces = st.sampled_from(['{', '}', '[', ']', '"answer"', '"1"', '"2"', ':', 'Answer:', 'answer is', ',', '\n', ' ',
-                          '"', 'proper', 'improper', 'not ', 'A', 'C', 'E', '[1]', '[2]', '9' * 5000, '```json', '```'])
+pieces = st.sampled_from(
+    [
+        "{",
+        "}",
+        "[",
+        "]",
+        '"answer"',
+        '"1"',
+        '"2"',
+        ":",
+        "Answer:",
+        "answer is",
+        ",",
+        "\n",
+        " ",
+        '"',
+        "proper",
+        "improper",
+        "not ",
+        "A",
+        "C",
+        "E",
+        "[1]",
+        "[2]",
+        "9" * 5000,
+        "```json",
+        "```",
+    ]
+)
 replies = st.text() | st.lists(pieces, max_size=40).map("".join)
 ks_st = st.lists(st.integers(0, 12), min_size=1, max_size=5, unique=True)
 
@@ -45,7 +72,9 @@ def test_parse_grounding_gives_regions_or_invalid(text: str) -> None:
     if letters is None:
         assert method is None
     else:
-        assert method in ("json", "strict") and letters and letters == sorted(set(letters)) and set(letters) <= set("ABCD")
+        assert (
+            method in ("json", "strict") and letters and letters == sorted(set(letters)) and set(letters) <= set("ABCD")
+        )
     assert parse_grounding(text) == (letters, method)
 
 

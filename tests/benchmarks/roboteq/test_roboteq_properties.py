@@ -33,12 +33,34 @@ from socialbench.errors import DataError, Problem
 PROPERTY = settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30)
-json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
 #: text the release's fields plausibly hold, lone surrogates and label-like lines included
-field_text = st.sampled_from(["proper", "improper", "A", "A,C", "[1] proper: x", "safety", "real", "images/s1.png", "\ud800"]) | st.text(max_size=20)
+field_text = st.sampled_from(
+    ["proper", "improper", "A", "A,C", "[1] proper: x", "safety", "real", "images/s1.png", "\ud800"]
+) | st.text(max_size=20)
 field_values = json_values | field_text | st.lists(field_text, max_size=4)
-FIELDS = ("id", "task", "file_name", "image", "question", "labels", "option_texts", "gt_labels", "answer",
-          "options", "votes", "facets", "subset", "category", "subcategory", "behaviors")
+FIELDS = (
+    "id",
+    "task",
+    "file_name",
+    "image",
+    "question",
+    "labels",
+    "option_texts",
+    "gt_labels",
+    "answer",
+    "options",
+    "votes",
+    "facets",
+    "subset",
+    "category",
+    "subcategory",
+    "behaviors",
+)
 
 
 def _folder(tmp: str, meta: str, rows: list[Any]) -> Path:

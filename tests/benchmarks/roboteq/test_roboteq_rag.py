@@ -79,7 +79,12 @@ def test_ties_keep_knowledge_base_order() -> None:
 def test_documents_are_read_from_markdown(tmp_path: Path) -> None:
     (tmp_path / "note.md").write_text("# Lifts\ntags: elevator, doors\n\nLet people out first.\n")
     (doc,) = load_knowledge_base(tmp_path)
-    assert (doc.doc_id, doc.title, doc.tags, doc.text) == ("note", "Lifts", ("elevator", "doors"), "Let people out first.")
+    assert (doc.doc_id, doc.title, doc.tags, doc.text) == (
+        "note",
+        "Lifts",
+        ("elevator", "doors"),
+        "Let people out first.",
+    )
 
 
 @pytest.mark.skipif(importlib.util.find_spec("bm25s") is None, reason="bm25s (optional extra rag) is not installed")

@@ -24,7 +24,9 @@ pytestmark = [
     pytest.mark.slow,
 ]
 
-PERSONAL_SPACE = "How close may the robot come to a person? It must respect their personal space and keep a comfortable distance."
+PERSONAL_SPACE = (
+    "How close may the robot come to a person? It must respect their personal space and keep a comfortable distance."
+)
 
 
 def _no_network(*args: object, **kwargs: object) -> None:
@@ -67,7 +69,9 @@ def test_dense_rag_run_records_added_tokens_and_retrieval_time(release: Path, tm
     model = MockModel("mock:first-option", lambda r: first_option_answer(r.prompt))
     options = EvalOptions(strategy="rag", extra={"rag_backend": "dense"})
     out = tmp_path / "run"
-    req = RunRequest("roboteq-bj", release, model.spec, out, options, concurrency=2, cache_path=None, show_progress=False)
+    req = RunRequest(
+        "roboteq-bj", release, model.spec, out, options, concurrency=2, cache_path=None, show_progress=False
+    )
     assert run_eval(req, bench, model).complete
     assert all(c.prompt.startswith("Reference social norms") for c in model.calls)
     rows = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]

@@ -49,7 +49,11 @@ def test_option_label_count_mismatch_is_reported(make_release) -> None:
 
 
 def test_labels_and_option_texts_of_different_length_are_reported(make_release) -> None:
-    root = make_release(judgment=rows_with(0, option_texts=["Approach the table and ask if the guests need water."], gt_labels=["proper"]))
+    root = make_release(
+        judgment=rows_with(
+            0, option_texts=["Approach the table and ask if the guests need water."], gt_labels=["proper"]
+        )
+    )
     (p,) = only(validate_roboteq(root, TASK_BJ), "labels")
     assert "labels has 2 lines but option_texts has 1" in p.message
 
@@ -184,7 +188,9 @@ def test_fifo_label_file_is_reported_without_being_opened(release: Path) -> None
 def test_csv_field_over_the_csv_limit_is_reported_with_its_line(tmp_path: Path) -> None:
     root = tmp_path / "csv"
     (root / "behavior_judgment").mkdir(parents=True)
-    (root / "behavior_judgment" / "metadata.csv").write_text("file_name,question,labels\na.png,q,\"" + "x" * 200_000 + "\"\n", encoding="utf-8")
+    (root / "behavior_judgment" / "metadata.csv").write_text(
+        'file_name,question,labels\na.png,q,"' + "x" * 200_000 + '"\n', encoding="utf-8"
+    )
     (p,) = only(validate_roboteq(root, TASK_BJ), "csv")
     assert p.line == 2 and "field larger than field limit" in p.message
 

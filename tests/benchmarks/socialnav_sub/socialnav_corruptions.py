@@ -33,9 +33,10 @@ import struct
 import sys
 import traceback
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -68,12 +69,12 @@ class Corruption:
 CORRUPTIONS: dict[str, Corruption] = {}
 
 
-def corruption(name: str, *, bad: bool = True, media: bool = False,
-               modes: tuple[str, ...] = ("img-with-bev", "img")):
+def corruption(name: str, *, bad: bool = True, media: bool = False, modes: tuple[str, ...] = ("img-with-bev", "img")):
     def deco(fn: Callable[[Path, Ctx], str]) -> Callable[[Path, Ctx], str]:
         assert name not in CORRUPTIONS, name
         CORRUPTIONS[name] = Corruption(name, bad, media, fn, modes)
         return fn
+
     return deco
 
 
@@ -142,6 +143,7 @@ def _entry(root: Path, c: Ctx, **changes: Any) -> str:
                         e.pop(k, None)
                     else:
                         e[k] = v
+
     return _edit_info(root, fn)
 
 
@@ -210,12 +212,14 @@ def _good_odometry(c: Ctx) -> dict[str, np.ndarray]:
 
 def _png_header(width: int, height: int) -> bytes:
     """A PNG that claims ``width x height`` pixels and holds almost no data."""
+
     def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(
-            ">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
-            + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b"")
+    )
 
 
 def _truncate(root: Path, rel: str, keep: float = 0.5) -> str:
@@ -815,8 +819,9 @@ def _(r, c):
 
 @corruption("odo_set_bomb", media=True)
 def _(r, c):
-    return _raw(r, _odo(c), pickle.dumps(
-        {"position": _Call(frozenset, _Call(bytearray, 10**9)), "yaw": []}, protocol=4))
+    return _raw(
+        r, _odo(c), pickle.dumps({"position": _Call(frozenset, _Call(bytearray, 10**9)), "yaw": []}, protocol=4)
+    )
 
 
 @corruption("odo_list_of_dicts_bomb", media=True)
@@ -1153,7 +1158,7 @@ def _(r, c):
 
 @corruption("bank_invalid_utf8")
 def _(r, c):
-    return _raw(r, BANK, b"{\"\xff\": 1}")
+    return _raw(r, BANK, b'{"\xff": 1}')
 
 
 @corruption("bank_fifo")
@@ -1214,8 +1219,7 @@ def context(base: Path, outside: Path) -> Ctx:
     qs = expand_questions(load_bank(), n)
     multi = next(q.key for q in qs if q.kind == "multi")
     single = next(q.key for q in qs if q.kind == "single")
-    return Ctx(sid, samples[1]["folderpath"], n, int(sid.rsplit("_", 1)[1]), multi, single,
-               outside)
+    return Ctx(sid, samples[1]["folderpath"], n, int(sid.rsplit("_", 1)[1]), multi, single, outside)
 
 
 def run_case(name: str, base: Path, work: Path) -> dict[str, Any]:
@@ -1244,18 +1248,19 @@ def run_case(name: str, base: Path, work: Path) -> dict[str, Any]:
         return result
     runs = [["-m", "baseline:random"]]
     if case.media:
-        runs.extend(["-m", "mock:first-option", "--images", mode, "--limit", "1"]
-                    for mode in case.modes)
+        runs.extend(["-m", "mock:first-option", "--images", mode, "--limit", "1"] for mode in case.modes)
     for i, extra in enumerate(runs):
         run_dir = cdir / f"run{i}"
-        code, text = _cli(["eval", "-b", "socialnav-sub", "-d", str(data), "-o", str(run_dir),
-                           "--no-progress", "--no-cache", *extra])
+        code, text = _cli(
+            ["eval", "-b", "socialnav-sub", "-d", str(data), "-o", str(run_dir), "--no-progress", "--no-cache", *extra]
+        )
         if code != 0:
             result["outcome"] = code if code in ("traceback", "memory") else "accepted-broken"
             result["eval"] = text[-3000:]
             return result
-        code, text = _cli(["score", "-b", "socialnav-sub", "-d", str(data), "-p", str(run_dir),
-                           "-o", str(cdir / f"score{i}")])
+        code, text = _cli(
+            ["score", "-b", "socialnav-sub", "-d", str(data), "-p", str(run_dir), "-o", str(cdir / f"score{i}")]
+        )
         if code != 0:
             result["outcome"] = code if code in ("traceback", "memory") else "accepted-broken"
             result["score"] = text[-3000:]
@@ -1264,8 +1269,9 @@ def run_case(name: str, base: Path, work: Path) -> dict[str, Any]:
     return result
 
 
-def run_corpus(base: Path, work: Path, names: list[str] | None = None,
-               timeout_s: float = CASE_TIMEOUT_S) -> list[dict[str, Any]]:
+def run_corpus(
+    base: Path, work: Path, names: list[str] | None = None, timeout_s: float = CASE_TIMEOUT_S
+) -> list[dict[str, Any]]:
     """Run the cases in this process (main thread) under the alarm and memory limit."""
     import resource
 
@@ -1283,8 +1289,12 @@ def run_corpus(base: Path, work: Path, names: list[str] | None = None,
         except MemoryError:
             res = {"name": name, "bad": CORRUPTIONS[name].bad, "outcome": "memory"}
         except Exception:  # noqa: BLE001 - a broken corruption function
-            res = {"name": name, "bad": CORRUPTIONS[name].bad, "outcome": "traceback",
-                   "validate": traceback.format_exc()}
+            res = {
+                "name": name,
+                "bad": CORRUPTIONS[name].bad,
+                "outcome": "traceback",
+                "validate": traceback.format_exc(),
+            }
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         results.append(res)

@@ -39,29 +39,26 @@ def test_builtin_texts_and_options_match_reference(bank):
     q = bank.questions
     assert q["q_robot_moving_direction"].text == "The robot is _____. (Select all that apply)"
     assert q["q_robot_moving_direction"].kind == "multi"
-    assert q["q_robot_moving_direction"].options == ("moving ahead", "turning left",
-                                                     "turning right")
+    assert q["q_robot_moving_direction"].options == ("moving ahead", "turning left", "turning right")
     assert q["q_person_action"].text == "{PERSON} is most likely ___ the robot."
     assert q["q_robot_action"].text == "The robot is most likely ____ {PERSON}."
-    assert q["q_goal_position_begin"].text == (
-        "In the beginning frame, the goal is ___ of the robot.")
-    assert q["q_person_spatial_position_begin"].options == (
-        "ahead of", "to the left of", "to the right of", "behind")
-    assert q["q_robot_action"].options == ("avoiding", "overtaking", "not considering",
-                                           "following", "yielding to")
-    assert q["q_robot_suggested_action"].options == ("avoid", "overtake", "not consider",
-                                                     "follow", "yield to")
+    assert q["q_goal_position_begin"].text == ("In the beginning frame, the goal is ___ of the robot.")
+    assert q["q_person_spatial_position_begin"].options == ("ahead of", "to the left of", "to the right of", "behind")
+    assert q["q_robot_action"].options == ("avoiding", "overtaking", "not considering", "following", "yielding to")
+    assert q["q_robot_suggested_action"].options == ("avoid", "overtake", "not consider", "follow", "yield to")
     assert all(q[k].kind == "single" for k in BASE_KEYS if k != "q_robot_moving_direction")
 
 
 def test_builtin_answer_formats_are_official(bank):
     assert bank.answers_format_mc == (
-        '\nPlease provide the answer to the single question in JSON format (NOT a list) as '
+        "\nPlease provide the answer to the single question in JSON format (NOT a list) as "
         'follows:\n{"answer": "<one of the possible answers>"}\n\nEnsure the response is in '
-        'JSON format and includes only one key, "answer"')
+        'JSON format and includes only one key, "answer"'
+    )
     assert bank.answers_format_ms.startswith(
         "\nPlease provide the answer in JSON format as follows where you may select one or "
-        'two possible answers:\n{"answer": ["<answer1>", "<answer2>"]}')
+        'two possible answers:\n{"answer": ["<answer1>", "<answer2>"]}'
+    )
 
 
 def test_instruction_blocks_define_every_navigation_action(bank):
@@ -82,28 +79,38 @@ def test_expansion_of_fixture_counts_gives_4968_items_per_category(bank):
     questions = [q for n in fixture_people_counts() for q in expand_questions(bank, n)]
     assert len(questions) == 4968
     cats = Counter(q.category for q in questions)
-    assert cats == {"Spatial reasoning": 1317, "Spatiotemporal reasoning": 858,
-                    "Social reasoning": 2793}
+    assert cats == {"Spatial reasoning": 1317, "Spatiotemporal reasoning": 858, "Social reasoning": 2793}
 
 
 def test_expansion_order_is_official(bank):
     keys = [q.key for q in expand_questions(bank, 2)]
     assert keys == [
         "q_robot_moving_direction",
-        "q_person_spatial_position_begin_p1", "q_person_spatial_position_end_p1",
+        "q_person_spatial_position_begin_p1",
+        "q_person_spatial_position_end_p1",
         "q_person_distance_change_p1",
-        "q_person_spatial_position_begin_p2", "q_person_spatial_position_end_p2",
+        "q_person_spatial_position_begin_p2",
+        "q_person_spatial_position_end_p2",
         "q_person_distance_change_p2",
-        "q_goal_position_begin", "q_goal_position_end",
-        "q_obstructing_path_p1", "q_obstructing_end_position_p1",
-        "q_obstructing_path_p2", "q_obstructing_end_position_p2",
-        "q_robot_affected_p1", "q_robot_action_p1", "q_person_affected_p1",
+        "q_goal_position_begin",
+        "q_goal_position_end",
+        "q_obstructing_path_p1",
+        "q_obstructing_end_position_p1",
+        "q_obstructing_path_p2",
+        "q_obstructing_end_position_p2",
+        "q_robot_affected_p1",
+        "q_robot_action_p1",
+        "q_person_affected_p1",
         "q_person_action_p1",
-        "q_robot_affected_p2", "q_robot_action_p2", "q_person_affected_p2",
+        "q_robot_affected_p2",
+        "q_robot_action_p2",
+        "q_person_affected_p2",
         "q_person_action_p2",
-        "q_robot_suggested_affected_p1", "q_robot_suggested_action_p1",
+        "q_robot_suggested_affected_p1",
+        "q_robot_suggested_action_p1",
         "q_human_future_action_prediction_p1",
-        "q_robot_suggested_affected_p2", "q_robot_suggested_action_p2",
+        "q_robot_suggested_affected_p2",
+        "q_robot_suggested_action_p2",
         "q_human_future_action_prediction_p2",
     ]
 
@@ -112,15 +119,13 @@ def test_person_placeholder_is_capitalised_only_at_start(bank):
     qs = {q.key: q for q in expand_questions(bank, 3)}
     assert qs["q_person_action_p3"].text == "Person 3 is most likely ___ the robot."
     assert qs["q_robot_action_p3"].text == "The robot is most likely ____ person 3."
-    assert qs["q_obstructing_path_p2"].text == (
-        "Is person 2's path in the way of the robot's path to the goal?")
+    assert qs["q_obstructing_path_p2"].text == ("Is person 2's path in the way of the robot's path to the goal?")
 
 
 def test_question_fields(bank):
     qs = {q.key: q for q in expand_questions(bank, 2)}
     q = qs["q_person_action_p2"]
-    assert (q.base_key, q.person, q.kind, q.category) == (
-        "q_person_action", 2, "single", "Social reasoning")
+    assert (q.base_key, q.person, q.kind, q.category) == ("q_person_action", 2, "single", "Social reasoning")
     assert q.instruction_block == "navigation_action_instructions"
     g = qs["q_goal_position_end"]
     assert g.person is None and g.instruction_block == "goal_location_instructions"
@@ -128,13 +133,18 @@ def test_question_fields(bank):
 
 def test_depends_on_uses_full_keys(bank):
     qs = {q.key: q for q in expand_questions(bank, 2)}
-    assert qs["q_goal_position_end"].depends_on == ("q_robot_moving_direction",
-                                                    "q_goal_position_begin")
+    assert qs["q_goal_position_end"].depends_on == ("q_robot_moving_direction", "q_goal_position_begin")
     assert qs["q_robot_suggested_action_p2"].depends_on == (
-        "q_robot_moving_direction", "q_person_spatial_position_begin_p2",
-        "q_person_spatial_position_end_p2", "q_goal_position_begin", "q_goal_position_end",
-        "q_obstructing_path_p2", "q_robot_affected_p2", "q_robot_action_p2",
-        "q_robot_suggested_affected_p2")
+        "q_robot_moving_direction",
+        "q_person_spatial_position_begin_p2",
+        "q_person_spatial_position_end_p2",
+        "q_goal_position_begin",
+        "q_goal_position_end",
+        "q_obstructing_path_p2",
+        "q_robot_affected_p2",
+        "q_robot_action_p2",
+        "q_robot_suggested_affected_p2",
+    )
     assert qs["q_person_spatial_position_begin_p1"].depends_on == ()
 
 
@@ -150,12 +160,15 @@ def test_category_and_block_tables_cover_all_base_keys():
     assert set(INSTRUCTION_BLOCK_OF.values()) == set(BLOCK_KEYS) - {"survey_instructions"}
 
 
-@pytest.mark.parametrize("key,base,person", [
-    ("q_person_action_p12", "q_person_action", 12),
-    ("q_robot_moving_direction", "q_robot_moving_direction", None),
-    ("q_goal_position_begin", "q_goal_position_begin", None),
-    ("q_person_spatial_position_begin_p1", "q_person_spatial_position_begin", 1),
-])
+@pytest.mark.parametrize(
+    "key,base,person",
+    [
+        ("q_person_action_p12", "q_person_action", 12),
+        ("q_robot_moving_direction", "q_robot_moving_direction", None),
+        ("q_goal_position_begin", "q_goal_position_begin", None),
+        ("q_person_spatial_position_begin_p1", "q_person_spatial_position_begin", 1),
+    ],
+)
 def test_base_key_and_person(key, base, person):
     assert base_key_of(key) == base
     assert person_of(key) == person
@@ -164,8 +177,7 @@ def test_base_key_and_person(key, base, person):
 def test_builtin_files_round_trip(bank):
     data_dir = resources.files("socialbench.benchmarks.socialnav_sub") / "data"
     assert bank_to_json(bank) == json.loads((data_dir / "survey_prompt.json").read_text())
-    assert dependencies_to_json(bank) == json.loads(
-        (data_dir / "relevant_prev_questions.json").read_text())
+    assert dependencies_to_json(bank) == json.loads((data_dir / "relevant_prev_questions.json").read_text())
 
 
 def test_custom_bank_missing_question_names_file_and_field(tmp_path, bank):

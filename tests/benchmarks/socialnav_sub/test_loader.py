@@ -14,14 +14,21 @@ from socialbench.benchmarks.socialnav_sub.synthetic import write_synthetic_datas
 from socialbench.errors import DataError, UsageError
 
 SID = "101_Spot_1_155"
-METADATA_KEYS = {"n_people", "sample_dir", "tracks_path", "odometry_path", "frames",
-                 "first_frame", "composites", "goal_xy"}
+METADATA_KEYS = {
+    "n_people",
+    "sample_dir",
+    "tracks_path",
+    "odometry_path",
+    "frames",
+    "first_frame",
+    "composites",
+    "goal_xy",
+}
 
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory) -> Path:
-    return write_synthetic_dataset(tmp_path_factory.mktemp("src") / "data", n_samples=3,
-                                   people=[2, 1, 3], seed=11)
+    return write_synthetic_dataset(tmp_path_factory.mktemp("src") / "data", n_samples=3, people=[2, 1, 3], seed=11)
 
 
 @pytest.fixture()
@@ -71,8 +78,7 @@ def test_metadata_keys_and_paths(source):
     assert set(meta) == METADATA_KEYS
     assert meta["n_people"] == 2 and meta["first_frame"] == 155
     assert meta["sample_dir"] == str(source / "prompts" / SID)
-    assert meta["frames"] == [str(source / "front_view" / SID / f"{155 + t}.jpg")
-                              for t in range(10)]
+    assert meta["frames"] == [str(source / "front_view" / SID / f"{155 + t}.jpg") for t in range(10)]
     assert meta["composites"][3] == str(source / "prompts" / SID / "sample_with_bev_3.png")
     assert Path(meta["tracks_path"]).is_file() and Path(meta["odometry_path"]).is_file()
 
@@ -139,8 +145,7 @@ def test_bev_mode_needs_no_frames(root):
 
 def test_limit_keeps_first_samples(source):
     ds = load_socialnav(source, limit=2)
-    assert [it.item_id for it in ds.items] == [it.item_id for it in
-                                               load_socialnav(source).items[:2]]
+    assert [it.item_id for it in ds.items] == [it.item_id for it in load_socialnav(source).items[:2]]
 
 
 def test_negative_limit_is_a_usage_error(source):

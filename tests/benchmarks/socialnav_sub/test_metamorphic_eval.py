@@ -22,13 +22,22 @@ from socialbench.runner.run import RunRequest, _check_metamorphic, run_eval
 from socialbench.vision.images import ImagePolicy
 
 N_QUESTIONS = 81  # small_socialnav
-_POSSIBLE = re.compile(r'^Possible answers:\s*(.*)$', re.MULTILINE)
+_POSSIBLE = re.compile(r"^Possible answers:\s*(.*)$", re.MULTILINE)
 
 
 def run(data, out, model, **opts):
-    req = RunRequest("socialnav-sub", data, model.spec, out, EvalOptions(**opts), concurrency=4,
-                     retry=RetryPolicy(max_attempts=1, timeout_s=30), show_progress=False, image_workers=0,
-                     image_policy=ImagePolicy(max_side=256, format="PNG"))
+    req = RunRequest(
+        "socialnav-sub",
+        data,
+        model.spec,
+        out,
+        EvalOptions(**opts),
+        concurrency=4,
+        retry=RetryPolicy(max_attempts=1, timeout_s=30),
+        show_progress=False,
+        image_workers=0,
+        image_policy=ImagePolicy(max_side=256, format="PNG"),
+    )
     return run_eval(req, SocialNavSub(), model)
 
 
@@ -45,7 +54,12 @@ def samples(out):
 
 
 def test_mirror_asks_every_question_twice(small_socialnav, tmp_path):
-    res = run(small_socialnav, tmp_path / "r", MockModel("mock:first-option", lambda r: first_option_answer(r.prompt)), perturb="mirror")
+    res = run(
+        small_socialnav,
+        tmp_path / "r",
+        MockModel("mock:first-option", lambda r: first_option_answer(r.prompt)),
+        perturb="mirror",
+    )
     keys = [s["question_key"] for s in samples(tmp_path / "r")]
     assert res.metrics["n_scored"] == 2 * N_QUESTIONS and sum(k.endswith("@mirror") for k in keys) == N_QUESTIONS
 
@@ -78,12 +92,18 @@ def test_shuffle_lists_the_variant_options_in_its_own_order(small_socialnav, tmp
     run(small_socialnav, tmp_path / "r", model, perturb="shuffle-options", limit=1)
     req = next(r for r in model.calls if r.question.key.endswith("@shuffle-options") and r.question.kind == "single")
     shown = re.findall(r'"([^"]*)"', _POSSIBLE.search(req.prompt).group(1))
-    assert tuple(shown) == req.question.options and sorted(shown) == sorted(req.item.question(req.question.key.split("@")[0]).options)
+    assert tuple(shown) == req.question.options and sorted(shown) == sorted(
+        req.item.question(req.question.key.split("@")[0]).options
+    )
 
 
 def test_a_position_biased_model_is_inconsistent_under_shuffle(small_socialnav, tmp_path):
-    res = run(small_socialnav, tmp_path / "r", MockModel("mock:first-option", lambda r: first_option_answer(r.prompt)),
-              perturb="shuffle-options")
+    res = run(
+        small_socialnav,
+        tmp_path / "r",
+        MockModel("mock:first-option", lambda r: first_option_answer(r.prompt)),
+        perturb="shuffle-options",
+    )
     assert res.metrics["consistency"]["All"]["consistency"] < 0.5
 
 
@@ -100,7 +120,9 @@ def test_scene_context_answers_geometry_with_the_rules(small_socialnav, tmp_path
 def test_scene_context_asks_only_social_questions_with_the_facts(small_socialnav, tmp_path):
     model = MockModel("mock:first-option", lambda r: first_option_answer(r.prompt))
     run(small_socialnav, tmp_path / "r", model, method="scene-context", limit=1)
-    assert model.calls and all(r.question.category == "Social reasoning" and FACTS_HEADER in r.prompt for r in model.calls)
+    assert model.calls and all(
+        r.question.category == "Social reasoning" and FACTS_HEADER in r.prompt for r in model.calls
+    )
 
 
 def test_mirrored_scene_context_states_mirrored_facts(small_socialnav, tmp_path):
@@ -124,8 +146,129 @@ def test_socialnav_sim_runs_scene_context_under_mirror(tmp_path):
     from socialbench.benchmarks.base import get_benchmark
 
     bench, data = get_benchmark("socialnav-sim")
-    req = RunRequest("socialnav-sim", data, "mock:first-option", tmp_path / "r",
-                     EvalOptions(method="scene-context", perturb="mirror", limit=1), concurrency=4,
-                     show_progress=False, image_workers=0, image_policy=ImagePolicy(max_side=128))
+    req = RunRequest(
+        "socialnav-sim",
+        data,
+        "mock:first-option",
+        tmp_path / "r",
+        EvalOptions(method="scene-context", perturb="mirror", limit=1),
+        concurrency=4,
+        show_progress=False,
+        image_workers=0,
+        image_policy=ImagePolicy(max_side=128),
+    )
     res = run_eval(req, bench, MockModel("mock:first-option", lambda r: first_option_answer(r.prompt)))
     assert res.complete and res.metrics["consistency"]["All"]["n"] > 0
+
+
+# --------------------------------------------------------------------------- `score` of a metamorphic run
+
+SCORED = ("scores", "clean_scores", "consistency", "failures")
+
+
+def cli(*args):
+    from socialbench.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main([str(a) for a in args])
+        raise SystemExit(0)
+    return e.value.code
+
+
+def eval_cli(data, out, *flags):
+    code = cli("eval", "-b", "socialnav-sub", "-d", data, "-o", out, "--no-progress", "--no-cache", *flags)
+    assert code == 0
+    return json.loads((out / "metrics.json").read_text())
+
+
+def score_cli(data, predictions, out, *flags):
+    code = cli("score", "-b", "socialnav-sub", "-d", data, "-p", predictions, "-o", out, *flags)
+    assert code == 0
+    return json.loads((out / "metrics.json").read_text())
+
+
+def scored(metrics):
+    return {k: metrics.get(k) for k in SCORED}
+
+
+@pytest.fixture(scope="module")
+def mirror_run(small_socialnav, tmp_path_factory):
+    out = tmp_path_factory.mktemp("mirror") / "run"
+    return out, eval_cli(small_socialnav, out, "-m", "baseline:random", "--perturb", "mirror", "--limit", "2")
+
+
+@pytest.fixture(scope="module")
+def shuffle_run(small_socialnav, tmp_path_factory):
+    """Scored with the official protocol, where the variants' option order (the seed) matters:
+    an invalid answer scores as the first option, and a multiple-select answer must list
+    its options in the order the prompt gave."""
+    out = tmp_path_factory.mktemp("shuffle") / "run"
+    flags = ("-m", "baseline:random", "--perturb", "shuffle-options", "--seed", "3", "--protocol", "official")
+    return out, eval_cli(small_socialnav, out, *flags, "--limit", "2")
+
+
+def test_score_of_a_mirror_run_directory_equals_its_metrics(small_socialnav, mirror_run, tmp_path):
+    out, metrics = mirror_run
+    assert metrics["consistency"] is not None
+    assert scored(score_cli(small_socialnav, out, tmp_path / "s")) == scored(metrics)
+
+
+def test_score_of_mirror_samples_alone_takes_the_variant_from_their_keys(small_socialnav, mirror_run, tmp_path):
+    out, metrics = mirror_run
+    (tmp_path / "alone").mkdir()
+    samples_file = tmp_path / "alone" / "samples.jsonl"
+    samples_file.write_bytes((out / "samples.jsonl").read_bytes())
+    assert scored(score_cli(small_socialnav, samples_file, tmp_path / "s")) == scored(metrics)
+
+
+def test_score_of_a_shuffle_run_directory_uses_its_seed(small_socialnav, shuffle_run, tmp_path):
+    out, metrics = shuffle_run
+    assert metrics["consistency"] is not None
+    got = score_cli(small_socialnav, out, tmp_path / "s", "--protocol", "official")
+    assert scored(got) == scored(metrics)
+
+
+def test_score_of_shuffle_samples_beside_their_run_json_uses_its_seed(small_socialnav, shuffle_run, tmp_path):
+    out, metrics = shuffle_run
+    got = score_cli(small_socialnav, out / "samples.jsonl", tmp_path / "s", "--protocol", "official")
+    assert scored(got) == scored(metrics)
+
+
+def test_score_of_shuffle_samples_without_their_run_json_is_refused(small_socialnav, shuffle_run, tmp_path, capsys):
+    out, _ = shuffle_run
+    (tmp_path / "alone").mkdir()
+    samples_file = tmp_path / "alone" / "samples.jsonl"
+    samples_file.write_bytes((out / "samples.jsonl").read_bytes())
+    code = cli("score", "-b", "socialnav-sub", "-d", small_socialnav, "-p", samples_file, "-o", tmp_path / "s")
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and "seed" in err and "run directory" in err and len(err.splitlines()) == 1
+
+
+# --------------------------------------------------------------------------- compare / report of a metamorphic run
+
+
+@pytest.fixture(scope="module")
+def plain_run(small_socialnav, tmp_path_factory):
+    out = tmp_path_factory.mktemp("plain") / "run"
+    return out, eval_cli(small_socialnav, out, "-m", "baseline:random", "--limit", "2")
+
+
+def test_compare_pairs_a_mirror_runs_variants_with_the_plain_questions(mirror_run, plain_run):
+    from socialbench.report.compare import compare_runs
+    from socialbench.report.loading import load_runs
+
+    (m_out, m_metrics), (p_out, p_metrics) = mirror_run, plain_run
+    res = compare_runs(load_runs([m_out, p_out]), n_boot=10, n_perm=10)
+    pa = res["pairs"][0]["PA"]
+    assert res["n"] == p_metrics["scores"]["model"]["All"]["n"]
+    assert pa["a"] == pytest.approx(m_metrics["scores"]["model"]["All"]["PA"])
+    assert pa["b"] == pytest.approx(p_metrics["scores"]["model"]["All"]["PA"])
+
+
+def test_report_item_analyses_of_a_mirror_run_use_the_half_its_scores_cover(mirror_run):
+    from socialbench.report.item_data import ItemData
+    from socialbench.report.loading import load_runs
+
+    out, metrics = mirror_run
+    entries = ItemData(load_runs([out]), None).entries[0]
+    assert len(entries) == metrics["scores"]["model"]["All"]["n"] and all("@mirror" in e.question.key for e in entries)

@@ -15,8 +15,11 @@ from socialbench.benchmarks.socialnav_sub.official_run import (
 from socialbench.errors import DataError
 
 MS_PROBS = {
-    "('moving ahead',)": 0.0, "('turning left',)": 0.0, "('turning right',)": 0.0,
-    "('moving ahead', 'turning left')": 1.0, "('moving ahead', 'turning right')": 0.0,
+    "('moving ahead',)": 0.0,
+    "('turning left',)": 0.0,
+    "('turning right',)": 0.0,
+    "('moving ahead', 'turning left')": 1.0,
+    "('moving ahead', 'turning right')": 0.0,
     "('turning left', 'turning right')": 0.0,
     "('moving ahead', 'turning left', 'turning right')": 0.0,
 }
@@ -30,22 +33,35 @@ def _write(path: Path, obj) -> None:
 @pytest.fixture()
 def exp(tmp_path) -> Path:
     root = tmp_path / "experiment_1_gpt-4o_cot"
-    _write(root / "101_Spot_1_155" / "question_answers.json", {
-        "q_robot_moving_direction": ["turning left", "moving ahead"],
-        "q_person_spatial_position_begin_p1": "ahead of",
-        "q_person_spatial_position_end_p1": "INVALID",
-    })
-    _write(root / "101_Spot_1_155" / "evaluation.json", {
-        "q_robot_moving_direction": {"latency_sec": 3.5, "vlm_probabilities": MS_PROBS},
-        "q_person_spatial_position_begin_p1": {"latency_sec": 1.25},
-    })
-    _write(root / "33_Spot_45_228" / "evaluation.json", {
-        "q_robot_moving_direction": {"latency_sec": 2.0, "vlm_probabilities": MS_PROBS},
-        "q_goal_position_begin": {"latency_sec": 1.0, "vlm_probabilities": {
-            "ahead": 0.0, "to the left": 1.0, "to the right": 0.0}},
-        "q_goal_position_end": {"latency_sec": 1.0, "vlm_probabilities": {
-            "ahead": 0.0, "to the left": 0.0, "to the right": 0.0}},
-    })
+    _write(
+        root / "101_Spot_1_155" / "question_answers.json",
+        {
+            "q_robot_moving_direction": ["turning left", "moving ahead"],
+            "q_person_spatial_position_begin_p1": "ahead of",
+            "q_person_spatial_position_end_p1": "INVALID",
+        },
+    )
+    _write(
+        root / "101_Spot_1_155" / "evaluation.json",
+        {
+            "q_robot_moving_direction": {"latency_sec": 3.5, "vlm_probabilities": MS_PROBS},
+            "q_person_spatial_position_begin_p1": {"latency_sec": 1.25},
+        },
+    )
+    _write(
+        root / "33_Spot_45_228" / "evaluation.json",
+        {
+            "q_robot_moving_direction": {"latency_sec": 2.0, "vlm_probabilities": MS_PROBS},
+            "q_goal_position_begin": {
+                "latency_sec": 1.0,
+                "vlm_probabilities": {"ahead": 0.0, "to the left": 1.0, "to the right": 0.0},
+            },
+            "q_goal_position_end": {
+                "latency_sec": 1.0,
+                "vlm_probabilities": {"ahead": 0.0, "to the left": 0.0, "to the right": 0.0},
+            },
+        },
+    )
     (root / "config.yaml").write_text("model: gpt-4o\n")
     return root
 
@@ -66,8 +82,7 @@ def test_reads_answers_in_file_order_with_latency(exp):
 
 
 def test_invalid_answer_becomes_none(exp):
-    r = _by_key(read_official_experiment(exp))[("101_Spot_1_155",
-                                                "q_person_spatial_position_end_p1")]
+    r = _by_key(read_official_experiment(exp))[("101_Spot_1_155", "q_person_spatial_position_end_p1")]
     assert r.parsed is None and r.error is None and r.latency_s == 0.0
 
 
@@ -78,8 +93,7 @@ def test_multi_select_answer_keeps_given_order(exp):
 
 def test_evaluation_only_sample_uses_argmax(exp):
     records = _by_key(read_official_experiment(exp))
-    assert records[("33_Spot_45_228", "q_robot_moving_direction")].parsed == [
-        "moving ahead", "turning left"]
+    assert records[("33_Spot_45_228", "q_robot_moving_direction")].parsed == ["moving ahead", "turning left"]
     assert records[("33_Spot_45_228", "q_goal_position_begin")].parsed == "to the left"
     assert records[("33_Spot_45_228", "q_goal_position_begin")].latency_s == 1.0
 

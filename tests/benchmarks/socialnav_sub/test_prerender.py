@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from socialbench.benchmarks.socialnav_sub.prerender import composite_paths, prerender_dataset
 from socialbench.benchmarks.socialnav_sub.synthetic import write_synthetic_dataset
 from socialbench.errors import UsageError
-from socialbench.benchmarks.socialnav_sub.prerender import composite_paths, prerender_dataset
 
 
 @pytest.fixture()

@@ -28,12 +28,14 @@ def questions(bank):
 def test_independent_prompt_layout(bank, questions):
     q = questions["q_person_action_p2"]
     expected = (
-        "\n".join(bank.blocks["survey_instructions"]) + "\n"
-        + "\n" + "\n".join(bank.blocks["navigation_action_instructions"]) + "\n"
+        "\n".join(bank.blocks["survey_instructions"])
+        + "\n"
+        + "\n"
+        + "\n".join(bank.blocks["navigation_action_instructions"])
+        + "\n"
         + "\nPerson 2 is most likely ___ the robot.\n"
         + 'Possible answers: "avoiding", "overtaking", "not considering", "following", '
-        '"yielding to"'
-        + bank.answers_format_mc
+        '"yielding to"' + bank.answers_format_mc
     )
     assert build_prompt(bank, q, None) == expected
 
@@ -41,9 +43,9 @@ def test_independent_prompt_layout(bank, questions):
 def test_multi_select_prompt_uses_ms_format(bank, questions):
     prompt = build_prompt(bank, questions["q_robot_moving_direction"])
     assert prompt.endswith(
-        '\nThe robot is _____. (Select all that apply)\n'
-        'Possible answers: "moving ahead", "turning left", "turning right"'
-        + bank.answers_format_ms)
+        "\nThe robot is _____. (Select all that apply)\n"
+        'Possible answers: "moving ahead", "turning left", "turning right"' + bank.answers_format_ms
+    )
 
 
 def test_independent_prompt_omits_earlier_answers(bank, questions):
@@ -62,7 +64,7 @@ def test_cot_prompt_injects_valid_json_in_dependency_order(bank, questions):
     }
     prompt = build_prompt(bank, q, earlier)
     head = "\n".join(bank.blocks["survey_instructions"]) + "\n"
-    body = prompt[len(head):].split("\n\n")[0].split("\n")
+    body = prompt[len(head) :].split("\n\n")[0].split("\n")
     assert body[0::2] == [
         "In the beginning, person 1 is _____ the robot.",
         "At the end, person 1 is _____ the robot.",
@@ -70,7 +72,11 @@ def test_cot_prompt_injects_valid_json_in_dependency_order(bank, questions):
         "At the end frame, the goal is ___ of the robot.",
     ]
     assert [json.loads(line)["answer"] for line in body[1::2]] == [
-        "ahead of", "to the left of", "ahead", "to the right"]
+        "ahead of",
+        "to the left of",
+        "ahead",
+        "to the right",
+    ]
 
 
 def test_cot_dependency_text_is_not_capitalised(bank, questions):
@@ -83,21 +89,19 @@ def test_cot_dependency_text_is_not_capitalised(bank, questions):
 def test_cot_missing_or_invalid_answer_injects_null(bank, questions):
     q = questions["q_person_spatial_position_end_p1"]
     prompt = build_prompt(bank, q, {"q_person_spatial_position_begin_p1": None})
-    assert "In the beginning, person 1 is _____ the robot.\n{\"answer\": null}\n" in prompt
+    assert 'In the beginning, person 1 is _____ the robot.\n{"answer": null}\n' in prompt
     assert build_prompt(bank, q, {}) == prompt
 
 
 def test_cot_multi_select_answer_is_a_json_list(bank, questions):
     q = questions["q_goal_position_end"]
-    prompt = build_prompt(bank, q, {"q_robot_moving_direction": ("moving ahead",
-                                                                 "turning left")})
+    prompt = build_prompt(bank, q, {"q_robot_moving_direction": ("moving ahead", "turning left")})
     assert '\n{"answer": ["moving ahead", "turning left"]}\n' in prompt
 
 
 def test_cot_with_no_dependencies_equals_independent(bank, questions):
     q = questions["q_person_spatial_position_begin_p1"]
-    assert build_prompt(bank, q, {"q_robot_moving_direction": ["moving ahead"]}) == (
-        build_prompt(bank, q, None))
+    assert build_prompt(bank, q, {"q_robot_moving_direction": ["moving ahead"]}) == (build_prompt(bank, q, None))
 
 
 def test_cot_line_is_valid_json():

@@ -29,15 +29,15 @@ def _first_sample(data: Path) -> str:
 
 
 def _eval(data: Path, out: Path, *extra: str) -> int:
-    return run_cli("eval", "-b", "socialnav-sub", "-d", str(data), "-o", str(out),
-                   "--no-progress", "--no-cache", *extra)
+    return run_cli(
+        "eval", "-b", "socialnav-sub", "-d", str(data), "-o", str(out), "--no-progress", "--no-cache", *extra
+    )
 
 
 def test_composites_without_raw_frames_evaluate_img_with_bev(data, tmp_path):
     for jpg in data.glob("front_view/*/*.jpg"):
         jpg.unlink()
-    code = _eval(data, tmp_path / "r", "-m", "mock:first-option", "--images", "img-with-bev",
-                 "--limit", "1")
+    code = _eval(data, tmp_path / "r", "-m", "mock:first-option", "--images", "img-with-bev", "--limit", "1")
     assert code == 0
     lines = (tmp_path / "r" / "samples.jsonl").read_text().splitlines()
     assert lines and all(json.loads(line)["error"] is None for line in lines)
@@ -46,8 +46,7 @@ def test_composites_without_raw_frames_evaluate_img_with_bev(data, tmp_path):
 def test_composites_without_raw_frames_refuse_img_naming_the_frame(data, tmp_path, capsys):
     for jpg in data.glob("front_view/*/*.jpg"):
         jpg.unlink()
-    code = _eval(data, tmp_path / "r", "-m", "mock:first-option", "--images", "img",
-                 "--limit", "1")
+    code = _eval(data, tmp_path / "r", "-m", "mock:first-option", "--images", "img", "--limit", "1")
     assert code == 1 and ".jpg" in capsys.readouterr().err
 
 
@@ -67,8 +66,7 @@ def test_astronomical_n_answers_stops_eval_before_the_run(data, tmp_path, capsys
     labels = data / "human_labels" / sid / "common_answers.json"
     votes = json.loads(labels.read_text())
     key = next(k for k in votes if k.endswith("_n_answers") and k != "_n_answers")[: -len("_n_answers")]
-    votes[key], votes[f"{key}_probabilities"], votes[f"{key}_n_answers"] = (
-        votes[key][:1], [1.0], 10**40)
+    votes[key], votes[f"{key}_probabilities"], votes[f"{key}_n_answers"] = (votes[key][:1], [1.0], 10**40)
     labels.write_text(json.dumps(votes))
     assert _eval(data, tmp_path / "r", "-m", "baseline:random") == 1
     assert str(labels) in capsys.readouterr().err.replace("\n", "")

@@ -58,9 +58,17 @@ def test_validator_reports_no_problems_for_renderable_scenes_without_composites(
 
 
 def test_release_files_are_all_there(sim_root, sim_data):
-    for rel in ("dataset_cfg.yaml", "goal_info.json", "sample_info.json", "prompts/sample_info.json",
-                "human_labels/sample_info.json", "prompts/survey_prompt.json",
-                "prompts/relevant_prev_questions.json", "README.md", "sample_metadata.json"):
+    for rel in (
+        "dataset_cfg.yaml",
+        "goal_info.json",
+        "sample_info.json",
+        "prompts/sample_info.json",
+        "human_labels/sample_info.json",
+        "prompts/survey_prompt.json",
+        "prompts/relevant_prev_questions.json",
+        "README.md",
+        "sample_metadata.json",
+    ):
         assert (sim_root / rel).is_file(), rel
     for it in sim_data.items:
         assert [Path(f).is_file() for f in it.metadata["frames"]] == [True] * N_FRAMES
@@ -101,9 +109,13 @@ def test_loader_numbers_people_as_the_generator_did(sim_data, samples):
 def test_tracks_carry_tracker_noise_while_labels_use_the_truth(sim_data, samples):
     sample = samples[0]
     tracks = load_tracks(sim_data.items[0].metadata["tracks_path"])
-    errors = [math.hypot(o.x - sample.truth.people[label].xy[o.timestep, 0],
-                         o.y - sample.truth.people[label].xy[o.timestep, 1])
-              for label, tid in sample.labels.items() for o in tracks[tid].observations]
+    errors = [
+        math.hypot(
+            o.x - sample.truth.people[label].xy[o.timestep, 0], o.y - sample.truth.people[label].xy[o.timestep, 1]
+        )
+        for label, tid in sample.labels.items()
+        for o in tracks[tid].observations
+    ]
     assert 0.2 < np.mean(errors) < 1.3  # noise of mean 1.3 m before smoothing, reduced by it
     assert sample.attributes["track_ade_m"] == pytest.approx(np.mean(errors), abs=1e-3)
 
@@ -176,8 +188,9 @@ def test_benchmark_renders_annotated_views_from_the_raw_frames(sim_data):
 
 
 def test_composites_are_written_on_request(tmp_path):
-    root = simulate_dataset(tmp_path / "comp", scenes=1, seed=2, people=(2, 3), noise_m=0.0,
-                            write_composites=True, frame_size=(320, 180))
+    root = simulate_dataset(
+        tmp_path / "comp", scenes=1, seed=2, people=(2, 3), noise_m=0.0, write_composites=True, frame_size=(320, 180)
+    )
     item = load_socialnav(root, require_images=True).items[0]
     sizes = []
     for p in item.metadata["composites"]:
@@ -226,10 +239,16 @@ def test_overwrite_replaces_a_previous_simulation(tmp_path):
     assert len(list((root / "human_labels").iterdir())) == 2  # one sample folder + sample_info.json
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"scenes": 0}, "scenes"), ({"people": (5, 2)}, "people"), ({"annotators": 0}, "annotators"),
-    ({"noise_m": -1.0}, "noise_m"), ({"frame_size": (10, 10)}, "frame_size"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"scenes": 0}, "scenes"),
+        ({"people": (5, 2)}, "people"),
+        ({"annotators": 0}, "annotators"),
+        ({"noise_m": -1.0}, "noise_m"),
+        ({"frame_size": (10, 10)}, "frame_size"),
+    ],
+)
 def test_invalid_arguments_are_rejected(tmp_path, kwargs, match):
     args = {"scenes": 1, "seed": 0, "people": (2, 3), **kwargs}
     with pytest.raises(ValueError, match=match):
@@ -242,7 +261,11 @@ def test_invalid_arguments_are_rejected(tmp_path, kwargs, match):
 def _same_value(a, b) -> bool:
     """JSON values equal, floats to 1e-6 (last-digit float differences across numpy builds)."""
     if isinstance(a, float) or isinstance(b, float):
-        return isinstance(a, (int, float)) and isinstance(b, (int, float)) and math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6)
+        return (
+            isinstance(a, (int, float))
+            and isinstance(b, (int, float))
+            and math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6)
+        )
     if isinstance(a, dict):
         return isinstance(b, dict) and a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
     if isinstance(a, list):
@@ -263,6 +286,7 @@ def _same_file(a: Path, b: Path) -> bool:
     if a.suffix == ".json":
         return _same_value(json.loads(a.read_text()), json.loads(b.read_text()))
     if a.name == "README.md":
+
         def unversioned(p: Path) -> str:
             return re.sub(r"\(written with [^)]*\)", "", p.read_text())
 

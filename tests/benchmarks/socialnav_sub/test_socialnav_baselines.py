@@ -24,8 +24,17 @@ def _q(key, base, options, kind="single", person=None):
 
 def _item(tmp_path, item_id="1_Spot_1_3", crossing=True):
     n = 10
-    person = [{"center_x": 5.0, "center_y": (3.0 - 0.7 * t) if crossing else 4.5, "yaw": 0, "timestep": t,
-               "bbox": [600, 300, 650, 450], "pos_diff": 0.7 if crossing else 0.0} for t in range(n)]
+    person = [
+        {
+            "center_x": 5.0,
+            "center_y": (3.0 - 0.7 * t) if crossing else 4.5,
+            "yaw": 0,
+            "timestep": t,
+            "bbox": [600, 300, 650, 450],
+            "pos_diff": 0.7 if crossing else 0.0,
+        }
+        for t in range(n)
+    ]
     tp = tmp_path / f"{item_id}_tracks.json"
     tp.write_text(json.dumps({"track_id_to_object_trajectory": {"17": person}}))
     op = tmp_path / f"{item_id}_traj_data.pkl"
@@ -33,16 +42,31 @@ def _item(tmp_path, item_id="1_Spot_1_3", crossing=True):
     with op.open("wb") as f:  # test fixture: plain pickle.dump of numpy arrays
         pickle.dump({"position": np.stack([3 * np.sin(th), 3 * (1 - np.cos(th))], axis=1), "yaw": th}, f)
     questions = (
-        _q("q_robot_moving_direction", "q_robot_moving_direction",
-           ("moving ahead", "turning left", "turning right"), kind="multi"),
+        _q(
+            "q_robot_moving_direction",
+            "q_robot_moving_direction",
+            ("moving ahead", "turning left", "turning right"),
+            kind="multi",
+        ),
         _q("q_obstructing_path_p1", "q_obstructing_path", YES_NO, person=1),
         _q("q_goal_position_begin", "q_goal_position_begin", ("ahead", "to the left", "to the right")),
-        _q("q_human_future_action_prediction_p1", "q_human_future_action_prediction",
-           ("avoid", "overtake", "not consider", "follow", "yield to"), person=1),
+        _q(
+            "q_human_future_action_prediction_p1",
+            "q_human_future_action_prediction",
+            ("avoid", "overtake", "not consider", "follow", "yield to"),
+            person=1,
+        ),
     )
-    meta = {"n_people": 1, "sample_dir": str(tmp_path), "tracks_path": str(tp), "odometry_path": str(op),
-            "frames": [str(tmp_path / f"{3 + t}.jpg") for t in range(n)], "first_frame": 3,
-            "composites": [], "goal_xy": [12.0, 0.0]}
+    meta = {
+        "n_people": 1,
+        "sample_dir": str(tmp_path),
+        "tracks_path": str(tp),
+        "odometry_path": str(op),
+        "frames": [str(tmp_path / f"{3 + t}.jpg") for t in range(n)],
+        "first_frame": 3,
+        "composites": [],
+        "goal_xy": [12.0, 0.0],
+    }
     return Item(item_id=item_id, questions=questions, votes={}, metadata=meta)
 
 

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from socialbench.benchmarks.socialnav_sub.synthetic import write_synthetic_dataset
-
 import socialnav_corruptions as corpus  # noqa: E402 - the test folder is on sys.path
+from socialbench.benchmarks.socialnav_sub.synthetic import write_synthetic_dataset
 
 RUNNER = Path(corpus.__file__)
 pytestmark = pytest.mark.slow  # ~40 s: 150 corrupted copies validated, most evaluated
@@ -27,13 +26,16 @@ pytestmark = pytest.mark.slow  # ~40 s: 150 corrupted copies validated, most eva
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory) -> dict[str, dict]:
     tmp = tmp_path_factory.mktemp("corpus")
-    base = write_synthetic_dataset(tmp / "base", n_samples=2, people=[2, 1], seed=3,
-                                   frame_size=(64, 36))
+    base = write_synthetic_dataset(tmp / "base", n_samples=2, people=[2, 1], seed=3, frame_size=(64, 36))
     out = tmp / "results.json"
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    proc = subprocess.run([sys.executable, str(RUNNER), str(base), str(tmp / "work"), str(out)],
-                          env=env, capture_output=True, text=True,
-                          timeout=corpus.CASE_TIMEOUT_S * 4 + 20 * len(corpus.CORRUPTIONS))
+    proc = subprocess.run(
+        [sys.executable, str(RUNNER), str(base), str(tmp / "work"), str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=corpus.CASE_TIMEOUT_S * 4 + 20 * len(corpus.CORRUPTIONS),
+    )
     assert proc.returncode == 0 and out.is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
     return {r["name"]: r for r in json.loads(out.read_text())["results"]}
 

@@ -13,25 +13,32 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
-from socialbench.files.safe_pickle import load_pickle_bytes
 from socialbench.benchmarks.socialnav_sub.synthetic import write_synthetic_dataset
 from socialbench.benchmarks.socialnav_sub.validate import validate_socialnav
 from socialbench.errors import DataError, Problem
+from socialbench.files.safe_pickle import load_pickle_bytes
 from socialbench.navigation.tracks import parse_tracks
 
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                           HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 # every kind of JSON scalar, strings with lone surrogates and ints too large for a float
 _text = st.text(st.characters(blacklist_categories=()), max_size=12)
-_scalars = (st.none() | st.booleans() | st.integers() | st.integers(min_value=10**300)
-            | st.floats(allow_nan=True, allow_infinity=True) | _text)
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=10**300)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | _text
+)
 
 
 def _json(keys: st.SearchStrategy[str] = _text) -> st.SearchStrategy:
-    return st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4)
-                        | st.dictionaries(keys, inner, max_size=4), max_leaves=12)
+    return st.recursive(
+        _scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4), max_leaves=12
+    )
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +88,7 @@ def test_any_labels_file_loads_or_raises_data_error(root, value):
 
 
 @SETTINGS
-@given(entry=st.dictionaries(st.sampled_from(["folderpath", "n_people"]) | _text, _json(),
-                             max_size=3))
+@given(entry=st.dictionaries(st.sampled_from(["folderpath", "n_people"]) | _text, _json(), max_size=3))
 def test_any_sample_entry_loads_or_raises_data_error(root, entry):
     for rel in ("prompts/sample_info.json", "sample_info.json", "human_labels/sample_info.json"):
         (root / rel).write_text(json.dumps({"samples": [entry]}))
@@ -111,9 +117,16 @@ def test_any_goal_info_loads_or_raises_data_error(root, value):
     _loads_or_names(root, root / "goal_info.json")
 
 
-_observation = st.fixed_dictionaries({}, optional={
-    "center_x": _scalars, "center_y": _scalars, "timestep": _scalars, "pos_diff": _scalars,
-    "bbox": _json() | st.lists(_scalars, min_size=4, max_size=4)})
+_observation = st.fixed_dictionaries(
+    {},
+    optional={
+        "center_x": _scalars,
+        "center_y": _scalars,
+        "timestep": _scalars,
+        "pos_diff": _scalars,
+        "bbox": _json() | st.lists(_scalars, min_size=4, max_size=4),
+    },
+)
 
 
 @SETTINGS

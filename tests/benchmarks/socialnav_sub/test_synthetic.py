@@ -8,23 +8,25 @@ from pathlib import Path
 
 import pytest
 
-from socialbench.files.safe_pickle import load_pickle_safely
 from socialbench.benchmarks.socialnav_sub.synthetic import (
     fixture_people_counts,
     write_synthetic_dataset,
 )
 from socialbench.benchmarks.socialnav_sub.validate import validate_socialnav
+from socialbench.files.safe_pickle import load_pickle_safely
 
 
 def _hashes(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
-    return write_synthetic_dataset(tmp_path_factory.mktemp("syn") / "data", n_samples=3,
-                                   people=[1, 4, 2], seed=5)
+    return write_synthetic_dataset(tmp_path_factory.mktemp("syn") / "data", n_samples=3, people=[1, 4, 2], seed=5)
 
 
 def test_same_arguments_give_identical_files(tmp_path):
@@ -64,16 +66,18 @@ def test_layout_is_complete(dataset):
     assert [s["n_people"] for s in info["samples"]] == [1, 4, 2]
     for rel in ("sample_info.json", "human_labels/sample_info.json"):
         assert json.loads((dataset / rel).read_text()) == info
-    for rel in ("prompts/survey_prompt.json", "prompts/relevant_prev_questions.json",
-                "goal_info.json", "dataset_cfg.yaml"):
+    for rel in (
+        "prompts/survey_prompt.json",
+        "prompts/relevant_prev_questions.json",
+        "goal_info.json",
+        "dataset_cfg.yaml",
+    ):
         assert (dataset / rel).is_file()
     for s in info["samples"]:
         sid = s["folderpath"]
         f0 = int(sid.rsplit("_", 1)[1])
-        assert all((dataset / "front_view" / sid / f"{f0 + t}.jpg").is_file()
-                   for t in range(10))
-        assert all((dataset / "prompts" / sid / f"sample_with_bev_{i}.png").is_file()
-                   for i in range(10))
+        assert all((dataset / "front_view" / sid / f"{f0 + t}.jpg").is_file() for t in range(10))
+        assert all((dataset / "prompts" / sid / f"sample_with_bev_{i}.png").is_file() for i in range(10))
         assert (dataset / "prompts" / sid / f"{sid}_localized_obj_coords.json").is_file()
 
 
@@ -82,8 +86,7 @@ def test_readme_marks_dataset_synthetic(dataset):
 
 
 def test_votes_look_like_official_distributions(dataset):
-    data = json.loads(
-        (dataset / "human_labels" / "101_Spot_1_155" / "common_answers.json").read_text())
+    data = json.loads((dataset / "human_labels" / "101_Spot_1_155" / "common_answers.json").read_text())
     assert data[""] == ["next"] and data["_n_answers"] == 2
     keys = [k for k in data if k and not k.endswith(("_probabilities", "_n_answers"))]
     assert len(keys) == 3 + 12 * 1
@@ -105,12 +108,12 @@ def test_odometry_is_long_enough(dataset):
 
 def test_tracks_have_official_fields(dataset):
     sid = "101_Spot_1_155"
-    tracks = json.loads((dataset / "prompts" / sid / f"{sid}_localized_obj_coords.json")
-                        .read_text())["track_id_to_object_trajectory"]
+    tracks = json.loads((dataset / "prompts" / sid / f"{sid}_localized_obj_coords.json").read_text())[
+        "track_id_to_object_trajectory"
+    ]
     assert len(tracks) == 1
     obs = next(iter(tracks.values()))
-    assert obs and set(obs[0]) == {"center_x", "center_y", "yaw", "timestep", "bbox",
-                                   "pos_diff"}
+    assert obs and set(obs[0]) == {"center_x", "center_y", "yaw", "timestep", "bbox", "pos_diff"}
     assert obs[0]["timestep"] == 0
 
 

@@ -21,8 +21,7 @@ SID = "101_Spot_1_155"
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory) -> Path:
-    return write_synthetic_dataset(tmp_path_factory.mktemp("src") / "data", n_samples=2,
-                                   people=[2, 1], seed=4)
+    return write_synthetic_dataset(tmp_path_factory.mktemp("src") / "data", n_samples=2, people=[2, 1], seed=4)
 
 
 @pytest.fixture()
@@ -66,43 +65,44 @@ def test_missing_question_key(root):
 
 
 def test_missing_probabilities_and_n_answers(root):
-    path = _edit_labels(root, q_robot_action_p1_probabilities=None,
-                        q_robot_action_p1_n_answers=None)
+    path = _edit_labels(root, q_robot_action_p1_probabilities=None, q_robot_action_p1_n_answers=None)
     problems = validate_socialnav(root)
     _find(problems, path, "q_robot_action_p1_probabilities")
     _find(problems, path, "q_robot_action_p1_n_answers")
 
 
 def test_probabilities_not_summing_to_one(root):
-    path = _edit_labels(root, q_person_affected_p1=["yes", "no"],
-                        q_person_affected_p1_probabilities=[0.5, 0.4],
-                        q_person_affected_p1_n_answers=10)
-    assert "sum to" in _find(validate_socialnav(root), path,
-                             "q_person_affected_p1_probabilities").message
+    path = _edit_labels(
+        root,
+        q_person_affected_p1=["yes", "no"],
+        q_person_affected_p1_probabilities=[0.5, 0.4],
+        q_person_affected_p1_n_answers=10,
+    )
+    assert "sum to" in _find(validate_socialnav(root), path, "q_person_affected_p1_probabilities").message
 
 
 def test_lengths_mismatch(root):
-    path = _edit_labels(root, q_person_affected_p1=["yes", "no"],
-                        q_person_affected_p1_probabilities=[1.0])
+    path = _edit_labels(root, q_person_affected_p1=["yes", "no"], q_person_affected_p1_probabilities=[1.0])
     _find(validate_socialnav(root), path, "q_person_affected_p1_probabilities")
 
 
 def test_fewer_than_two_answers(root):
-    path = _edit_labels(root, q_goal_position_end=["ahead"],
-                        q_goal_position_end_probabilities=[1.0], q_goal_position_end_n_answers=1)
+    path = _edit_labels(
+        root, q_goal_position_end=["ahead"], q_goal_position_end_probabilities=[1.0], q_goal_position_end_n_answers=1
+    )
     assert "< 2" in _find(validate_socialnav(root), path, "q_goal_position_end_n_answers").message
 
 
 def test_answer_not_among_options(root):
-    path = _edit_labels(root, q_person_spatial_position_begin_p1=["ahead"],
-                        q_person_spatial_position_begin_p1_probabilities=[1.0])
+    path = _edit_labels(
+        root, q_person_spatial_position_begin_p1=["ahead"], q_person_spatial_position_begin_p1_probabilities=[1.0]
+    )
     problem = _find(validate_socialnav(root), path, "q_person_spatial_position_begin_p1")
     assert "'ahead'" in problem.message and "ahead of" in problem.message
 
 
 def test_multi_select_answer_must_be_a_list(root):
-    path = _edit_labels(root, q_robot_moving_direction=["moving ahead"],
-                        q_robot_moving_direction_probabilities=[1.0])
+    path = _edit_labels(root, q_robot_moving_direction=["moving ahead"], q_robot_moving_direction_probabilities=[1.0])
     _find(validate_socialnav(root), path, "q_robot_moving_direction")
 
 
@@ -121,8 +121,7 @@ def test_goal_image_path_traversal(root, bad):
     goals = json.loads(path.read_text())
     goals["101_Spot_1/155.jpg"][0] = bad
     path.write_text(json.dumps(goals))
-    assert "path traversal" in _find(validate_socialnav(root), path,
-                                     "101_Spot_1/155.jpg").message
+    assert "path traversal" in _find(validate_socialnav(root), path, "101_Spot_1/155.jpg").message
 
 
 def test_malformed_json_reports_line(root):
@@ -183,9 +182,12 @@ def test_short_odometry(root):
 
 
 def test_truncating_counts_is_only_a_warning(root):
-    path = _edit_labels(root, q_obstructing_path_p1=["yes", "no"],
-                        q_obstructing_path_p1_probabilities=[15 / 22, 7 / 22],
-                        q_obstructing_path_p1_n_answers=22)
+    path = _edit_labels(
+        root,
+        q_obstructing_path_p1=["yes", "no"],
+        q_obstructing_path_p1_probabilities=[15 / 22, 7 / 22],
+        q_obstructing_path_p1_n_answers=22,
+    )
     problem = _find(validate_socialnav(root), path, "q_obstructing_path_p1_probabilities")
     assert problem.message.startswith("warning:") and "int(p*n)" in problem.message
     assert load_socialnav(root).items[0].votes["q_obstructing_path_p1"].n == 22
@@ -240,16 +242,18 @@ def test_empty_sample_list_is_an_error(root):
 
 
 def test_astronomical_n_answers_is_an_error(root):
-    path = _edit_labels(root, q_obstructing_path_p1=["yes"],
-                        q_obstructing_path_p1_probabilities=[1.0],
-                        q_obstructing_path_p1_n_answers=10**40)
+    path = _edit_labels(
+        root,
+        q_obstructing_path_p1=["yes"],
+        q_obstructing_path_p1_probabilities=[1.0],
+        q_obstructing_path_p1_n_answers=10**40,
+    )
     problem = _find(validate_socialnav(root), path, "q_obstructing_path_p1_n_answers")
     assert not problem.message.startswith("warning:")
 
 
 def test_probability_too_large_for_a_float_is_an_error(root):
-    path = _edit_labels(root, q_obstructing_path_p1=["yes"],
-                        q_obstructing_path_p1_probabilities=[10**400])
+    path = _edit_labels(root, q_obstructing_path_p1=["yes"], q_obstructing_path_p1_probabilities=[10**400])
     assert _find(validate_socialnav(root), path, "q_obstructing_path_p1_probabilities")
 
 
@@ -267,8 +271,12 @@ def test_png_claiming_ten_thousand_squared_pixels_is_an_error(root):
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
     png = root / "prompts" / SID / "sample_with_bev_2.png"
-    png.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 10000, 10000, 8, 2, 0, 0, 0))
-                    + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b""))
+    png.write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 10000, 10000, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+        + chunk(b"IEND", b"")
+    )
     assert "10000x10000" in _find(validate_socialnav(root), png, "").message
 
 

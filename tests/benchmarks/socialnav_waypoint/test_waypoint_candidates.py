@@ -38,8 +38,8 @@ def test_the_answer_is_the_candidate_at_the_future_position():
 def test_candidates_are_spaced_ahead_and_labelled_in_order():
     c = sample_candidates("s1", (2.0, 0.0), [])
     pts = [(k.x, k.y) for k in c.items]
-    gaps = [math.dist(a, b) for i, a in enumerate(pts) for b in pts[i + 1:]]
-    assert min(gaps) >= MIN_SPACING_M - 1e-9 and c.labels == tuple("ABCDE")[:len(pts)]
+    gaps = [math.dist(a, b) for i, a in enumerate(pts) for b in pts[i + 1 :]]
+    assert min(gaps) >= MIN_SPACING_M - 1e-9 and c.labels == tuple("ABCDE")[: len(pts)]
     assert all(k.x >= MIN_AHEAD_M for k in c.items if k.label != c.answer)
 
 

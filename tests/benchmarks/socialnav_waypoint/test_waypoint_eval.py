@@ -24,9 +24,18 @@ LIMIT = 3
 def run(tmp_path, model, name="r", **opts):
     bench, _ = get_benchmark("socialnav-waypoint")
     extra = {"context": opts.pop("context")} if "context" in opts else {}
-    req = RunRequest("socialnav-waypoint", bench.default_data(), model.spec, tmp_path / name,
-                     EvalOptions(limit=LIMIT, extra=extra, **opts), concurrency=2, show_progress=False, image_workers=0,
-                     retry=RetryPolicy(max_attempts=2, base_delay_s=0.01, timeout_s=30), image_policy=ImagePolicy(max_side=160))
+    req = RunRequest(
+        "socialnav-waypoint",
+        bench.default_data(),
+        model.spec,
+        tmp_path / name,
+        EvalOptions(limit=LIMIT, extra=extra, **opts),
+        concurrency=2,
+        show_progress=False,
+        image_workers=0,
+        retry=RetryPolicy(max_attempts=2, base_delay_s=0.01, timeout_s=30),
+        image_policy=ImagePolicy(max_side=160),
+    )
     return run_eval(req, bench, model)
 
 
@@ -44,8 +53,12 @@ def test_a_model_sees_the_clip_and_the_candidate_image(tmp_path):
 def test_accuracy_counts_the_items_whose_answer_is_chosen(tmp_path):
     model = MockModel("mock:first-option", lambda r: '{"answer": "A"}')
     res = run(tmp_path, model)
-    answers = [it.votes["q_waypoint"].answers[0] for it in get_benchmark("socialnav-waypoint")[0].load(
-        get_benchmark("socialnav-waypoint")[0].default_data(), require_images=False, limit=LIMIT).items]
+    answers = [
+        it.votes["q_waypoint"].answers[0]
+        for it in get_benchmark("socialnav-waypoint")[0]
+        .load(get_benchmark("socialnav-waypoint")[0].default_data(), require_images=False, limit=LIMIT)
+        .items
+    ]
     assert res.metrics["overall"]["accuracy"]["value"] == pytest.approx(answers.count("A") / LIMIT)
 
 
@@ -68,7 +81,9 @@ def test_no_context_sends_no_context_block(tmp_path):
 
 def test_a_model_run_with_human_answers_gives_the_oracle_context(tmp_path):
     sub, data = get_benchmark("socialnav-sim")
-    req = RunRequest("socialnav-sim", data, "human:oracle", tmp_path / "sub", EvalOptions(limit=LIMIT), show_progress=False)
+    req = RunRequest(
+        "socialnav-sim", data, "human:oracle", tmp_path / "sub", EvalOptions(limit=LIMIT), show_progress=False
+    )
     run_eval(req, sub, create_model("human:oracle", ModelOptions()))
     a = MockModel("mock:first-option", lambda r: '{"answer": "A"}')
     b = MockModel("mock:first-option", lambda r: '{"answer": "A"}')
@@ -89,10 +104,37 @@ def test_a_scripted_server_is_asked_once_per_sample(tmp_path):
 
 def test_epochs_and_contexts_make_table3(tmp_path):
     for context in ("none", "random", "human-oracle"):
-        main(["eval", "-b", "socialnav-waypoint", "-m", "baseline:random", "--limit", "2", "--epochs", "2",
-              "--context", context, "--out", str(tmp_path / context), "--no-progress", "--no-cache", "--no-render-cache"])
-    main(["report", *(str(tmp_path / c) for c in ("none", "random", "human-oracle")), "--out", str(tmp_path / "rep"),
-          "--format", "csv", "--no-plots"])
+        main(
+            [
+                "eval",
+                "-b",
+                "socialnav-waypoint",
+                "-m",
+                "baseline:random",
+                "--limit",
+                "2",
+                "--epochs",
+                "2",
+                "--context",
+                context,
+                "--out",
+                str(tmp_path / context),
+                "--no-progress",
+                "--no-cache",
+                "--no-render-cache",
+            ]
+        )
+    main(
+        [
+            "report",
+            *(str(tmp_path / c) for c in ("none", "random", "human-oracle")),
+            "--out",
+            str(tmp_path / "rep"),
+            "--format",
+            "csv",
+            "--no-plots",
+        ]
+    )
     rows = (tmp_path / "rep" / "tables" / "socialnav_table3_waypoints.csv").read_text().splitlines()
     assert rows[0].startswith("Model,No Context,No Context SE,Random,Random SE,Same-Model")
     assert rows[1].split(",")[0] == "Random" and len(rows) == 2

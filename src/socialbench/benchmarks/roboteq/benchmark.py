@@ -30,15 +30,15 @@ added by the retrieved documents, ``ceil(chars / 4)``) and ``rag_retrieval_us``
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from socialbench.benchmarks.base import BaseBenchmark, scoring_summary
 from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.roboteq.hub import resolve_data
 from socialbench.benchmarks.roboteq.label_files import find_label_files
 from socialbench.benchmarks.roboteq.loader import RobotEQDataset, load_roboteq
-from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG
 from socialbench.benchmarks.roboteq.options import JudgmentOptions, RobotEQOptions
 from socialbench.benchmarks.roboteq.prompts import (
     approx_tokens,
@@ -49,9 +49,10 @@ from socialbench.benchmarks.roboteq.prompts import (
     rag_block,
     scene_prompt,
 )
-from socialbench.benchmarks.roboteq.schema import LABELS, normalise_label
+from socialbench.benchmarks.roboteq.schema import LABELS, TASK_BJ, TASK_SG, normalise_label
 from socialbench.benchmarks.roboteq.validate import validate_roboteq
 from socialbench.errors import Problem, UsageError
+from socialbench.metrics.protocols import ProtocolArg, as_protocol
 from socialbench.metrics.roboteq import (
     GroundingRow,
     JudgmentRow,
@@ -65,7 +66,6 @@ from socialbench.metrics.roboteq import (
     subset_breakdown,
     table1,
 )
-from socialbench.metrics.protocols import ProtocolArg, as_protocol
 from socialbench.metrics.roboteq_results import GroundingResult, GroundingScores, JudgmentResult, JudgmentScores
 from socialbench.prompting.parsing import parse_answer
 from socialbench.records import fingerprint_files
@@ -155,6 +155,7 @@ class _RobotEQ(BaseBenchmark[R]):
 
 def labelled(parse: Callable[[str | None], tuple[Any, str | None]]) -> Parse:
     """``parse``, recording how a reply was read only when it gave an answer."""
+
     def read(text: str | None) -> tuple[Any, str | None]:
         value, method = parse(text)
         return value, (method if value is not None else None)
@@ -227,18 +228,23 @@ class RobotEQJudgment(_RobotEQ[JudgmentOptions]):
         else:
             await self._ask_scene(item, [q.key for q in pending], images, ctx)
 
-    async def _ask_behavior(self, item: Item, q: Question, images: tuple[EncodedImage, ...],
-                            ctx: SolveContext[JudgmentOptions]) -> None:
+    async def _ask_behavior(
+        self, item: Item, q: Question, images: tuple[EncodedImage, ...], ctx: SolveContext[JudgmentOptions]
+    ) -> None:
         role = item.metadata["role"]
         knowledge, extra = self._knowledge(behavior_query(item, q), ctx)
         request = Request(
             prompt=behavior_prompt(role, q.text, ctx.options.strategy, knowledge),
-            images=images, config=ctx.generation, item=item, question=q,
+            images=images,
+            config=ctx.generation,
+            item=item,
+            question=q,
         )
         await answer(ctx, request, labelled(parse_label), extra)
 
-    async def _ask_scene(self, item: Item, pending: Sequence[str], images: tuple[EncodedImage, ...],
-                         ctx: SolveContext[JudgmentOptions]) -> None:
+    async def _ask_scene(
+        self, item: Item, pending: Sequence[str], images: tuple[EncodedImage, ...], ctx: SolveContext[JudgmentOptions]
+    ) -> None:
         extra: dict[str, int] = {}
 
         def knowledge(query: str) -> str:
@@ -252,6 +258,7 @@ class RobotEQJudgment(_RobotEQ[JudgmentOptions]):
         ks = {q.key: item.metadata["behaviors"][q.key]["k"] for q in item.questions}
         parsed = parse_judgments(outcome.text, list(ks.values())) if outcome.error is None else None
         for key in pending:
+
             def judgment(text: str | None, k: int = ks[key]) -> tuple[Any, str | None]:
                 return (parsed.values.get(k), parsed.method) if parsed is not None else (None, None)
 
@@ -273,9 +280,17 @@ class RobotEQJudgment(_RobotEQ[JudgmentOptions]):
                 pred = normalise_label(r.parsed) if r.error is None else None
                 rows.append(
                     JudgmentRow(
-                        item_id=item.item_id, key=q.key, gold=b["label"], pred=pred, votes=item.votes[q.key],
-                        has_votes=bool(b["has_votes"]), error=r.error is not None, subset=meta.get("subset") or "unknown",
-                        category=meta.get("category"), subcategory=meta.get("subcategory"), facets=tuple(b["facets"]),
+                        item_id=item.item_id,
+                        key=q.key,
+                        gold=b["label"],
+                        pred=pred,
+                        votes=item.votes[q.key],
+                        has_votes=bool(b["has_votes"]),
+                        error=r.error is not None,
+                        subset=meta.get("subset") or "unknown",
+                        category=meta.get("category"),
+                        subcategory=meta.get("subcategory"),
+                        facets=tuple(b["facets"]),
                     )
                 )
         header = scoring_summary(self.name, proto, dataset, by_key, len(rows))
@@ -283,19 +298,22 @@ class RobotEQJudgment(_RobotEQ[JudgmentOptions]):
             return JudgmentResult(header, None)
         basis = cwpa_basis(rows)
         by_subset = subset_breakdown(rows, judgment_metrics)
-        return JudgmentResult(header, JudgmentScores(
-            cwpa_basis=basis,
-            note=_BASIS_NOTES[basis],
-            overall=judgment_metrics(rows),
-            by_subset=by_subset,
-            table1=table1(by_subset),
-            by_category=breakdown(rows, lambda r: [r.category or "unknown"], judgment_metrics),
-            by_subcategory=breakdown(rows, lambda r: [r.subcategory or "unknown"], judgment_metrics),
-            by_facet=breakdown(rows, lambda r: r.facets, judgment_metrics),
-            parse_methods=parse_method_counts(used),
-            requests=request_costs(used),
-            human_average=human_average(rows),
-        ))
+        return JudgmentResult(
+            header,
+            JudgmentScores(
+                cwpa_basis=basis,
+                note=_BASIS_NOTES[basis],
+                overall=judgment_metrics(rows),
+                by_subset=by_subset,
+                table1=table1(by_subset),
+                by_category=breakdown(rows, lambda r: [r.category or "unknown"], judgment_metrics),
+                by_subcategory=breakdown(rows, lambda r: [r.subcategory or "unknown"], judgment_metrics),
+                by_facet=breakdown(rows, lambda r: r.facets, judgment_metrics),
+                parse_methods=parse_method_counts(used),
+                requests=request_costs(used),
+                human_average=human_average(rows),
+            ),
+        )
 
 
 class RobotEQGrounding(_RobotEQ[RobotEQOptions]):
@@ -314,7 +332,10 @@ class RobotEQGrounding(_RobotEQ[RobotEQOptions]):
         knowledge, extra = self._knowledge(f"{meta['question']}\n{options_text}\n{_context_words(item)}", ctx)
         request = Request(
             prompt=grounding_prompt(meta["question"], meta.get("options", {}), ctx.options.strategy, knowledge),
-            images=images, config=ctx.generation, item=item, question=q,
+            images=images,
+            config=ctx.generation,
+            item=item,
+            question=q,
         )
         await answer(ctx, request, labelled(_parse_grounding), extra)
 
@@ -333,24 +354,32 @@ class RobotEQGrounding(_RobotEQ[RobotEQOptions]):
             pred = q.canonical(r.parsed) if r.error is None and r.parsed is not None else None
             rows.append(
                 GroundingRow(
-                    item_id=item.item_id, gold=tuple(meta["answer"]), pred=pred if isinstance(pred, tuple) else None,
-                    error=r.error is not None, subset=meta.get("subset") or "unknown", category=meta.get("category"),
-                    subcategory=meta.get("subcategory"), facets=tuple(meta.get("facets") or ()),
+                    item_id=item.item_id,
+                    gold=tuple(meta["answer"]),
+                    pred=pred if isinstance(pred, tuple) else None,
+                    error=r.error is not None,
+                    subset=meta.get("subset") or "unknown",
+                    category=meta.get("category"),
+                    subcategory=meta.get("subcategory"),
+                    facets=tuple(meta.get("facets") or ()),
                 )
             )
         header = scoring_summary(self.name, proto, dataset, by_key, len(rows))
         if not rows:
             return GroundingResult(header, None)
-        return GroundingResult(header, GroundingScores(
-            note="exact-set accuracy, Jaccard and option-level F1 against the majority answer set",
-            overall=grounding_metrics(rows),
-            by_subset=subset_breakdown(rows, grounding_metrics),
-            by_category=breakdown(rows, lambda r: [r.category or "unknown"], grounding_metrics),
-            by_subcategory=breakdown(rows, lambda r: [r.subcategory or "unknown"], grounding_metrics),
-            by_facet=breakdown(rows, lambda r: r.facets, grounding_metrics),
-            parse_methods=parse_method_counts(used),
-            requests=request_costs(used),
-        ))
+        return GroundingResult(
+            header,
+            GroundingScores(
+                note="exact-set accuracy, Jaccard and option-level F1 against the majority answer set",
+                overall=grounding_metrics(rows),
+                by_subset=subset_breakdown(rows, grounding_metrics),
+                by_category=breakdown(rows, lambda r: [r.category or "unknown"], grounding_metrics),
+                by_subcategory=breakdown(rows, lambda r: [r.subcategory or "unknown"], grounding_metrics),
+                by_facet=breakdown(rows, lambda r: r.facets, grounding_metrics),
+                parse_methods=parse_method_counts(used),
+                requests=request_costs(used),
+            ),
+        )
 
 
 def _parse_grounding(text: str | None) -> tuple[list[str] | None, str | None]:
@@ -358,4 +387,3 @@ def _parse_grounding(text: str | None) -> tuple[list[str] | None, str | None]:
     ``"answer"`` decides; else an explicit ``Answer: B, D`` phrase or a reply that is only
     letters; else invalid. Nothing is guessed from reasoning or region/option words."""
     return parse_grounding(text)
-

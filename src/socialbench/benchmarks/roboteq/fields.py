@@ -20,8 +20,9 @@ import json
 import os
 import re
 import stat
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, Sequence
+from typing import Any
 
 from socialbench.benchmarks.roboteq.schema import FACETS, LETTERS, MAX_IMAGE_PIXELS, MAX_VOTE_COUNT, normalise_label
 
@@ -98,7 +99,11 @@ def _has_surrogate(value: Any, depth: int = 0) -> bool:
 def surrogate_fields(row: dict[str, Any]) -> list[str]:
     """Names of the fields of ``row`` holding text with a lone surrogate (a ``\\ud800``
     JSON escape without its pair): such text cannot be written to results as UTF-8."""
-    return [str(k).encode("utf-8", "backslashreplace").decode() for k, v in row.items() if _has_surrogate(k) or _has_surrogate(v)]
+    return [
+        str(k).encode("utf-8", "backslashreplace").decode()
+        for k, v in row.items()
+        if _has_surrogate(k) or _has_surrogate(v)
+    ]
 
 
 def label_file_problem(path: Path, root: Path) -> str | None:

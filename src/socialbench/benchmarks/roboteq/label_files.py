@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from socialbench.benchmarks.roboteq.fields import loads_json
 from socialbench.benchmarks.roboteq.schema import CANONICAL_FILE, METADATA_NAMES
@@ -24,10 +25,7 @@ def find_label_files(root: Path) -> list[Path]:
     if canonical.is_file():
         return [canonical]
     found = [
-        p
-        for name in METADATA_NAMES
-        for p in root.rglob(name)
-        if p.is_file() and len(p.relative_to(root).parts) <= 4
+        p for name in METADATA_NAMES for p in root.rglob(name) if p.is_file() and len(p.relative_to(root).parts) <= 4
     ]
     return sorted(found)
 
@@ -61,7 +59,13 @@ def _read_jsonl(path: Path) -> Iterator[Row | Problem]:
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                yield Problem(str(path), "encoding", f"line is not valid UTF-8 (byte {exc.start + 1}: {raw[exc.start:exc.start + 1]!r})", "save the file as UTF-8", i)
+                yield Problem(
+                    str(path),
+                    "encoding",
+                    f"line is not valid UTF-8 (byte {exc.start + 1}: {raw[exc.start : exc.start + 1]!r})",
+                    "save the file as UTF-8",
+                    i,
+                )
                 continue
             if i == 1:
                 line = line.removeprefix("\ufeff")
@@ -83,13 +87,25 @@ def _read_csv(path: Path) -> Iterator[Row | Problem]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        yield Problem(str(path), "encoding", f"the file is not valid UTF-8 (byte {exc.start + 1}: {data[exc.start:exc.start + 1]!r})", "save the file as UTF-8", line)
+        yield Problem(
+            str(path),
+            "encoding",
+            f"the file is not valid UTF-8 (byte {exc.start + 1}: {data[exc.start : exc.start + 1]!r})",
+            "save the file as UTF-8",
+            line,
+        )
         return
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         yield from _csv_rows(path, reader)
     except csv.Error as exc:
-        yield Problem(str(path), "csv", f"unreadable CSV ({exc})", "quote fields correctly and keep each field under 131,072 characters", reader.line_num)
+        yield Problem(
+            str(path),
+            "csv",
+            f"unreadable CSV ({exc})",
+            "quote fields correctly and keep each field under 131,072 characters",
+            reader.line_num,
+        )
 
 
 def _csv_rows(path: Path, reader: Any) -> Iterator[Row | Problem]:
@@ -104,7 +120,13 @@ def _csv_rows(path: Path, reader: Any) -> Iterator[Row | Problem]:
         if not any(v.strip() for v in values):
             continue
         if len(values) != len(header):
-            yield Problem(str(path), "csv", f"row has {len(values)} fields but the header has {len(header)}", "quote fields that contain commas or newlines", line)
+            yield Problem(
+                str(path),
+                "csv",
+                f"row has {len(values)} fields but the header has {len(header)}",
+                "quote fields that contain commas or newlines",
+                line,
+            )
             continue
         yield Row({h: (v if v != "" else None) for h, v in zip(header, values)}, path, line)
 

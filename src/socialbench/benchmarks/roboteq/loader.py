@@ -78,9 +78,9 @@ data has votes, else the majority (gold) label with probability 1 and ``n = 1``.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from socialbench.benchmarks.roboteq.fields import image_problem
 from socialbench.benchmarks.roboteq.hub import resolve_data
@@ -150,7 +150,13 @@ def judgment_item(scene: JudgmentScene, root: Path) -> Item:
             "category": scene.category,
             "subcategory": scene.subcategory,
             "behaviors": {
-                f"b{b.k}": {"k": b.k, "text": b.text, "label": b.label, "facets": list(b.facets), "has_votes": b.votes is not None}
+                f"b{b.k}": {
+                    "k": b.k,
+                    "text": b.text,
+                    "label": b.label,
+                    "facets": list(b.facets),
+                    "has_votes": b.votes is not None,
+                }
                 for b in scene.behaviors
             },
             "source": scene.source,
@@ -211,7 +217,9 @@ def load_roboteq(data: Path | str, task: str, *, require_images: bool, limit: in
         for rec in records:
             msg = image_problem(root / rec.image, decode=False)
             if msg:
-                problems.append(Problem(rec.source, "image", f"{msg}: {rec.image}", "add the image or fix the path", rec.line))
+                problems.append(
+                    Problem(rec.source, "image", f"{msg}: {rec.image}", "add the image or fix the path", rec.line)
+                )
     if problems:
         raise DataError(problems)
     if not records:

@@ -17,12 +17,15 @@ _RAG = ("strategy", "rag")
 class RobotEQOptions:
     """The options of both RobotEQ tasks (spatial grounding has no others)."""
 
-    strategy: str = option("standard", choices=STRATEGIES,
-                           help="prompting strategy")
-    rag_backend: str = option("bm25", choices=RAG_BACKENDS, when=_RAG, detail=True,
-                              help="--strategy rag retriever (dense, hybrid: the dense extra)")
-    rag_k: int = option(2, min=1, when=_RAG, detail=True, label="k={value}",
-                        help="--strategy rag: documents per query")
+    strategy: str = option("standard", choices=STRATEGIES, help="prompting strategy")
+    rag_backend: str = option(
+        "bm25",
+        choices=RAG_BACKENDS,
+        when=_RAG,
+        detail=True,
+        help="--strategy rag retriever (dense, hybrid: the dense extra)",
+    )
+    rag_k: int = option(2, min=1, when=_RAG, detail=True, label="k={value}", help="--strategy rag: documents per query")
 
     def variant(self, perturbation: str | None = None) -> str:
         """The strategy (``rag``), then the perturbation."""

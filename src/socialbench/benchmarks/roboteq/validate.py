@@ -34,5 +34,7 @@ def validate_roboteq(data: Path, task: str) -> list[Problem]:
     records = scan.scenes if task == "behavior_judgment" else scan.questions
     if not records and not problems:
         what = "behavior-judgment" if task == "behavior_judgment" else "spatial-grounding"
-        problems.append(Problem(str(root), "", f"no {what} rows found", "check that the folder holds the RobotEQ release"))
+        problems.append(
+            Problem(str(root), "", f"no {what} rows found", "check that the folder holds the RobotEQ release")
+        )
     return problems

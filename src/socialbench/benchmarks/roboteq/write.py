@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG, GroundingQuestion, JudgmentScene
 

@@ -12,6 +12,10 @@ def bundled_demo_data() -> Path:
     return Path(__file__).resolve().parent / "data" / "demo"
 
 
-register_benchmark("socialnav-sub", title="SocialNav-SUB", options=SocialNavOptions,
-                   factory="socialbench.benchmarks.socialnav_sub.benchmark:SocialNavSub")
+register_benchmark(
+    "socialnav-sub",
+    title="SocialNav-SUB",
+    options=SocialNavOptions,
+    factory="socialbench.benchmarks.socialnav_sub.benchmark:SocialNavSub",
+)
 register_alias("socialnav-sim", "socialnav-sub", bundled_demo_data)

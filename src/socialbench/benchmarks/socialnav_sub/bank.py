@@ -49,9 +49,7 @@ BASE_KEYS: tuple[str, ...] = (
 )
 
 #: Questions asked once per sample (no ``_p<i>`` suffix).
-GLOBAL_KEYS: frozenset[str] = frozenset(
-    {"q_robot_moving_direction", "q_goal_position_begin", "q_goal_position_end"}
-)
+GLOBAL_KEYS: frozenset[str] = frozenset({"q_robot_moving_direction", "q_goal_position_begin", "q_goal_position_end"})
 
 #: Instruction-block keys of the bank, ``survey_instructions`` first.
 BLOCK_KEYS: tuple[str, ...] = (
@@ -189,18 +187,23 @@ def parse_bank(data: Any, deps: Any, bank_file: str, deps_file: str) -> PromptBa
     """Build a :class:`PromptBank` from parsed JSON, collecting every problem."""
     problems: list[Problem] = []
     if not isinstance(data, dict):
-        raise DataError.single(bank_file, "", "the prompt bank must be a JSON object",
-                               "use the survey_prompt.json format")
+        raise DataError.single(
+            bank_file, "", "the prompt bank must be a JSON object", "use the survey_prompt.json format"
+        )
     if not isinstance(deps, dict):
-        raise DataError.single(deps_file, "", "the dependency file must be a JSON object",
-                               "use the relevant_prev_questions.json format")
+        raise DataError.single(
+            deps_file, "", "the dependency file must be a JSON object", "use the relevant_prev_questions.json format"
+        )
 
     blocks: dict[str, tuple[str, ...]] = {}
     for key in BLOCK_KEYS:
         lines = _as_lines(data.get(key))
         if lines is None:
-            problems.append(Problem(bank_file, key, "missing or not a list of strings",
-                                    "give the instruction block as a list of lines"))
+            problems.append(
+                Problem(
+                    bank_file, key, "missing or not a list of strings", "give the instruction block as a list of lines"
+                )
+            )
         else:
             blocks[key] = lines
     for key, value in data.items():  # keep any extra blocks a custom bank carries
@@ -213,35 +216,57 @@ def parse_bank(data: Any, deps: Any, bank_file: str, deps_file: str) -> PromptBa
     for key in BASE_KEYS:
         entry = data.get(key)
         if not isinstance(entry, dict):
-            problems.append(Problem(bank_file, key, "question missing or not an object",
-                                    'add {"question": ..., "type": ..., "choices": [...]}'))
+            problems.append(
+                Problem(
+                    bank_file,
+                    key,
+                    "question missing or not an object",
+                    'add {"question": ..., "type": ..., "choices": [...]}',
+                )
+            )
             continue
         text, qtype, choices = entry.get("question"), entry.get("type"), entry.get("choices")
-        ok = True
-        if not isinstance(text, str) or not text:
-            problems.append(Problem(bank_file, f"{key}.question", "missing question text",
-                                    "give the question as a string"))
-            ok = False
-        if qtype not in _KIND_OF_TYPE:
-            problems.append(Problem(bank_file, f"{key}.type", f"unknown type {qtype!r}",
-                                    'use "multiple_choice" or "multiple_select"'))
-            ok = False
-        if (not isinstance(choices, list) or not choices
-                or not all(isinstance(c, str) and c for c in choices)
-                or len(set(choices)) != len(choices)):
-            problems.append(Problem(bank_file, f"{key}.choices",
-                                    "choices must be a non-empty list of distinct strings",
-                                    "list the options in order"))
-            ok = False
-        if ok:
-            questions[key] = BankQuestion(text, _KIND_OF_TYPE[qtype], tuple(choices))
+        question_text = text if isinstance(text, str) and text else None
+        if question_text is None:
+            problems.append(
+                Problem(bank_file, f"{key}.question", "missing question text", "give the question as a string")
+            )
+        kind = _KIND_OF_TYPE.get(qtype) if isinstance(qtype, str) else None
+        if kind is None:
+            problems.append(
+                Problem(
+                    bank_file, f"{key}.type", f"unknown type {qtype!r}", 'use "multiple_choice" or "multiple_select"'
+                )
+            )
+        options: tuple[str, ...] | None = None
+        if (
+            isinstance(choices, list)
+            and choices
+            and all(isinstance(c, str) and c for c in choices)
+            and len(set(choices)) == len(choices)
+        ):
+            options = tuple(choices)
+        else:
+            problems.append(
+                Problem(
+                    bank_file,
+                    f"{key}.choices",
+                    "choices must be a non-empty list of distinct strings",
+                    "list the options in order",
+                )
+            )
+        if question_text is not None and kind is not None and options is not None:
+            questions[key] = BankQuestion(question_text, kind, options)
 
     formats: dict[str, str] = {}
     for key in ("answers_format_mc", "answers_format_ms"):
         value = data.get(key)
         if not isinstance(value, str):
-            problems.append(Problem(bank_file, key, "missing answer-format string",
-                                    "add the answer-format instructions as a string"))
+            problems.append(
+                Problem(
+                    bank_file, key, "missing answer-format string", "add the answer-format instructions as a string"
+                )
+            )
         else:
             formats[key] = value
 
@@ -249,22 +274,38 @@ def parse_bank(data: Any, deps: Any, bank_file: str, deps_file: str) -> PromptBa
     for key in BASE_KEYS:
         value = deps.get(key)
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            problems.append(Problem(deps_file, key, "missing or not a list of base keys",
-                                    "list the base questions this one depends on ([] for none)"))
+            problems.append(
+                Problem(
+                    deps_file,
+                    key,
+                    "missing or not a list of base keys",
+                    "list the base questions this one depends on ([] for none)",
+                )
+            )
             continue
         bad = [v for v in value if v not in _RANK]
         late = [v for v in value if v in _RANK and _RANK[v] >= _RANK[key]]
         personal = [v for v in value if key in GLOBAL_KEYS and v not in GLOBAL_KEYS]
         if bad:
-            problems.append(Problem(deps_file, key, f"unknown base keys {bad}",
-                                    f"use keys among {list(BASE_KEYS)}"))
+            problems.append(Problem(deps_file, key, f"unknown base keys {bad}", f"use keys among {list(BASE_KEYS)}"))
         elif late:
-            problems.append(Problem(deps_file, key, f"depends on {late}, asked later",
-                                    "a question may only depend on questions asked before it"))
+            problems.append(
+                Problem(
+                    deps_file,
+                    key,
+                    f"depends on {late}, asked later",
+                    "a question may only depend on questions asked before it",
+                )
+            )
         elif personal:
-            problems.append(Problem(deps_file, key,
-                                    f"a per-sample question cannot depend on per-person {personal}",
-                                    "remove those dependencies"))
+            problems.append(
+                Problem(
+                    deps_file,
+                    key,
+                    f"a per-sample question cannot depend on per-person {personal}",
+                    "remove those dependencies",
+                )
+            )
         else:
             dependencies[key] = tuple(value)
 
@@ -285,9 +326,7 @@ def load_bank(path: Path | str | None = None, deps_path: Path | str | None = Non
     Raises :class:`DataError` listing every problem found in the files.
     """
     data, bank_file = _read_json(Path(path) if path is not None else None, BUILTIN_BANK)
-    deps, deps_file = _read_json(
-        Path(deps_path) if deps_path is not None else None, BUILTIN_DEPENDENCIES
-    )
+    deps, deps_file = _read_json(Path(deps_path) if deps_path is not None else None, BUILTIN_DEPENDENCIES)
     return parse_bank(data, deps, bank_file, deps_file)
 
 
@@ -316,17 +355,22 @@ def query_order(n_people: int) -> list[tuple[str, int | None]]:
     people = range(1, n_people + 1)
     order: list[tuple[str, int | None]] = [("q_robot_moving_direction", None)]
     for i in people:
-        order += [("q_person_spatial_position_begin", i), ("q_person_spatial_position_end", i),
-                  ("q_person_distance_change", i)]
+        order += [
+            ("q_person_spatial_position_begin", i),
+            ("q_person_spatial_position_end", i),
+            ("q_person_distance_change", i),
+        ]
     order += [("q_goal_position_begin", None), ("q_goal_position_end", None)]
     for i in people:
         order += [("q_obstructing_path", i), ("q_obstructing_end_position", i)]
     for i in people:
-        order += [("q_robot_affected", i), ("q_robot_action", i), ("q_person_affected", i),
-                  ("q_person_action", i)]
+        order += [("q_robot_affected", i), ("q_robot_action", i), ("q_person_affected", i), ("q_person_action", i)]
     for i in people:
-        order += [("q_robot_suggested_affected", i), ("q_robot_suggested_action", i),
-                  ("q_human_future_action_prediction", i)]
+        order += [
+            ("q_robot_suggested_affected", i),
+            ("q_robot_suggested_action", i),
+            ("q_human_future_action_prediction", i),
+        ]
     return order
 
 
@@ -355,4 +399,3 @@ def dependencies_to_json(bank: PromptBank) -> dict[str, list[str]]:
     for key in bank.blocks:
         out.setdefault(key, [])
     return out
-

@@ -34,7 +34,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -74,8 +75,7 @@ class RuleBasedModel:
     cacheable = False
     needs_prompt = False
 
-    def __init__(self, seed: int = 0, noise_m: float = 0.0, smooth: bool = False,
-                 official_offset: bool = False):
+    def __init__(self, seed: int = 0, noise_m: float = 0.0, smooth: bool = False, official_offset: bool = False):
         if not math.isfinite(noise_m) or noise_m < 0:
             raise UsageError(f"{SPEC}: noise_m must be a non-negative number of metres, got {noise_m}")
         if smooth:  # fail at start-up, not on the first question, when pykalman is missing
@@ -138,8 +138,11 @@ class RuleBasedModel:
         return None
 
 
-@register(SPEC, summary="the paper's hand-written rules on pedestrian tracks (options: noise_m, smooth, official_offset)",
-          example="baseline:rule-based")
+@register(
+    SPEC,
+    summary="the paper's hand-written rules on pedestrian tracks (options: noise_m, smooth, official_offset)",
+    example="baseline:rule-based",
+)
 def make_rule_based(rest: str, options: ModelOptions) -> RuleBasedModel:
     if rest:
         raise UsageError(f"{SPEC} takes no argument after the name, got {rest!r}; use --model-opt KEY=VALUE")
@@ -148,5 +151,9 @@ def make_rule_based(rest: str, options: ModelOptions) -> RuleBasedModel:
         noise = float(raw)
     except ValueError:
         raise UsageError(f"{SPEC}: noise_m must be a number of metres, got {raw!r}") from None
-    return RuleBasedModel(seed=options.seed, noise_m=noise, smooth=options.get_flag("smooth"),
-                          official_offset=options.get_flag("official_offset"))
+    return RuleBasedModel(
+        seed=options.seed,
+        noise_m=noise,
+        smooth=options.get_flag("smooth"),
+        official_offset=options.get_flag("official_offset"),
+    )

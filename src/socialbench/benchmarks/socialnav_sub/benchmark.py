@@ -23,28 +23,29 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from socialbench.benchmarks.base import BaseBenchmark, scoring_summary
 from socialbench.benchmarks.options import EvalOptions
-from socialbench.benchmarks.socialnav_sub import loader as _loader
 from socialbench.benchmarks.socialnav_sub import baselines as _baselines  # noqa: F401  (registers baseline:rule-based, replay of official folders)
+from socialbench.benchmarks.socialnav_sub import loader as _loader
+from socialbench.benchmarks.socialnav_sub.bank import SOCIAL
 from socialbench.benchmarks.socialnav_sub.options import SocialNavOptions
 from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
-from socialbench.errors import Problem, UsageError
+from socialbench.benchmarks.socialnav_sub.scene_context import facts_block, rule_facts
+from socialbench.errors import DataError, Problem, UsageError
 from socialbench.metrics.agreement import ScoringEntry
+from socialbench.metrics.consistency import ConsistencyPair, consistency_summary
 from socialbench.metrics.failures import failure_summary
 from socialbench.metrics.protocols import PROTOCOL_NAMES, ProtocolArg, as_protocol
 from socialbench.metrics.results import SocialNavResult
 from socialbench.metrics.scoring import score_entries
+from socialbench.prompting.metamorphic import SEEDED, make_variant, split_variant, with_variants
 from socialbench.prompting.parsing import parse_answer
 from socialbench.records import fingerprint_files, read_samples
-from socialbench.benchmarks.socialnav_sub.bank import SOCIAL
-from socialbench.benchmarks.socialnav_sub.scene_context import facts_block, rule_facts
-from socialbench.metrics.consistency import ConsistencyPair, consistency_summary
-from socialbench.prompting.metamorphic import make_variant, split_variant, with_variants
 from socialbench.solving.context import SolveContext
 from socialbench.solving.solvers import answer, each_independently, in_order
 from socialbench.types import EncodedImage, Item, Question, Request, SampleRecord
@@ -56,7 +57,13 @@ GIVEN_BY = {"cot-gt": "human-mode", "scene-context": "rule-based"}
 #: Record sources that are not the model's answers (left out of consistency scores).
 GIVEN_SOURCES = frozenset(GIVEN_BY.values())
 _RUN = object()  # image_job: "the run's perturbation"
-LABEL_FILES = ("human_labels", "prompts/sample_info.json", "prompts/survey_prompt.json", "prompts/relevant_prev_questions.json", "goal_info.json")
+LABEL_FILES = (
+    "human_labels",
+    "prompts/sample_info.json",
+    "prompts/survey_prompt.json",
+    "prompts/relevant_prev_questions.json",
+    "goal_info.json",
+)
 
 
 def label_files(data: Path) -> list[Path]:
@@ -74,6 +81,7 @@ def label_files(data: Path) -> list[Path]:
 
 def parse_reply(q: Question):
     """The parser of replies to ``q``: its option(s), or invalid."""
+
     def parse(text: str | None) -> tuple[Any, str | None]:
         res = parse_answer(text, q.options, multi=q.kind == "multi")
         return res.value, res.method
@@ -98,8 +106,7 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     variant_seed: int = 0
 
     def load(self, data: Path, *, require_images: bool, limit: int | None) -> Any:
-        ds = _loader.load_socialnav(data, require_images=require_images, limit=limit,
-                                    image_mode=self.image_mode)
+        ds = _loader.load_socialnav(data, require_images=require_images, limit=limit, image_mode=self.image_mode)
         if self.variant is None:
             return ds
         return replace(ds, items=tuple(with_variants(it, self.variant, self.variant_seed) for it in ds.items))
@@ -123,6 +130,45 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
             raise UsageError(f"predictions {path} do not exist")
         return read_samples(path)
 
+    def predictions_options(self, path: Path, records: Sequence[SampleRecord], options: EvalOptions) -> EvalOptions:
+        """``options`` with the metamorphic variant and seed the predictions were made under,
+        so that ``socialbench score`` loads each question's variant (``K@name``) as the eval
+        did. Both come from the run's ``run.json`` (in the run directory ``path``, or beside a
+        ``samples.jsonl``); without one, the variant comes from the record keys, and a
+        variant drawn from the seed (``shuffle-options``) is refused: its option order, and
+        with it the variant's human distribution and official scores, need that seed."""
+        named = sorted({n for r in records if (n := split_variant(r.question_key)[1]) is not None})
+        run_json = (path if path.is_dir() else path.parent) / "run.json"
+        if run_json.is_file():
+            run = _read_run_json(run_json)
+            perturb = run.get("perturb")
+            name = perturb.get("name") if isinstance(perturb, Mapping) else None
+            variant = name if name in self.metamorphic else None
+            seed = run.get("seed")
+            if named and named != [variant]:
+                raise UsageError(
+                    f"{path}: the predictions answer {', '.join('@' + n for n in named)} variants but "
+                    f"{run_json} records --perturb {name}; give the samples.jsonl of that run"
+                )
+            if variant in SEEDED and (not isinstance(seed, int) or isinstance(seed, bool)):
+                raise UsageError(f"{run_json}: no integer 'seed' recorded; the {variant} variants need the run's seed")
+            if variant is None:
+                return options
+            return _with_variant(options, variant, seed if isinstance(seed, int) else options.seed)
+        if not named:
+            return options
+        if len(named) > 1 or named[0] not in self.metamorphic:
+            raise UsageError(
+                f"{path}: the predictions answer {', '.join('@' + n for n in named)} variants; "
+                f"a run answers the variants of one of {', '.join(self.metamorphic)}"
+            )
+        if named[0] in SEEDED:
+            raise UsageError(
+                f"{path}: the @{named[0]} option orders come from the run's seed, which only its run.json "
+                "records; give the run directory (or keep run.json beside samples.jsonl)"
+            )
+        return _with_variant(options, named[0], options.seed)
+
     # options -----------------------------------------------------------------------------
     def check(self, options: SocialNavOptions, run: EvalOptions) -> None:
         if run.protocol not in PROTOCOL_NAMES:
@@ -145,11 +191,16 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
 
     # solving -----------------------------------------------------------------------------
     #: Modules the image workers import before their first job (see ImagePreparer).
-    image_modules = ("socialbench.navigation.render_job", "socialbench.navigation.render",
-                     "matplotlib.figure", "matplotlib.backends.backend_agg")
+    image_modules = (
+        "socialbench.navigation.render_job",
+        "socialbench.navigation.render",
+        "matplotlib.figure",
+        "matplotlib.backends.backend_agg",
+    )
 
-    def image_job(self, item: Item, mode: str, ctx: SolveContext[Any], *,
-                  perturb: PerturbSpec | None | object = _RUN) -> Any:
+    def image_job(
+        self, item: Item, mode: str, ctx: SolveContext[Any], *, perturb: PerturbSpec | None | object = _RUN
+    ) -> Any:
         """The picklable job preparing ``item``'s images: the release's composites when
         present (``img-with-bev``), else a render from tracks, odometry and frames. The
         images are perturbed by ``perturb`` (default: the run's perturbation)."""
@@ -174,11 +225,17 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         facts: dict[str, Any] = {}
         if ctx.options.method == "scene-context":
             facts = await ctx.prepare(rule_facts, item)
-        await asyncio.gather(*(self._solve_group(item, dataset, ctx, name, qs, facts)
-                               for name, qs in groups.items()))
+        await asyncio.gather(*(self._solve_group(item, dataset, ctx, name, qs, facts) for name, qs in groups.items()))
 
-    async def _solve_group(self, item: Item, dataset: Any, ctx: SolveContext[SocialNavOptions], variant: str | None,
-                           questions: list[Question], facts: dict[str, Any]) -> None:
+    async def _solve_group(
+        self,
+        item: Item,
+        dataset: Any,
+        ctx: SolveContext[SocialNavOptions],
+        variant: str | None,
+        questions: list[Question],
+        facts: dict[str, Any],
+    ) -> None:
         """One chain of questions: the originals (``variant`` None) or one variant's."""
         method = ctx.options.method
         bank = dataset.bank
@@ -230,8 +287,7 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
                 return rec
             shown = q
             if method == "scene-context":  # the facts replace the spatial part of the chain
-                shown = replace(q, depends_on=tuple(d for d in q.depends_on
-                                                    if item.question(d).category == SOCIAL))
+                shown = replace(q, depends_on=tuple(d for d in q.depends_on if item.question(d).category == SOCIAL))
             prompt = build_prompt(bank, shown, None if earlier is None else dict(earlier), preamble=preamble)
             imgs = await get_images() if ctx.needs_prompt else ()
             request = Request(prompt=prompt, images=imgs, config=ctx.generation, item=item, question=q)
@@ -269,8 +325,15 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
                     continue  # not answered both ways, or not the model's answers
                 orig = item.question(okey)
                 v = make_variant(orig, name, seed=self.variant_seed, item_id=item.item_id)
-                pairs.append(ConsistencyPair(item.item_id, orig, orig.canonical(clean.parsed), v.to_original(r.parsed),
-                                             failed=clean.error is not None or r.error is not None))
+                pairs.append(
+                    ConsistencyPair(
+                        item.item_id,
+                        orig,
+                        orig.canonical(clean.parsed),
+                        v.to_original(r.parsed),
+                        failed=clean.error is not None or r.error is not None,
+                    )
+                )
         entries = varied if varied else plain
         return SocialNavResult(
             header=scoring_summary(self.name, proto, dataset, by_key, len(plain) + len(varied)),
@@ -279,6 +342,31 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
             clean_scores=score_entries(plain, proto) if varied and plain else None,
             consistency=consistency_summary(pairs) if varied else None,
         )
+
+
+def _read_run_json(path: Path) -> Mapping[str, Any]:
+    """A run's ``run.json`` as a mapping; :class:`DataError` when it is not a JSON object."""
+    try:
+        run = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError.single(path, "", f"not readable as JSON ({exc})", "give the run's own run.json") from exc
+    if not isinstance(run, Mapping):
+        raise DataError.single(
+            path, "", f"expected a JSON object, found {type(run).__name__}", "give the run's own run.json"
+        )
+    return run
+
+
+def _with_variant(options: EvalOptions, variant: str | None, seed: int) -> EvalOptions:
+    """``options`` with ``perturb`` set to the metamorphic ``variant`` (or none) and ``seed``."""
+    return EvalOptions(
+        protocol=options.protocol,
+        limit=options.limit,
+        seed=seed,
+        perturb=variant,
+        perturb_strength=options.perturb_strength,
+        extra=options.given,
+    )
 
 
 def dumps_answer(value: Any) -> str:

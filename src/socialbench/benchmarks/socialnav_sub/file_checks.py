@@ -5,17 +5,25 @@ and returns whether the file passed."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
 from socialbench.benchmarks.socialnav_sub.validation_report import ValidationReport
 from socialbench.errors import DataError
-from socialbench.files.safe_read import file_kind, read_json
 from socialbench.files.safe_pickle import load_pickle_safely
+from socialbench.files.safe_read import file_kind, read_json
 
-__all__ = ["MAX_IMAGE_PIXELS", "Containment", "inside_or_error", "read_json_reporting", "check_image_file",
-           "check_odometry_file", "check_tracks_file"]
+__all__ = [
+    "MAX_IMAGE_PIXELS",
+    "Containment",
+    "inside_or_error",
+    "read_json_reporting",
+    "check_image_file",
+    "check_odometry_file",
+    "check_tracks_file",
+]
 
 #: Most pixels an image may decode to (release composites are 1280x2000 = 2.56 MP).
 MAX_IMAGE_PIXELS = 40_000_000
@@ -52,8 +60,7 @@ def inside_or_error(path: Path, inside: Containment, report: ValidationReport) -
     """True if ``path`` resolves inside the dataset; else record the error."""
     if inside(path):
         return True
-    report.error(path, "", "resolves outside the dataset folder (symlink?)",
-                 "replace the link with the file itself")
+    report.error(path, "", "resolves outside the dataset folder (symlink?)", "replace the link with the file itself")
     return False
 
 
@@ -71,8 +78,7 @@ def read_json_reporting(path: Path, report: ValidationReport, what: str) -> Any:
         return None
 
 
-def check_image_file(path: Path, report: ValidationReport, inside: Containment,
-                 verify: bool = True) -> bool:
+def check_image_file(path: Path, report: ValidationReport, inside: Containment, verify: bool = True) -> bool:
     """An image inside the dataset that opens, holds at most :data:`MAX_IMAGE_PIXELS` and,
     with ``verify`` (``data validate``), decodes completely (a truncated file fails here,
     not in the middle of a run); without it only the header is read (loading for an
@@ -85,8 +91,7 @@ def check_image_file(path: Path, report: ValidationReport, inside: Containment,
     if not inside_or_error(path, inside, report):
         return False
     if file_kind(path) != "file":
-        report.error(path, "", "not a regular file (a folder, FIFO or device)",
-                     "replace it with the image file")
+        report.error(path, "", "not a regular file (a folder, FIFO or device)", "replace it with the image file")
         return False
     try:
         with warnings.catch_warnings():
@@ -94,9 +99,13 @@ def check_image_file(path: Path, report: ValidationReport, inside: Containment,
             with Image.open(path) as img:
                 w, h = img.size
                 if w * h > MAX_IMAGE_PIXELS:
-                    report.error(path, "", f"image claims {w}x{h} pixels, more than the "
-                                 f"{MAX_IMAGE_PIXELS} an image of this dataset may have",
-                                 "replace the image with the release's file")
+                    report.error(
+                        path,
+                        "",
+                        f"image claims {w}x{h} pixels, more than the "
+                        f"{MAX_IMAGE_PIXELS} an image of this dataset may have",
+                        "replace the image with the release's file",
+                    )
                     return False
                 if verify:
                     img.load()  # decodes every pixel: truncation and corrupt data fail here
@@ -136,36 +145,36 @@ def check_odometry_file(path: Path, first_frame: int, report: ValidationReport) 
         report.errors.extend(exc.problems)
         return False
     if not isinstance(obj, Mapping) or "position" not in obj or "yaw" not in obj:
-        report.error(path, "", "odometry must be a dict with 'position' and 'yaw'",
-                     "regenerate traj_data.pkl")
+        report.error(path, "", "odometry must be a dict with 'position' and 'yaw'", "regenerate traj_data.pkl")
         return False
     pos, yaw = _numeric_array(obj["position"]), _numeric_array(obj["yaw"])
     if pos is None or yaw is None:
-        report.error(path, "position" if pos is None else "yaw", "not an array of real numbers",
-                     "store numeric arrays")
+        report.error(path, "position" if pos is None else "yaw", "not an array of real numbers", "store numeric arrays")
         return False
     yaw = yaw.reshape(-1)
     if pos.ndim != 2 or pos.shape[1] < 2:
-        report.error(path, "position", f"shape {pos.shape} is not (N, 2)",
-                     "store one [x, y] row per frame")
+        report.error(path, "position", f"shape {pos.shape} is not (N, 2)", "store one [x, y] row per frame")
         return False
     ok = True
     if len(yaw) != len(pos):
-        report.error(path, "yaw", f"{len(yaw)} yaw values for {len(pos)} positions",
-                     "store one yaw per frame")
+        report.error(path, "yaw", f"{len(yaw)} yaw values for {len(pos)} positions", "store one yaw per frame")
         ok = False
     if len(pos) < first_frame + N_FRAMES:
-        report.error(path, "position",
-                     f"{len(pos)} poses; frames {first_frame}..{first_frame + N_FRAMES - 1} "
-                     f"need at least {first_frame + N_FRAMES}",
-                     "use the odometry of the whole source sequence")
+        report.error(
+            path,
+            "position",
+            f"{len(pos)} poses; frames {first_frame}..{first_frame + N_FRAMES - 1} "
+            f"need at least {first_frame + N_FRAMES}",
+            "use the odometry of the whole source sequence",
+        )
         return False
     for name, arr in (("position", pos), ("yaw", yaw)):
-        bad = ~np.isfinite(arr[first_frame:first_frame + N_FRAMES + 1])
+        bad = ~np.isfinite(arr[first_frame : first_frame + N_FRAMES + 1])
         if bad.any():
             row = first_frame + int(np.argwhere(bad)[0][0])
-            report.error(path, name, f"NaN or infinite value at pose {row}",
-                         "regenerate traj_data.pkl with finite poses")
+            report.error(
+                path, name, f"NaN or infinite value at pose {row}", "regenerate traj_data.pkl with finite poses"
+            )
             ok = False
     return ok
 
@@ -187,8 +196,11 @@ def check_tracks_file(path: Path, report: ValidationReport) -> bool:
     for tid, tr in tracks.items():
         late = [t for t in tr.timesteps if t >= N_FRAMES]
         if late:
-            report.error(path, f"track_id_to_object_trajectory.{tid}",
-                         f"timestep {late[0]} is outside 0..{N_FRAMES - 1}",
-                         "number the timesteps of the sample's 10 frames 0..9")
+            report.error(
+                path,
+                f"track_id_to_object_trajectory.{tid}",
+                f"timestep {late[0]} is outside 0..{N_FRAMES - 1}",
+                "number the timesteps of the sample's 10 frames 0..9",
+            )
             ok = False
     return ok

@@ -71,8 +71,7 @@ def _metadata(root: Path, s: SampleScan) -> dict[str, Any]:
         "odometry_path": str(s.odometry_path) if s.odometry_path is not None else None,
         "frames": [str(root / "front_view" / sid / f"{f0 + t}.jpg") for t in range(N_FRAMES)],
         "first_frame": f0,
-        "composites": [str(root / "prompts" / sid / f"sample_with_bev_{i}.png")
-                       for i in range(N_FRAMES)],
+        "composites": [str(root / "prompts" / sid / f"sample_with_bev_{i}.png") for i in range(N_FRAMES)],
         "goal_xy": list(s.goal_xy) if s.goal_xy is not None else None,
     }
     for key, value in s.extra.items():
@@ -80,8 +79,9 @@ def _metadata(root: Path, s: SampleScan) -> dict[str, Any]:
     return meta
 
 
-def load_socialnav(root: Path | str, *, require_images: bool = False,
-                   limit: int | None = None, image_mode: str | None = None) -> SocialNavDataset:
+def load_socialnav(
+    root: Path | str, *, require_images: bool = False, limit: int | None = None, image_mode: str | None = None
+) -> SocialNavDataset:
     """Load the dataset folder ``root``; ``limit`` keeps only the first samples.
 
     With ``require_images``, the images that the ``--images`` mode ``image_mode`` needs are
@@ -90,22 +90,25 @@ def load_socialnav(root: Path | str, *, require_images: bool = False,
 
     Raises :class:`DataError` listing every error found (warnings are logged).
     """
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
-                              or limit < 0):
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise UsageError(f"limit must be a non-negative integer, got {limit!r}")
     # Headers only: every image is decoded once during the run anyway, and a broken one
     # fails only its own sample there; `socialbench data validate` reads every byte.
-    scan = scan_socialnav(root, check_images=require_images, check_odometry=require_images,
-                          limit=limit, verify_images=False, image_mode=image_mode)
+    scan = scan_socialnav(
+        root,
+        check_images=require_images,
+        check_odometry=require_images,
+        limit=limit,
+        verify_images=False,
+        image_mode=image_mode,
+    )
     if scan.report.errors:
         raise DataError(scan.report.errors)
     for w in scan.report.warnings:
         log.warning("%s", w)
     assert scan.bank is not None  # no errors implies the bank loaded
     items = tuple(
-        Item(item_id=s.sample_id, questions=s.questions, votes=s.votes,
-             metadata=_metadata(scan.root, s))
+        Item(item_id=s.sample_id, questions=s.questions, votes=s.votes, metadata=_metadata(scan.root, s))
         for s in scan.samples
     )
-    return SocialNavDataset(root=scan.root, items=items, bank=scan.bank, camera=scan.camera,
-                            goal_info=scan.goal_info)
+    return SocialNavDataset(root=scan.root, items=items, bank=scan.bank, camera=scan.camera, goal_info=scan.goal_info)

@@ -36,8 +36,7 @@ def _read(path: Path, problems: list[Problem]) -> dict[str, Any] | None:
         problems.extend(exc.problems)
         return None
     if not isinstance(data, dict):
-        problems.append(Problem(str(path), "", "must be a JSON object",
-                                "expected {question_key: ...}"))
+        problems.append(Problem(str(path), "", "must be a JSON object", "expected {question_key: ...}"))
         return None
     return data
 
@@ -61,8 +60,7 @@ def answer_from_probabilities(probs: Any) -> Any:
         return None
     best_key, best = None, 0.0
     for key, p in probs.items():
-        if isinstance(p, (int, float)) and not isinstance(p, bool) and math.isfinite(p) \
-                and p > best:
+        if isinstance(p, (int, float)) and not isinstance(p, bool) and math.isfinite(p) and p > best:
             best_key, best = key, float(p)
     return parse_choice_key(best_key) if best_key is not None else None
 
@@ -78,8 +76,16 @@ def _latency(entry: Any) -> float:
 def _record(sample: str, key: str, parsed: Any, latency: float) -> SampleRecord:
     if parsed == INVALID:
         parsed = None
-    return SampleRecord(item_id=sample, question_key=key, raw=None, parsed=parsed,
-                        parse_method=PARSE_METHOD, error=None, latency_s=latency, usage={})
+    return SampleRecord(
+        item_id=sample,
+        question_key=key,
+        raw=None,
+        parsed=parsed,
+        parse_method=PARSE_METHOD,
+        error=None,
+        latency_s=latency,
+        usage={},
+    )
 
 
 def read_official_experiment(exp_dir: Path | str) -> list[SampleRecord]:
@@ -87,8 +93,9 @@ def read_official_experiment(exp_dir: Path | str) -> list[SampleRecord]:
     file order. Raises :class:`DataError` naming every unreadable file."""
     exp = Path(exp_dir)
     if not exp.is_dir():
-        raise DataError.single(str(exp), "", "experiment folder does not exist",
-                               "pass the folder that holds one sub-folder per sample")
+        raise DataError.single(
+            str(exp), "", "experiment folder does not exist", "pass the folder that holds one sub-folder per sample"
+        )
     problems: list[Problem] = []
     records: list[SampleRecord] = []
     n_samples = 0
@@ -110,11 +117,14 @@ def read_official_experiment(exp_dir: Path | str) -> list[SampleRecord]:
             if answers is not None and key in answers:
                 continue
             probs = entry.get("vlm_probabilities") if isinstance(entry, dict) else None
-            records.append(_record(sample, key, answer_from_probabilities(probs),
-                                   _latency(entry)))
+            records.append(_record(sample, key, answer_from_probabilities(probs), _latency(entry)))
     if problems:
         raise DataError(problems)
     if n_samples == 0:
-        raise DataError.single(str(exp), "", "no sample folders with question_answers.json or "
-                               "evaluation.json", "pass an official experiment folder")
+        raise DataError.single(
+            str(exp),
+            "",
+            "no sample folders with question_answers.json or evaluation.json",
+            "pass an official experiment folder",
+        )
     return records

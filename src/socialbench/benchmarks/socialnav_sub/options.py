@@ -14,10 +14,8 @@ METHODS = ("independent", "cot", "cot-gt", "scene-context")
 class SocialNavOptions:
     """How SocialNav-SUB's questions are asked and which images they show."""
 
-    method: str = option("independent", choices=METHODS,
-                         help="how the questions of a sample are asked")
-    images: str = option("img-with-bev", choices=IMAGE_MODES,
-                         help="what each image shows")
+    method: str = option("independent", choices=METHODS, help="how the questions of a sample are asked")
+    images: str = option("img-with-bev", choices=IMAGE_MODES, help="what each image shows")
 
     def variant(self, perturbation: str | None = None) -> str:
         """``METHOD-IMAGES`` (``cot-img-with-bev``), then the perturbation."""

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, Mapping, TypeGuard
+from typing import Any, TypeGuard
 
 from socialbench.benchmarks.socialnav_sub.validation_report import ValidationReport
 from socialbench.types import Answer, HumanVotes, Question
@@ -25,9 +26,7 @@ def unsafe_relative_path(rel: str) -> str | None:
     """Why ``rel`` is not a safe path relative to the dataset folder, or None if it is."""
     if not rel:
         return "empty path"
-    if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).is_absolute() or (
-        PureWindowsPath(rel).drive
-    ):
+    if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).is_absolute() or (PureWindowsPath(rel).drive):
         return "absolute path"
     parts = re.split(r"[\\/]", rel)
     if ".." in parts:
@@ -76,25 +75,27 @@ def goal_key(sample_id: str) -> str:
 def _canonical_answer(q: Question, answer: Any) -> Answer | None:
     if q.kind == "single":
         return answer if isinstance(answer, str) and answer in q.options else None
-    if (not isinstance(answer, list) or not answer
-            or not all(isinstance(a, str) and a in q.options for a in answer)
-            or len(set(answer)) != len(answer)):
+    if (
+        not isinstance(answer, list)
+        or not answer
+        or not all(isinstance(a, str) and a in q.options for a in answer)
+        or len(set(answer)) != len(answer)
+    ):
         return None
     chosen = set(answer)
     return tuple(o for o in q.options if o in chosen)
 
 
-def parse_votes(questions: tuple[Question, ...], data: Mapping[str, Any], file: Path | str,
-                report: ValidationReport) -> dict[str, HumanVotes]:
+def parse_votes(
+    questions: tuple[Question, ...], data: Mapping[str, Any], file: Path | str, report: ValidationReport
+) -> dict[str, HumanVotes]:
     """Check ``common_answers.json`` content and build the votes of every question."""
     votes: dict[str, HumanVotes] = {}
     for q in questions:
         k = q.key
-        missing = [name for name in (k, f"{k}_probabilities", f"{k}_n_answers")
-                   if name not in data]
+        missing = [name for name in (k, f"{k}_probabilities", f"{k}_n_answers") if name not in data]
         for name in missing:
-            report.error(file, name, "missing key",
-                         "every question key needs K, K_probabilities and K_n_answers")
+            report.error(file, name, "missing key", "every question key needs K, K_probabilities and K_n_answers")
         if missing:
             continue
         answers, probs, n = data[k], data[f"{k}_probabilities"], data[f"{k}_n_answers"]
@@ -103,74 +104,98 @@ def parse_votes(questions: tuple[Question, ...], data: Mapping[str, Any], file: 
             report.error(file, k, "answers must be a non-empty list", "list the answers given")
             ok = False
         if not isinstance(probs, list) or not all(_is_number(p) for p in probs):
-            report.error(file, f"{k}_probabilities", "must be a list of numbers",
-                         "give count/n for each answer")
+            report.error(file, f"{k}_probabilities", "must be a list of numbers", "give count/n for each answer")
             ok = False
         if not is_int(n):
-            report.error(file, f"{k}_n_answers", f"must be an integer, got {n!r}",
-                         "give the number of annotators")
+            report.error(file, f"{k}_n_answers", f"must be an integer, got {n!r}", "give the number of annotators")
             ok = False
         elif n < 2:
-            report.error(file, f"{k}_n_answers", f"n = {n} < 2 answers",
-                         "leave-one-out agreement needs at least 2 human answers")
+            report.error(
+                file, f"{k}_n_answers", f"n = {n} < 2 answers", "leave-one-out agreement needs at least 2 human answers"
+            )
             ok = False
         elif n > MAX_ANSWERS:
             shown = n if n < 10**9 else f"an integer of {len(str(n))} digits"
-            report.error(file, f"{k}_n_answers", f"n = {shown} is more than {MAX_ANSWERS} answers",
-                         "give the number of humans who answered")
+            report.error(
+                file,
+                f"{k}_n_answers",
+                f"n = {shown} is more than {MAX_ANSWERS} answers",
+                "give the number of humans who answered",
+            )
             ok = False
         if not ok:
             continue
         if len(answers) != len(probs):
-            report.error(file, f"{k}_probabilities",
-                         f"{len(probs)} probabilities for {len(answers)} answers",
-                         "give one probability per answer")
+            report.error(
+                file,
+                f"{k}_probabilities",
+                f"{len(probs)} probabilities for {len(answers)} answers",
+                "give one probability per answer",
+            )
             continue
         if any(p < 0 or p > 1 for p in probs):
-            report.error(file, f"{k}_probabilities", "probabilities must lie in [0, 1]",
-                         "use count/n")
+            report.error(file, f"{k}_probabilities", "probabilities must lie in [0, 1]", "use count/n")
             continue
         total = sum(probs)
         if abs(total - 1.0) > PROB_TOL:
-            report.error(file, f"{k}_probabilities", f"probabilities sum to {total!r}, not 1",
-                         "use count/n for every answer given")
+            report.error(
+                file,
+                f"{k}_probabilities",
+                f"probabilities sum to {total!r}, not 1",
+                "use count/n for every answer given",
+            )
             continue
         canon: list[Answer] = []
         for a in answers:
             c = _canonical_answer(q, a)
             if c is None:
                 if q.kind == "multi":
-                    report.error(file, k, f"answer {a!r} is not a list of options {q.options}",
-                                 "write each multiple-select answer as a list of options")
+                    report.error(
+                        file,
+                        k,
+                        f"answer {a!r} is not a list of options {q.options}",
+                        "write each multiple-select answer as a list of options",
+                    )
                 else:
-                    report.error(file, k, f"answer {a!r} is not an option of this question "
-                                 f"(options: {list(q.options)})", "use the exact option text")
+                    report.error(
+                        file,
+                        k,
+                        f"answer {a!r} is not an option of this question (options: {list(q.options)})",
+                        "use the exact option text",
+                    )
                 ok = False
             else:
                 canon.append(c)
         if not ok:
             continue
         if len(set(canon)) != len(canon):
-            report.error(file, k, "the same answer is listed twice",
-                         "merge duplicate answers and add their probabilities")
+            report.error(
+                file, k, "the same answer is listed twice", "merge duplicate answers and add their probabilities"
+            )
             continue
         for a, p in zip(canon, probs):
             exact = p * n
             if abs(exact - round(exact)) > PROB_TOL:
-                report.warn(file, f"{k}_probabilities",
-                            f"p*n = {exact!r} for {a!r} is not a whole number of votes",
-                            "use count/n with the stated n")
+                report.warn(
+                    file,
+                    f"{k}_probabilities",
+                    f"p*n = {exact!r} for {a!r} is not a whole number of votes",
+                    "use count/n with the stated n",
+                )
             elif int(exact) != round(exact):
-                report.warn(file, f"{k}_probabilities",
-                            f"int(p*n) = {int(exact)} does not recover the count "
-                            f"{round(exact)} for {a!r} (the official scorer truncates)",
-                            "store count/n exactly")
+                report.warn(
+                    file,
+                    f"{k}_probabilities",
+                    f"int(p*n) = {int(exact)} does not recover the count "
+                    f"{round(exact)} for {a!r} (the official scorer truncates)",
+                    "store count/n exactly",
+                )
         votes[k] = HumanVotes(tuple(canon), tuple(float(p) for p in probs), n)
-    expected = {s for q in questions for s in (q.key, f"{q.key}_probabilities",
-                                                f"{q.key}_n_answers")}
+    expected = {s for q in questions for s in (q.key, f"{q.key}_probabilities", f"{q.key}_n_answers")}
     extra = sorted(k for k in data if k not in expected and k not in _STRAY_KEYS)
     if extra:
         shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
-        report.warn(file, "", f"{len(extra)} unexpected keys ({shown})",
-                    "check n_people in sample_info.json for this sample")
+        report.warn(
+            file, "", f"{len(extra)} unexpected keys ({shown})", "check n_people in sample_info.json for this sample"
+        )
     return votes

@@ -14,8 +14,9 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from socialbench.files.atomic_write import write_bytes_atomic
 from socialbench.errors import UsageError
+from socialbench.files.atomic_write import write_bytes_atomic
+from socialbench.types import Item
 from socialbench.vision.images import ImagePolicy
 from socialbench.vision.prepare import ImagePreparer
 
@@ -36,8 +37,9 @@ def composite_paths(out: Path, sample_id: str) -> list[Path]:
     return [out / "prompts" / sample_id / f"sample_with_bev_{i}.png" for i in range(N_COMPOSITES)]
 
 
-def prerender_dataset(data: Path, out: Path | None = None, *, max_side: int = 0, overwrite: bool = False,
-                      workers: int | None = None) -> RenderSummary:
+def prerender_dataset(
+    data: Path, out: Path | None = None, *, max_side: int = 0, overwrite: bool = False, workers: int | None = None
+) -> RenderSummary:
     """Render every sample's composites of ``data`` into ``out`` (default ``data``).
 
     ``max_side`` 0 draws at the frames' size (1280×2000 composites for 1280×720 frames, as the
@@ -47,7 +49,7 @@ def prerender_dataset(data: Path, out: Path | None = None, *, max_side: int = 0,
 
     target = out if out is not None else data
     ds = load_socialnav(data, require_images=True, image_mode="img")  # frames, not composites
-    todo = []
+    todo: list[tuple[Item, list[Path]]] = []
     skipped = 0
     for item in ds.items:
         paths = composite_paths(target, item.item_id)
@@ -56,13 +58,15 @@ def prerender_dataset(data: Path, out: Path | None = None, *, max_side: int = 0,
             if len(present) == len(paths):
                 skipped += 1
                 continue
-            raise UsageError(f"{present[0].parent} already has {len(present)} of the {len(paths)} composites; "
-                             "remove them or pass --overwrite")
+            raise UsageError(
+                f"{present[0].parent} already has {len(present)} of the {len(paths)} composites; "
+                "remove them or pass --overwrite"
+            )
         todo.append((item, paths))
     policy = ImagePolicy(max_side=max_side, format="PNG")
 
     async def main() -> None:
-        async def one(item, paths) -> None:  # type: ignore[no-untyped-def]
+        async def one(item: Item, paths: list[Path]) -> None:
             images = await preparer.prepare(RenderSample.of(item.metadata, "img-with-bev", policy))
             for path, img in zip(paths, images):
                 write_bytes_atomic(path, img.data)

@@ -21,7 +21,8 @@ reference and tests only.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from socialbench.benchmarks.socialnav_sub.bank import (
     PromptBank,
@@ -46,9 +47,7 @@ def official_cot_line(value: Any) -> str:
     ``{"answer": {"answer": "<str(value)>"}`` — pass the JSON-decoded answer (a list for
     the multiple-select question) to reproduce published conversations.
     """
-    inner = '{"answer": ' + value + "}" if isinstance(value, str) else (
-        '{"answer": "' + str(value) + '"}'
-    )
+    inner = '{"answer": ' + value + "}" if isinstance(value, str) else ('{"answer": "' + str(value) + '"}')
     return '{"answer": ' + inner
 
 
@@ -58,7 +57,9 @@ def possible_answers_line(options: tuple[str, ...]) -> str:
 
 
 def build_prompt(
-    bank: PromptBank, question: Question, earlier: Mapping[str, Any] | None = None,
+    bank: PromptBank,
+    question: Question,
+    earlier: Mapping[str, Any] | None = None,
     preamble: str | None = None,
 ) -> str:
     """The full prompt for ``question``.
@@ -83,6 +84,5 @@ def build_prompt(
     block = bank.blocks.get(question.instruction_block, ())
     parts.append("\n" + "\n".join(block) + "\n")
     answer_format = bank.answers_format_ms if question.kind == "multi" else bank.answers_format_mc
-    parts.append("\n" + question.text + "\n" + possible_answers_line(question.options)
-                 + answer_format)
+    parts.append("\n" + question.text + "\n" + possible_answers_line(question.options) + answer_format)
     return "".join(parts)

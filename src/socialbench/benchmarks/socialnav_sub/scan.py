@@ -59,8 +59,9 @@ class DatasetScan:
     report: ValidationReport
 
 
-def _check_sample_images(root: Path, s: SampleScan, report: ValidationReport,
-                         inside: Containment, verify: bool, image_mode: str | None) -> bool:
+def _check_sample_images(
+    root: Path, s: SampleScan, report: ValidationReport, inside: Containment, verify: bool, image_mode: str | None
+) -> bool:
     """The frames and composites of one sample, as far as ``image_mode`` needs them (see
     :func:`scan_socialnav`). True if raw frames are missing where composites stand in."""
     sid, f0 = s.sample_id, s.first_frame
@@ -82,34 +83,54 @@ def _check_sample_images(root: Path, s: SampleScan, report: ValidationReport,
             report.error(frame, "", "missing frame", "add the raw camera frame")
     tracks = root / "prompts" / sid / f"{sid}_localized_obj_coords.json"
     odo = root / "front_view" / sid / "traj_data.pkl"
-    why = "the composites are incomplete, so they are rendered" if image_mode in (
-        None, "img-with-bev") else f"--images {image_mode} renders them"
+    why = (
+        "the composites are incomplete, so they are rendered"
+        if image_mode in (None, "img-with-bev")
+        else f"--images {image_mode} renders them"
+    )
     if file_kind(tracks) == "missing":
         if render:
-            report.error(tracks, "", f"no pedestrian tracks: {why} from tracks",
-                         "add the tracks file, or the 10 pre-rendered composites")
+            report.error(
+                tracks,
+                "",
+                f"no pedestrian tracks: {why} from tracks",
+                "add the tracks file, or the 10 pre-rendered composites",
+            )
         elif image_mode is None:
-            report.warn(tracks, "", "no pedestrian tracks: only `--images img-with-bev` "
-                        "(with the release's composites) can be evaluated",
-                        "add the tracks file to evaluate --images img or bev")
+            report.warn(
+                tracks,
+                "",
+                "no pedestrian tracks: only `--images img-with-bev` (with the release's composites) can be evaluated",
+                "add the tracks file to evaluate --images img or bev",
+            )
     if file_kind(odo) == "missing":
         if render and image_mode != "img":
-            report.error(odo, "", f"no odometry: {why} from the robot's poses",
-                         "add traj_data.pkl, or the 10 pre-rendered composites")
+            report.error(
+                odo,
+                "",
+                f"no odometry: {why} from the robot's poses",
+                "add traj_data.pkl, or the 10 pre-rendered composites",
+            )
         elif image_mode is None:
-            report.warn(odo, "", "no odometry; robot poses cannot be drawn (`--images bev` "
-                        "cannot be evaluated)", "add traj_data.pkl")
+            report.warn(
+                odo,
+                "",
+                "no odometry; robot poses cannot be drawn (`--images bev` cannot be evaluated)",
+                "add traj_data.pkl",
+            )
     return bool(missing) and not frames_needed
 
 
-def _sample_list(root: Path, report: ValidationReport,
-                 inside: Containment) -> list[tuple[str, int, int]]:
+def _sample_list(root: Path, report: ValidationReport, inside: Containment) -> list[tuple[str, int, int]]:
     """(sample id, n_people, F0) of every well-formed entry of sample_info.json."""
-    path = next((root / c for c in SAMPLE_INFO_CANDIDATES
-                 if file_kind(root / c) != "missing"), None)
+    path = next((root / c for c in SAMPLE_INFO_CANDIDATES if file_kind(root / c) != "missing"), None)
     if path is None:
-        report.error(root / SAMPLE_INFO_CANDIDATES[0], "", "missing sample list",
-                     "add prompts/sample_info.json with {\"samples\": [...]}")
+        report.error(
+            root / SAMPLE_INFO_CANDIDATES[0],
+            "",
+            "missing sample list",
+            'add prompts/sample_info.json with {"samples": [...]}',
+        )
         return []
     if not inside_or_error(path, inside, report):
         return []
@@ -118,12 +139,17 @@ def _sample_list(root: Path, report: ValidationReport,
         return []
     entries = data.get("samples") if isinstance(data, dict) else None
     if not isinstance(entries, list):
-        report.error(path, "samples", "missing or not a list",
-                     'use {"samples": [{"folderpath": ..., "n_people": ...}, ...]}')
+        report.error(
+            path, "samples", "missing or not a list", 'use {"samples": [{"folderpath": ..., "n_people": ...}, ...]}'
+        )
         return []
     if not entries:
-        report.error(path, "samples", "the sample list is empty: nothing to evaluate or score",
-                     'list the samples: {"samples": [{"folderpath": ..., "n_people": ...}]}')
+        report.error(
+            path,
+            "samples",
+            "the sample list is empty: nothing to evaluate or score",
+            'list the samples: {"samples": [{"folderpath": ..., "n_people": ...}]}',
+        )
         return []
     out: list[tuple[str, int, int]] = []
     seen: set[str] = set()
@@ -138,25 +164,33 @@ def _sample_list(root: Path, report: ValidationReport,
             continue
         unsafe = unsafe_relative_path(sid)
         if unsafe or "/" in sid or "\\" in sid or sid in (".", ".."):
-            report.error(path, f"{where}.folderpath",
-                         f"path traversal: sample id {sid!r} is not a plain folder name"
-                         f" ({unsafe or 'contains a separator'})",
-                         "use ids like 101_Spot_1_155")
+            report.error(
+                path,
+                f"{where}.folderpath",
+                f"path traversal: sample id {sid!r} is not a plain folder name ({unsafe or 'contains a separator'})",
+                "use ids like 101_Spot_1_155",
+            )
             continue
         m = _SAMPLE_ID.match(sid)
         if m is None:
-            report.error(path, f"{where}.folderpath", f"bad sample id {sid!r}",
-                         "ids look like <a>_Spot_<b>_<F0>, e.g. 101_Spot_1_155")
+            report.error(
+                path,
+                f"{where}.folderpath",
+                f"bad sample id {sid!r}",
+                "ids look like <a>_Spot_<b>_<F0>, e.g. 101_Spot_1_155",
+            )
             continue
         if not is_int(n) or n < 0 or n > MAX_PEOPLE:
             shown = repr(n) if not is_int(n) or n < 10**9 else f"an integer of {len(str(n))} digits"
-            report.error(path, f"{where}.n_people",
-                         f"must be an integer from 0 to {MAX_PEOPLE}, got {shown}",
-                         "give the number of labelled people")
+            report.error(
+                path,
+                f"{where}.n_people",
+                f"must be an integer from 0 to {MAX_PEOPLE}, got {shown}",
+                "give the number of labelled people",
+            )
             continue
         if sid in seen:
-            report.error(path, f"{where}.folderpath", f"duplicate sample id {sid!r}",
-                         "list each sample once")
+            report.error(path, f"{where}.folderpath", f"duplicate sample id {sid!r}", "list each sample once")
             continue
         seen.add(sid)
         out.append((sid, n, int(m.group(1))))
@@ -166,8 +200,7 @@ def _sample_list(root: Path, report: ValidationReport,
 def _goal_info(root: Path, inside: Containment, report: ValidationReport) -> dict[str, Any]:
     path = root / "goal_info.json"
     if file_kind(path) == "missing":
-        report.warn(path, "", "no goal_info.json; goal positions are unknown",
-                    "add goal_info.json to draw goals")
+        report.warn(path, "", "no goal_info.json; goal positions are unknown", "add goal_info.json to draw goals")
         return {}
     if not inside_or_error(path, inside, report):
         return {}
@@ -178,21 +211,26 @@ def _goal_info(root: Path, inside: Containment, report: ValidationReport) -> dic
         report.error(path, "", "must be an object", 'map "<a>_Spot_<b>/<F0>.jpg" to entries')
         return {}
     for key, value in data.items():
-        if (not isinstance(value, list) or len(value) != 2
-                or not all(isinstance(v, str) for v in value)):
-            report.error(path, key, "entry must be [goal_image_path, \"[gx, gy]\"]",
-                         "give two strings")
+        if not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, str) for v in value):
+            report.error(path, key, 'entry must be [goal_image_path, "[gx, gy]"]', "give two strings")
             continue
         unsafe = unsafe_relative_path(value[0])
         if unsafe:
-            report.error(path, key, f"path traversal in goal image path {value[0]!r} ({unsafe})",
-                         "use a path relative to the dataset folder")
+            report.error(
+                path,
+                key,
+                f"path traversal in goal image path {value[0]!r} ({unsafe})",
+                "use a path relative to the dataset folder",
+            )
         elif not inside(root / value[0]):
-            report.error(path, key, f"goal image path {value[0]!r} resolves outside the folder",
-                         "use a path relative to the dataset folder")
+            report.error(
+                path,
+                key,
+                f"goal image path {value[0]!r} resolves outside the folder",
+                "use a path relative to the dataset folder",
+            )
         if parse_goal(value[1]) is None:
-            report.error(path, key, f"cannot parse goal {value[1]!r}",
-                         'write it as "[gx, gy]" in millimetres')
+            report.error(path, key, f"cannot parse goal {value[1]!r}", 'write it as "[gx, gy]" in millimetres')
     return data
 
 
@@ -216,8 +254,9 @@ def _camera(root: Path, report: ValidationReport, inside: Containment) -> dict[s
         return {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        report.error(path, "", f"invalid YAML: {exc}", "fix the YAML syntax",
-                     line=mark.line + 1 if mark is not None else None)
+        report.error(
+            path, "", f"invalid YAML: {exc}", "fix the YAML syntax", line=mark.line + 1 if mark is not None else None
+        )
         return {}
     except OSError as exc:
         report.error(path, "", f"cannot read: {exc}", "replace the file")
@@ -230,8 +269,7 @@ def _camera(root: Path, report: ValidationReport, inside: Containment) -> dict[s
     return data
 
 
-def _sample_metadata(root: Path, ids: set[str], report: ValidationReport,
-                     inside: Containment) -> dict[str, dict]:
+def _sample_metadata(root: Path, ids: set[str], report: ValidationReport, inside: Containment) -> dict[str, dict]:
     path = root / "sample_metadata.json"
     if file_kind(path) == "missing" or not inside_or_error(path, inside, report):
         return {}
@@ -256,25 +294,29 @@ def _sample_metadata(root: Path, ids: set[str], report: ValidationReport,
     return out
 
 
-def _load_dataset_bank(root: Path, report: ValidationReport,
-                       inside: Containment) -> PromptBank | None:
+def _load_dataset_bank(root: Path, report: ValidationReport, inside: Containment) -> PromptBank | None:
     bank_path = root / "prompts" / "survey_prompt.json"
     deps_path = root / "prompts" / "relevant_prev_questions.json"
     present = [p for p in (bank_path, deps_path) if file_kind(p) != "missing"]
     if not all([inside_or_error(p, inside, report) for p in present]):
         return None
     try:
-        return load_bank(bank_path if bank_path in present else None,
-                         deps_path if deps_path in present else None)
+        return load_bank(bank_path if bank_path in present else None, deps_path if deps_path in present else None)
     except DataError as exc:
         report.errors.extend(exc.problems)
         return None
 
 
-def scan_socialnav(root: Path | str, *, check_images: bool = True, check_odometry: bool = True,
-                   limit: int | None = None, verify_images: bool = True,
-                   image_mode: str | None = None, allow_labels_only: bool = False
-                   ) -> DatasetScan:
+def scan_socialnav(
+    root: Path | str,
+    *,
+    check_images: bool = True,
+    check_odometry: bool = True,
+    limit: int | None = None,
+    verify_images: bool = True,
+    image_mode: str | None = None,
+    allow_labels_only: bool = False,
+) -> DatasetScan:
     """Read and check a dataset folder; never raises for data problems (see ``report``).
 
     ``limit`` keeps only the first samples of the sample list. ``check_images`` checks that
@@ -301,14 +343,21 @@ def scan_socialnav(root: Path | str, *, check_images: bool = True, check_odometr
     entries = _sample_list(root, report, inside)
     extra = _sample_metadata(root, {e[0] for e in entries}, report, inside)
     if limit is not None:
-        entries = entries[:max(limit, 0)]
+        entries = entries[: max(limit, 0)]
     goal_info = _goal_info(root, inside, report)
     camera = _camera(root, report, inside)
 
-    labels_only = allow_labels_only and check_images and bool(entries) and not any(
-        file_kind(root / "front_view" / sid / f"{f0 + t}.jpg") != "missing"
-        or file_kind(root / "prompts" / sid / f"sample_with_bev_{t}.png") != "missing"
-        for sid, _, f0 in entries for t in range(N_FRAMES))
+    labels_only = (
+        allow_labels_only
+        and check_images
+        and bool(entries)
+        and not any(
+            file_kind(root / "front_view" / sid / f"{f0 + t}.jpg") != "missing"
+            or file_kind(root / "prompts" / sid / f"sample_with_bev_{t}.png") != "missing"
+            for sid, _, f0 in entries
+            for t in range(N_FRAMES)
+        )
+    )
     samples: list[SampleScan] = []
     composites_only: list[str] = []  # samples whose missing frames the composites replace
     for sid, n_people, f0 in entries:
@@ -325,8 +374,7 @@ def scan_socialnav(root: Path | str, *, check_images: bool = True, check_odometr
 
         gentry = goal_info.get(goal_key(sid)) if goal_info else None
         if goal_info and gentry is None:
-            report.warn(root / "goal_info.json", goal_key(sid), f"no goal for sample {sid}",
-                        "add its goal entry")
+            report.warn(root / "goal_info.json", goal_key(sid), f"no goal for sample {sid}", "add its goal entry")
         elif isinstance(gentry, list) and len(gentry) == 2:
             s.goal_xy = parse_goal(gentry[1])
 
@@ -343,22 +391,28 @@ def scan_socialnav(root: Path | str, *, check_images: bool = True, check_odometr
                 elif check_odometry_file(odo, f0, report):
                     s.odometry_path = odo
         elif check_odometry and not check_images:
-            report.warn(odo, "", "no odometry; robot poses cannot be drawn",
-                        "add traj_data.pkl")
+            report.warn(odo, "", "no odometry; robot poses cannot be drawn", "add traj_data.pkl")
 
         if check_images and not labels_only:
             if _check_sample_images(root, s, report, inside, verify_images, image_mode):
                 composites_only.append(sid)
     if composites_only and image_mode is None:
-        report.warn(root / "front_view", "",
-                    f"raw frames missing for {len(composites_only)} sample(s) (e.g. "
-                    f"{composites_only[0]}): OK for `eval --images img-with-bev` (the release's "
-                    "composites) and `score`; `--images img` needs the frames",
-                    "add front_view/<S>/<F>.jpg to evaluate --images img")
+        report.warn(
+            root / "front_view",
+            "",
+            f"raw frames missing for {len(composites_only)} sample(s) (e.g. "
+            f"{composites_only[0]}): OK for `eval --images img-with-bev` (the release's "
+            "composites) and `score`; `--images img` needs the frames",
+            "add front_view/<S>/<F>.jpg to evaluate --images img",
+        )
     if labels_only:
-        report.warn(root, "", "labels only: no raw frames (front_view/<S>/<F>.jpg) and no "
-                    "composites (prompts/<S>/sample_with_bev_<i>.png). OK for `socialbench "
-                    "score` and for `eval` with a baseline (-m baseline:...); `eval` with a "
-                    "vision model needs the images",
-                    "add the release's images to evaluate a vision model")
+        report.warn(
+            root,
+            "",
+            "labels only: no raw frames (front_view/<S>/<F>.jpg) and no "
+            "composites (prompts/<S>/sample_with_bev_<i>.png). OK for `socialbench "
+            "score` and for `eval` with a baseline (-m baseline:...); `eval` with a "
+            "vision model needs the images",
+            "add the release's images to evaluate a vision model",
+        )
     return DatasetScan(root, bank, camera, goal_info, samples, report)

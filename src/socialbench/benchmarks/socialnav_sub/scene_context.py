@@ -18,14 +18,14 @@ official order, the answer filling the question's blank:
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from socialbench.types import Item, Question
 
 __all__ = ["FACTS_HEADER", "rule_facts", "fact_line", "facts_block"]
 
-FACTS_HEADER = ("Scene facts measured by a perception module from the tracked positions of the robot "
-                "and the people:")
+FACTS_HEADER = "Scene facts measured by a perception module from the tracked positions of the robot and the people:"
 _BLANK = re.compile(r"_{2,}")
 _SELECT_ALL = re.compile(r"\s*\(Select all that apply\)", re.IGNORECASE)
 

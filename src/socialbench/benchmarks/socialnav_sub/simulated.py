@@ -123,26 +123,41 @@ class SimSample:
 # --------------------------------------------------------------------------- helpers
 
 
-
 #: Tracker noise before smoothing (mean displacement, metres). After RTS smoothing the stored
 #: tracks are off by about 0.67 m on average, the paper's ADE for PHALP (App. 7.3); each
 #: scene's measured value is stored as ``track_ade_m`` in sample_metadata.json.
 DEFAULT_NOISE_M = 1.3
 
+
 def _views(sim: SimResult, k: int, cum: np.ndarray) -> list[PersonView]:
     agents = sim.setup.agents
-    return [PersonView(float(sim.people[k, i, 0]), float(sim.people[k, i, 1]), a.appearance,
-                       phase=float(2 * math.pi * cum[k, i] / STRIDE_M), walking=a.role != "standing")
-            for i, a in enumerate(agents)]
+    return [
+        PersonView(
+            float(sim.people[k, i, 0]),
+            float(sim.people[k, i, 1]),
+            a.appearance,
+            phase=float(2 * math.pi * cum[k, i] / STRIDE_M),
+            walking=a.role != "standing",
+        )
+        for i, a in enumerate(agents)
+    ]
 
 
 def _seen(det: Detection) -> bool:
-    return (det.bbox is not None and MIN_DEPTH_M <= det.depth <= MAX_DEPTH_M
-            and det.in_view >= MIN_IN_VIEW and det.visible_fraction >= MIN_VISIBLE)
+    return (
+        det.bbox is not None
+        and MIN_DEPTH_M <= det.depth <= MAX_DEPTH_M
+        and det.in_view >= MIN_IN_VIEW
+        and det.visible_fraction >= MIN_VISIBLE
+    )
 
 
-def _noisy_tracks(sim: SimResult, seen: dict[int, list[tuple[int, tuple[float, float, float, float]]]],
-                  noise_m: float, rng: np.random.Generator) -> tuple[dict[str, PersonTrack], dict[str, int]]:
+def _noisy_tracks(
+    sim: SimResult,
+    seen: dict[int, list[tuple[int, tuple[float, float, float, float]]]],
+    noise_m: float,
+    rng: np.random.Generator,
+) -> tuple[dict[str, PersonTrack], dict[str, int]]:
     """Tracker output: noisy, smoothed positions at the seen timesteps (see module docstring)."""
     f0 = sim.first_frame
     sigma = noise_m / math.sqrt(math.pi / 2.0)
@@ -164,8 +179,9 @@ def _noisy_tracks(sim: SimResult, seen: dict[int, list[tuple[int, tuple[float, f
         if smoother is not None and len(tr.observations) >= 2:  # pykalman fails on one observation
             tr = smoother(tr)
         tr = tr.with_positions(np.round(tr.positions(), 4))
-        tr = PersonTrack(tid, tuple(Observation(o.timestep, o.x, o.y, o.bbox, round(o.pos_diff, 4))
-                                    for o in tr.observations))
+        tr = PersonTrack(
+            tid, tuple(Observation(o.timestep, o.x, o.y, o.bbox, round(o.pos_diff, 4)) for o in tr.observations)
+        )
         tracks[tid] = tr
         agent_of[tid] = i
     return {k: tracks[k] for k in sorted(tracks)}, agent_of  # file order (sorted keys)
@@ -179,17 +195,27 @@ def _odometry(sim: SimResult, rng: np.random.Generator) -> Odometry:
     return Odometry(pos, yaw, "<simulated>")
 
 
-def _attributes(s_cfg: SceneConfig, sim: SimResult, truth: SceneTruth, tracks: dict[str, PersonTrack],
-                agent_of: dict[str, int], labels: dict[int, str], label_source: str) -> dict[str, Any]:
+def _attributes(
+    s_cfg: SceneConfig,
+    sim: SimResult,
+    truth: SceneTruth,
+    tracks: dict[str, PersonTrack],
+    agent_of: dict[str, int],
+    labels: dict[int, str],
+    label_source: str,
+) -> dict[str, Any]:
     f0 = sim.first_frame
     robot = truth.robot
     close = 0
     for tid in labels.values():
-        d = np.hypot(*(sim.people[f0:f0 + N_FRAMES, agent_of[tid]] - robot.xy()).T)
+        d = np.hypot(*(sim.people[f0 : f0 + N_FRAMES, agent_of[tid]] - robot.xy()).T)
         close += bool(d.min() <= CLOSE_M)
     lateral = float(np.abs(robot.y).max())
-    errs = [float(np.hypot(*(np.array(o.xy) - sim.people[f0 + o.timestep, agent_of[tid]])))
-            for tid in labels.values() for o in tracks[tid].observations]
+    errs = [
+        float(np.hypot(*(np.array(o.xy) - sim.people[f0 + o.timestep, agent_of[tid]])))
+        for tid in labels.values()
+        for o in tracks[tid].observations
+    ]
     agents = sim.setup.agents
     roles = Counter(a.role for a in agents)
     feats = {"crowd_size": len(labels), "n_close": close, "lateral_motion_m": round(lateral, 3)}
@@ -214,9 +240,17 @@ def _attributes(s_cfg: SceneConfig, sim: SimResult, truth: SceneTruth, tracks: d
 # --------------------------------------------------------------------------- generation
 
 
-def generate_sample(index: int, seed: int, people: tuple[int, int], *, noise_m: float = DEFAULT_NOISE_M,
-                    frame_size: tuple[int, int] = (640, 360), annotators: int = 1,
-                    camera: PinholeCamera = PinholeCamera(), render_frames: bool = True) -> SimSample:
+def generate_sample(
+    index: int,
+    seed: int,
+    people: tuple[int, int],
+    *,
+    noise_m: float = DEFAULT_NOISE_M,
+    frame_size: tuple[int, int] = (640, 360),
+    annotators: int = 1,
+    camera: PinholeCamera = PinholeCamera(),
+    render_frames: bool = True,
+) -> SimSample:
     """Scene ``index`` of the dataset with ``seed``: simulated until the number of labelled
     people lies in ``people`` (inclusive), then observed, labelled and answered."""
     lo, hi = people
@@ -249,14 +283,16 @@ def generate_sample(index: int, seed: int, people: tuple[int, int], *, noise_m: 
             break
     else:
         raise RuntimeError(
-            f"scene {index}: no simulation with {lo}-{hi} labelled people in {MAX_ATTEMPTS} attempts; "
-            "widen --people"
+            f"scene {index}: no simulation with {lo}-{hi} labelled people in {MAX_ATTEMPTS} attempts; widen --people"
         )
     labels = {label: tr.track_id for label, tr in kept.items()}
     truth = SceneTruth(
-        robot, goal_xy,
-        {label: PersonTruth(sim.people[f0:f0 + N_FRAMES, agent_of[tid]], tracks[tid].timesteps)
-         for label, tid in labels.items()},
+        robot,
+        goal_xy,
+        {
+            label: PersonTruth(sim.people[f0 : f0 + N_FRAMES, agent_of[tid]], tracks[tid].timesteps)
+            for label, tid in labels.items()
+        },
         cruise_speed=cfg.robot_speed,
     )
     source = "exact geometry" if annotators == 1 else f"synthetic panel of {annotators}"
@@ -266,8 +302,12 @@ def generate_sample(index: int, seed: int, people: tuple[int, int], *, noise_m: 
     return SimSample(index, sid, cfg, sim, tracks, labels, agent_of, truth, odom, goal_mm, frames, attrs)
 
 
-def common_answers(sample: SimSample, annotators: int, rng: np.random.Generator | None = None,
-                   th: AnswerThresholds = AnswerThresholds()) -> dict[str, Any]:
+def common_answers(
+    sample: SimSample,
+    annotators: int,
+    rng: np.random.Generator | None = None,
+    th: AnswerThresholds = AnswerThresholds(),
+) -> dict[str, Any]:
     """The ``common_answers.json`` object of a sample (see the module docstring)."""
     questions = expand_questions(load_bank(), sample.n_people)
     if annotators == 1:
@@ -309,8 +349,10 @@ def _jpeg(img: Any) -> bytes:
 
 
 def _odometry_pickle(odom: Odometry) -> bytes:
-    return pickle.dumps({"position": np.asarray(odom.position, dtype=np.float64),
-                         "yaw": np.asarray(odom.yaw, dtype=np.float64)}, protocol=4)
+    return pickle.dumps(
+        {"position": np.asarray(odom.position, dtype=np.float64), "yaw": np.asarray(odom.yaw, dtype=np.float64)},
+        protocol=4,
+    )
 
 
 def _versions() -> dict[str, str]:
@@ -326,10 +368,18 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def simulate_dataset(out: Path, *, scenes: int, seed: int, people: tuple[int, int],
-                     frame_size: tuple[int, int] = (640, 360), annotators: int = 1,
-                     noise_m: float = DEFAULT_NOISE_M,
-                     write_composites: bool = False, overwrite: bool = False) -> Path:
+def simulate_dataset(
+    out: Path,
+    *,
+    scenes: int,
+    seed: int,
+    people: tuple[int, int],
+    frame_size: tuple[int, int] = (640, 360),
+    annotators: int = 1,
+    noise_m: float = DEFAULT_NOISE_M,
+    write_composites: bool = False,
+    overwrite: bool = False,
+) -> Path:
     """Write ``scenes`` simulated samples under ``out`` in the SocialNav-SUB layout; returns
     ``out``. ``people`` = (min, max) labelled people per scene; ``annotators`` = 1 stores the
     exact answers (n = 2, both votes on it), more draws a synthetic panel; ``noise_m`` is the
@@ -380,16 +430,31 @@ def simulate_dataset(out: Path, *, scenes: int, seed: int, people: tuple[int, in
         write_json(root / rel, info)
     write_json(root / "goal_info.json", goal_info)
     write_file(root / "sample_metadata.json", (json.dumps(metadata, indent=2, sort_keys=True) + "\n").encode())
-    params = {"scenes": scenes, "seed": seed, "people": [lo, hi], "frame_size": [w, h],
-              "annotators": annotators, "noise_m": noise_m, "write_composites": write_composites}
+    params = {
+        "scenes": scenes,
+        "seed": seed,
+        "people": [lo, hi],
+        "frame_size": [w, h],
+        "annotators": annotators,
+        "noise_m": noise_m,
+        "write_composites": write_composites,
+    }
     write_file(root / "README.md", dataset_card(samples, params).encode())
     if write_composites:
         _write_composites(root, samples)
     return root
 
 
-_GENERATED = ("front_view", "prompts", "human_labels", "dataset_cfg.yaml", "goal_info.json", "sample_info.json",
-              "sample_metadata.json", "README.md")
+_GENERATED = (
+    "front_view",
+    "prompts",
+    "human_labels",
+    "dataset_cfg.yaml",
+    "goal_info.json",
+    "sample_info.json",
+    "sample_metadata.json",
+    "README.md",
+)
 
 
 def _prepare_folder(root: Path, overwrite: bool) -> None:
@@ -416,7 +481,9 @@ def _write_composites(root: Path, samples: Sequence[SimSample]) -> None:
             "tracks_path": str(root / "prompts" / sid / f"{sid}_localized_obj_coords.json"),
             "odometry_path": str(root / "front_view" / sid / "traj_data.pkl"),
             "frames": [str(root / "front_view" / sid / f"{f0 + t}.jpg") for t in range(N_FRAMES)],
-            "first_frame": f0, "goal_xy": [s.goal_mm[0] / 1000.0, s.goal_mm[1] / 1000.0], "n_people": s.n_people,
+            "first_frame": f0,
+            "goal_xy": [s.goal_mm[0] / 1000.0, s.goal_mm[1] / 1000.0],
+            "n_people": s.n_people,
         }
         for t, img in enumerate(render_sample(meta, "img-with-bev")):
             write_file(root / "prompts" / sid / f"sample_with_bev_{t}.png", to_png_bytes(img))
@@ -466,8 +533,11 @@ def dataset_card(samples: Sequence[SimSample], params: dict[str, Any]) -> str:
         "`dataset_cfg.yaml` refer to the native 1280x720 camera (SCAND Spot intrinsics, camera "
         "height 0.6 m).",
         "- Composites (`prompts/<S>/sample_with_bev_<i>.png`): "
-        + ("written." if params["write_composites"] else
-           "not written; socialbench renders them from the frames, tracks and odometry."),
+        + (
+            "written."
+            if params["write_composites"]
+            else "not written; socialbench renders them from the frames, tracks and odometry."
+        ),
         "- `sample_metadata.json`: per-scene attributes usable as facets: `scene_type` "
         "(corridor / crossing / plaza), the three features of the paper's scene-selection score "
         "(§7.2) `crowd_size` (labelled people), `n_close` (labelled people within "
@@ -505,7 +575,8 @@ def dataset_card(samples: Sequence[SimSample], params: dict[str, Any]) -> str:
         "Tracks (`<S>_localized_obj_coords.json`) are what a tracker would output, not the "
         f"truth: Gaussian noise with a mean displacement of {params['noise_m']:g} m (the paper "
         "reports 0.67 ± 0.14 m ADE for its PHALP pipeline) on the seen frames, then RTS "
-        "smoothing" + (f"; mean displacement error after smoothing {np.mean(ade):.2f} m." if ade else ".")
+        "smoothing"
+        + (f"; mean displacement error after smoothing {np.mean(ade):.2f} m." if ade else ".")
         + " The rule-based baseline and the drawn circles use these tracks; the answers use "
         "the truth.",
         "",
@@ -532,11 +603,21 @@ def dataset_card(samples: Sequence[SimSample], params: dict[str, Any]) -> str:
         "",
         "Parameters: `" + json.dumps(params, sort_keys=True) + "`. The same parameters give "
         "byte-identical files with the same library versions (written with "
-        + ", ".join(f"{k} {v}" for k, v in _versions().items()) + ").",
+        + ", ".join(f"{k} {v}" for k, v in _versions().items())
+        + ").",
         "",
     ]
     return "\n".join(lines)
 
 
-__all__ = ["SimSample", "simulate_dataset", "generate_sample", "write_sample", "common_answers", "dataset_card",
-           "DATASET_CFG", "SCORE_WEIGHTS", "CARD_TITLE"]
+__all__ = [
+    "SimSample",
+    "simulate_dataset",
+    "generate_sample",
+    "write_sample",
+    "common_answers",
+    "dataset_card",
+    "DATASET_CFG",
+    "SCORE_WEIGHTS",
+    "CARD_TITLE",
+]

@@ -18,10 +18,11 @@ import json
 import math
 import pickle
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from socialbench.benchmarks.socialnav_sub.bank import expand_questions, load_bank
 from socialbench.files.dataset_writer import write_file, write_json
@@ -51,19 +52,34 @@ nothing about any model's social reasoning.
 Parameters: {params}
 """
 
-_TO_IMPERATIVE = {"avoiding": "avoid", "overtaking": "overtake",
-                  "not considering": "not consider", "following": "follow",
-                  "yielding to": "yield to"}
-_COLOURS = [(220, 40, 40), (40, 120, 220), (40, 170, 60), (230, 150, 20), (150, 60, 200),
-            (20, 170, 170), (200, 60, 140), (120, 120, 40), (90, 90, 220), (220, 100, 80),
-            (60, 140, 110), (170, 40, 90), (100, 60, 30)]
+_TO_IMPERATIVE = {
+    "avoiding": "avoid",
+    "overtaking": "overtake",
+    "not considering": "not consider",
+    "following": "follow",
+    "yielding to": "yield to",
+}
+_COLOURS = [
+    (220, 40, 40),
+    (40, 120, 220),
+    (40, 170, 60),
+    (230, 150, 20),
+    (150, 60, 200),
+    (20, 170, 170),
+    (200, 60, 140),
+    (120, 120, 40),
+    (90, 90, 220),
+    (220, 100, 80),
+    (60, 140, 110),
+    (170, 40, 90),
+    (100, 60, 30),
+]
 
 
 # --------------------------------------------------------------------------- counts
 
 
-def fixture_people_counts(n_samples: int = 60, total: int = 399, lo: int = 1, hi: int = 13,
-                          seed: int = 0) -> list[int]:
+def fixture_people_counts(n_samples: int = 60, total: int = 399, lo: int = 1, hi: int = 13, seed: int = 0) -> list[int]:
     """Deterministic per-sample person counts in [lo, hi] summing to ``total``.
 
     The defaults match the official set (60 samples, 399 people, min 1, max 13). When there
@@ -77,9 +93,7 @@ def fixture_people_counts(n_samples: int = 60, total: int = 399, lo: int = 1, hi
     mean = total / n_samples
     counts = [min(hi, max(lo, round(rng.gauss(mean, 2.8)))) for _ in range(n_samples)]
     fixed: set[int] = set()
-    if n_samples >= 2 and lo * 1 + hi * 1 + lo * (n_samples - 2) <= total <= (
-        hi * (n_samples - 1) + lo
-    ):
+    if n_samples >= 2 and lo * 1 + hi * 1 + lo * (n_samples - 2) <= total <= (hi * (n_samples - 1) + lo):
         a, b = rng.sample(range(n_samples), 2)
         counts[a], counts[b] = lo, hi
         fixed = {a, b}
@@ -121,8 +135,7 @@ def _to_robot(pose: tuple[float, float, float], p: tuple[float, float]) -> tuple
     return (c * dx + s * dy, -s * dx + c * dy)
 
 
-def _side(rel: tuple[float, float], ahead: str, left: str, right: str, behind: str | None,
-          wide: float = 0.45) -> str:
+def _side(rel: tuple[float, float], ahead: str, left: str, right: str, behind: str | None, wide: float = 0.45) -> str:
     x, y = rel
     if behind is not None and x < 0 and abs(y) < abs(x):
         return behind
@@ -161,8 +174,7 @@ def _sample_ids(n: int, rng: random.Random) -> list[str]:
     ids = ["101_Spot_1_155"]
     seen = set(ids)
     while len(ids) < n:
-        sid = f"{rng.choice([101, 114, 123, 129, 33, 45, 52, 61])}_Spot_{rng.randint(0, 9)}_" \
-              f"{rng.randint(20, 900)}"
+        sid = f"{rng.choice([101, 114, 123, 129, 33, 45, 52, 61])}_Spot_{rng.randint(0, 9)}_{rng.randint(20, 900)}"
         if sid not in seen:
             seen.add(sid)
             ids.append(sid)
@@ -201,8 +213,7 @@ def _make_scene(sid: str, n_people: int, rng: random.Random) -> _Scene:
         span = (N_FRAMES - 1) * DT
         vx = max(vx, (0.5 - x0) / span)
         vy = min(max(vy, (-4.5 - y0) / span), (4.5 - y0) / span)
-        pos = tuple((round(x0 + vx * t * DT, 4), round(y0 + vy * t * DT, 4))
-                    for t in range(N_FRAMES))
+        pos = tuple((round(x0 + vx * t * DT, 4), round(y0 + vy * t * DT, 4)) for t in range(N_FRAMES))
         boxes = tuple(_bbox(_to_robot(robot[t], pos[t])) for t in range(N_FRAMES))
         raw_people.append((pos, boxes, vx))
     # official labelling: left to right by the x1 of the first bounding box
@@ -214,11 +225,9 @@ def _make_scene(sid: str, n_people: int, rng: random.Random) -> _Scene:
     if abs(dyaw) < 0.15:
         latent["q_robot_moving_direction"] = ("moving ahead",)
     else:
-        latent["q_robot_moving_direction"] = (
-            "moving ahead", "turning left" if dyaw > 0 else "turning right")
+        latent["q_robot_moving_direction"] = ("moving ahead", "turning left" if dyaw > 0 else "turning right")
     latent["q_goal_position_begin"] = _side(goal, "ahead", "to the left", "to the right", None)
-    latent["q_goal_position_end"] = _side(_to_robot(robot[-1], goal), "ahead", "to the left",
-                                          "to the right", None)
+    latent["q_goal_position_end"] = _side(_to_robot(robot[-1], goal), "ahead", "to the left", "to the right", None)
     for person, (_, _, vx) in zip(people, raw_people):
         i = person.label
         rel0 = _to_robot(robot[0], person.positions[0])
@@ -228,12 +237,11 @@ def _make_scene(sid: str, n_people: int, rng: random.Random) -> _Scene:
         latent[f"q_person_spatial_position_end_p{i}"] = _side(rel9, *pos_opts)
         d0, d9 = math.hypot(*rel0), math.hypot(*rel9)
         latent[f"q_person_distance_change_p{i}"] = (
-            "closer to" if d9 - d0 < -0.3 else "further away from" if d9 - d0 > 0.3
-            else "about the same distance to")
+            "closer to" if d9 - d0 < -0.3 else "further away from" if d9 - d0 > 0.3 else "about the same distance to"
+        )
         path_d = min(_seg_dist(p, (0.0, 0.0), goal) for p in person.positions)
         end_d = _seg_dist(person.positions[-1], robot[-1][:2], goal)
-        closest = min(math.hypot(*_to_robot(robot[t], person.positions[t]))
-                      for t in range(N_FRAMES))
+        closest = min(math.hypot(*_to_robot(robot[t], person.positions[t])) for t in range(N_FRAMES))
         obstructing = path_d < 1.0
         latent[f"q_obstructing_path_p{i}"] = "yes" if obstructing else "no"
         latent[f"q_obstructing_end_position_p{i}"] = "yes" if end_d < 1.0 else "no"
@@ -248,15 +256,16 @@ def _make_scene(sid: str, n_people: int, rng: random.Random) -> _Scene:
             r_act = "following" if vx >= speed else "overtaking"
         else:
             r_act = rng.choice(["avoiding", "avoiding", "yielding to"])
-        p_act = "not considering" if not person_aff else rng.choice(
-            ["avoiding", "yielding to", "avoiding"])
+        p_act = "not considering" if not person_aff else rng.choice(["avoiding", "yielding to", "avoiding"])
         latent[f"q_robot_action_p{i}"] = r_act
         latent[f"q_person_action_p{i}"] = p_act
         future_aff = end_d < 1.5
         latent[f"q_robot_suggested_affected_p{i}"] = "yes" if future_aff else "no"
         latent[f"q_robot_suggested_action_p{i}"] = (
-            _TO_IMPERATIVE[r_act] if future_aff and r_act != "not considering" else
-            ("avoid" if future_aff else "not consider"))
+            _TO_IMPERATIVE[r_act]
+            if future_aff and r_act != "not considering"
+            else ("avoid" if future_aff else "not consider")
+        )
         latent[f"q_human_future_action_prediction_p{i}"] = _TO_IMPERATIVE[p_act]
     return _Scene(sid, f0, tuple(robot), tuple(odometry), goal_mm, people, latent)
 
@@ -276,8 +285,9 @@ def _votes(q: Question, latent: Answer, n: int, rng: random.Random) -> tuple[lis
     return answers, [counts[i] / n for i in order]
 
 
-def _common_answers(scene: _Scene, questions: tuple[Question, ...], lo: int, hi: int,
-                    rng: random.Random) -> dict[str, Any]:
+def _common_answers(
+    scene: _Scene, questions: tuple[Question, ...], lo: int, hi: int, rng: random.Random
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for q in questions:
         n = rng.randint(lo, hi)
@@ -303,6 +313,11 @@ def _font(size: int) -> Any:
         return ImageFont.load_default()
 
 
+def _box_bottom(box: tuple[float, float, float, float] | None) -> float:
+    """The lower edge of a bounding box (0 when the person is not in view)."""
+    return box[3] if box else 0
+
+
 def _frame(scene: _Scene, t: int, size: tuple[int, int]) -> Any:
     from PIL import Image, ImageDraw
 
@@ -316,7 +331,7 @@ def _frame(scene: _Scene, t: int, size: tuple[int, int]) -> Any:
         x = k * 40 + shift
         draw.line([(x, horizon), (x - (x - w / 2) * 0.8, h)], fill=(100, 96, 90), width=1)
     sx, sy = w / NATIVE_W, h / NATIVE_H
-    for person in sorted(scene.people, key=lambda p: -(p.bboxes[t][3] if p.bboxes[t] else 0)):
+    for person in sorted(scene.people, key=lambda p: -_box_bottom(p.bboxes[t])):
         box = person.bboxes[t]
         if box is None:
             continue
@@ -406,8 +421,16 @@ def _tracks(scene: _Scene) -> dict[str, Any]:
                 continue
             diff = 0.0 if prev is None else math.hypot(pos[0] - prev[0], pos[1] - prev[1])
             yaw = 0.0 if prev is None else math.atan2(pos[1] - prev[1], pos[0] - prev[0])
-            obs.append({"center_x": pos[0], "center_y": pos[1], "yaw": round(yaw, 4),
-                        "timestep": t, "bbox": list(box), "pos_diff": round(diff, 4)})
+            obs.append(
+                {
+                    "center_x": pos[0],
+                    "center_y": pos[1],
+                    "yaw": round(yaw, 4),
+                    "timestep": t,
+                    "bbox": list(box),
+                    "pos_diff": round(diff, 4),
+                }
+            )
             prev = pos
         tracks[str(100 + person.label * 7)] = obs
     return {"track_id_to_object_trajectory": tracks}
@@ -421,10 +444,15 @@ def _odometry_pickle(scene: _Scene) -> bytes:
     return pickle.dumps({"position": position, "yaw": yaw}, protocol=4)
 
 
-def write_synthetic_dataset(out: Path | str, *, n_samples: int,
-                            people: Sequence[int] | None = None, seed: int = 0,
-                            frame_size: tuple[int, int] = (320, 180),
-                            n_annotators: tuple[int, int] = (7, 14)) -> Path:
+def write_synthetic_dataset(
+    out: Path | str,
+    *,
+    n_samples: int,
+    people: Sequence[int] | None = None,
+    seed: int = 0,
+    frame_size: tuple[int, int] = (320, 180),
+    n_annotators: tuple[int, int] = (7, 14),
+) -> Path:
     """Write a synthetic dataset with ``n_samples`` samples under ``out``; returns ``out``.
 
     ``people`` gives the person count of each sample (default: :func:`fixture_people_counts`
@@ -451,13 +479,18 @@ def write_synthetic_dataset(out: Path | str, *, n_samples: int,
     rng = random.Random(seed)
     bank = load_bank()
     data_dir = resources.files("socialbench.benchmarks.socialnav_sub") / "data"
-    write_file(root / "prompts" / "survey_prompt.json",
-                 (data_dir / "survey_prompt.json").read_bytes())
-    write_file(root / "prompts" / "relevant_prev_questions.json",
-                 (data_dir / "relevant_prev_questions.json").read_bytes())
+    write_file(root / "prompts" / "survey_prompt.json", (data_dir / "survey_prompt.json").read_bytes())
+    write_file(
+        root / "prompts" / "relevant_prev_questions.json", (data_dir / "relevant_prev_questions.json").read_bytes()
+    )
     write_file(root / "dataset_cfg.yaml", DATASET_CFG.encode())
-    params = {"n_samples": n_samples, "seed": seed, "frame_size": [w, h],
-              "n_annotators": [lo, hi], "people": sum(people)}
+    params = {
+        "n_samples": n_samples,
+        "seed": seed,
+        "frame_size": [w, h],
+        "n_annotators": [lo, hi],
+        "people": sum(people),
+    }
     write_file(root / "README.md", README.format(params=json.dumps(params)).encode())
 
     ids = _sample_ids(n_samples, rng)
@@ -471,17 +504,16 @@ def write_synthetic_dataset(out: Path | str, *, n_samples: int,
         scene = _make_scene(sid, n, rng)
         f0 = scene.first_frame
         head = sid.rsplit("_", 1)[0]
-        goal_info[f"{head}/{f0}.jpg"] = [f"{head}/{f0 + 40}.jpg",
-                                         f"[{scene.goal_mm[0]}, {scene.goal_mm[1]}]"]
+        goal_info[f"{head}/{f0}.jpg"] = [f"{head}/{f0 + 40}.jpg", f"[{scene.goal_mm[0]}, {scene.goal_mm[1]}]"]
         questions = expand_questions(bank, n)
-        write_json(root / "human_labels" / sid / "common_answers.json",
-                    _common_answers(scene, questions, lo, hi, rng))
+        write_json(root / "human_labels" / sid / "common_answers.json", _common_answers(scene, questions, lo, hi, rng))
         write_json(root / "prompts" / sid / f"{sid}_localized_obj_coords.json", _tracks(scene))
         write_file(root / "front_view" / sid / "traj_data.pkl", _odometry_pickle(scene))
         for t in range(N_FRAMES):
             frame = _frame(scene, t, (w, h))
             write_file(root / "front_view" / sid / f"{f0 + t}.jpg", _encode(frame, "JPEG"))
-            write_file(root / "prompts" / sid / f"sample_with_bev_{t}.png",
-                         _encode(_composite(scene, frame, t, font), "PNG"))
+            write_file(
+                root / "prompts" / sid / f"sample_with_bev_{t}.png", _encode(_composite(scene, frame, t, font), "PNG")
+            )
     write_json(root / "goal_info.json", goal_info)
     return root

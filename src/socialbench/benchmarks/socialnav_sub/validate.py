@@ -31,5 +31,4 @@ def validate_socialnav(root: Path | str, *, check_images: bool = True) -> list[P
 
     A folder without any image (enough for ``score``) gets one warning that says so, not an
     error per missing frame."""
-    return scan_socialnav(root, check_images=check_images, check_odometry=True,
-                          allow_labels_only=True).report.problems
+    return scan_socialnav(root, check_images=check_images, check_odometry=True, allow_labels_only=True).report.problems

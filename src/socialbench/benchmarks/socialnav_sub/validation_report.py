@@ -19,8 +19,7 @@ class ValidationReport:
     def problems(self) -> list[Problem]:
         return self.errors + self.warnings
 
-    def error(self, file: Path | str, fld: str, message: str, fix: str = "",
-              line: int | None = None) -> None:
+    def error(self, file: Path | str, fld: str, message: str, fix: str = "", line: int | None = None) -> None:
         self.errors.append(Problem(str(file), fld, message, fix, line))
 
     def warn(self, file: Path | str, fld: str, message: str, fix: str = "") -> None:

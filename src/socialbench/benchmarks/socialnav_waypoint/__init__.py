@@ -3,5 +3,9 @@
 from socialbench.benchmarks.base import register_benchmark
 from socialbench.benchmarks.socialnav_waypoint.options import WaypointOptions
 
-register_benchmark("socialnav-waypoint", title="SocialNav waypoint", options=WaypointOptions,
-                   factory="socialbench.benchmarks.socialnav_waypoint.benchmark:SocialNavWaypoint")
+register_benchmark(
+    "socialnav-waypoint",
+    title="SocialNav waypoint",
+    options=WaypointOptions,
+    factory="socialbench.benchmarks.socialnav_waypoint.benchmark:SocialNavWaypoint",
+)

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from socialbench.benchmarks.base import BaseBenchmark, scoring_summary
 from socialbench.benchmarks.options import EvalOptions
@@ -48,7 +49,12 @@ from socialbench.benchmarks.socialnav_waypoint.candidates import (
     people_at_last_frame,
     sample_candidates,
 )
-from socialbench.benchmarks.socialnav_waypoint.context import check_context, context_answers, context_block, load_model_answers
+from socialbench.benchmarks.socialnav_waypoint.context import (
+    check_context,
+    context_answers,
+    context_block,
+    load_model_answers,
+)
 from socialbench.benchmarks.socialnav_waypoint.options import WaypointOptions
 from socialbench.errors import DataError, Problem, SocialbenchError, UsageError
 from socialbench.metrics.protocols import PROTOCOL_NAMES, ProtocolArg, as_protocol
@@ -62,11 +68,15 @@ log = logging.getLogger(__name__)
 
 KEY = "q_waypoint"
 CATEGORY = "Waypoint selection"
-QUESTION = ("Which waypoint should the robot move to next so that it makes progress towards the goal "
-            "while being considerate of the people around it?")
+QUESTION = (
+    "Which waypoint should the robot move to next so that it makes progress towards the goal "
+    "while being considerate of the people around it?"
+)
 _IMAGES_TEXT = {
-    "img-with-bev": ("each image shows the robot's front camera view on top and, below it, a bird's-eye view of the "
-                     "same moment (robot R, goal G, people numbered; the robot's forward direction points up)"),
+    "img-with-bev": (
+        "each image shows the robot's front camera view on top and, below it, a bird's-eye view of the "
+        "same moment (robot R, goal G, people numbered; the robot's forward direction points up)"
+    ),
     "img": "each image is the robot's front camera view with the people numbered",
     "bev": "each image is a bird's-eye view (robot R, goal G, people numbered; the robot's forward direction points up)",
 }
@@ -103,8 +113,7 @@ def build_waypoint_prompt(bank: PromptBank, question: Question, n_clip: int, mod
     """The prompt text (see the module docstring)."""
     parts = [
         "You are helping a robot navigate through a space shared with people.",
-        f"The first {n_clip} images are a short video recorded by the robot, in time order; "
-        f"{_IMAGES_TEXT[mode]}.",
+        f"The first {n_clip} images are a short video recorded by the robot, in time order; {_IMAGES_TEXT[mode]}.",
         "The last image repeats the final moment with candidate waypoints marked by purple lettered circles "
         f"({', '.join(question.options)}): places where the robot could be a moment later.",
     ]
@@ -144,8 +153,12 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
             items.append(Item(it.item_id, (q,), {KEY: HumanVotes((cands.answer,), (1.0,), 1)}, meta))
             sources[it.item_id] = it
         if not items:
-            raise DataError.single(data, "", "no sample has odometry beyond the clip with room for candidate waypoints",
-                                   "use a release whose traj_data.pkl continues after each clip, or `socialbench sim`")
+            raise DataError.single(
+                data,
+                "",
+                "no sample has odometry beyond the clip with room for candidate waypoints",
+                "use a release whose traj_data.pkl continues after each clip, or `socialbench sim`",
+            )
         return WaypointDataset(ds.root, tuple(items), sources, ds.bank, ds.camera, tuple(left_out))
 
     def validate(self, data: Path) -> list[Problem]:
@@ -190,8 +203,16 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
             assert ctx.encoder is not None
             clip = await ctx.prepare_images(SocialNavSub().image_job(dataset.sources[item.item_id], mode, ctx))
             cands = tuple((lab, float(x), float(y)) for lab, x, y in item.metadata["waypoints"]["candidates"])
-            last = await ctx.prepare_images(WaypointImage(dict(dataset.sources[item.item_id].metadata), dict(dataset.camera),
-                                                          cands, mode, ctx.encoder.policy, ctx.perturb))
+            last = await ctx.prepare_images(
+                WaypointImage(
+                    dict(dataset.sources[item.item_id].metadata),
+                    dict(dataset.camera),
+                    cands,
+                    mode,
+                    ctx.encoder.policy,
+                    ctx.perturb,
+                )
+            )
             images = tuple(clip) + tuple(last)
             n_clip = len(clip)
         prompt = build_waypoint_prompt(dataset.bank, q, n_clip, mode, self.context_text(item, dataset))
@@ -224,8 +245,11 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
             n_errors=errors,
             n_invalid=invalid,
             n_left_out=len(dataset.left_out),
-            chance=(sum(1.0 / len(it.questions[0].options) for it in dataset.items) / len(dataset.items)
-                    if dataset.items else None),
+            chance=(
+                sum(1.0 / len(it.questions[0].options) for it in dataset.items) / len(dataset.items)
+                if dataset.items
+                else None
+            ),
         )
 
     def format_summary(self, metrics: dict[str, Any]) -> str:
@@ -233,8 +257,10 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         if acc.get("value") is None:
             return "waypoint accuracy: nothing scored"
         se = acc.get("se")
-        return (f"waypoint accuracy {100 * acc['value']:.2f}%" + (f" ± {100 * se:.2f}%" if se is not None else "")
-                + f" over {acc.get('n')} samples · context {metrics.get('context')} · chance "
-                + (f"{100 * metrics['chance']:.1f}%" if metrics.get("chance") is not None else "—")
-                + f" · invalid {metrics.get('n_invalid')} · errors {metrics.get('n_errors')}")
-
+        return (
+            f"waypoint accuracy {100 * acc['value']:.2f}%"
+            + (f" ± {100 * se:.2f}%" if se is not None else "")
+            + f" over {acc.get('n')} samples · context {metrics.get('context')} · chance "
+            + (f"{100 * metrics['chance']:.1f}%" if metrics.get("chance") is not None else "—")
+            + f" · invalid {metrics.get('n_invalid')} · errors {metrics.get('n_errors')}"
+        )

@@ -30,16 +30,29 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from socialbench.errors import DataError
 
 __all__ = [
-    "HORIZON_FRAMES", "N_ALTERNATIVES", "MIN_SPACING_M", "PERSON_CLEARANCE_M", "MIN_AHEAD_M", "RANGE_FACTORS",
-    "BEARINGS_DEG", "MIN_SCALE_M", "Candidate", "Candidates", "future_position", "sample_candidates", "LETTERS", "people_at_last_frame",
+    "HORIZON_FRAMES",
+    "N_ALTERNATIVES",
+    "MIN_SPACING_M",
+    "PERSON_CLEARANCE_M",
+    "MIN_AHEAD_M",
+    "RANGE_FACTORS",
+    "BEARINGS_DEG",
+    "MIN_SCALE_M",
+    "Candidate",
+    "Candidates",
+    "future_position",
+    "sample_candidates",
+    "LETTERS",
+    "people_at_last_frame",
 ]
 
 HORIZON_FRAMES = 3
@@ -76,15 +89,23 @@ class Candidates:
         return {"answer": self.answer, "candidates": [[c.label, round(c.x, 4), round(c.y, 4)] for c in self.items]}
 
 
-def future_position(positions: np.ndarray, yaws: np.ndarray, last_index: int, horizon: int = HORIZON_FRAMES,
-                    source: str = "traj_data.pkl") -> tuple[float, float]:
+def future_position(
+    positions: np.ndarray,
+    yaws: np.ndarray,
+    last_index: int,
+    horizon: int = HORIZON_FRAMES,
+    source: str = "traj_data.pkl",
+) -> tuple[float, float]:
     """The odometry position ``horizon`` frames after ``last_index``, in the robot frame at
     ``last_index``. Raises :class:`DataError` when the odometry ends too early."""
     target = last_index + horizon
     if last_index < 0 or target >= len(positions):
-        raise DataError.single(source, "position",
-                               f"needs odometry index {target} ({horizon} frames after the clip) but has {len(positions)} entries",
-                               "give odometry that continues after the clip, or use samples whose recording does")
+        raise DataError.single(
+            source,
+            "position",
+            f"needs odometry index {target} ({horizon} frames after the clip) but has {len(positions)} entries",
+            "give odometry that continues after the clip, or use samples whose recording does",
+        )
     dx, dy = positions[target] - positions[last_index]
     c, s = math.cos(float(yaws[last_index])), math.sin(float(yaws[last_index]))
     return (float(c * dx + s * dy), float(-s * dx + c * dy))
@@ -100,14 +121,20 @@ def sample_candidates(item_id: str, future: tuple[float, float], people: Sequenc
     :class:`DataError` when fewer than two alternatives fit."""
     fx, fy = future
     d = max(math.hypot(fx, fy), MIN_SCALE_M)
-    grid = [(r * d * math.cos(math.radians(b)), r * d * math.sin(math.radians(b)))
-            for r in RANGE_FACTORS for b in BEARINGS_DEG]
+    grid = [
+        (r * d * math.cos(math.radians(b)), r * d * math.sin(math.radians(b)))
+        for r in RANGE_FACTORS
+        for b in BEARINGS_DEG
+    ]
 
     def clear(p: tuple[float, float], others: Sequence[tuple[float, float]], spacing: float) -> bool:
         return all(math.hypot(p[0] - o[0], p[1] - o[1]) >= spacing for o in others)
 
-    ok = [p for p in grid if p[0] >= MIN_AHEAD_M and clear(p, [future], MIN_SPACING_M)
-          and clear(p, people, PERSON_CLEARANCE_M)]
+    ok = [
+        p
+        for p in grid
+        if p[0] >= MIN_AHEAD_M and clear(p, [future], MIN_SPACING_M) and clear(p, people, PERSON_CLEARANCE_M)
+    ]
     rng = _rng(item_id)
     rng.shuffle(ok)
     chosen: list[tuple[float, float]] = []
@@ -117,8 +144,12 @@ def sample_candidates(item_id: str, future: tuple[float, float], people: Sequenc
         if clear(p, chosen, MIN_SPACING_M):
             chosen.append(p)
     if len(chosen) < 2:
-        raise DataError.single(item_id, "waypoints", "fewer than two alternative waypoints fit around the future position",
-                               "this sample is too crowded for the waypoint task; leave it out")
+        raise DataError.single(
+            item_id,
+            "waypoints",
+            "fewer than two alternative waypoints fit around the future position",
+            "this sample is too crowded for the waypoint task; leave it out",
+        )
     points = [future] + chosen
     order = list(range(len(points)))
     rng.shuffle(order)

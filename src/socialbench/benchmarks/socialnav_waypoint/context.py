@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.types import Item
@@ -47,10 +48,12 @@ def check_context(value: str) -> str:
     if value in ("none", "random", "human-oracle"):
         return value
     if value.startswith("model:"):
-        run = Path(value[len("model:"):])
+        run = Path(value[len("model:") :])
         if not (run / "samples.jsonl").is_file() and not (run.is_file() and run.suffix == ".jsonl"):
-            raise UsageError(f"--context {value}: {run} is not a run directory with samples.jsonl; "
-                             "give a folder written by `socialbench eval -b socialnav-sub`")
+            raise UsageError(
+                f"--context {value}: {run} is not a run directory with samples.jsonl; "
+                "give a folder written by `socialbench eval -b socialnav-sub`"
+            )
         return value
     raise UsageError(f"--context must be one of {', '.join(SOURCES)} (got {value!r})")
 
@@ -60,18 +63,20 @@ def load_model_answers(value: str) -> dict[tuple[str, str], Any]:
     (failed or unparsed answers are left out)."""
     from socialbench.records import read_samples
 
-    run = Path(value[len("model:"):])
+    run = Path(value[len("model:") :])
     path = run / "samples.jsonl" if run.is_dir() else run
-    return {(r.item_id, r.question_key): r.parsed for r in read_samples(path)
-            if r.error is None and r.parsed is not None}
+    return {
+        (r.item_id, r.question_key): r.parsed for r in read_samples(path) if r.error is None and r.parsed is not None
+    }
 
 
 def _context_questions(item: Item) -> list[Any]:
     return [q for q in item.questions if q.base_key in CONTEXT_KEYS]
 
 
-def context_answers(item: Item, source: str, seed: int = 0,
-                    model_answers: Mapping[tuple[str, str], Any] | None = None) -> list[tuple[Any, Any]]:
+def context_answers(
+    item: Item, source: str, seed: int = 0, model_answers: Mapping[tuple[str, str], Any] | None = None
+) -> list[tuple[Any, Any]]:
     """(question, answer) for each context question of ``item``, by person, from ``source``."""
     out = []
     qs = sorted(_context_questions(item), key=lambda q: (q.person or 0, CONTEXT_KEYS.index(q.base_key)))

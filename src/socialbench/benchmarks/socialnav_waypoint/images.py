@@ -11,8 +11,9 @@ candidates as purple lettered markers. ``--images`` picks front view and BEV sta
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -40,8 +41,12 @@ def _draw_letters(img: Image.Image, points: list[tuple[float, float, str]], radi
     return out
 
 
-def render_waypoint_image(metadata: Mapping[str, Any], camera_cfg: Mapping[str, Any],
-                          candidates: tuple[tuple[str, float, float], ...], mode: str = "img-with-bev") -> Image.Image:
+def render_waypoint_image(
+    metadata: Mapping[str, Any],
+    camera_cfg: Mapping[str, Any],
+    candidates: tuple[tuple[str, float, float], ...],
+    mode: str = "img-with-bev",
+) -> Image.Image:
     """The annotated last frame (see the module docstring). ``candidates`` are (label, x, y)
     in the robot frame at the last frame."""
     import numpy as np
@@ -49,7 +54,15 @@ def render_waypoint_image(metadata: Mapping[str, Any], camera_cfg: Mapping[str, 
     from socialbench.navigation.frames import load_scene
     from socialbench.navigation.projection import PinholeCamera
     from socialbench.navigation.render import (
-        BevRenderer, BevStyle, FrontStyle, _load_frame, bev_limits, bev_people, compose, front_markers, render_front_view,
+        BevRenderer,
+        BevStyle,
+        FrontStyle,
+        _load_frame,
+        bev_limits,
+        bev_people,
+        compose,
+        front_markers,
+        render_front_view,
     )
 
     scene = load_scene(metadata)
@@ -63,14 +76,20 @@ def render_waypoint_image(metadata: Mapping[str, Any], camera_cfg: Mapping[str, 
         frame = _load_frame(scene.frames[t], "img")
         camera = PinholeCamera.from_dataset_cfg(dict(camera_cfg)) if camera_cfg else PinholeCamera()
         sx, sy = frame.width / camera.width, frame.height / camera.height
-        markers = {k: (u * frame.width / 1280, v * frame.height / 720) for k, (u, v) in front_markers(scene.people, t).items()}
+        markers = {
+            k: (u * frame.width / 1280, v * frame.height / 720) for k, (u, v) in front_markers(scene.people, t).items()
+        }
         style = FrontStyle()
         scale = frame.width / 1280
-        style = FrontStyle(max(1, round(style.circle_radius * scale)), max(6, round(style.font_size * scale)), style.text_color)
+        style = FrontStyle(
+            max(1, round(style.circle_radius * scale)), max(6, round(style.font_size * scale)), style.text_color
+        )
         front = render_front_view(frame, markers, n_labels, style)
         pts = np.array([[x, y, 0.0] for _, x, y in candidates], dtype=float)
         uv, depth = camera.project(pts)
-        letters = [(float(u) * sx, float(v) * sy, label) for (u, v), z, (label, _, _) in zip(uv, depth, candidates) if z > 0]
+        letters = [
+            (float(u) * sx, float(v) * sy, label) for (u, v), z, (label, _, _) in zip(uv, depth, candidates) if z > 0
+        ]
         front = _draw_letters(front, letters, style.circle_radius, style.font_size)
     if mode == "img":
         assert front is not None
@@ -81,10 +100,14 @@ def render_waypoint_image(metadata: Mapping[str, Any], camera_cfg: Mapping[str, 
     xs = [p[0] for p in initial] + [limits.x_min + 0.5, limits.x_max - 0.5]
     ys = [p[1] for p in initial] + [limits.y_min + 0.5, limits.y_max - 0.5]
     limits = BevLimits(min(xs) - 0.5, max(xs) + 0.5, min(ys) - 0.5, max(ys) + 0.5)
-    style = BevStyle(dpi=front.width / BevStyle().size_in) if front is not None else BevStyle()
-    bev = BevRenderer(limits, scene.goal_xy, n_labels, style).render(
-        bev_people(scene.people, t), (rx, ry, float(scene.robot.heading[t])), labels=initial)
-    return bev if mode == "bev" else compose(front, bev)
+    bev_style = BevStyle(dpi=front.width / BevStyle().size_in) if front is not None else BevStyle()
+    bev = BevRenderer(limits, scene.goal_xy, n_labels, bev_style).render(
+        bev_people(scene.people, t), (rx, ry, float(scene.robot.heading[t])), labels=initial
+    )
+    if mode == "bev":
+        return bev
+    assert front is not None  # drawn above for every mode but "bev"
+    return compose(front, bev)
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from socialbench.navigation.image_modes import IMAGE_MODES
 class WaypointOptions:
     """Which images the clip shows and which scene context the prompt adds."""
 
-    images: str = option("img-with-bev", choices=IMAGE_MODES,
-                         help="what each image shows")
-    context: str = option("none", detail=True, label="context={value}",
-                          help="scene context: none | random | human-oracle | model:RUN_DIR")
+    images: str = option("img-with-bev", choices=IMAGE_MODES, help="what each image shows")
+    context: str = option(
+        "none", detail=True, label="context={value}", help="scene context: none | random | human-oracle | model:RUN_DIR"
+    )
 
     def variant(self, perturbation: str | None = None) -> str:
         """``independent-IMAGES``, the perturbation, then ``-context-CONTEXT``."""

@@ -13,4 +13,6 @@ stage and prints the result.
     Label Studio export and import, aggregation of the annotations;
 :mod:`~socialbench.construction.stages.assembly`
     region overlays, real photos, the dataset export.
+:mod:`~socialbench.construction.stages.grounding`
+    the topic pool and the two-stage (or single-stage) grounding construction of App. E.
 """

@@ -5,8 +5,9 @@ agreement, the image-necessity filter)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from socialbench.construction.jsonl import StageSummary, read_jsonl, write_jsonl
 from socialbench.construction.stages.common import StageRun, rel
@@ -15,11 +16,24 @@ from socialbench.errors import UsageError
 __all__ = ["annotate_export_stage", "annotate_import_stage", "aggregate_stage", "ANNOTATION_INPUTS"]
 
 #: Annotation kind -> the work-folder file its tasks are made from.
-ANNOTATION_INPUTS = {"verification": "review.jsonl", "judgment": "behaviors.jsonl", "grounding": "grounding_items.jsonl"}
+ANNOTATION_INPUTS = {
+    "verification": "review.jsonl",
+    "judgment": "behaviors.jsonl",
+    "grounding": "grounding_items.jsonl",
+    "topics": "behaviors.jsonl",
+}
 
 
-def annotate_export_stage(work: Path, kind: str, inp: Path | None, *, image_refs: str, prefix: str,
-                          document_root: Path | None, prefill_facets: bool) -> StageRun:
+def annotate_export_stage(
+    work: Path,
+    kind: str,
+    inp: Path | None,
+    *,
+    image_refs: str,
+    prefix: str,
+    document_root: Path | None,
+    prefill_facets: bool,
+) -> StageRun:
     """Write ``<work>/annotation/<kind>/tasks.json`` and ``config.xml`` for Label Studio."""
     from socialbench.construction import annotation as an
 
@@ -34,17 +48,27 @@ def annotate_export_stage(work: Path, kind: str, inp: Path | None, *, image_refs
         tasks = an.verification_tasks(rows, refs)
     elif kind == "judgment":
         tasks = an.judgment_tasks(rows, refs, prefill_facets=prefill_facets)
+    elif kind == "topics":
+        tasks = an.topic_proposal_tasks(rows, refs)
     else:
         tasks = an.grounding_tasks(rows, refs)
     folder = work / "annotation" / kind
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "tasks.json").write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (folder / "config.xml").write_text(an.labeling_config(kind) + "\n", encoding="utf-8")
-    summary = StageSummary(stage=f"annotate-export-{kind}", input=rel(work, src), output=rel(work, folder / "tasks.json"),
-                           n_in=len(rows), n_out=len(tasks), n_new=len(tasks))
+    summary = StageSummary(
+        stage=f"annotate-export-{kind}",
+        input=rel(work, src),
+        output=rel(work, folder / "tasks.json"),
+        n_in=len(rows),
+        n_out=len(tasks),
+        n_new=len(tasks),
+    )
     if image_refs == "local-files":
-        summary.notes.append("start Label Studio with LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED=true and "
-                             f"LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT={(document_root or work).resolve()}")
+        summary.notes.append(
+            "start Label Studio with LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED=true and "
+            f"LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT={(document_root or work).resolve()}"
+        )
     return StageRun(summary)
 
 
@@ -68,8 +92,14 @@ def annotate_import_stage(work: Path, exports: Sequence[Path], *, replace: bool)
         write_jsonl(path, merged)
         total += len(merged)
         messages.append(f"{kind}: {len(rows)} annotation(s) imported, {len(merged)} in {path}")
-    summary = StageSummary(stage="annotate-import", input=", ".join(str(e) for e in exports), output="annotation/",
-                           n_in=sum(len(r) for r in res.rows.values()), n_out=total, n_new=sum(len(r) for r in res.rows.values()))
+    summary = StageSummary(
+        stage="annotate-import",
+        input=", ".join(str(e) for e in exports),
+        output="annotation/",
+        n_in=sum(len(r) for r in res.rows.values()),
+        n_out=total,
+        n_new=sum(len(r) for r in res.rows.values()),
+    )
     if res.cancelled:
         summary.removed["cancelled"] = res.cancelled
     if res.superseded:
@@ -77,8 +107,9 @@ def annotate_import_stage(work: Path, exports: Sequence[Path], *, replace: bool)
     return StageRun(summary, messages=messages)
 
 
-def _resolutions(path: Path | None, behaviors: list[dict[str, Any]] | None,
-                 items: list[dict[str, Any]] | None) -> tuple[dict[tuple[str, int], str], dict[str, Any]]:
+def _resolutions(
+    path: Path | None, behaviors: list[dict[str, Any]] | None, items: list[dict[str, Any]] | None
+) -> tuple[dict[tuple[str, int], str], dict[str, Any]]:
     """Checked expert decisions (see :func:`socialbench.construction.resolutions.read_resolutions`):
     behaviors must be in ``behaviors`` (None: no judgment annotations imported), grounding
     questions in ``items``."""
@@ -95,8 +126,15 @@ def _count(summary: StageSummary, key: str, n: int) -> None:
         summary.removed[key] = summary.removed.get(key, 0) + n
 
 
-def aggregate_stage(work: Path, *, min_annotators: int, resolutions: Path | None, gold: Path | None,
-                    text_only: Sequence[Path] | None, min_correct: float) -> StageRun:
+def aggregate_stage(
+    work: Path,
+    *,
+    min_annotators: int,
+    resolutions: Path | None,
+    gold: Path | None,
+    text_only: Sequence[Path] | None,
+    min_correct: float,
+) -> StageRun:
     """Majority vote, escalations, invalid removal, agreement and the image-necessity filter
     over the imported annotations; writes ``<work>/aggregated/``."""
     from socialbench.construction import aggregate as ag
@@ -109,7 +147,9 @@ def aggregate_stage(work: Path, *, min_annotators: int, resolutions: Path | None
     has_grounding = (ann / "grounding" / "annotations.jsonl").is_file()
     has_verification = (ann / "verification" / "annotations.jsonl").is_file()
     if not (has_judgment or has_grounding or has_verification):
-        raise UsageError(f"no imported annotations under {ann}; run `socialbench build annotate import EXPORT.json` first")
+        raise UsageError(
+            f"no imported annotations under {ann}; run `socialbench build annotate import EXPORT.json` first"
+        )
     behaviors = read_jsonl(work / "behaviors.jsonl") if has_judgment else None
     items = read_jsonl(work / "grounding_items.jsonl") if has_grounding else None
     jres, gres = _resolutions(resolutions, behaviors, items)
@@ -118,7 +158,9 @@ def aggregate_stage(work: Path, *, min_annotators: int, resolutions: Path | None
     summary = StageSummary(stage="aggregate", input="annotation/", output="aggregated/")
     if behaviors is not None:
         rows = read_jsonl(ann / "judgment" / "annotations.jsonl")
-        gold_map = {(str(r["item_id"]), int(r["k"])): r["label"] for r in read_jsonl(gold, require_id=False)} if gold else None
+        gold_map = (
+            {(str(r["item_id"]), int(r["k"])): r["label"] for r in read_jsonl(gold, require_id=False)} if gold else None
+        )
         res = ag.aggregate_judgment(behaviors, rows, min_annotators=min_annotators, resolutions=jres, gold=gold_map)
         scenes, removed = res.scenes, list(res.removed)
         if text_only:
@@ -137,8 +179,10 @@ def aggregate_stage(work: Path, *, min_annotators: int, resolutions: Path | None
             _count(summary, r["reason"], 1)
         if res.escalations:
             summary.removed["escalated"] = len(res.escalations)
-            summary.notes.append(f"{len(res.escalations)} behavior(s) escalated: decide them in a --resolutions file "
-                                 f"(see {folder / 'escalations.judgment.jsonl'})")
+            summary.notes.append(
+                f"{len(res.escalations)} behavior(s) escalated: decide them in a --resolutions file "
+                f"(see {folder / 'escalations.judgment.jsonl'})"
+            )
     if items is not None:
         rows = read_jsonl(ann / "grounding" / "annotations.jsonl")
         gr = ag.aggregate_grounding(items, rows, min_annotators=min_annotators, resolutions=gres)
@@ -153,8 +197,10 @@ def aggregate_stage(work: Path, *, min_annotators: int, resolutions: Path | None
             _count(summary, f"grounding_{r['reason']}", 1)
         if gr.escalations:
             summary.removed["grounding_escalated"] = len(gr.escalations)
-            summary.notes.append(f"{len(gr.escalations)} grounding question(s) escalated: decide them in a --resolutions "
-                                 f"file (see {folder / 'escalations.grounding.jsonl'})")
+            summary.notes.append(
+                f"{len(gr.escalations)} grounding question(s) escalated: decide them in a --resolutions "
+                f"file (see {folder / 'escalations.grounding.jsonl'})"
+            )
     if has_verification:
         rows = read_jsonl(ann / "verification" / "annotations.jsonl")
         reviews = read_jsonl(work / "review.jsonl")
@@ -169,8 +215,10 @@ def aggregate_stage(work: Path, *, min_annotators: int, resolutions: Path | None
         for r in vr["unannotated"]:
             _count(summary, f"verification_{r['reason']}", 1)
         if vr["unannotated"]:
-            summary.notes.append(f"{len(vr['unannotated'])} edited image(s) without enough annotators (need "
-                                 f"{min_annotators}): annotate them and aggregate again "
-                                 f"(see {folder / 'verification.unannotated.jsonl'})")
+            summary.notes.append(
+                f"{len(vr['unannotated'])} edited image(s) without enough annotators (need "
+                f"{min_annotators}): annotate them and aggregate again "
+                f"(see {folder / 'verification.unannotated.jsonl'})"
+            )
     (folder / "agreement.json").write_text(json.dumps(agreement, indent=2) + "\n", encoding="utf-8")
     return StageRun(summary)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, write_jsonl
 from socialbench.construction.llm import LLMSettings, fill_summary, run_stage_tasks
@@ -39,8 +40,14 @@ def overlays_stage(work: Path, specs: Path) -> StageRun:
             records.append(rec)
     write_jsonl(work / "grounding_items.jsonl", records)
     write_jsonl(work / "overlays.rejected.jsonl", rejected)
-    summary = StageSummary(stage="overlays", input=str(specs), output="grounding_items.jsonl", n_in=len(rows),
-                           n_out=len(records), n_new=len(records))
+    summary = StageSummary(
+        stage="overlays",
+        input=str(specs),
+        output="grounding_items.jsonl",
+        n_in=len(rows),
+        n_out=len(records),
+        n_new=len(records),
+    )
     if rejected:
         summary.removed["invalid_spec"] = len(rejected)
     return StageRun(summary, problems=problems, rejected=bool(rejected))
@@ -49,21 +56,31 @@ def overlays_stage(work: Path, specs: Path) -> StageRun:
 _PHOTO_EXTENSIONS = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp"}
 
 
-def real_images_stage(work: Path, paths: Sequence[Path], opts: FilterOptions, settings: LLMSettings | None, *,
-                      category: str | None, subcategory: str | None) -> StageRun:
+def real_images_stage(
+    work: Path,
+    paths: Sequence[Path],
+    opts: FilterOptions,
+    settings: LLMSettings | None,
+    *,
+    category: str | None,
+    subcategory: str | None,
+) -> StageRun:
     """Filter collected photos (MIME, size, duplicates, near-duplicates, resolution, sharpness:
     ``opts``), copy the accepted ones to
     ``<work>/real`` and, with ``settings``, keep those a VLM judges robot-centric and
-    suitable."""
+    suitable. Photos fetched by ``build crawl`` keep their provenance (``source_url``,
+    ``query``, ``license``, category, subcategory; the options win)."""
     from PIL import Image
 
     from socialbench.construction.filters import relevance_tasks, scan_photos
+    from socialbench.construction.stages.crawl import crawl_provenance
     from socialbench.vision.images import ImagePolicy, prepare_image
 
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
     accepted, rejected = scan_photos(paths, opts)
+    crawled = crawl_provenance(work)
     real = work / "real"
     real.mkdir(parents=True, exist_ok=True)
     for e in accepted:
@@ -74,12 +91,17 @@ def real_images_stage(work: Path, paths: Sequence[Path], opts: FilterOptions, se
             shutil.copyfile(e["path"], target)
         e["image"] = target.relative_to(work).as_posix()
         e["source"] = e.pop("path")
+        e.update(crawled.get(e["sha256"], {}))  # query, source URL, license of a crawled photo
         if category:
             e["category"] = category
         if subcategory:
             e["subcategory"] = subcategory
-    summary = StageSummary(stage="real-images", input=", ".join(str(p) for p in paths), output="real_images.jsonl",
-                           n_in=len(accepted) + len(rejected))
+    summary = StageSummary(
+        stage="real-images",
+        input=", ".join(str(p) for p in paths),
+        output="real_images.jsonl",
+        n_in=len(accepted) + len(rejected),
+    )
     outputs: list[StageOutput] = []
     if settings is not None:
         s = settings
@@ -94,8 +116,15 @@ def real_images_stage(work: Path, paths: Sequence[Path], opts: FilterOptions, se
         tasks = relevance_tasks(pending, images, json_config(s))
 
         async def body(engine: Engine) -> None:
-            stats = await run_stage_tasks(engine, tasks, screen, lambda r: [{"id": r.id, **r.value}],
-                                          parse_retries=s.parse_retries, progress=s.progress, label="screen")
+            stats = await run_stage_tasks(
+                engine,
+                tasks,
+                screen,
+                lambda r: [{"id": r.id, **r.value}],
+                parse_retries=s.parse_retries,
+                progress=s.progress,
+                label="screen",
+            )
             fill_summary(summary, engine, stats, s)
 
         asyncio.run(with_engine(s, body))
@@ -108,8 +137,15 @@ def real_images_stage(work: Path, paths: Sequence[Path], opts: FilterOptions, se
             if v["robot_centric"] and v["suitable"]:
                 kept.append({**e, "relevance": v.get("reason", "")})
             else:
-                rejected.append({"path": e["source"], "reason": "not_relevant", "detail": v.get("reason", ""),
-                                 "robot_centric": v["robot_centric"], "suitable": v["suitable"]})
+                rejected.append(
+                    {
+                        "path": e["source"],
+                        "reason": "not_relevant",
+                        "detail": v.get("reason", ""),
+                        "robot_centric": v["robot_centric"],
+                        "suitable": v["suitable"],
+                    }
+                )
         accepted = kept
     write_jsonl(work / "real_images.jsonl", accepted)
     write_jsonl(work / "real_images.rejected.jsonl", rejected)
@@ -129,13 +165,36 @@ def export_stage(work: Path, dest: Path, *, name: str, license: str, overwrite: 
     judgment = read_jsonl(folder / "judgment.jsonl") if (folder / "judgment.jsonl").is_file() else []
     grounding = read_jsonl(folder / "grounding.jsonl") if (folder / "grounding.jsonl").is_file() else []
     if not judgment and not grounding:
-        raise UsageError(f"nothing to export: {folder} has no judgment.jsonl or grounding.jsonl (run `socialbench build aggregate`)")
-    agreement = json.loads((folder / "agreement.json").read_text(encoding="utf-8")) if (folder / "agreement.json").is_file() else None
+        raise UsageError(
+            f"nothing to export: {folder} has no judgment.jsonl or grounding.jsonl (run `socialbench build aggregate`)"
+        )
+    agreement = (
+        json.loads((folder / "agreement.json").read_text(encoding="utf-8"))
+        if (folder / "agreement.json").is_file()
+        else None
+    )
     provenance = {d["stage"]: d.get("models") for d in read_summaries(work) if d.get("models")}
-    res = export_dataset(judgment, grounding, work, dest, name=name, license=license, agreement=agreement,
-                         provenance=provenance, overwrite=overwrite)
-    summary = StageSummary(stage="export", input="aggregated/", output=str(dest), n_in=len(judgment) + len(grounding),
-                           n_out=res.scenes + res.questions, n_new=res.scenes + res.questions,
-                           notes=[f"{res.scenes} scenes ({res.behaviors} behaviors), {res.questions} grounding questions, "
-                                  f"{res.images} images; load with socialbench eval --benchmark roboteq-bj --data {dest}"])
+    res = export_dataset(
+        judgment,
+        grounding,
+        work,
+        dest,
+        name=name,
+        license=license,
+        agreement=agreement,
+        provenance=provenance,
+        overwrite=overwrite,
+    )
+    summary = StageSummary(
+        stage="export",
+        input="aggregated/",
+        output=str(dest),
+        n_in=len(judgment) + len(grounding),
+        n_out=res.scenes + res.questions,
+        n_new=res.scenes + res.questions,
+        notes=[
+            f"{res.scenes} scenes ({res.behaviors} behaviors), {res.questions} grounding questions, "
+            f"{res.images} images; load with socialbench eval --benchmark roboteq-bj --data {dest}"
+        ],
+    )
     return StageRun(summary)

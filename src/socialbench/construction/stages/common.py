@@ -6,12 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any
 
 from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, write_summary
-from socialbench.construction.llm import JsonResult, JsonTask, LLMSettings, close_engine, fill_summary, open_engine, run_stage_tasks
+from socialbench.construction.llm import (
+    JsonResult,
+    JsonTask,
+    LLMSettings,
+    close_engine,
+    fill_summary,
+    open_engine,
+    run_stage_tasks,
+)
 from socialbench.runner.engine import Engine
 from socialbench.types import GenerationConfig
 
@@ -61,7 +70,9 @@ def rel(work: Path, path: Path) -> str:
 def json_config(s: LLMSettings, temperature: float | None = None) -> GenerationConfig:
     """The generation config of a JSON-answering request under ``s`` (``temperature``
     overrides the settings')."""
-    return GenerationConfig(max_tokens=s.max_tokens, temperature=s.temperature if temperature is None else temperature, json_mode=True)
+    return GenerationConfig(
+        max_tokens=s.max_tokens, temperature=s.temperature if temperature is None else temperature, json_mode=True
+    )
 
 
 async def with_engine(settings: LLMSettings, body: Callable[[Engine], Awaitable[Any]]) -> Any:
@@ -73,23 +84,32 @@ async def with_engine(settings: LLMSettings, body: Callable[[Engine], Awaitable[
         await close_engine(engine)
 
 
-def run_llm_stage(*, stage: str, work: Path, inp: Path, output: Path, settings: LLMSettings,
-                  make_tasks: Callable[[list[dict[str, Any]], dict[str, int], StageOutput], Sequence[JsonTask]],
-                  to_records: Callable[[JsonResult], Sequence[dict[str, Any]]],
-                  records: list[dict[str, Any]] | None = None) -> StageRun:
+def run_llm_stage(
+    *,
+    stage: str,
+    work: Path,
+    inp: Path,
+    output: Path,
+    settings: LLMSettings,
+    make_tasks: Callable[[list[dict[str, Any]], dict[str, int], StageOutput], Sequence[JsonTask]],
+    to_records: Callable[[JsonResult], Sequence[dict[str, Any]]],
+    records: list[dict[str, Any]] | None = None,
+) -> StageRun:
     """One model request per input record not yet in ``output`` (the records of ``inp``,
     or ``records`` when given); ``make_tasks(pending, salts, output)`` builds the requests
     and ``to_records`` turns each reply into output records."""
     rows = records if records is not None else read_jsonl(inp)
     so = StageOutput(output, stage)
-    summary = StageSummary(stage=stage, input=rel(work, inp), output=rel(work, output), n_in=len(rows),
-                           models={"model": settings.model})
+    summary = StageSummary(
+        stage=stage, input=rel(work, inp), output=rel(work, output), n_in=len(rows), models={"model": settings.model}
+    )
     summary.n_skipped = sum(1 for r in rows if r["id"] in so.done)
     tasks = make_tasks([r for r in rows if r["id"] not in so.done], so.failure_counts(), so)
 
     async def body(engine: Engine) -> None:
-        stats = await run_stage_tasks(engine, tasks, so, to_records, parse_retries=settings.parse_retries,
-                                      progress=settings.progress, label=stage)
+        stats = await run_stage_tasks(
+            engine, tasks, so, to_records, parse_retries=settings.parse_retries, progress=settings.progress, label=stage
+        )
         fill_summary(summary, engine, stats, settings)
 
     asyncio.run(with_engine(settings, body))

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, write_jsonl
 from socialbench.construction.llm import JsonTask, LLMSettings, close_engine, fill_summary, open_engine, run_stage_tasks
@@ -22,8 +23,15 @@ if TYPE_CHECKING:
     from socialbench.construction.images import ImageSettings
     from socialbench.construction.review import ReviewOptions
 
-__all__ = ["taxonomy_stage", "scenarios_stage", "image_prompts_stage", "images_stage", "review_stage",
-           "behaviors_stage", "BEHAVIOR_SOURCES"]
+__all__ = [
+    "taxonomy_stage",
+    "scenarios_stage",
+    "image_prompts_stage",
+    "images_stage",
+    "review_stage",
+    "behaviors_stage",
+    "BEHAVIOR_SOURCES",
+]
 
 
 def taxonomy_stage(work: Path, taxonomy: Path | None, *, force: bool) -> StageRun:
@@ -44,9 +52,15 @@ def taxonomy_stage(work: Path, taxonomy: Path | None, *, force: bool) -> StageRu
     tax = load_taxonomy(dest)
     rows = taxonomy_records(tax)
     write_jsonl(work / "taxonomy.jsonl", rows)
-    summary = StageSummary(stage="taxonomy", input=rel(work, dest), output="taxonomy.jsonl", n_in=len(tax.categories),
-                           n_out=len(rows), n_new=len(rows),
-                           notes=[f"{len(tax.categories)} categories, {len(rows)} subcategories; edit {dest} and rerun to change them"])
+    summary = StageSummary(
+        stage="taxonomy",
+        input=rel(work, dest),
+        output="taxonomy.jsonl",
+        n_in=len(tax.categories),
+        n_out=len(rows),
+        n_new=len(rows),
+        notes=[f"{len(tax.categories)} categories, {len(rows)} subcategories; edit {dest} and rerun to change them"],
+    )
     return StageRun(summary)
 
 
@@ -57,7 +71,9 @@ def _selected_subcategories(work: Path, only: str | None) -> list[dict[str, Any]
         wanted = {s.strip() for s in only.split(",") if s.strip()}
         unknown = wanted - {s["id"] for s in subs}
         if unknown:
-            raise UsageError(f"--only names unknown subcategories: {', '.join(sorted(unknown))} (see {work / 'taxonomy.jsonl'})")
+            raise UsageError(
+                f"--only names unknown subcategories: {', '.join(sorted(unknown))} (see {work / 'taxonomy.jsonl'})"
+            )
         subs = [s for s in subs if s["id"] in wanted]
     return subs
 
@@ -76,8 +92,19 @@ def _embedder(similarity: str, embedding_model: str | None) -> Callable[[Sequenc
     return lambda texts: st_model.encode(list(texts), normalize_embeddings=True)
 
 
-def scenarios_stage(work: Path, beam_s: LLMSettings, merge_s: LLMSettings, *, beams: int, k: int, only: str | None,
-                    similarity: str, threshold: float, scope: str, embedding_model: str | None) -> StageRun:
+def scenarios_stage(
+    work: Path,
+    beam_s: LLMSettings,
+    merge_s: LLMSettings,
+    *,
+    beams: int,
+    k: int,
+    only: str | None,
+    similarity: str,
+    threshold: float,
+    scope: str,
+    embedding_model: str | None,
+) -> StageRun:
     """Beam-merge scenario generation (``beams`` requests of ``k`` scenarios per
     subcategory, then one merge per subcategory whose beams are all done) plus the local
     near-duplicate filter; writes ``scenarios.jsonl`` and ``scenarios.removed.jsonl``."""
@@ -87,8 +114,13 @@ def scenarios_stage(work: Path, beam_s: LLMSettings, merge_s: LLMSettings, *, be
     embed = _embedder(similarity, embedding_model)
     beams_out = StageOutput(work / "scenarios" / "beams.jsonl", "scenarios-beam")
     merged_out = StageOutput(work / "scenarios" / "merged.jsonl", "scenarios-merge")
-    summary = StageSummary(stage="scenarios", input="taxonomy.jsonl", output="scenarios.jsonl", n_in=len(subs),
-                           models={"beam": beam_s.model, "merge": merge_s.model})
+    summary = StageSummary(
+        stage="scenarios",
+        input="taxonomy.jsonl",
+        output="scenarios.jsonl",
+        n_in=len(subs),
+        models={"beam": beam_s.model, "merge": merge_s.model},
+    )
     n_beams_before = len(beams_out.done)
     summary.n_skipped = sum(1 for s in subs if s["id"] in merged_out.done)
 
@@ -96,8 +128,15 @@ def scenarios_stage(work: Path, beam_s: LLMSettings, merge_s: LLMSettings, *, be
         engine = open_engine(beam_s)
         try:
             tasks = sc.beam_tasks(subs, beams=beams, k=k, config=json_config(beam_s), salts=beams_out.failure_counts())
-            stats = await run_stage_tasks(engine, tasks, beams_out, sc.beam_records, parse_retries=beam_s.parse_retries,
-                                          progress=beam_s.progress, label="beams")
+            stats = await run_stage_tasks(
+                engine,
+                tasks,
+                beams_out,
+                sc.beam_records,
+                parse_retries=beam_s.parse_retries,
+                progress=beam_s.progress,
+                label="beams",
+            )
             fill_summary(summary, engine, stats, beam_s)
         finally:
             await close_engine(engine)
@@ -113,10 +152,20 @@ def scenarios_stage(work: Path, beam_s: LLMSettings, merge_s: LLMSettings, *, be
                 summary.notes.append(f"{s['id']}: {len(have)} of {beams} beams done; merge waits for a rerun")
         engine = open_engine(merge_s)
         try:
-            mtasks = [t for t in sc.merge_tasks(subs, ready, json_config(merge_s), salts=merged_out.failure_counts())
-                      if t.id not in merged_out.done]
-            stats = await run_stage_tasks(engine, mtasks, merged_out, sc.merge_records, parse_retries=merge_s.parse_retries,
-                                          progress=merge_s.progress, label="merge")
+            mtasks = [
+                t
+                for t in sc.merge_tasks(subs, ready, json_config(merge_s), salts=merged_out.failure_counts())
+                if t.id not in merged_out.done
+            ]
+            stats = await run_stage_tasks(
+                engine,
+                mtasks,
+                merged_out,
+                sc.merge_records,
+                parse_retries=merge_s.parse_retries,
+                progress=merge_s.progress,
+                label="merge",
+            )
             fill_summary(summary, engine, stats, merge_s)
         finally:
             await close_engine(engine)
@@ -132,8 +181,10 @@ def scenarios_stage(work: Path, beam_s: LLMSettings, merge_s: LLMSettings, *, be
         summary.removed[r["reason"]] = summary.removed.get(r["reason"], 0) + 1
     summary.n_new = len(beams_out.done) - n_beams_before
     summary.n_out = len(final)
-    summary.notes.append(f"{len(beams_out.done)} beams, {len(merged_out.done)} merged subcategories, {len(final)} scenarios "
-                         f"after removing {len(removed)} duplicates (see scenarios.removed.jsonl)")
+    summary.notes.append(
+        f"{len(beams_out.done)} beams, {len(merged_out.done)} merged subcategories, {len(final)} scenarios "
+        f"after removing {len(removed)} duplicates (see scenarios.removed.jsonl)"
+    )
     if merge_s.model == beam_s.model:
         summary.notes.append("the merge used the beam model; the paper uses a different model family (--merge-model)")
     return StageRun(summary, [beams_out, merged_out])
@@ -143,10 +194,15 @@ def image_prompts_stage(work: Path, inp: Path | None, settings: LLMSettings) -> 
     """Scenario -> robot first-person visual prompt, one request per scenario."""
     from socialbench.construction import image_prompts as ip
 
-    return run_llm_stage(stage="image-prompts", work=work, inp=inp or work / "scenarios.jsonl",
-                         output=work / "image_prompts.jsonl", settings=settings,
-                         make_tasks=lambda rows, salts, _out: ip.image_prompt_tasks(rows, json_config(settings), salts),
-                         to_records=ip.image_prompt_records)
+    return run_llm_stage(
+        stage="image-prompts",
+        work=work,
+        inp=inp or work / "scenarios.jsonl",
+        output=work / "image_prompts.jsonl",
+        settings=settings,
+        make_tasks=lambda rows, salts, _out: ip.image_prompt_tasks(rows, json_config(settings), salts),
+        to_records=ip.image_prompt_records,
+    )
 
 
 def images_stage(work: Path, inp: Path | None, settings: ImageSettings) -> StageRun:
@@ -156,8 +212,14 @@ def images_stage(work: Path, inp: Path | None, settings: ImageSettings) -> Stage
     src = inp or work / "image_prompts.jsonl"
     rows = read_jsonl(src)
     so = StageOutput(work / "images.jsonl", "images")
-    summary = StageSummary(stage="images", input=rel(work, src), output="images.jsonl", n_in=len(rows),
-                           n_skipped=sum(1 for r in rows if r["id"] in so.done), models={"image": settings.model})
+    summary = StageSummary(
+        stage="images",
+        input=rel(work, src),
+        output="images.jsonl",
+        n_in=len(rows),
+        n_skipped=sum(1 for r in rows if r["id"] in so.done),
+        models={"image": settings.model},
+    )
 
     async def run() -> dict[str, int]:
         client = ImageClient(settings)
@@ -177,8 +239,15 @@ def images_stage(work: Path, inp: Path | None, settings: ImageSettings) -> Stage
     return StageRun(summary, [so])
 
 
-def review_stage(work: Path, inp: Path | None, settings: LLMSettings, editor_settings: ImageSettings,
-                 opts: ReviewOptions, *, edit: bool = True) -> StageRun:
+def review_stage(
+    work: Path,
+    inp: Path | None,
+    settings: LLMSettings,
+    editor_settings: ImageSettings,
+    opts: ReviewOptions,
+    *,
+    edit: bool = True,
+) -> StageRun:
     """VLM review on the 7 criteria of Table 3; mandatory revisions through the edit
     endpoint of ``editor_settings`` (``edit=False``: review only, never edit)."""
     from socialbench.construction.images import ImageClient
@@ -189,9 +258,14 @@ def review_stage(work: Path, inp: Path | None, settings: LLMSettings, editor_set
     rows = read_jsonl(src)
     steps = StageOutput(work / "review_steps.jsonl", "review-steps")
     so = StageOutput(work / "review.jsonl", "review")
-    summary = StageSummary(stage="review", input=rel(work, src), output="review.jsonl", n_in=len(rows),
-                           n_skipped=sum(1 for r in rows if r["id"] in so.done),
-                           models={"reviewer": settings.model, "editor": editor_settings.model})
+    summary = StageSummary(
+        stage="review",
+        input=rel(work, src),
+        output="review.jsonl",
+        n_in=len(rows),
+        n_skipped=sum(1 for r in rows if r["id"] in so.done),
+        models={"reviewer": settings.model, "editor": editor_settings.model},
+    )
 
     async def run() -> dict[str, Any]:
         engine = open_engine(settings)
@@ -221,19 +295,33 @@ def review_stage(work: Path, inp: Path | None, settings: LLMSettings, editor_set
         statuses[r["status"]] = statuses.get(r["status"], 0) + 1
     if statuses.get("rejected"):
         summary.removed["rejected_after_max_rounds"] = statuses["rejected"]
-    summary.notes.append(f"{counts['reviews']} reviews and {counts['edits']} edits this run; status: "
-                         + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+    summary.notes.append(
+        f"{counts['reviews']} reviews and {counts['edits']} edits this run; status: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
+    )
     summary.n_new, summary.n_out = so.written, len(so.done)
     return StageRun(summary, [so])
 
 
 #: ``--source`` of the behaviors stage -> its default input file in the work folder.
-BEHAVIOR_SOURCES = {"review": "review.jsonl", "verification": "aggregated/verification.jsonl", "images": "images.jsonl",
-                    "real-images": "real_images.jsonl"}
+BEHAVIOR_SOURCES = {
+    "review": "review.jsonl",
+    "verification": "aggregated/verification.jsonl",
+    "images": "images.jsonl",
+    "real-images": "real_images.jsonl",
+}
 
 
-def behaviors_stage(work: Path, source: str, inp: Path | None, settings: LLMSettings, *, proper: int, improper: int,
-                    include_rejected: bool) -> StageRun:
+def behaviors_stage(
+    work: Path,
+    source: str,
+    inp: Path | None,
+    settings: LLMSettings,
+    *,
+    proper: int,
+    improper: int,
+    include_rejected: bool,
+) -> StageRun:
     """Candidate next actions per scene image (at least ``proper`` proper and ``improper``
     improper ones, with suggested facets); a scene whose image cannot be read fails alone."""
     from PIL import Image
@@ -246,7 +334,10 @@ def behaviors_stage(work: Path, source: str, inp: Path | None, settings: LLMSett
     src = inp or work / BEHAVIOR_SOURCES[source]
     rows = read_jsonl(src)
     if source == "verification":
-        scenes = [{"id": r["id"], "image": r["image"], "subset": "synthetic", "scenario": r.get("scenario") or {}} for r in rows]
+        scenes = [
+            {"id": r["id"], "image": r["image"], "subset": "synthetic", "scenario": r.get("scenario") or {}}
+            for r in rows
+        ]
     else:
         scenes = bh.scene_inputs(rows, source, include_rejected=include_rejected)
     policy = ImagePolicy()
@@ -260,13 +351,26 @@ def behaviors_stage(work: Path, source: str, inp: Path | None, settings: LLMSett
                     images[sc["id"]] = prepare_image(img, policy)
             except (OSError, ValueError, Image.DecompressionBombError) as exc:
                 # one bad image fails its scene only; the rerun retries it
-                output.fail(sc["id"], "unreadable_image",
-                            f"cannot read scene image {work / sc['image']}: {exc} (fix the image of {sc['id']} "
-                            "or rerun the stage that made it, then run this command again)", image=sc["image"])
+                output.fail(
+                    sc["id"],
+                    "unreadable_image",
+                    f"cannot read scene image {work / sc['image']}: {exc} (fix the image of {sc['id']} "
+                    "or rerun the stage that made it, then run this command again)",
+                    image=sc["image"],
+                )
                 continue
             readable.append(sc)
-        return bh.behavior_tasks(readable, images, n_proper=proper, n_improper=improper, config=json_config(settings),
-                                 salts=salts)
+        return bh.behavior_tasks(
+            readable, images, n_proper=proper, n_improper=improper, config=json_config(settings), salts=salts
+        )
 
-    return run_llm_stage(stage="behaviors", work=work, inp=src, output=work / "behaviors.jsonl", settings=settings,
-                         make_tasks=make_tasks, to_records=bh.behavior_records, records=scenes)
+    return run_llm_stage(
+        stage="behaviors",
+        work=work,
+        inp=src,
+        output=work / "behaviors.jsonl",
+        settings=settings,
+        make_tasks=make_tasks,
+        to_records=bh.behavior_records,
+        records=scenes,
+    )

@@ -1,0 +1,160 @@
+"""The candidate topic pool of spatial grounding (RobotEQ App. E, "Manual Questions Generation").
+
+In the paper, annotators inspect each scene image *without* its textual description and
+propose spatial grounding topics: spatially relevant decisions an embodied agent could
+make from the image (where to move, which person to approach, which object or region is
+socially appropriate to select). The proposals of all annotators are pooled per image.
+
+Two sources feed the pool:
+
+``annotators``
+    Label Studio ``topics`` tasks (:mod:`socialbench.construction.annotation`), one
+    topic per line of the ``topics`` text area, imported with ``annotate import``.
+``model``
+    a documented substitute: a VLM sees the image only (no scenario text, like the
+    annotators) and proposes ``n`` topics (:func:`topic_prompt`; reply
+    ``{"topics": ["...", ...]}``).
+
+:func:`pool_topics` merges proposals per scene: topics equal after case folding and
+whitespace collapsing are one topic, which keeps every proposer. A topic's id is
+``<scene>-t<8 hex of its normalised text>``, so it does not change when more proposals
+are imported later (the next stage resumes by id).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from socialbench.construction.llm import JsonResult, JsonTask, OutputError, Validator
+from socialbench.types import EncodedImage, GenerationConfig, Request
+
+__all__ = [
+    "normalise_topic",
+    "topic_id",
+    "topic_prompt",
+    "validate_topics",
+    "topic_tasks",
+    "topic_proposal_records",
+    "pool_topics",
+]
+
+
+def normalise_topic(text: str) -> str:
+    """``text`` case-folded with its whitespace collapsed (two proposals equal under it are
+    one topic)."""
+    return " ".join(text.casefold().split())
+
+
+def topic_id(scene: str, text: str) -> str:
+    """The stable id of topic ``text`` of ``scene``."""
+    return f"{scene}-t{hashlib.sha256(normalise_topic(text).encode()).hexdigest()[:8]}"
+
+
+def topic_prompt(n: int) -> str:
+    """The model-proposal prompt (the annotators' instructions of App. E; image only)."""
+    return "\n".join(
+        [
+            "You propose spatial grounding topics for a benchmark of socially intelligent robots.",
+            "The image is what the robot currently sees through its own camera.",
+            f"Propose at least {n} distinct topics. Each topic identifies a spatially relevant decision the robot "
+            "could make from this image, such as where to move, which person to approach, or which object or "
+            "region is socially appropriate to select.",
+            "Base every topic on visual evidence in the image only; write each as one short sentence.",
+            "",
+            "Reply with only a JSON object of this form:",
+            '{"topics": ["Where should the robot wait so it does not block the aisle?"]}',
+        ]
+    )
+
+
+def validate_topics(n: int) -> Validator:
+    """Validator: a ``topics`` list of at least ``n`` distinct non-empty strings."""
+
+    def check(obj: dict[str, Any]) -> list[str]:
+        raw = obj.get("topics")
+        if not isinstance(raw, list) or not raw:
+            raise OutputError("missing_fields", "the reply lacks the topics list")
+        topics: list[str] = []
+        seen: set[str] = set()
+        for i, t in enumerate(raw, start=1):
+            if not isinstance(t, str) or not t.strip():
+                raise OutputError("invalid_output", f"topic {i} is not a non-empty string")
+            key = normalise_topic(t)
+            if key not in seen:
+                seen.add(key)
+                topics.append(" ".join(t.split()))
+        if len(topics) < n:
+            raise OutputError("invalid_output", f"{len(topics)} distinct topics; at least {n} needed")
+        return topics
+
+    return check
+
+
+def topic_tasks(
+    scenes: Sequence[Mapping[str, Any]],
+    images: Mapping[str, EncodedImage],
+    *,
+    n: int,
+    config: GenerationConfig,
+    salts: Mapping[str, int] | None = None,
+) -> list[JsonTask]:
+    """One proposal request per scene whose image was read."""
+    salts = salts or {}
+    return [
+        JsonTask(
+            id=s["id"],
+            request=Request(prompt=topic_prompt(n), images=(images[s["id"]],), config=config),
+            validate=validate_topics(n),
+            context=s,
+            salt=salts.get(s["id"], 0),
+        )
+        for s in scenes
+        if s["id"] in images
+    ]
+
+
+def topic_proposal_records(result: JsonResult, model: str) -> list[dict[str, Any]]:
+    """The ``topics.model.jsonl`` record of one scene's proposals."""
+    return [{"id": result.id, "topics": list(result.value), "proposer": f"model:{model}"}]
+
+
+def pool_topics(
+    scenes: Sequence[Mapping[str, Any]], proposals: Iterable[tuple[str, str, Sequence[str]]]
+) -> list[dict[str, Any]]:
+    """One ``topics.jsonl`` record per distinct topic of every scene in ``scenes``.
+
+    ``proposals`` are ``(scene id, proposer, topics)``; proposals of scenes not in
+    ``scenes`` are ignored (the caller reports them). Each record carries the scene's
+    image, subset, category and subcategory, the topic text (as first proposed) and its
+    proposers; records keep the order of ``scenes``, then of first proposal.
+    """
+    by_scene: dict[str, dict[str, dict[str, Any]]] = {str(s["id"]): {} for s in scenes}
+    for scene, proposer, topics in proposals:
+        pool = by_scene.get(scene)
+        if pool is None:
+            continue
+        for text in topics:
+            key = normalise_topic(text)
+            if not key:
+                continue
+            entry = pool.setdefault(key, {"topic": " ".join(text.split()), "proposed_by": []})
+            if proposer not in entry["proposed_by"]:
+                entry["proposed_by"].append(proposer)
+    records = []
+    for s in scenes:
+        for entry in by_scene[str(s["id"])].values():
+            records.append(
+                {
+                    "id": topic_id(str(s["id"]), entry["topic"]),
+                    "scene": s["id"],
+                    "image": s["image"],
+                    "subset": s.get("subset"),
+                    "category": s.get("category"),
+                    "subcategory": s.get("subcategory"),
+                    "topic": entry["topic"],
+                    "proposed_by": entry["proposed_by"],
+                }
+            )
+    return records
