@@ -2,7 +2,7 @@
 
 A protocol decides, for one :class:`~socialbench.metrics.agreement.ScoringEntry`, which
 answer the model gave and how the model and the two human baselines score on the item, and
-which standard error the aggregates use (``/work/shared/DESIGN.md`` "Protocols for
+which standard error the aggregates use (the project's DESIGN.md, "Protocols for
 agreement metrics"):
 
 ``paper`` (:class:`PaperProtocol`)
