@@ -35,6 +35,12 @@ def eval_args(data, out, url):
     ]
 
 
+#: First line of the child programs below: Ctrl-C as in a terminal. A test run started in the
+#: background by a non-interactive shell (`make test &`, some CI runners) ignores SIGINT, and
+#: children inherit that; the command line rightly keeps an ignored SIGINT ignored.
+_AS_IN_A_TERMINAL = "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+
 def run_with_ctrl_c_at(hook, args, cwd):
     """Run the command line with Ctrl-C (SIGINT to itself) delivered from inside ``hook``,
     a ``module:Class.method`` of the start-up path: deterministic, whatever the machine speed."""
@@ -42,6 +48,7 @@ def run_with_ctrl_c_at(hook, args, cwd):
     cls, _, method = attr.partition(".")
     code = (
         "import importlib, os, signal, sys\n"
+        f"{_AS_IN_A_TERMINAL}"
         f"cls = getattr(importlib.import_module({module!r}), {cls!r})\n"
         f"real = getattr(cls, {method!r})\n"
         "def hooked(*a, **k):\n"
@@ -89,6 +96,7 @@ def test_ctrl_c_after_every_question_is_answered_leaves_the_run_complete(small_s
 def test_ctrl_c_while_python_imports_the_command_line_exits_130(tmp_path):
     code = (
         "import os, signal, sys\n"
+        f"{_AS_IN_A_TERMINAL}"
         "class CtrlCOnImport:\n"  # Ctrl-C arrives while typer is being imported
         "    def find_spec(self, name, path=None, target=None):\n"
         "        if name == 'typer':\n"
