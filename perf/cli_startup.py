@@ -3,7 +3,9 @@
 Times, ``--repeats`` times each and interleaved (so machine load hits all alike), as fresh
 processes:
 
-* ``socialbench --help`` (``python -m socialbench --help``, output discarded);
+* ``socialbench --help`` (``python -m socialbench --help``, output discarded), which
+  ``socialbench/__main__.py`` prints from ``socialbench/command_index.py`` without importing
+  typer, rich or the command line;
 * ``socialbench eval --help`` (the eval flags come from every registered benchmark's options);
 * ``import socialbench.cli`` plus building an ``openai:`` model (what ``eval`` pays before its
   first request), and whether that imported the ``openai`` SDK.

@@ -13,9 +13,15 @@ of them alike) and ``--repeats`` times, each as its own process:
 
 Every run sends the full protocol (``independent`` method, every question) to
 ``python -m socialbench.testing.openai_server`` on 127.0.0.1, which answers after
-``--delay-ms``. The response cache is off, so every question is a request. Walls are
-process walls (interpreter start, imports, loading, images, requests, scoring); the ideal
-bound is questions × delay / concurrency. Memory is sampled from /proc every 20 ms (Linux
+``--delay-ms``. The response cache is off, so every question is a request. Two walls per
+run, both against the ideal bound questions × delay / concurrency:
+
+* **eval** — for socialbench, ``run_eval``: loading the data, images, requests, scoring and
+  writing the run folder (the span the issue first measured, in-process); for the bare
+  loop, loading the data to the last answer;
+* **process** — the whole process: interpreter start, imports, command-line parsing, the
+  eval, and exit (socialbench is run as ``socialbench eval`` through a small driver that
+  also reports the eval wall). Memory is sampled from /proc every 20 ms (Linux
 only): peak RSS of the main process, and the peak of the summed PSS (shared pages counted
 once) of the main process plus its image workers and their fork server.
 
@@ -161,16 +167,24 @@ def timed_process(cmd: list[str], src: Path | None = None) -> dict[str, Any]:
     sampler.join()
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}):\n{stderr[-2000:]}")
-    return {"wall_s": wall, "rss_main_mib": peak["main"] / 1024, "rss_tree_mib": peak["tree"] / 1024, "stdout": stdout}
+    evals = [float(line.split()[1]) for line in stdout.splitlines() if line.startswith("EVAL_WALL ")]
+    return {
+        "wall_s": wall,
+        "eval_s": evals[-1] if evals else float("nan"),
+        "rss_main_mib": peak["main"] / 1024,
+        "rss_tree_mib": peak["tree"] / 1024,
+        "stdout": stdout,
+    }
 
 
 def socialbench_cmd(data: Path, url: str, concurrency: int, out: Path, render_cache: Path | None) -> list[str]:
-    """``socialbench eval``; ``render_cache`` None runs another checkout's code (see
-    ``--compare-src``), which may predate the render cache."""
+    """``socialbench eval`` (through :func:`_eval_driver`, which also times ``run_eval``);
+    ``render_cache`` None runs another checkout's code (see ``--compare-src``), which may
+    predate the render cache."""
     cmd = [
         sys.executable,
-        "-m",
-        "socialbench",
+        __file__,
+        "--eval-driver",
         "eval",
         "-b",
         "socialnav-sub",
@@ -194,6 +208,33 @@ def socialbench_cmd(data: Path, url: str, concurrency: int, out: Path, render_ca
 
 def bare_cmd(data: Path, url: str, concurrency: int) -> list[str]:
     return [sys.executable, __file__, "--bare", str(data), url, str(concurrency)]
+
+
+def _eval_driver(argv: list[str]) -> None:
+    """``socialbench ARGV`` as the command line runs it, printing on its last stdout line
+    ``EVAL_WALL <s>``: the wall time of ``run_eval`` (load, images, requests, scoring and
+    writing the run folder), the span the issue's targets were first measured on; the
+    caller times the whole process as well."""
+    import socialbench.runner.run as run_module
+
+    inner = run_module.run_eval
+    spans: dict[str, float] = {}
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spans["eval"] = time.perf_counter() - t0
+
+    run_module.run_eval = timed  # the command line imports run_eval when it runs
+    from socialbench.cli import main as cli_main
+
+    try:
+        cli_main(argv)
+    finally:
+        if "eval" in spans:
+            print(f"EVAL_WALL {spans['eval']:.4f}", flush=True)
 
 
 # --------------------------------------------------------------------------- the bare loop
@@ -233,6 +274,7 @@ async def _bare_main(data: Path, url: str, concurrency: int) -> int:
     from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
     from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
 
+    t0 = time.perf_counter()
     ds = load_socialnav(data, require_images=True)
     loop = asyncio.get_running_loop()
     sem = asyncio.Semaphore(concurrency)
@@ -273,6 +315,7 @@ async def _bare_main(data: Path, url: str, concurrency: int) -> int:
 
         with ProcessPoolExecutor(os.cpu_count() or 1) as pool:
             await asyncio.gather(*(sample(item, pool) for item in ds.items))
+    print(f"EVAL_WALL {time.perf_counter() - t0:.4f}", flush=True)  # load to last answer
     return answered
 
 
@@ -330,6 +373,7 @@ def run_kind(
     out = []
     for name, results in rows.items():
         walls = [x["wall_s"] for x in results]
+        evals = [x["eval_s"] for x in results]
         out.append(
             {
                 "data": kind,
@@ -339,6 +383,8 @@ def run_kind(
                 "ideal_s": ideal,
                 "wall_s": walls,
                 "ratio": [w / ideal for w in walls],
+                "eval_s": evals,
+                "eval_ratio": [w / ideal for w in evals],
                 "rss_main_mib": [x["rss_main_mib"] for x in results],
                 "rss_tree_mib": [x["rss_tree_mib"] for x in results],
             }
@@ -382,6 +428,9 @@ def main() -> None:
     if len(sys.argv) == 5 and sys.argv[1] == "--bare":
         n = asyncio.run(_bare_main(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])))
         print(n)
+        return
+    if len(sys.argv) > 2 and sys.argv[1] == "--eval-driver":
+        _eval_driver(sys.argv[2:])
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kinds", default="release,light", help="comma-separated: release, light")
@@ -434,13 +483,18 @@ def main() -> None:
         " light = 320x180 frames + 160x250 pre-rendered composites"
     )
     print(
-        f"{'data':8} {'runner':19} {'questions':>9} {'bound s':>7} | {'wall s (min med max)':>23} | "
-        f"{'wall / bound':>23} | {'RSS main MiB':>23} | {'PSS +workers MiB':>23}"
+        "eval = run_eval for socialbench (load, images, requests, scoring, run folder written), load to"
+        " last answer for the bare loop; process = the whole process (interpreter, imports, CLI, exit)"
+    )
+    print(
+        f"{'data':8} {'runner':19} {'bound s':>7} | {'eval s (min med max)':>23} | {'eval / bound':>23} | "
+        f"{'process s':>23} | {'process / bound':>23} | {'RSS main MiB':>23} | {'PSS +workers MiB':>23}"
     )
     for row in results:
         print(
-            f"{row['data']:8} {row['runner']:19} {row['questions']:9d} {row['ideal_s']:7.2f} | {_stats(row['wall_s'])} | "
-            f"{_stats(row['ratio'])} | {_stats(row['rss_main_mib'])} | {_stats(row['rss_tree_mib'])}"
+            f"{row['data']:8} {row['runner']:19} {row['ideal_s']:7.2f} | {_stats(row['eval_s'])} | "
+            f"{_stats(row['eval_ratio'])} | {_stats(row['wall_s'])} | {_stats(row['ratio'])} | "
+            f"{_stats(row['rss_main_mib'])} | {_stats(row['rss_tree_mib'])}"
         )
     for z in zero:
         print(

@@ -21,26 +21,16 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from socialbench.command_index import COMMANDS, DESCRIPTION, help_of
 from socialbench.errors import DataError, SocialbenchError, StorageError, UsageError
 from socialbench.messages import say
 
 #: Commands that live with their (heavy) code: name -> (module with ``register(app)``, help
-#: shown in ``socialbench --help``, which must equal the real command's first help line).
-#: The module is imported only when the command runs (``socialbench report ...``), so
-#: ``socialbench --help`` and the other commands do not pay for numpy and friends.
-LAZY_COMMANDS: dict[str, tuple[str, str]] = {
-    "report": (
-        "socialbench.report.commands",
-        "Tables (md/csv/tex), figures (PNG/SVG) and a static HTML report of run directories.",
-    ),
-    "compare": ("socialbench.report.commands", "Paired significance tests between runs on the same questions."),
-    "build": ("socialbench.construction.commands", "Build a RobotEQ-style dataset: one resumable command per stage."),
-    "sweep": (
-        "socialbench.sweep.commands",
-        "Run a plan of models x benchmarks x option axes, one run directory per cell.",
-    ),
-    "export": ("socialbench.export.commands", "Export benchmark data for training (SFT files)."),
-}
+#: shown in ``socialbench --help``, which must equal the real command's first help line), from
+#: :data:`socialbench.command_index.COMMANDS`. The module is imported only when the command
+#: runs (``socialbench report ...``), so ``socialbench --help`` and the other commands do not
+#: pay for numpy and friends.
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {c.name: (c.module, c.help) for c in COMMANDS if c.module is not None}
 
 
 class _LazyGroup(typer.core.TyperGroup):
@@ -72,11 +62,11 @@ app = typer.Typer(
     cls=_LazyGroup,
     add_completion=False,
     no_args_is_help=True,
-    help="Measure the social intelligence of embodied agents.",
+    help=DESCRIPTION,
 )
-data_app = typer.Typer(no_args_is_help=True, help="Check and transform datasets.")
+data_app = typer.Typer(no_args_is_help=True, help=help_of("data"))
 app.add_typer(data_app, name="data")
-sim_app = typer.Typer(no_args_is_help=True, help="Generate procedural datasets.")
+sim_app = typer.Typer(no_args_is_help=True, help=help_of("sim"))
 app.add_typer(sim_app, name="sim")
 
 out = Console()
@@ -252,7 +242,7 @@ def eval_function() -> Any:
 def eval_command() -> Any:
     """The ``eval`` command with the options of the benchmarks registered now."""
     real = typer.Typer()
-    real.command("eval")(eval_function())
+    real.command("eval", help=help_of("eval"))(eval_function())
     return typer.main.get_group(real).commands["eval"]
 
 
@@ -317,7 +307,7 @@ def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tupl
     return bench, path, mdl, req
 
 
-@app.command("eval")
+@app.command("eval", help=help_of("eval"))
 def eval_cmd(
     benchmark: str = typer.Option(..., "--benchmark", "-b", help="socialnav-sub, socialnav-sim (bundled), ..."),
     model: str = typer.Option(..., "--model", "-m", help="model spec, e.g. openai:MODEL[@URL], baseline:random"),
@@ -355,7 +345,7 @@ def eval_cmd(
         help="repeat the run N times (seeds S..S+N-1, one run directory each under --out/epoch-E) and report mean ± SE across epochs",
     ),
 ) -> None:
-    """Evaluate a model on a benchmark; writes run.json, samples.jsonl and metrics.json."""
+    """``socialbench eval`` (its help line: :mod:`socialbench.command_index`)."""
     # Each benchmark's own options (--method, --strategy, ...) are added by eval_command().
     _eval(dict(locals()))
 
@@ -432,7 +422,7 @@ def failure_message(run: dict[str, Any], benchmark: str, data: Path) -> str:
     return f"{text}; " + "; ".join(advice)
 
 
-@app.command("score")
+@app.command("score", help=help_of("score"))
 def score_cmd(
     benchmark: str = typer.Option(..., "--benchmark", "-b"),
     predictions: Path = typer.Option(
@@ -442,8 +432,7 @@ def score_cmd(
     protocol: str = typer.Option("paper", help="paper | official"),
     out_dir: Path | None = typer.Option(None, "--out", "-o", help="where to write metrics.json"),
 ) -> None:
-    """Score predictions made elsewhere (needs labels only, no images). A metamorphic run
-    (SocialNav-SUB --perturb mirror|shuffle-options) is scored as its eval scored it."""
+    """``socialbench score`` (its help line: :mod:`socialbench.command_index`)."""
     from socialbench.benchmarks.options import EvalOptions
     from socialbench.runner.store import write_json_atomic
 
@@ -579,9 +568,9 @@ def sim_socialnav_cmd(
     _line(f"wrote {scenes} scenes to {path}; evaluate with: socialbench eval -b socialnav-sub -d {path} -m MODEL")
 
 
-@app.command("models")
+@app.command("models", help=help_of("models"))
 def models_cmd() -> None:
-    """List model backends and baselines."""
+    """``socialbench models`` (its help line: :mod:`socialbench.command_index`)."""
     from socialbench.benchmarks.base import load_benchmark_code
     from socialbench.models.registry import backends
 

@@ -59,6 +59,21 @@ def test_nesting_just_past_the_limit_is_refused(tmp_path):
     assert "nested" in _error(path)
 
 
+def test_a_scalar_just_past_the_limit_is_refused_with_its_path(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('{"a": ' + "[" * MAX_JSON_DEPTH + "1" + "]" * MAX_JSON_DEPTH + "}")
+    with pytest.raises(DataError) as err:
+        read_json(path)
+    problem = err.value.problems[0]
+    assert "nested" in problem.message and problem.field == "a" + "[0]" * MAX_JSON_DEPTH
+
+
+def test_an_escaped_surrogate_pair_is_accepted(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('{"k": "\\ud83d\\ude00"}')
+    assert read_json(path) == {"k": "\U0001f600"}
+
+
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
 def test_non_finite_constants_are_refused(tmp_path, literal):
     path = tmp_path / "a.json"

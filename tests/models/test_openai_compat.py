@@ -123,6 +123,12 @@ def test_encoded_body_decodes_to_params_and_messages() -> None:
     assert json.loads(body.decode("utf-8")) == {**params, "messages": build_messages(request)}
 
 
+def test_encoded_body_with_an_unusual_mime_type_is_valid_json() -> None:
+    image = EncodedImage(data=b"bytes", mime='image/x"odd\\type', width=1, height=1)
+    request = Request(prompt="p", images=(image,))
+    assert json.loads(encode_chat_body(request, {})) == {"messages": build_messages(request)}
+
+
 def test_encoded_body_without_images_or_params_is_valid_json() -> None:
     request = Request(prompt="plain text")
     assert json.loads(encode_chat_body(request, {})) == {"messages": build_messages(request)}

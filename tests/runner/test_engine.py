@@ -142,3 +142,28 @@ def test_retry_after_is_capped_at_max_delay():
     import random
 
     assert RetryPolicy(max_delay_s=5.0).delay(1, 3600.0, random.Random(0)) == 5.0
+
+
+def test_backlog_counts_requests_waiting_for_a_slot_and_says_when_it_drops():
+    gate = asyncio.Event()
+
+    class Held(MockModel):
+        async def generate(self, request):
+            await gate.wait()
+            return await super().generate(request)
+
+    slot_taken = []
+
+    async def go():
+        eng = Engine(Held("mock:held", lambda r: "x"), concurrency=2, retry=FAST, on_slot=lambda: slot_taken.append(1))
+        tasks = [asyncio.ensure_future(eng.run(Request(prompt=f"{i}"))) for i in range(5)]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        waiting = eng.backlog
+        gate.set()
+        await asyncio.gather(*tasks)
+        return waiting, eng.backlog
+
+    waiting, after = run(go())
+    assert (waiting, after) == (3, 0)
+    assert len(slot_taken) == 5  # once per request, as it leaves the queue

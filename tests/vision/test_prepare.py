@@ -150,3 +150,20 @@ def test_workers_exit_when_their_run_is_killed() -> None:
     while any(_alive(p) for p in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(p) for p in workers)
+
+
+def test_workers_run_at_a_lower_priority_than_the_run() -> None:
+    import os
+
+    from socialbench.vision.prepare import WORKER_NICENESS
+
+    preparer = ImagePreparer(workers=1)
+
+    async def go() -> int:
+        return await preparer.submit(os.nice, 0)
+
+    try:
+        worker = asyncio.run(go())
+    finally:
+        preparer.shutdown()
+    assert worker == min(19, os.nice(0) + WORKER_NICENESS)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -93,33 +94,63 @@ def _has_surrogate(s: str) -> bool:
     return False
 
 
-def check_json_value(value: Any, file: str, max_depth: int = MAX_JSON_DEPTH) -> Problem | None:
+#: The only way a lone surrogate gets into text decoded from valid UTF-8: a JSON escape of
+#: a code point in U+D800..U+DFFF.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+#: A path into a JSON value, innermost step last: (parent path, key or index), or None.
+_Path = tuple[Any, str | int] | None
+
+
+def _path_text(path: _Path) -> str:
+    steps: list[str | int] = []
+    while path is not None:
+        path, step = path
+        steps.append(step)
+    out = ""
+    for step in reversed(steps):
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
+    return out
+
+
+def check_json_value(value: Any, file: str, max_depth: int = MAX_JSON_DEPTH, *, strings: bool = True) -> Problem | None:
     """The first reason a parsed JSON value is unusable (too deep, a lone surrogate), or
-    None. Iterative: never recurses, whatever the depth."""
-    stack: list[tuple[Any, int, str]] = [(value, 0, "")]
+    None. Iterative: never recurses, whatever the depth. ``strings=False`` skips the
+    surrogate checks (for a value parsed from text with no surrogate escape). Paths are
+    spelled out only for a problem, so a clean value costs one visit per container."""
+    stack: list[tuple[Any, int, _Path]] = [(value, 0, None)]
     while stack:
-        v, depth, where = stack.pop()
+        v, depth, path = stack.pop()
         if depth > max_depth:
             return Problem(
-                file, where, f"nested more than {max_depth} levels deep", "write the structure the release uses"
+                file,
+                _path_text(path),
+                f"nested more than {max_depth} levels deep",
+                "write the structure the release uses",
             )
-        if isinstance(v, str):
-            if _has_surrogate(v):
-                return Problem(
-                    file, where, f"string {v[:40]!r} holds a lone surrogate (invalid Unicode)", "write valid UTF-8 text"
-                )
-        elif isinstance(v, dict):
-            for k, x in v.items():
-                if _has_surrogate(k):
-                    return Problem(
-                        file,
-                        where,
-                        f"key {k[:40]!r} holds a lone surrogate (invalid Unicode)",
-                        "write valid UTF-8 text",
-                    )
-                stack.append((x, depth + 1, f"{where}.{k}" if where else k))
+        if isinstance(v, dict):
+            children: Any = v.items()
         elif isinstance(v, list):
-            stack.extend((x, depth + 1, f"{where}[{i}]") for i, x in enumerate(v))
+            children = enumerate(v)
+        else:
+            if strings and isinstance(v, str) and _has_surrogate(v):
+                return Problem(
+                    file,
+                    _path_text(path),
+                    f"string {v[:40]!r} holds a lone surrogate (invalid Unicode)",
+                    "write valid UTF-8 text",
+                )
+            continue
+        for k, x in children:
+            if strings and isinstance(k, str) and _has_surrogate(k):
+                return Problem(
+                    file,
+                    _path_text(path),
+                    f"key {k[:40]!r} holds a lone surrogate (invalid Unicode)",
+                    "write valid UTF-8 text",
+                )
+            if isinstance(x, (dict, list)) or depth + 1 > max_depth or (strings and isinstance(x, str)):
+                stack.append((x, depth + 1, (path, k)))
     return None
 
 
@@ -148,7 +179,7 @@ def parse_json_bytes(data: bytes, file: str) -> Any:
         ) from None
     except ValueError as exc:  # NaN/Infinity, a number with too many digits
         raise DataError.single(file, "", f"invalid JSON: {exc}", "write finite numbers in plain JSON") from None
-    problem = check_json_value(value, file)
+    problem = check_json_value(value, file, strings=_SURROGATE_ESCAPE.search(text) is not None)
     if problem is not None:
         raise DataError(problem)
     return value

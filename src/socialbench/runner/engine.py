@@ -25,6 +25,7 @@ from socialbench.errors import StorageError
 from socialbench.models.base import FatalModelError, Model, ModelError, RetryableModelError
 from socialbench.models.redact import redact
 from socialbench.runner.cache import ResponseCache, cache_key
+from socialbench.runner.slots import PrioritySlots
 from socialbench.types import Generation, Outcome, Request, Usage
 
 log = logging.getLogger(__name__)
@@ -110,12 +111,13 @@ class Engine:
         seed: int = 0,
         on_update: Callable[[EngineStats], None] | None = None,
         on_send: Callable[[int], None] | None = None,
+        on_slot: Callable[[], None] | None = None,
     ):
         self.model = model
         self.retry = retry
         self.cache = cache if getattr(model, "cacheable", False) else None
         self.stats = EngineStats()
-        self._sem = asyncio.Semaphore(max(1, concurrency))
+        self._slots = PrioritySlots(concurrency)
         self._rng = random.Random(seed)
         self._identity = model.identity()
         # A model that times its own calls (e.g. a pool whose requests may first wait for a
@@ -123,6 +125,19 @@ class Engine:
         self._attempt_timeout = None if getattr(model, "enforces_timeout", False) else retry.timeout_s
         self._on_update = on_update
         self._on_send = on_send
+        self._on_slot = on_slot
+
+    @property
+    def backlog(self) -> int:
+        """Requests waiting for a concurrency slot now (not counting those in flight or
+        backing off before a retry)."""
+        return self._slots.waiting
+
+    async def _acquire(self, priority: int) -> None:
+        """Take a concurrency slot; ``on_slot`` hears that the backlog dropped."""
+        await self._slots.acquire(priority)
+        if self._on_slot is not None:
+            self._on_slot()
 
     def _sending(self, attempt: int) -> None:
         """Count a request as it is handed to the model (``attempt`` 1 is the first try)."""
@@ -136,7 +151,10 @@ class Engine:
         if self._on_update is not None:
             self._on_update(self.stats)
 
-    async def run(self, request: Request) -> Outcome:
+    async def run(self, request: Request, priority: int = 0) -> Outcome:
+        """The outcome of ``request``. Requests waiting for a slot are sent lowest
+        ``priority`` first (a run passes its item's place in the dataset order), first come
+        first served among equals."""
         key = cache_key(self._identity, request) if self.cache is not None else None
         if key is not None:
             try:
@@ -155,7 +173,8 @@ class Engine:
         while True:
             attempt += 1
             try:
-                async with self._sem:
+                await self._acquire(priority)
+                try:
                     self._sending(attempt)
                     t0 = time.perf_counter()
                     try:
@@ -163,6 +182,8 @@ class Engine:
                     except asyncio.TimeoutError as exc:
                         raise RetryableModelError("timeout", f"no answer within {self.retry.timeout_s:g} s") from exc
                     latency = time.perf_counter() - t0
+                finally:
+                    self._slots.release()
             except ModelError as exc:
                 if isinstance(exc, RetryableModelError) and attempt < self.retry.max_attempts:
                     self._notify()

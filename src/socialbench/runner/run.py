@@ -33,11 +33,12 @@ from socialbench.models.base import Model
 from socialbench.models.redact import redact
 from socialbench.runner.cache import ResponseCache
 from socialbench.runner.engine import Engine, EngineStats, RetryPolicy
+from socialbench.runner.feeding import ItemFeeder
 from socialbench.runner.interrupts import CtrlC
 from socialbench.runner.progress import RunProgress
 from socialbench.runner.store import RunStore
 from socialbench.solving.context import SolveContext
-from socialbench.types import EncodedImage, SampleRecord
+from socialbench.types import EncodedImage, Outcome, Request, SampleRecord
 from socialbench.vision.images import ImageEncoder, ImagePolicy
 from socialbench.vision.prepare import ImageJob, ImagePreparer, PerturbSpec, run_job
 
@@ -160,12 +161,12 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
         from socialbench.vision.render_cache import check_render_cache_folder
 
         check_render_cache_folder(req.render_cache)
-    # Image workers start first: they import the renderer while the data loads.
     images = (
         ImagePreparer(req.image_workers, req.render_cache, preload=getattr(benchmark, "image_modules", ()))
         if model.needs_prompt
         else None
     )
+    # The image workers start first: they import the renderer while the data loads.
     if images is not None:
         images.warm()
     try:
@@ -350,6 +351,12 @@ def _run_session(
 
     async def main() -> EngineStats:
         ctrl_c.attach()
+        feeder: ItemFeeder[Any] = ItemFeeder(
+            lambda: engine.backlog,
+            lookahead=2 * req.concurrency,
+            prefetch=(images.workers if images is not None else 0) + 1,
+            key=lambda item: str(item.item_id),
+        )
         engine = Engine(
             model,
             concurrency=req.concurrency,
@@ -358,11 +365,13 @@ def _run_session(
             seed=req.options.seed,
             on_update=progress.update_stats,
             on_send=lambda attempt: store.count_send(session, attempt),
+            on_slot=feeder.room_changed,
         )
         stats_holder["s"] = engine.stats
         encoder = ImageEncoder(req.image_policy, transform=_perturbation(req.options)) if model.needs_prompt else None
         ctx = _solve_context(
             engine,
+            feeder,
             store,
             done,
             progress,
@@ -403,7 +412,7 @@ def _run_session(
                         )
 
         try:
-            await asyncio.gather(*(solve_one(item) for item in dataset.items))
+            await feeder.run(dataset.items, solve_one)
         finally:
             ctrl_c.detach()
             await model.aclose()
@@ -449,6 +458,7 @@ def _run_session(
 
 def _solve_context(
     engine: Engine,
+    feeder: ItemFeeder[Any],
     store: RunStore,
     done: dict[tuple[str, str], SampleRecord],
     progress: RunProgress,
@@ -456,9 +466,17 @@ def _solve_context(
     images: ImagePreparer | None,
     **run: Any,
 ) -> SolveContext[Any]:
-    """The solvers' view of this run: send through ``engine``; record into ``store`` (and
-    ``done``, counting progress); prepare CPU-bound work in ``executor`` and images in the
-    image workers (or in ``executor`` when there are none)."""
+    """The solvers' view of this run: send through ``engine``, each request with its
+    item's place in ``feeder``'s order as its priority; record into ``store`` (and ``done``, counting progress); prepare
+    CPU-bound work in ``executor`` and images in the image workers (or in ``executor`` when
+    there are none)."""
+
+    async def generate(request: Request) -> Outcome:
+        if request.item is None:
+            return await engine.run(request)
+        item_id = str(request.item.item_id)
+        feeder.sending(item_id)
+        return await engine.run(request, priority=feeder.priority(item_id))
 
     def record(rec: SampleRecord) -> None:
         store.append(rec)
@@ -478,7 +496,7 @@ def _solve_context(
         return await prepare(run_job, job)
 
     return SolveContext(
-        generate=engine.run, record=record, finished=finished, prepare=prepare, prepare_images=prepare_images, **run
+        generate=generate, record=record, finished=finished, prepare=prepare, prepare_images=prepare_images, **run
     )
 
 

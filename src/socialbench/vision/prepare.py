@@ -81,14 +81,20 @@ class EncodeFiles:
         return ImageEncoder(self.policy, transform, capacity=0).encode_many(self.paths)
 
 
-def run_job(job: ImageJob, cache: RenderCache | None = None) -> tuple[EncodedImage, ...]:
-    """Prepare one job in this process, reading and filling ``cache`` if given."""
-    key = None
+def job_key(job: ImageJob) -> str | None:
+    """``job``'s cache key, or None when it has none or an input cannot be read (then
+    :meth:`ImageJob.run` reports the unreadable input with its usual message)."""
+    try:
+        return job.cache_key()
+    except OSError:
+        return None
+
+
+def run_job(job: ImageJob, cache: RenderCache | None = None, key: str | None = None) -> tuple[EncodedImage, ...]:
+    """Prepare one job in this process, reading and filling ``cache`` if given (under
+    ``key`` when the caller already computed it)."""
     if cache is not None:
-        try:
-            key = job.cache_key()
-        except OSError:  # an unreadable input: let run() report it with its usual message
-            key = None
+        key = key if key is not None else job_key(job)
         if key is not None:
             hit = cache.get(key)
             if hit is not None:
@@ -99,9 +105,26 @@ def run_job(job: ImageJob, cache: RenderCache | None = None) -> tuple[EncodedIma
     return images
 
 
+def cached_images(job: ImageJob, cache_dir: str) -> tuple[str | None, tuple[EncodedImage, ...] | None]:
+    """(``job``'s key, its images if the render cache at ``cache_dir`` holds them)."""
+    key = job_key(job)
+    return key, (RenderCache(cache_dir).get(key) if key is not None else None)
+
+
+#: How much lower than the run's own the image workers' scheduling priority is (Unix
+#: ``nice`` increment): when cores are short, the run's event loop (sending requests,
+#: reading answers) goes first and images are prepared with the time left.
+WORKER_NICENESS = 5
+
+
 def _worker_init(run_alive: Connection) -> None:
     # Ctrl-C goes to the whole process group: the run (not its workers) handles it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(os, "nice"):  # not on Windows
+        try:
+            os.nice(WORKER_NICENESS)
+        except OSError:  # not permitted here: run at the run's priority
+            pass
     threading.Thread(target=_exit_when_run_ends, args=(run_alive,), name="socialbench-run-watch", daemon=True).start()
 
 
@@ -121,12 +144,12 @@ def _exit_when_run_ends(run_alive: Connection) -> None:
 
 
 def _run_in_worker(
-    job: ImageJob, cache_dir: str | None
+    job: ImageJob, cache_dir: str | None, key: str | None = None
 ) -> tuple[tuple[EncodedImage, ...] | None, list[Problem] | None]:
     """Worker entry point. A :class:`DataError` comes back as its problems (the exception
     itself does not survive pickling); anything else is raised as usual."""
     try:
-        return run_job(job, RenderCache(cache_dir) if cache_dir else None), None
+        return run_job(job, RenderCache(cache_dir) if cache_dir else None, key), None
     except DataError as exc:
         return None, exc.problems
 
@@ -145,11 +168,17 @@ class ImagePreparer:
     core, at most :data:`MAX_DEFAULT_WORKERS`: each worker holds its own renderer, ~70 MB),
     or in one thread of this process with ``workers=0``. ``cache_dir`` None disables
     the render cache. ``preload`` names modules the workers import before their first job
-    (e.g. the renderer), so the first sample does not wait for them."""
+    (e.g. the renderer).
+
+    With a render cache, a job is first looked up from a thread of this process (hashing
+    its inputs releases the GIL): a hit never reaches a worker. The workers start at
+    :meth:`warm`, or at the first job that needs one."""
 
     def __init__(self, workers: int | None = None, cache_dir: Path | None = None, preload: Sequence[str] = ()):
         self.workers = min(os.cpu_count() or 1, MAX_DEFAULT_WORKERS) if workers is None else max(0, workers)
         self.cache_dir = str(cache_dir) if cache_dir is not None else None
+        self._lookup = ThreadPoolExecutor(max_workers=1, thread_name_prefix="socialbench-render-cache")
+        self._warmed = False
         self._executor: Executor
         if self.workers == 0:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="socialbench-prepare")
@@ -166,10 +195,10 @@ class ImagePreparer:
             )
 
     def warm(self) -> None:
-        """Start the workers now, from a background thread (starting the fork server
-        blocks until it has imported ``preload``), so they import while the run loads its
-        data."""
-        if self.workers:
+        """Start the workers now (once), from a background thread: starting the fork
+        server blocks until it has imported ``preload``."""
+        if self.workers and not self._warmed:
+            self._warmed = True
             threading.Thread(target=self._warm, name="socialbench-prepare-warm", daemon=True).start()
 
     def _warm(self) -> None:
@@ -180,12 +209,18 @@ class ImagePreparer:
             pass
 
     async def prepare(self, job: ImageJob) -> tuple[EncodedImage, ...]:
-        """The job's images, prepared off the event loop."""
+        """The job's images: from the render cache, else prepared off the event loop."""
         loop = asyncio.get_running_loop()
+        key = None
+        if self.cache_dir is not None:
+            key, hit = await loop.run_in_executor(self._lookup, cached_images, job, self.cache_dir)
+            if hit is not None:
+                return hit
         if self.workers == 0:
             cache = RenderCache(self.cache_dir) if self.cache_dir else None
-            return await loop.run_in_executor(self._executor, run_job, job, cache)
-        images, problems = await loop.run_in_executor(self._executor, _run_in_worker, job, self.cache_dir)
+            return await loop.run_in_executor(self._executor, run_job, job, cache, key)
+        self.warm()
+        images, problems = await loop.run_in_executor(self._executor, _run_in_worker, job, self.cache_dir, key)
         if problems is not None:
             raise DataError(problems)
         assert images is not None
@@ -197,6 +232,7 @@ class ImagePreparer:
 
     def shutdown(self) -> None:
         """Stop the workers; jobs not started are cancelled."""
+        self._lookup.shutdown(wait=True, cancel_futures=True)
         self._executor.shutdown(wait=True, cancel_futures=True)
         if self.workers:
             self._run_alive_w.close()
