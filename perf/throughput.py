@@ -9,7 +9,17 @@ of them alike) and ``--repeats`` times, each as its own process:
   core (the same renderer, at the size sent, no cache), each image's JSON part built once,
   request bodies spliced as bytes and posted over one aiohttp session with the same
   concurrency, each sample's questions sent as soon as its images are ready; no records,
-  no scoring.
+  no scoring;
+* ``floor (one body)``   — the first sample's request body, built once, posted as many
+  times as there are questions at the same concurrency (its eval wall runs from the first
+  post to the last answer): what the server and the loopback cost per request on this
+  machine, for any client. No client can do better than this row;
+* ``other checkout``     — with ``--compare-src``: another checkout's ``socialbench eval``
+  (e.g. an earlier commit) with an empty render cache, like the cold row.
+
+The scripted server elides image text before parsing bodies (see
+:func:`socialbench.testing.openai_server.elide_inline_images`): a real model server
+decodes images on its own machine, not on the client's.
 
 Every run sends the full protocol (``independent`` method, every question) to
 ``python -m socialbench.testing.openai_server`` on 127.0.0.1, which answers after
@@ -21,8 +31,9 @@ run, both against the ideal bound questions × delay / concurrency:
   loop, loading the data to the last answer;
 * **process** — the whole process: interpreter start, imports, command-line parsing, the
   eval, and exit (socialbench is run as ``socialbench eval`` through a small driver that
-  also reports the eval wall). Memory is sampled from /proc every 20 ms (Linux
-only): peak RSS of the main process, and the peak of the summed PSS (shared pages counted
+  also reports the eval wall).
+
+Memory is sampled from /proc every 20 ms (Linux only): peak RSS of the main process, and the peak of the summed PSS (shared pages counted
 once) of the main process plus its image workers and their fork server.
 
 Dataset kinds (both generated here with :func:`write_synthetic_dataset`):
@@ -178,9 +189,8 @@ def timed_process(cmd: list[str], src: Path | None = None) -> dict[str, Any]:
 
 
 def socialbench_cmd(data: Path, url: str, concurrency: int, out: Path, render_cache: Path | None) -> list[str]:
-    """``socialbench eval`` (through :func:`_eval_driver`, which also times ``run_eval``);
-    ``render_cache`` None runs another checkout's code (see ``--compare-src``), which may
-    predate the render cache."""
+    """``socialbench eval`` (through :func:`_eval_driver`, which also times ``run_eval``)
+    with the render cache in ``render_cache`` (None: the command's default)."""
     cmd = [
         sys.executable,
         __file__,
@@ -319,6 +329,45 @@ async def _bare_main(data: Path, url: str, concurrency: int) -> int:
     return answered
 
 
+async def _floor_main(data: Path, url: str, concurrency: int) -> int:
+    """The floor: one ready request body (the first sample's images and first question)
+    posted as many times as the dataset has questions, at the same concurrency, timed from
+    the first post to the last answer. No loading, images, records or scoring in that span:
+    what the server and the loopback take per request on this machine, for any client."""
+    import aiohttp
+
+    from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
+    from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
+
+    ds = load_socialnav(data, require_images=True)
+    item = ds.items[0]
+    ok = all(Path(p).exists() for p in item.metadata["composites"])
+    images = ",".join(_bare_images(dict(item.metadata), ok))
+    text = json.dumps({"type": "text", "text": build_prompt(ds.bank, item.questions[0], None)})
+    params = {"model": BENCH_MODEL, "temperature": 0.0, "max_tokens": 1024, "seed": 0}
+    body = (json.dumps(params)[:-1] + ',"messages":[{"role":"user","content":[' + text + "," + images + "]}]}").encode()
+    sem = asyncio.Semaphore(concurrency)
+    answered = 0
+    async with aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=concurrency), headers={"Content-Type": "application/json"}
+    ) as session:
+
+        async def post() -> None:
+            nonlocal answered
+            async with sem, session.post(url + "/chat/completions", data=body) as resp:
+                await resp.read()
+            answered += 1
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(post() for _ in range(ds.n_questions)))
+        print(f"EVAL_WALL {time.perf_counter() - t0:.4f}", flush=True)
+    return answered
+
+
+def floor_cmd(data: Path, url: str, concurrency: int) -> list[str]:
+    return [sys.executable, __file__, "--floor", str(data), url, str(concurrency)]
+
+
 # --------------------------------------------------------------------------- the table
 
 
@@ -336,7 +385,12 @@ def run_kind(
     n_questions: int,
     compare_src: Path | None = None,
 ) -> list[dict[str, Any]]:
-    rows: dict[str, list[dict[str, Any]]] = {"socialbench cold": [], "socialbench cached": [], "bare loop": []}
+    rows: dict[str, list[dict[str, Any]]] = {
+        "socialbench cold": [],
+        "socialbench cached": [],
+        "bare loop": [],
+        "floor (one body)": [],
+    }
     if compare_src is not None:
         rows["other checkout"] = []
     with Server(delay_ms) as srv:
@@ -356,12 +410,15 @@ def run_kind(
             # the cached run needs the cold one before it; the bare loop moves around them
             order = [jobs[0], jobs[1]]
             order.insert(r % 3, jobs[2])
+            order.insert((r + 2) % 4, ("floor (one body)", lambda: floor_cmd(data, srv.url, concurrency)))
             if compare_src is not None:
                 order.insert(
                     (r + 1) % 4,
                     (
                         "other checkout",
-                        lambda: socialbench_cmd(data, srv.url, concurrency, tmp / f"run-{kind}-{r}-other", None),
+                        lambda: socialbench_cmd(
+                            data, srv.url, concurrency, tmp / f"run-{kind}-{r}-other", tmp / f"renders-{kind}-{r}-other"
+                        ),
                     ),
                 )
             for name, cmd in order:
@@ -425,9 +482,9 @@ def run_zero_delay(
 
 
 def main() -> None:
-    if len(sys.argv) == 5 and sys.argv[1] == "--bare":
-        n = asyncio.run(_bare_main(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])))
-        print(n)
+    if len(sys.argv) == 5 and sys.argv[1] in ("--bare", "--floor"):
+        client = _bare_main if sys.argv[1] == "--bare" else _floor_main
+        print(asyncio.run(client(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]))))
         return
     if len(sys.argv) > 2 and sys.argv[1] == "--eval-driver":
         _eval_driver(sys.argv[2:])

@@ -103,16 +103,9 @@ def test_front_view_writes_each_number_in_white_centred_on_its_circle():
 
 def _bev_and_projection() -> tuple[np.ndarray, Callable[[float, float], tuple[float, float]]]:
     """The example BEV at 100 dpi and its projection of (x forward, y left) metres to
-    (col, row) pixels, read from the renderer's own axes."""
+    (col, row) pixels, read from the renderer's own axes (``BevRenderer.to_pixel``)."""
     renderer = BevRenderer(BevLimits(), BEV_GOAL, 2, BEV_STYLE)
-    px = np.asarray(renderer.render(BEV_PEOPLE, BEV_ROBOT))
-    transform = renderer._ax.transData  # plot coordinates are (y, x); display origin is bottom-left
-
-    def project(x: float, y: float) -> tuple[float, float]:
-        col, up = transform.transform((y, x))
-        return float(col), px.shape[0] - float(up)
-
-    return px, project
+    return np.asarray(renderer.render(BEV_PEOPLE, BEV_ROBOT)), renderer.to_pixel
 
 
 def _marker_radius_px() -> float:

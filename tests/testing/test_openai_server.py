@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from socialbench.testing.openai_server import ScriptedOpenAIServer, ok, status, wait_until
+from socialbench.testing.openai_server import ScriptedOpenAIServer, elide_inline_images, ok, status, wait_until
 
 SINGLE_PROMPT = (
     "Is the person moving toward the robot?\n"
@@ -193,6 +193,30 @@ def test_server_without_keep_requests_counts_but_keeps_no_bodies() -> None:
         for _ in range(2):
             assert _post(srv.base_url, _chat(SINGLE_PROMPT))[0] == 200
         assert (srv.count, srv.requests, srv.request_headers) == (2, [], [])
+
+
+def test_inline_images_are_elided_to_their_data_url_prefix() -> None:
+    text = 'say "data:x;base64,abc" and a;base64,b'
+    body = json.dumps(
+        {"content": [{"type": "text", "text": text}, {"url": "data:image/png;base64,iVBO+/w=="}, {"url": "x"}]}
+    ).encode()
+    assert json.loads(elide_inline_images(body)) == {
+        "content": [{"type": "text", "text": text}, {"url": "data:image/png;base64,"}, {"url": "x"}]
+    }
+
+
+def test_server_without_keep_requests_answers_requests_with_images_as_without() -> None:
+    image = {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64," + "QUJD" * 1000}}
+    with_image = {
+        "model": "m",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": SINGLE_PROMPT}, image]}],
+    }
+    with ScriptedOpenAIServer(keep_requests=False) as lean, ScriptedOpenAIServer() as whole:
+        lean_reply = _post(lean.base_url, with_image)
+        whole_reply = _post(whole.base_url, with_image)
+    assert lean_reply[0] == whole_reply[0] == 200
+    assert lean_reply[1]["choices"][0]["message"] == whole_reply[1]["choices"][0]["message"]
+    assert lean_reply[1]["usage"] == whole_reply[1]["usage"]
 
 
 def test_subprocess_mode_prints_ready_and_answers() -> None:

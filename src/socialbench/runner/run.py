@@ -166,8 +166,10 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
         if model.needs_prompt
         else None
     )
-    # The image workers start first: they import the renderer while the data loads.
-    if images is not None:
+    # Without a render cache every image goes to a worker: start them now, so that they
+    # import the renderer while the data loads. With one, they start at the first miss (a
+    # run whose images are all cached starts none, and loads its data with every core).
+    if images is not None and req.render_cache is None:
         images.warm()
     try:
         dataset = benchmark.load(req.data, require_images=model.needs_prompt, limit=req.options.limit)

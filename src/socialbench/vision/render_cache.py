@@ -27,7 +27,7 @@ from socialbench.types import EncodedImage
 
 #: Bump when anything in socialbench changes the pixels or bytes of a prepared image
 #: (drawing, resizing, encoding), so entries written by older code are not served.
-RENDERER_VERSION = "2"
+RENDERER_VERSION = "3"  # 3: sent-size frames shrunk with HAMMING, not LANCZOS
 
 _SUFFIX = ".img"
 
