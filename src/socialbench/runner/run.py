@@ -469,9 +469,9 @@ def _solve_context(
     **run: Any,
 ) -> SolveContext[Any]:
     """The solvers' view of this run: send through ``engine``, each request with its
-    item's place in ``feeder``'s order as its priority; record into ``store`` (and ``done``, counting progress); prepare
-    CPU-bound work in ``executor`` and images in the image workers (or in ``executor`` when
-    there are none)."""
+    item's place in ``feeder``'s order as its priority; record into ``store`` (and
+    ``done``, counting progress); prepare CPU-bound work in ``executor`` and images in the
+    image workers (or in ``executor`` when there are none)."""
 
     async def generate(request: Request) -> Outcome:
         if request.item is None:
