@@ -36,9 +36,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageFilter
 
+from socialbench.navigation.bev import BevRenderer, BevStyle, bev_limits
 from socialbench.navigation.frames import Scene
 from socialbench.navigation.projection import PinholeCamera
-from socialbench.navigation.render import BevRenderer, BevStyle, bev_limits, render_scene, to_png_bytes
+from socialbench.navigation.render import render_scene, to_png_bytes
 from socialbench.navigation.tracks import N_FRAMES, RobotPath, make_track
 from socialbench.vision.images import ImagePolicy, prepare_image
 

@@ -9,18 +9,12 @@ import pytest
 from PIL import Image
 
 from socialbench.errors import DataError, UsageError
+from socialbench.navigation.bev import BevLimits, BevPerson, BevRenderer, BevStyle, bev_limits, bev_people, render_bev
+from socialbench.navigation.colors import label_colors
 from socialbench.navigation.frames import Scene, load_scene
 from socialbench.navigation.render import (
-    BevLimits,
-    BevPerson,
-    BevRenderer,
-    BevStyle,
     FrontStyle,
-    bev_limits,
-    bev_people,
     compose,
-    label_colors,
-    render_bev,
     render_front_view,
     render_sample,
     render_scene,

@@ -35,39 +35,11 @@ from typing import Any
 from PIL import Image, ImageDraw, ImageFont
 
 from socialbench.errors import DataError, UsageError
-from socialbench.navigation.bev import (
-    BevLimits,
-    BevPerson,
-    BevRenderer,
-    BevStyle,
-    bev_limits,
-    bev_people,
-    render_bev,
-)
+from socialbench.navigation.bev import BevRenderer, BevStyle, bev_limits, bev_people
 from socialbench.navigation.colors import RGB, label_color, label_colors
 from socialbench.navigation.frames import Scene, load_scene
 from socialbench.navigation.image_modes import IMAGE_MODES
 from socialbench.navigation.tracks import PersonTrack
-
-__all__ = [  # the BEV names are re-exported from socialbench.navigation.bev
-    "BevLimits",
-    "BevPerson",
-    "BevRenderer",
-    "BevStyle",
-    "FrontStyle",
-    "bev_limits",
-    "bev_people",
-    "compose",
-    "front_markers",
-    "label_colors",
-    "render_bev",
-    "render_front_view",
-    "render_sample",
-    "render_scene",
-    "target_frame_size",
-    "to_png_bytes",
-]
-
 
 # --------------------------------------------------------------------------- styles
 

@@ -51,15 +51,12 @@ def render_waypoint_image(
     in the robot frame at the last frame."""
     import numpy as np
 
+    from socialbench.navigation.bev import BevLimits, BevRenderer, BevStyle, bev_limits, bev_people
     from socialbench.navigation.frames import load_scene
     from socialbench.navigation.projection import PinholeCamera
     from socialbench.navigation.render import (
-        BevRenderer,
-        BevStyle,
         FrontStyle,
         _load_frame,
-        bev_limits,
-        bev_people,
         compose,
         front_markers,
         render_front_view,
@@ -95,8 +92,6 @@ def render_waypoint_image(
         assert front is not None
         return front
     limits = bev_limits(scene.people, scene.robot, scene.goal_xy)
-    from socialbench.navigation.render import BevLimits
-
     xs = [p[0] for p in initial] + [limits.x_min + 0.5, limits.x_max - 0.5]
     ys = [p[1] for p in initial] + [limits.y_min + 0.5, limits.y_max - 0.5]
     limits = BevLimits(min(xs) - 0.5, max(xs) + 0.5, min(ys) - 0.5, max(ys) + 0.5)
