@@ -276,6 +276,23 @@ def _bare_images(metadata: dict[str, Any], composites_ok: bool) -> list[str]:
     ]
 
 
+#: The chat-completions parameters socialbench sends, as the start of a JSON object.
+_BODY_HEAD = json.dumps(
+    {
+        "model": BENCH_MODEL,
+        "temperature": 0.0,
+        "max_tokens": 1024,
+        "seed": 0,
+        "response_format": {"type": "json_object"},
+    }
+)[:-1]
+
+
+def _request_body(text_part: str, image_parts: str) -> bytes:
+    """A request body from a text content part's JSON and ``,<part>,<part>...`` images."""
+    return (_BODY_HEAD + ',"messages":[{"role":"user","content":[' + text_part + image_parts + "]}]}").encode()
+
+
 async def _bare_main(data: Path, url: str, concurrency: int) -> int:
     from concurrent.futures import ProcessPoolExecutor
 
@@ -288,15 +305,6 @@ async def _bare_main(data: Path, url: str, concurrency: int) -> int:
     ds = load_socialnav(data, require_images=True)
     loop = asyncio.get_running_loop()
     sem = asyncio.Semaphore(concurrency)
-    head = json.dumps(
-        {
-            "model": BENCH_MODEL,
-            "temperature": 0.0,
-            "max_tokens": 1024,
-            "seed": 0,
-            "response_format": {"type": "json_object"},
-        }
-    )[:-1]
     answered = 0
     conn = aiohttp.TCPConnector(limit=concurrency)
     async with aiohttp.ClientSession(
@@ -306,7 +314,7 @@ async def _bare_main(data: Path, url: str, concurrency: int) -> int:
         async def post(text: str, images: str) -> None:
             nonlocal answered
             async with sem:  # the body is built when a slot is free: ~0.5 MB each
-                body = (head + ',"messages":[{"role":"user","content":[' + text + images + "]}]}").encode()
+                body = _request_body(text, images)
                 async with session.post(url + "/chat/completions", data=body) as resp:
                     reply = await resp.json(content_type=None)
             json.loads(reply["choices"][0]["message"]["content"] or "{}")
@@ -344,8 +352,7 @@ async def _floor_main(data: Path, url: str, concurrency: int) -> int:
     ok = all(Path(p).exists() for p in item.metadata["composites"])
     images = ",".join(_bare_images(dict(item.metadata), ok))
     text = json.dumps({"type": "text", "text": build_prompt(ds.bank, item.questions[0], None)})
-    params = {"model": BENCH_MODEL, "temperature": 0.0, "max_tokens": 1024, "seed": 0}
-    body = (json.dumps(params)[:-1] + ',"messages":[{"role":"user","content":[' + text + "," + images + "]}]}").encode()
+    body = _request_body(text, "," + images)
     sem = asyncio.Semaphore(concurrency)
     answered = 0
     async with aiohttp.ClientSession(
