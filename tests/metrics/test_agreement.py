@@ -282,3 +282,26 @@ def test_property_random_distributions() -> None:
         avg = human_average_paper(v)
         assert avg.pa == pytest.approx(float(pa), abs=1e-12)
         assert avg.cwpa == pytest.approx(float(cw), abs=1e-12)
+
+
+def _loo_average_human(counts: dict[str, int]) -> ItemScore:
+    """The average human by its definition: each of the n humans scored (Eq. 1, Eq. 2)
+    against the distribution of the other n - 1 answers."""
+    humans = [a for a, c in counts.items() for _ in range(c)]
+    n = len(humans)
+    pa = cwpa = 0.0
+    for j, answer in enumerate(humans):
+        others = humans[:j] + humans[j + 1 :]
+        share = {a: others.count(a) / (n - 1) for a in counts}
+        pa += share[answer] / n
+        cwpa += share[answer] / max(share.values()) / n
+    return ItemScore(pa, cwpa)
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [{"a": 5, "b": 5, "c": 1}, {"a": 4, "b": 1, "c": 1, "d": 1}, {"a": 1, "b": 6}, {"a": 2}, {"a": 3, "b": 3, "c": 3}],
+)
+def test_average_human_is_the_leave_one_out_mean(counts: dict[str, int]) -> None:
+    got, want = human_average_paper(votes(counts)), _loo_average_human(counts)
+    assert (got.pa, got.cwpa) == (pytest.approx(want.pa, abs=1e-12), pytest.approx(want.cwpa, abs=1e-12))

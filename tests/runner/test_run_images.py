@@ -65,3 +65,57 @@ def test_cached_images_are_the_images_sent_before(raw: Path, tmp_path: Path) -> 
     renders = tmp_path / "renders"
     first = _run(raw, tmp_path / "a", workers=1, renders=renders)
     assert _run(raw, tmp_path / "b", workers=1, renders=renders) == first
+
+
+def _warm_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record, in order, when a run starts its image workers and when it loads its data."""
+    from socialbench.vision.prepare import ImagePreparer
+
+    calls: list[str] = []
+    warm, load = ImagePreparer.warm, SocialNavSub.load
+
+    def spy_warm(self: ImagePreparer) -> None:
+        calls.append("warm")
+        warm(self)
+
+    def spy_load(self: SocialNavSub, *args: object, **kwargs: object) -> object:
+        calls.append("load")
+        return load(self, *args, **kwargs)
+
+    monkeypatch.setattr(ImagePreparer, "warm", spy_warm)
+    monkeypatch.setattr(SocialNavSub, "load", spy_load)
+    return calls
+
+
+def test_a_first_run_starts_its_workers_before_loading(
+    raw: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _warm_calls(monkeypatch)
+    _run(raw, tmp_path / "a", workers=1, renders=tmp_path / "renders")
+    assert calls[:2] == ["warm", "load"]
+
+
+def test_a_run_whose_images_are_all_cached_starts_no_workers(
+    raw: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    renders = tmp_path / "renders"
+    _run(raw, tmp_path / "a", workers=1, renders=renders)
+    calls = _warm_calls(monkeypatch)
+    _run(raw, tmp_path / "b", workers=1, renders=renders, model="mock:echo", method="cot")
+    assert calls == ["load"]
+
+
+def test_a_run_with_a_limit_leaves_the_data_unseen(raw: Path, tmp_path: Path) -> None:
+    renders = tmp_path / "renders"
+    req = RunRequest(
+        benchmark_name="socialnav-sub",
+        data=raw,
+        model_spec="mock:first-option",
+        out=tmp_path / "a",
+        options=EvalOptions(limit=1),
+        show_progress=False,
+        render_cache=renders,
+        image_workers=1,
+    )
+    run_eval(req, SocialNavSub(), create_model("mock:first-option", ModelOptions()))
+    assert list((renders / "seen").glob("*")) == []

@@ -70,3 +70,29 @@ def test_unwritable_cache_is_skipped(tmp_path: Path) -> None:
     cache = RenderCache(blocker)
     cache.put("12" * 32, IMAGES)  # must not raise
     assert cache.get("12" * 32) is None
+
+
+def test_a_marked_tag_is_seen(tmp_path: Path) -> None:
+    cache = RenderCache(tmp_path / "cache")
+    cache.mark_seen(render_cache.seen_tag({"data": "/a"}))
+    assert cache.has_seen(render_cache.seen_tag({"data": "/a"}))
+
+
+def test_an_unmarked_tag_is_not_seen(tmp_path: Path) -> None:
+    cache = RenderCache(tmp_path / "cache")
+    cache.mark_seen(render_cache.seen_tag({"data": "/a"}))
+    assert not cache.has_seen(render_cache.seen_tag({"data": "/b"}))
+
+
+def test_a_new_renderer_version_sees_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = RenderCache(tmp_path / "cache")
+    cache.mark_seen(render_cache.seen_tag({"data": "/a"}))
+    monkeypatch.setattr(render_cache, "RENDERER_VERSION", render_cache.RENDERER_VERSION + "-next")
+    assert not cache.has_seen(render_cache.seen_tag({"data": "/a"}))
+
+
+def test_marking_an_unwritable_cache_is_skipped(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    RenderCache(blocker).mark_seen("ab" * 32)  # must not raise
+    assert not RenderCache(blocker).has_seen("ab" * 32)

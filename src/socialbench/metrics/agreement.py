@@ -119,13 +119,16 @@ def human_average_paper(votes: HumanVotes) -> ItemScore:
     n = votes.n
     if n < 2:
         raise ValueError(f"average-human agreement needs at least 2 human answers, got n={n}")
-    counts = _exact_counts(votes)
-    pa = sum(c * (c - 1) for c in counts.values()) / (n * (n - 1))
+    counts = list(_exact_counts(votes).values())
+    pa = sum(c * (c - 1) for c in counts) / (n * (n - 1))
+    # max over the *other* answers' counts: the largest count, or for (one answer with)
+    # the largest count, the second largest (equal to it on a tie)
+    first, second = (sorted(counts, reverse=True) + [0, 0])[:2]
     cw_sum = 0.0
-    for x, c in counts.items():
+    for c in counts:
         if c == 0:
             continue
-        others = max((d for y, d in counts.items() if y != x), default=0)
+        others = second if c == first else first
         top = max(c - 1, others)  # >= 1 because n >= 2
         cw_sum += c * (c - 1) / top
     return ItemScore(pa=pa, cwpa=cw_sum / n)

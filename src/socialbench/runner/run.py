@@ -41,6 +41,7 @@ from socialbench.solving.context import SolveContext
 from socialbench.types import EncodedImage, Outcome, Request, SampleRecord
 from socialbench.vision.images import ImageEncoder, ImagePolicy
 from socialbench.vision.prepare import ImageJob, ImagePreparer, PerturbSpec, run_job
+from socialbench.vision.render_cache import RenderCache, seen_tag
 
 if TYPE_CHECKING:
     from socialbench.vision.perturb import Perturbation
@@ -166,10 +167,13 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
         if model.needs_prompt
         else None
     )
-    # Without a render cache every image goes to a worker: start them now, so that they
-    # import the renderer while the data loads. With one, they start at the first miss (a
-    # run whose images are all cached starts none, and loads its data with every core).
-    if images is not None and req.render_cache is None:
+    renders = RenderCache(req.render_cache) if images is not None and req.render_cache is not None else None
+    tag = seen_tag(_image_description(req)) if renders is not None else None
+    # Workers that will be needed start now, so that they import the renderer while the
+    # data loads: always without a render cache; with one, unless a run has already
+    # prepared every image of this data and these settings (then they start at the first
+    # miss, if any: a run whose images are all cached starts none).
+    if images is not None and (renders is None or tag is None or not renders.has_seen(tag)):
         images.warm()
     try:
         dataset = benchmark.load(req.data, require_images=model.needs_prompt, limit=req.options.limit)
@@ -177,13 +181,30 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
         store = RunStore(req.out)
         store.lock()
         try:
-            return _run_locked(req, benchmark, options, model, dataset, generation, store, images)
+            result = _run_locked(req, benchmark, options, model, dataset, generation, store, images)
         finally:
             store.close()
             store.unlock()
+        if renders is not None and tag is not None and result.complete and req.options.limit is None:
+            renders.mark_seen(tag)
+        return result
     finally:
         if images is not None:
             images.shutdown()
+
+
+def _image_description(req: RunRequest) -> dict[str, Any]:
+    """Which images a run sends, for :func:`seen_tag`: the benchmark, the dataset folder,
+    the image policy and the image perturbation. Not the method nor the model (they send
+    the same images); nor the benchmark's options, which a run of another image mode may
+    change (the tag is only a hint of when to start the image workers)."""
+    perturb = _image_perturbation(req.options)
+    return {
+        "benchmark": req.benchmark_name,
+        "data": str(Path(req.data).resolve()),
+        "image_policy": req.image_policy.describe(),
+        "perturb": None if perturb is None else perturb.describe(),
+    }
 
 
 def _clashes(previous: dict[str, Any], identity: dict[str, Any], options: Any) -> list[str]:

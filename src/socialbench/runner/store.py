@@ -42,6 +42,11 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def _line(record: SampleRecord) -> bytes:
+    """``record`` as one line of samples.jsonl."""
+    return (json.dumps(record.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def write_json_atomic(path: Path, data: Any) -> None:
     """Replace ``path`` with ``data`` as JSON, atomically: a failed write leaves the old file."""
     tmp = path.with_name(path.name + ".tmp")
@@ -81,6 +86,7 @@ class RunStore:
         # Once load_samples() has read the file, every later append is mirrored here (the
         # latest record per question), so compact() need not read the file again.
         self._mirror: dict[tuple[str, str], SampleRecord] | None = None
+        self._lines: dict[tuple[str, str], bytes] = {}  # the line each mirrored append wrote
 
     def lock(self) -> None:
         """Take the run directory's lock file, or fail if another process holds it (two
@@ -181,6 +187,7 @@ class RunStore:
         for r in read_samples(self.samples_path, repair=True):
             out[(r.item_id, r.question_key)] = r
         self._mirror = dict(out)
+        self._lines = {}
         return out
 
     def append(self, record: SampleRecord) -> None:
@@ -188,18 +195,21 @@ class RunStore:
         every later append fails the same way, so no record follows a torn line."""
         if self._broken is not None:
             raise self._broken
-        line = (json.dumps(record.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
+        line = _line(record)
+        key = (record.item_id, record.question_key)
         try:
             if self._fd is None:
                 self._fd = os.open(self.samples_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             if self._mirror is not None:
                 # mirrored before the write: an interrupt between the write and this point must
                 # not leave a record on disk that compact() would then drop
-                self._mirror[(record.item_id, record.question_key)] = record
+                self._mirror[key] = record
+                self._lines[key] = line
             _write_all(self._fd, line)
         except OSError as exc:
             if self._mirror is not None:  # not on disk: compact() must not write it either
-                self._mirror.pop((record.item_id, record.question_key), None)
+                self._mirror.pop(key, None)
+                self._lines.pop(key, None)
             self._broken = StorageError.from_os_error(exc, self.samples_path, OUT_OPTION)
             raise self._broken from None
 
@@ -220,11 +230,11 @@ class RunStore:
         rank = {k: i for i, k in enumerate(order)}
         keys = sorted(latest, key=lambda k: (rank.get(k, len(rank)), k))
         records = [latest[k] for k in keys]
+        lines = self._lines  # this session's appends, as written; older records are encoded again
         tmp = self.samples_path.with_name(SAMPLES + ".tmp")
         try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                for r in records:
-                    fh.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
+            with open(tmp, "wb") as fh:
+                fh.write(b"".join([lines.get(k) or _line(r) for k, r in zip(keys, records)]))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, self.samples_path)

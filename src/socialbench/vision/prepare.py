@@ -17,7 +17,6 @@ A job's :meth:`~ImageJob.cache_key` is computed in the worker from its inputs' b
 
 from __future__ import annotations
 
-import asyncio
 import multiprocessing
 import os
 import signal
@@ -27,12 +26,15 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from socialbench.errors import DataError, Problem
 from socialbench.types import EncodedImage
 from socialbench.vision.images import ImageEncoder, ImagePolicy, Transform
 from socialbench.vision.render_cache import RenderCache, render_key
+
+if TYPE_CHECKING:
+    import asyncio
 
 T = TypeVar("T")
 
@@ -210,6 +212,8 @@ class ImagePreparer:
 
     async def prepare(self, job: ImageJob) -> tuple[EncodedImage, ...]:
         """The job's images: from the render cache, else prepared off the event loop."""
+        import asyncio  # here, not at the top: the workers import this module, and need no event loop
+
         loop = asyncio.get_running_loop()
         key = None
         if self.cache_dir is not None:
@@ -228,6 +232,8 @@ class ImagePreparer:
 
     def submit(self, fn: Callable[..., T], *args: object) -> asyncio.Future[T]:
         """Run a picklable ``fn(*args)`` in the preparer's executor."""
+        import asyncio
+
         return asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
 
     def shutdown(self) -> None:

@@ -8,7 +8,11 @@ model that sends it. Change any input byte or parameter and the key changes: sta
 are never served, only left behind (delete the folder to reclaim the space).
 
 Layout: ``<root>/<key[:2]>/<key>.img``, each file a one-line JSON header (mime, width, height
-and length of each image) followed by the images' bytes. Files are written to a temporary
+and length of each image) followed by the images' bytes. ``<root>/seen/<tag>`` are empty
+files, one per (dataset folder, image settings) whose images a run prepared in full
+(:meth:`RenderCache.mark_seen`): a hint for the next run that its images are likely
+cached, so it need not start its image workers before it knows (never used to serve
+images). Files are written to a temporary
 name and renamed, so concurrent writers (processes, runs) never expose half a file; an
 unreadable or truncated entry is a miss.
 """
@@ -30,6 +34,7 @@ from socialbench.types import EncodedImage
 RENDERER_VERSION = "3"  # 3: sent-size frames shrunk with HAMMING, not LANCZOS
 
 _SUFFIX = ".img"
+_SEEN = "seen"
 
 
 def default_render_cache_dir() -> Path:
@@ -73,6 +78,15 @@ def render_key(kind: str, params: object, files: Iterable[str | Path | None]) ->
     }
     blob = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str).encode()
     return hashlib.sha256(blob).hexdigest()
+
+
+def seen_tag(description: object) -> str:
+    """The tag of :meth:`RenderCache.mark_seen` for a JSON-serialisable ``description`` of
+    what a run sends (benchmark, dataset folder, image settings), with
+    :data:`RENDERER_VERSION` and the drawing libraries' versions (a new renderer sees
+    nothing)."""
+    doc = {"renderer": RENDERER_VERSION, "libraries": _library_versions(), "run": description}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
 
 
 def check_render_cache_folder(root: Path) -> None:
@@ -121,6 +135,20 @@ class RenderCache:
         if not nl or pos != len(body):
             return None
         return tuple(out)
+
+    def has_seen(self, tag: str) -> bool:
+        """Whether a run marked ``tag`` (:meth:`mark_seen`): its images were all prepared
+        and stored once. Only a hint (files may have changed since): a run uses it to
+        decide when to start its image workers, never to skip a lookup."""
+        return (self.root / _SEEN / tag).is_file()
+
+    def mark_seen(self, tag: str) -> None:
+        """Record that every image of ``tag`` has been prepared and stored (skipped, like
+        :meth:`put`, where the cache cannot be written)."""
+        try:
+            write_bytes_atomic(self.root / _SEEN / tag, b"")
+        except OSError:
+            return
 
     def put(self, key: str, images: Sequence[EncodedImage]) -> None:
         """Store ``images`` under ``key`` atomically. A cache that cannot be written (full
