@@ -441,7 +441,8 @@ def score_cmd(
     # the options the predictions were made under, as far as the dataset depends on them
     # (a metamorphic run's variants): the benchmark reads them from the run
     bench.check_options(bench.predictions_options(predictions, records, EvalOptions(protocol=protocol)))
-    dataset = bench.load(path, require_images=False, limit=None)
+    # the items the eval loaded: a --limit run counts only its first items as missing
+    dataset = bench.load(path, require_images=False, limit=_recorded_limit(predictions))
     metrics = bench.score(dataset, records, protocol).to_json()
     if out_dir is not None:
         target = out_dir
@@ -467,6 +468,28 @@ def score_cmd(
     write_json_atomic(target / name, metrics)
     print_metrics(bench, metrics)
     _line(f"metrics written to {target / name}")
+
+
+def _recorded_limit(predictions: Path) -> int | None:
+    """The ``--limit`` recorded in the run.json of the eval that wrote ``predictions`` (a
+    run directory, or a samples.jsonl beside its run.json); None without one."""
+    import json
+
+    run_json = (predictions if predictions.is_dir() else predictions.parent) / "run.json"
+    if not run_json.is_file():
+        return None
+    try:
+        run = json.loads(run_json.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise DataError.single(run_json, "", f"not readable as JSON ({exc})", "give the run's own run.json") from exc
+    limit = run.get("limit") if isinstance(run, dict) else None
+    if limit is None:
+        return None
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise DataError.single(
+            run_json, "limit", f"must be a positive integer or null, got {limit!r}", "give the run's own run.json"
+        )
+    return limit
 
 
 @data_app.command("perturb")

@@ -157,6 +157,28 @@ def test_score_samples_file_matches_eval_metrics(small_socialnav, tmp_path):
     assert code == 0 and json.loads((tmp_path / "s" / "metrics.json").read_text())["scores"] == evaluated
 
 
+def test_score_of_a_limited_run_counts_what_its_eval_counted(small_socialnav, tmp_path):
+    eval_args = ["-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "--no-progress"]
+    run_cli("eval", *eval_args, "-o", str(tmp_path / "r"), "--no-cache", "--limit", "1")
+    evaluated = json.loads((tmp_path / "r" / "metrics.json").read_text())
+    code = run_cli(
+        "score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(tmp_path / "r"), "-o", str(tmp_path / "s")
+    )
+    scored = json.loads((tmp_path / "s" / "metrics.json").read_text())
+    counted = ("n_scored", "n_missing", "scores", "failures")
+    assert (code, *(scored[k] for k in counted)) == (0, *(evaluated[k] for k in counted))
+
+
+def test_score_names_a_run_json_limit_that_is_not_a_count(small_socialnav, tmp_path, capsys):
+    eval_args = ["-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "--no-progress"]
+    run_cli("eval", *eval_args, "-o", str(tmp_path / "r"), "--no-cache", "--limit", "1")
+    run = json.loads((tmp_path / "r" / "run.json").read_text())
+    (tmp_path / "r" / "run.json").write_text(json.dumps({**run, "limit": "one"}))
+    code = run_cli("score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(tmp_path / "r"))
+    err = capsys.readouterr().err
+    assert code != 0 and "run.json" in err and "limit" in err and "positive integer" in err
+
+
 def test_score_official_protocol_records_protocol(small_socialnav, tmp_path):
     run_cli(
         "eval",
