@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from socialbench.errors import DataError, Problem
 from socialbench.types import EncodedImage
+from socialbench.vision.idle_priority import IdleRunner
 from socialbench.vision.images import ImageEncoder, ImagePolicy, Transform
 from socialbench.vision.render_cache import RenderCache, render_key
 
@@ -115,7 +116,8 @@ def cached_images(job: ImageJob, cache_dir: str) -> tuple[str | None, tuple[Enco
 
 #: How much lower than the run's own the image workers' scheduling priority is (Unix
 #: ``nice`` increment): when cores are short, the run's event loop (sending requests,
-#: reading answers) goes first and images are prepared with the time left.
+#: reading answers) goes first and images are prepared with the time left. On Linux the
+#: jobs themselves run at idle priority on top of this (:data:`_IDLE`).
 WORKER_NICENESS = 5
 
 
@@ -145,13 +147,20 @@ def _exit_when_run_ends(run_alive: Connection) -> None:
     os._exit(0)
 
 
+#: Where a worker process prepares its jobs: in a thread at idle CPU priority (see
+#: :mod:`socialbench.vision.idle_priority`). Each worker has its own (the thread starts at
+#: its first job).
+_IDLE = IdleRunner()
+
+
 def _run_in_worker(
     job: ImageJob, cache_dir: str | None, key: str | None = None
 ) -> tuple[tuple[EncodedImage, ...] | None, list[Problem] | None]:
-    """Worker entry point. A :class:`DataError` comes back as its problems (the exception
-    itself does not survive pickling); anything else is raised as usual."""
+    """Worker entry point: the job runs at idle CPU priority (:data:`_IDLE`). A
+    :class:`DataError` comes back as its problems (the exception itself does not survive
+    pickling); anything else is raised as usual."""
     try:
-        return run_job(job, RenderCache(cache_dir) if cache_dir else None, key), None
+        return _IDLE.run(run_job, job, RenderCache(cache_dir) if cache_dir else None, key), None
     except DataError as exc:
         return None, exc.problems
 
