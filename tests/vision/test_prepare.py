@@ -167,3 +167,10 @@ def test_workers_run_at_a_lower_priority_than_the_run() -> None:
     finally:
         preparer.shutdown()
     assert worker == min(19, os.nice(0) + WORKER_NICENESS)
+
+
+@pytest.mark.parametrize(("cores", "workers"), [(None, 1), (1, 1), (2, 1), (8, 7), (64, 16)])
+def test_a_run_keeps_one_core_for_its_event_loop(cores: int | None, workers: int) -> None:
+    from socialbench.vision.prepare import default_image_workers
+
+    assert default_image_workers(cores) == workers

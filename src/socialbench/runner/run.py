@@ -86,7 +86,7 @@ class RunRequest:
     show_progress: bool = True
     #: Render cache folder (content-addressed, shared by every run); None: no render cache.
     render_cache: Path | None = None
-    #: Image worker processes; None: one per core; 0: one thread in this process.
+    #: Image worker processes; None: one per core but one (see default_image_workers); 0: one thread in this process.
     image_workers: int | None = None
 
 

@@ -11,6 +11,7 @@ written is replaced).
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from socialbench.errors import UsageError
 from socialbench.files.atomic_write import write_bytes_atomic
 from socialbench.types import Item
 from socialbench.vision.images import ImagePolicy
-from socialbench.vision.prepare import ImagePreparer
+from socialbench.vision.prepare import MAX_DEFAULT_WORKERS, ImagePreparer
 
 N_COMPOSITES = 10
 
@@ -73,7 +74,11 @@ def prerender_dataset(
 
         await asyncio.gather(*(one(item, paths) for item, paths in todo))
 
-    preparer = ImagePreparer(workers, None, preload=("socialbench.navigation.render_job",))
+    # nothing else runs here: one worker per core (a run keeps one core for its event loop)
+    every_core = min(os.cpu_count() or 1, MAX_DEFAULT_WORKERS)
+    preparer = ImagePreparer(
+        every_core if workers is None else workers, None, preload=("socialbench.navigation.render_job",)
+    )
     try:
         if todo:
             asyncio.run(main())
