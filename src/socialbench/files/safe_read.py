@@ -113,6 +113,16 @@ def _path_text(path: _Path) -> str:
     return out
 
 
+def _surrogate_problem(file: str, path: _Path, what: str, text: str) -> Problem:
+    """The problem of a ``what`` ("string", "key") at ``path`` holding a lone surrogate."""
+    return Problem(
+        file,
+        _path_text(path),
+        f"{what} {text[:40]!r} holds a lone surrogate (invalid Unicode)",
+        "write valid UTF-8 text",
+    )
+
+
 def check_json_value(value: Any, file: str, max_depth: int = MAX_JSON_DEPTH, *, strings: bool = True) -> Problem | None:
     """The first reason a parsed JSON value is unusable (too deep, a lone surrogate), or
     None. Iterative: never recurses, whatever the depth. ``strings=False`` skips the
@@ -134,21 +144,11 @@ def check_json_value(value: Any, file: str, max_depth: int = MAX_JSON_DEPTH, *, 
             children = enumerate(v)
         else:
             if strings and isinstance(v, str) and _has_surrogate(v):
-                return Problem(
-                    file,
-                    _path_text(path),
-                    f"string {v[:40]!r} holds a lone surrogate (invalid Unicode)",
-                    "write valid UTF-8 text",
-                )
+                return _surrogate_problem(file, path, "string", v)
             continue
         for k, x in children:
             if strings and isinstance(k, str) and _has_surrogate(k):
-                return Problem(
-                    file,
-                    _path_text(path),
-                    f"key {k[:40]!r} holds a lone surrogate (invalid Unicode)",
-                    "write valid UTF-8 text",
-                )
+                return _surrogate_problem(file, path, "key", k)
             if isinstance(x, (dict, list)) or depth + 1 > max_depth or (strings and isinstance(x, str)):
                 stack.append((x, depth + 1, (path, k)))
     return None
