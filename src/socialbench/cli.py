@@ -473,15 +473,12 @@ def score_cmd(
 def _recorded_limit(predictions: Path) -> int | None:
     """The ``--limit`` recorded in the run.json of the eval that wrote ``predictions`` (a
     run directory, or a samples.jsonl beside its run.json); None without one."""
-    import json
+    from socialbench.files.safe_read import read_json
 
     run_json = (predictions if predictions.is_dir() else predictions.parent) / "run.json"
     if not run_json.is_file():
         return None
-    try:
-        run = json.loads(run_json.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise DataError.single(run_json, "", f"not readable as JSON ({exc})", "give the run's own run.json") from exc
+    run = read_json(run_json)  # DataError naming the file and line when it is not JSON
     limit = run.get("limit") if isinstance(run, dict) else None
     if limit is None:
         return None

@@ -76,8 +76,12 @@ def render_key(kind: str, params: object, files: Iterable[str | Path | None]) ->
         "params": params,
         "inputs": digests,
     }
-    blob = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str).encode()
-    return hashlib.sha256(blob).hexdigest()
+    return _digest(doc)
+
+
+def _digest(doc: object) -> str:
+    """SHA-256 (hex) of ``doc`` as canonical JSON (sorted keys, no spaces)."""
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
 
 
 def seen_tag(description: object) -> str:
@@ -85,8 +89,7 @@ def seen_tag(description: object) -> str:
     what a run sends (benchmark, dataset folder, image settings), with
     :data:`RENDERER_VERSION` and the drawing libraries' versions (a new renderer sees
     nothing)."""
-    doc = {"renderer": RENDERER_VERSION, "libraries": _library_versions(), "run": description}
-    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
+    return _digest({"renderer": RENDERER_VERSION, "libraries": _library_versions(), "run": description})
 
 
 def check_render_cache_folder(root: Path) -> None:
