@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ),
     (
         "low-level value types, formats and file access",
-        frozenset({"__init__", "types", "errors", "messages", "records", "files"}),
+        frozenset({"__init__", "types", "errors", "messages", "records", "files", "versions"}),
     ),
 )
 LOW_LEVEL = LAYERS[-1][1]

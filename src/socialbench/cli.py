@@ -329,10 +329,10 @@ def eval_cmd(
     render_cache: Path | None = typer.Option(
         None,
         "--render-cache",
-        help="folder of prepared images shared by every run [default: ~/.cache/socialbench/renders]",
+        help="folder of prepared images and loaded-dataset snapshots shared by every run [default: ~/.cache/socialbench/renders]",
     ),
     no_render_cache: bool = typer.Option(
-        False, "--no-render-cache", help="render and encode every image anew; store nothing"
+        False, "--no-render-cache", help="render and encode every image and load the data anew; store nothing"
     ),
     timeout: float = typer.Option(120.0, help="seconds per attempt"),
     max_attempts: int = typer.Option(6, min=1, help="attempts per request (retries + 1)"),

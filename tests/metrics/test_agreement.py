@@ -23,9 +23,10 @@ from socialbench.metrics.agreement import (
     official_item_scores,
     official_parse,
     pa_paper,
+    paper_item_scores,
 )
 from socialbench.metrics.scoring import score_entries
-from socialbench.types import Question
+from socialbench.types import HumanVotes, Question
 
 SPATIAL = ("ahead of", "to the left of", "to the right of", "behind")
 DIRECTIONS = ("moving ahead", "turning left", "turning right")
@@ -305,3 +306,18 @@ def _loo_average_human(counts: dict[str, int]) -> ItemScore:
 def test_average_human_is_the_leave_one_out_mean(counts: dict[str, int]) -> None:
     got, want = human_average_paper(votes(counts)), _loo_average_human(counts)
     assert (got.pa, got.cwpa) == (pytest.approx(want.pa, abs=1e-12), pytest.approx(want.cwpa, abs=1e-12))
+
+
+@pytest.mark.parametrize("answer", ["a", "b", "z", None])
+def test_paper_item_scores_are_the_four_paper_functions(answer: str | None) -> None:
+    v = votes({"a": 4, "b": 1, "c": 1})
+    assert paper_item_scores(v, answer) == {
+        "model": ItemScore(pa_paper(v, answer), cwpa_paper(v, answer)),
+        "human:average": human_average_paper(v),
+        "human:oracle": human_oracle_paper(v),
+    }
+
+
+def test_paper_item_scores_name_the_item_in_errors() -> None:
+    with pytest.raises(ValueError, match="q_x: human votes list no answers"):
+        paper_item_scores(HumanVotes((), (), 0), "a", "q_x")

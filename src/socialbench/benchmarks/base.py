@@ -48,8 +48,11 @@ class Dataset(Protocol):
 class Benchmark(Protocol):
     name: str
     result_type: type[JsonResult]
+    snapshot_types: tuple[type, ...]
 
     def load(self, data: Path, *, require_images: bool, limit: int | None) -> Dataset: ...
+
+    def load_identity(self) -> dict[str, Any]: ...
 
     def validate(self, data: Path) -> list[Problem]: ...
 
@@ -80,6 +83,16 @@ class BaseBenchmark(Generic[OptionsT]):
     options_type: type[OptionsT]
     #: The typed result :meth:`score` returns, which also reads a ``metrics.json`` back.
     result_type: type[JsonResult] = PlainResult
+    #: Every type the loaded dataset's objects are made of (besides plain containers,
+    #: numbers, strings and paths): what :mod:`socialbench.runner.load_snapshot` may
+    #: unpickle from a snapshot. Empty: the dataset is loaded anew by every run.
+    snapshot_types: tuple[type, ...] = ()
+
+    def load_identity(self) -> dict[str, Any]:
+        """The settings (JSON-serialisable) besides the data folder, ``require_images`` and
+        ``limit`` that :meth:`load` depends on: part of a dataset snapshot's key. None by
+        default."""
+        return {}
 
     def check_options(self, options: EvalOptions) -> OptionsT:
         """The benchmark's options from an eval's (see :func:`options_of`), checked."""

@@ -70,11 +70,13 @@ def check_votes(votes: HumanVotes, where: str = "") -> None:
         raise ValueError(f"{tag}human vote probabilities are all 0; at least one must be > 0")
 
 
-def _exact_counts(votes: HumanVotes) -> dict[Answer, int]:
-    """Integer vote counts (round(p * n)); they must add up to n."""
-    counts = votes.counts()
-    total = sum(counts.values())
-    if total != votes.n:
+def _exact_counts(votes: HumanVotes) -> list[int]:
+    """Integer vote counts round(p * n), one per listed answer (as :meth:`HumanVotes.counts`);
+    they must add up to n."""
+    n = votes.n
+    counts = [int(round(p * n)) for p in votes.probabilities]
+    total = sum(counts)
+    if total != n:
         raise ValueError(
             f"human vote counts add up to {total}, not n={votes.n} "
             f"(probabilities {votes.probabilities}); fix the label file's probabilities or n"
@@ -116,10 +118,15 @@ def human_average_paper(votes: HumanVotes) -> ItemScore:
     Requires n >= 2 (raises ``ValueError`` otherwise).
     """
     check_votes(votes)
+    return _human_average_checked(votes)
+
+
+def _human_average_checked(votes: HumanVotes) -> ItemScore:
+    """:func:`human_average_paper` of votes that passed :func:`check_votes`."""
     n = votes.n
     if n < 2:
         raise ValueError(f"average-human agreement needs at least 2 human answers, got n={n}")
-    counts = list(_exact_counts(votes).values())
+    counts = _exact_counts(votes)
     pa = sum(c * (c - 1) for c in counts) / (n * (n - 1))
     # max over the *other* answers' counts: the largest count, or for (one answer with)
     # the largest count, the second largest (equal to it on a tie)
@@ -141,6 +148,21 @@ def human_oracle_paper(votes: HumanVotes) -> ItemScore:
     """
     check_votes(votes)
     return ItemScore(pa=max(votes.probabilities), cwpa=1.0)
+
+
+def paper_item_scores(votes: HumanVotes, answer: Answer | None, where: str = "") -> dict[str, ItemScore]:
+    """The ``paper`` scores of one item in one pass (one :func:`check_votes`; ``where``
+    names the item in its errors): the model's ``answer`` (canonical, or ``None``) by Eq. 1
+    and Eq. 2 (:func:`pa_paper`, :func:`cwpa_paper`), :func:`human_average_paper` and
+    :func:`human_oracle_paper`, keyed by :data:`ROWS`."""
+    check_votes(votes, where)
+    top = max(votes.probabilities)
+    p = votes.probability(answer)
+    return {
+        "model": ItemScore(p, p / top),
+        "human:average": _human_average_checked(votes),
+        "human:oracle": ItemScore(top, 1.0),
+    }
 
 
 # --------------------------------------------------------------------------- official protocol

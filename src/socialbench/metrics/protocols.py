@@ -31,14 +31,12 @@ from socialbench.errors import UsageError
 from socialbench.metrics.agreement import (
     ItemScore,
     ScoringEntry,
-    check_votes,
     cwpa_paper,
-    human_average_paper,
-    human_oracle_paper,
     official_item_scores,
     official_match,
     official_parse,
     pa_paper,
+    paper_item_scores,
 )
 from socialbench.types import Answer
 
@@ -108,13 +106,7 @@ class PaperProtocol(ScoringProtocol):
 
     def item_scores(self, entry: ScoringEntry) -> ItemScores:
         """Eq. 1 and 2 for the model, the exact leave-one-out average human and the mode."""
-        answer = self.valid_answer(entry)
-        check_votes(entry.votes, entry.question.key)
-        return {
-            "model": ItemScore(pa_paper(entry.votes, answer), cwpa_paper(entry.votes, answer)),
-            "human:average": human_average_paper(entry.votes),
-            "human:oracle": human_oracle_paper(entry.votes),
-        }
+        return paper_item_scores(entry.votes, self.valid_answer(entry), entry.question.key)
 
     def model_score(self, entry: ScoringEntry) -> ItemScore:
         """Eq. 1 and 2 of the model's answer (0 for an invalid answer or a failed call)."""

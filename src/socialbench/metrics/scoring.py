@@ -60,12 +60,15 @@ def score_entries(entries: Sequence[ScoringEntry], protocol: ProtocolArg) -> Agr
     values: dict[str, dict[str, tuple[list[float], list[float]]]] = {row: {k: ([], []) for k in keys} for row in ROWS}
     for e in kept:
         scores = proto.item_scores(e)
-        groups = ("All", e.question.category, e.question.base_key)
+        q = e.question
+        # a base key equal to a category counts once
+        groups = ("All", q.category) if q.base_key == q.category else ("All", q.category, q.base_key)
         for row in ROWS:
             s = scores[row]
-            for g in dict.fromkeys(groups):  # a base key equal to a category counts once
-                values[row][g][0].append(s.pa)
-                values[row][g][1].append(s.cwpa)
+            for g in groups:
+                pas, cwpas = values[row][g]
+                pas.append(s.pa)
+                cwpas.append(s.cwpa)
     rows: dict[str, AgreementBlock] = {}
     for row in ROWS:
         cells: dict[str, AgreementCell] = {}

@@ -20,7 +20,6 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -35,10 +34,12 @@ from socialbench.runner.cache import ResponseCache
 from socialbench.runner.engine import Engine, EngineStats, RetryPolicy
 from socialbench.runner.feeding import ItemFeeder
 from socialbench.runner.interrupts import CtrlC
+from socialbench.runner.load_snapshot import loaded_dataset
 from socialbench.runner.progress import RunProgress
 from socialbench.runner.store import RunStore
 from socialbench.solving.context import SolveContext
 from socialbench.types import EncodedImage, Outcome, Request, SampleRecord
+from socialbench.versions import installed_version
 from socialbench.vision.images import ImageEncoder, ImagePolicy
 from socialbench.vision.prepare import ImageJob, ImagePreparer, PerturbSpec, run_job
 from socialbench.vision.render_cache import RenderCache, seen_tag
@@ -102,10 +103,9 @@ class RunResult:
 def _versions() -> dict[str, str]:
     out = {"socialbench": __version__, "python": sys.version.split()[0]}
     for pkg in ("numpy", "pillow", "openai", "anthropic", "transformers", "torch"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            pass
+        version = installed_version(pkg)
+        if version is not None:
+            out[pkg] = version
     return out
 
 
@@ -129,18 +129,20 @@ def _perturbation(options: EvalOptions) -> Perturbation | None:
 
 def _image_perturbation(options: EvalOptions) -> PerturbSpec | None:
     """The run's image perturbation for image jobs; None when it changes no image."""
+    if not options.perturb:
+        return None
     from socialbench.vision.perturb import has_image_part
 
-    if not options.perturb or not has_image_part(options.perturb):
+    if not has_image_part(options.perturb):
         return None
     return PerturbSpec(options.perturb, options.perturb_strength, options.seed)
 
 
 def _check_metamorphic(benchmark: Benchmark, options: EvalOptions) -> None:
     """A perturbation that changes the right answers needs the benchmark's support."""
-    from socialbench.vision.perturb import METAMORPHIC, check_perturbation
-
     if options.perturb:
+        from socialbench.vision.perturb import METAMORPHIC, check_perturbation
+
         check_perturbation(options.perturb, options.perturb_strength)
         if options.perturb in METAMORPHIC and options.perturb not in getattr(benchmark, "metamorphic", ()):
             raise UsageError(
@@ -176,15 +178,17 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
     if images is not None and (renders is None or tag is None or not renders.has_seen(tag)):
         images.warm()
     try:
-        dataset = benchmark.load(req.data, require_images=model.needs_prompt, limit=req.options.limit)
-        generation = benchmark.generation_config(options, req.options.seed)
-        store = RunStore(req.out)
-        store.lock()
-        try:
-            result = _run_locked(req, benchmark, options, model, dataset, generation, store, images)
-        finally:
-            store.close()
-            store.unlock()
+        with loaded_dataset(
+            benchmark, req.data, require_images=model.needs_prompt, limit=req.options.limit, cache=req.render_cache
+        ) as dataset:
+            generation = benchmark.generation_config(options, req.options.seed)
+            store = RunStore(req.out)
+            store.lock()
+            try:
+                result = _run_locked(req, benchmark, options, model, dataset, generation, store, images)
+            finally:
+                store.close()
+                store.unlock()
         if renders is not None and tag is not None and result.complete and req.options.limit is None:
             renders.mark_seen(tag)
         return result

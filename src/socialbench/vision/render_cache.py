@@ -22,12 +22,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from pathlib import Path
 
 from socialbench.errors import StorageError
 from socialbench.files.atomic_write import write_bytes_atomic
 from socialbench.types import EncodedImage
+from socialbench.versions import installed_version
 
 #: Bump when anything in socialbench changes the pixels or bytes of a prepared image
 #: (drawing, resizing, encoding), so entries written by older code are not served.
@@ -42,17 +42,8 @@ def default_render_cache_dir() -> Path:
     return Path.home() / ".cache" / "socialbench" / "renders"
 
 
-@lru_cache(maxsize=1)
 def _library_versions() -> dict[str, str]:
-    from importlib import metadata
-
-    out = {}
-    for pkg in ("pillow", "matplotlib"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            out[pkg] = "absent"
-    return out
+    return {pkg: installed_version(pkg) or "absent" for pkg in ("pillow", "matplotlib")}
 
 
 def file_digest(path: str | Path) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -149,7 +150,9 @@ def full_key(base: str, person: int | None) -> str:
     """Full question key for ``base`` asked about ``person`` (no suffix for global ones)."""
     if base in GLOBAL_KEYS or person is None:
         return base
-    return f"{base}_p{person}"
+    # interned: a key is also in the depends_on of other questions, so that a loaded
+    # dataset holds (and a snapshot stores) each key once
+    return sys.intern(f"{base}_p{person}")
 
 
 def render_question_text(text: str, person: int | None, *, capitalize: bool = True) -> str:

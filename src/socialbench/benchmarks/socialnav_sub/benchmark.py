@@ -32,7 +32,7 @@ from socialbench.benchmarks.base import BaseBenchmark, scoring_summary
 from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub import baselines as _baselines  # noqa: F401  (registers baseline:rule-based, replay of official folders)
 from socialbench.benchmarks.socialnav_sub import loader as _loader
-from socialbench.benchmarks.socialnav_sub.bank import SOCIAL
+from socialbench.benchmarks.socialnav_sub.bank import SOCIAL, BankQuestion, PromptBank
 from socialbench.benchmarks.socialnav_sub.options import SocialNavOptions
 from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
 from socialbench.benchmarks.socialnav_sub.scene_context import facts_block, rule_facts
@@ -48,7 +48,7 @@ from socialbench.prompting.parsing import parse_answer
 from socialbench.records import fingerprint_files, read_samples
 from socialbench.solving.context import SolveContext
 from socialbench.solving.solvers import answer, each_independently, in_order
-from socialbench.types import EncodedImage, Item, Question, Request, SampleRecord
+from socialbench.types import EncodedImage, HumanVotes, Item, Question, Request, SampleRecord
 from socialbench.vision.prepare import PerturbSpec
 
 #: Methods that answer the spatial and spatiotemporal questions without the model, and the
@@ -104,6 +104,11 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     #: items then also hold each question's variant.
     variant: str | None = None
     variant_seed: int = 0
+    snapshot_types = (_loader.SocialNavDataset, Item, Question, HumanVotes, PromptBank, BankQuestion)
+
+    def load_identity(self) -> dict[str, Any]:
+        """The image mode (which images are checked) and the metamorphic variant."""
+        return {"image_mode": self.image_mode, "variant": self.variant, "variant_seed": self.variant_seed}
 
     def load(self, data: Path, *, require_images: bool, limit: int | None) -> Any:
         ds = _loader.load_socialnav(data, require_images=require_images, limit=limit, image_mode=self.image_mode)

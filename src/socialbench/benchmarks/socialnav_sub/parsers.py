@@ -74,7 +74,8 @@ def goal_key(sample_id: str) -> str:
 
 def _canonical_answer(q: Question, answer: Any) -> Answer | None:
     if q.kind == "single":
-        return answer if isinstance(answer, str) and answer in q.options else None
+        # the question's own option string: every vote of a dataset shares those objects
+        return q.options[q.options.index(answer)] if isinstance(answer, str) and answer in q.options else None
     if (
         not isinstance(answer, list)
         or not answer
