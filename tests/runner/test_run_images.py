@@ -98,6 +98,9 @@ def test_a_first_run_starts_its_workers_before_loading(
 def test_a_run_whose_images_are_all_cached_starts_no_workers(
     raw: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from socialbench.runner import load_snapshot
+
+    monkeypatch.setattr(load_snapshot, "RACY_NS", 10**30)  # no dataset snapshot: both runs load
     renders = tmp_path / "renders"
     _run(raw, tmp_path / "a", workers=1, renders=renders)
     calls = _warm_calls(monkeypatch)

@@ -174,3 +174,37 @@ def test_a_run_keeps_one_core_for_its_event_loop(cores: int | None, workers: int
     from socialbench.vision.prepare import default_image_workers
 
     assert default_image_workers(cores) == workers
+
+
+def test_workers_start_from_the_fork_server_under_a_short_temp_folder() -> None:
+    from socialbench.vision.prepare import worker_start_method
+
+    assert worker_start_method(["fork", "spawn", "forkserver"], "/tmp") == "forkserver"
+
+
+def test_workers_are_spawned_when_the_fork_servers_socket_path_would_be_too_long() -> None:
+    from socialbench.vision.prepare import worker_start_method
+
+    assert worker_start_method(["fork", "spawn", "forkserver"], "/t" + "x" * 80) == "spawn"
+
+
+def test_workers_are_spawned_where_there_is_no_fork_server() -> None:
+    from socialbench.vision.prepare import worker_start_method
+
+    assert worker_start_method(["spawn"], "/tmp") == "spawn"
+
+
+def test_a_preparer_under_a_long_temp_folder_prepares_images(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    long_dir = tmp_path / ("t" * 90)
+    long_dir.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(long_dir))
+    frame = tmp_path / "frame.png"
+    Image.new("RGB", (40, 30), (200, 10, 10)).save(frame)
+    preparer = ImagePreparer(workers=1)
+    try:
+        (image,) = asyncio.run(preparer.prepare(EncodeFiles((str(frame),), ImagePolicy())))
+    finally:
+        preparer.shutdown()
+    assert (image.width, image.height) == (40, 30)

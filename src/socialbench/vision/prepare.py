@@ -20,6 +20,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -179,6 +180,23 @@ def default_image_workers(cores: int | None) -> int:
     return min(max(1, (cores or 1) - 1), MAX_DEFAULT_WORKERS)
 
 
+#: Longest path of an AF_UNIX socket, NUL excluded: ``sun_path`` holds 104 bytes on macOS
+#: and the BSDs (108 on Linux).
+SOCKET_PATH_MAX = 103
+#: What multiprocessing appends to the temporary folder for the fork server's socket:
+#: ``/pymp-XXXXXXXX/listener-XXXXXXXX``.
+_FORKSERVER_SOCKET_SUFFIX = len("/pymp-XXXXXXXX/listener-XXXXXXXX")
+
+
+def worker_start_method(methods: Sequence[str], temp_dir: str) -> str:
+    """How image workers start: ``forkserver`` (one process imports the renderer once and
+    forks every worker) where it exists and its socket path under ``temp_dir`` fits
+    :data:`SOCKET_PATH_MAX`; else ``spawn`` (each worker imports the renderer itself: a
+    slower start, but a long ``TMPDIR``, as on macOS, cannot break it)."""
+    fits = len(os.fsencode(temp_dir)) + _FORKSERVER_SOCKET_SUFFIX <= SOCKET_PATH_MAX
+    return "forkserver" if "forkserver" in methods and fits else "spawn"
+
+
 def _warm() -> int:
     return os.getpid()
 
@@ -203,9 +221,9 @@ class ImagePreparer:
         if self.workers == 0:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="socialbench-prepare")
         else:
-            methods = multiprocessing.get_all_start_methods()
-            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-            if "forkserver" in methods:
+            method = worker_start_method(multiprocessing.get_all_start_methods(), tempfile.gettempdir())
+            ctx = multiprocessing.get_context(method)
+            if method == "forkserver":
                 ctx.set_forkserver_preload(["socialbench.vision.prepare", *preload])
             # The workers get the read end only (forkserver and spawn pass just what is
             # pickled), so it reaches end-of-file when this process ends, however it ends.
