@@ -60,6 +60,12 @@ def read_samples(path: Path, *, repair: bool = False) -> list[SampleRecord]:
     return records
 
 
+def json_digest(doc: object) -> str:
+    """SHA-256 (hex) of ``doc`` as canonical JSON (sorted keys, no spaces; values JSON does
+    not know as ``str``): a cache key of a JSON-serialisable description."""
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
+
+
 def fingerprint_files(paths: list[Path], root: Path) -> str:
     """SHA-256 over (relative path, bytes) of label files, in sorted order."""
     h = hashlib.sha256()

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from socialbench.files.atomic_write import write_bytes_atomic
+from socialbench.records import json_digest
 from socialbench.versions import installed_version
 
 log = logging.getLogger(__name__)
@@ -171,7 +172,7 @@ def snapshot_key(benchmark: Any, data: Path, *, require_images: bool, limit: int
         "limit": limit,
         "environment": _environment(),
     }
-    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
+    return json_digest(doc)
 
 
 class _Captured(logging.Handler):

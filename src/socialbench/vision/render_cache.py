@@ -26,6 +26,7 @@ from pathlib import Path
 
 from socialbench.errors import StorageError
 from socialbench.files.atomic_write import write_bytes_atomic
+from socialbench.records import json_digest
 from socialbench.types import EncodedImage
 from socialbench.versions import installed_version
 
@@ -67,12 +68,7 @@ def render_key(kind: str, params: object, files: Iterable[str | Path | None]) ->
         "params": params,
         "inputs": digests,
     }
-    return _digest(doc)
-
-
-def _digest(doc: object) -> str:
-    """SHA-256 (hex) of ``doc`` as canonical JSON (sorted keys, no spaces)."""
-    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
+    return json_digest(doc)
 
 
 def seen_tag(description: object) -> str:
@@ -80,7 +76,7 @@ def seen_tag(description: object) -> str:
     what a run sends (benchmark, dataset folder, image settings), with
     :data:`RENDERER_VERSION` and the drawing libraries' versions (a new renderer sees
     nothing)."""
-    return _digest({"renderer": RENDERER_VERSION, "libraries": _library_versions(), "run": description})
+    return json_digest({"renderer": RENDERER_VERSION, "libraries": _library_versions(), "run": description})
 
 
 def check_render_cache_folder(root: Path) -> None:
