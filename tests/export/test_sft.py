@@ -16,7 +16,15 @@ from socialbench.benchmarks.roboteq.prompts import parse_judgments, scene_prompt
 from socialbench.errors import UsageError
 from socialbench.export.sft import write_sft
 
-datasets = pytest.importorskip("datasets")
+
+def _datasets() -> Any:
+    """The ``datasets`` library (extra hub/train), or a skip with the allowed reason."""
+    if importlib.util.find_spec("datasets") is None:
+        pytest.skip("datasets is not installed")
+    import datasets
+
+    return datasets
+
 
 _FIXTURES = Path(__file__).resolve().parents[1] / "benchmarks" / "roboteq" / "roboteq_fixtures.py"
 
@@ -35,7 +43,7 @@ def release(tmp_path: Path) -> Path:
 
 
 def _load(path: Path):
-    return datasets.load_dataset("json", data_files=str(path), split="train")
+    return _datasets().load_dataset("json", data_files=str(path), split="train")
 
 
 def test_messages_rows_carry_the_eval_prompt_and_the_gold_reply(release: Path, tmp_path: Path) -> None:
@@ -155,6 +163,7 @@ def trl_lora(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         mp.setenv("HF_HUB_OFFLINE", "1")
         sft = tmp / "sft"
         res = write_sft(_fixtures().build_release(tmp / "release"), sft, fmt="messages")
+        datasets = _datasets()
         ds = datasets.load_dataset("json", data_files={"train": str(res.files["train"])})["train"]
         ds = ds.map(lambda r: {"images": [str(sft / p) for p in r["images"]]})
         sequence = getattr(datasets, "List", None) or datasets.Sequence  # datasets < 4 has no List
