@@ -1,6 +1,7 @@
 """``socialbench`` / ``python -m socialbench``: ``--help`` printed from the command index without
 typer or rich, listing what the typer app registers; every other command line goes to typer."""
 
+import gc
 import subprocess
 import sys
 
@@ -81,7 +82,26 @@ def test_help_imports_neither_typer_nor_rich_nor_the_command_line():
     assert out.strip().splitlines()[-1] == "[]"
 
 
-def test_a_commands_help_goes_through_typer(monkeypatch, capsys):
+@pytest.fixture
+def collector_restored():
+    """The test process's collector settings as they were (the command's main tunes them)."""
+    threshold = gc.get_threshold()
+    yield
+    gc.set_threshold(*threshold)
+    gc.unfreeze()
+
+
+def test_a_commands_help_goes_through_typer(monkeypatch, capsys, collector_restored):
     monkeypatch.setattr(sys, "argv", ["socialbench", "eval", "--help"])
     entry.main()
     assert "--benchmark" in capsys.readouterr().out
+
+
+def test_a_command_runs_with_the_commands_collector_threshold_and_exits_frozen():
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('GC', gc.get_threshold()[0], gc.get_freeze_count() > 0))\n"
+        "from socialbench.__main__ import main\nsys.argv = ['socialbench', 'models']\nmain()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == f"GC {entry.GC_THRESHOLD0} True"

@@ -33,6 +33,7 @@ from socialbench.models.redact import redact
 from socialbench.runner.cache import ResponseCache
 from socialbench.runner.engine import Engine, EngineStats, RetryPolicy
 from socialbench.runner.feeding import ItemFeeder
+from socialbench.runner.heap import frozen_heap
 from socialbench.runner.interrupts import CtrlC
 from socialbench.runner.load_snapshot import loaded_dataset
 from socialbench.runner.progress import RunProgress
@@ -185,7 +186,8 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
             store = RunStore(req.out)
             store.lock()
             try:
-                result = _run_locked(req, benchmark, options, model, dataset, generation, store, images)
+                with frozen_heap():  # the loaded dataset is out of the collector's way
+                    result = _run_locked(req, benchmark, options, model, dataset, generation, store, images)
             finally:
                 store.close()
                 store.unlock()

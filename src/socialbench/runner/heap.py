@@ -1,0 +1,39 @@
+"""Keep Python's cyclic garbage collector off the objects a run loads before it starts.
+
+A release-sized SocialNav-SUB run holds a few million long-lived objects once its dataset is
+loaded (tracks, questions, votes, prepared image parts). CPython's collector re-examines
+them in every full collection, which the run's own allocations trigger now and then: on
+release-sized data one such pass took 40-60 ms in the middle of the request phase, a pause
+of the event loop that every request in flight waits out (measured with ``gc.callbacks``;
+``perf/throughput.py`` times whole runs).
+
+:func:`frozen_heap` moves the objects alive when the request phase starts into the
+collector's permanent generation (:func:`gc.freeze`) and back into the oldest generation
+when the run ends (:func:`gc.unfreeze`), so the change is scoped to the run. Reference
+counting still frees every object as usual; only garbage *cycles* among the frozen objects
+wait until the run ends to be collected.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def frozen_heap() -> Iterator[None]:
+    """Within the block, the collector skips every object alive when it was entered.
+
+    Where objects are already frozen (the caller's own :func:`gc.freeze`, e.g. before
+    forking workers), the collector is left as it is: :func:`gc.unfreeze` would return the
+    caller's objects too.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

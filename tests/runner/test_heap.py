@@ -1,0 +1,54 @@
+"""runner.heap.frozen_heap: the collector skips the objects alive when a run starts, for the
+run only, and leaves a caller's own frozen objects alone."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from socialbench.runner.heap import frozen_heap
+
+
+@pytest.fixture(autouse=True)
+def _nothing_frozen():
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
+
+
+def test_objects_alive_at_entry_are_frozen_inside_the_block() -> None:
+    alive = [{"k": i} for i in range(100)]
+    with frozen_heap():
+        assert gc.get_freeze_count() >= len(alive)
+
+
+def test_the_block_leaves_nothing_frozen() -> None:
+    with frozen_heap():
+        pass
+    assert gc.get_freeze_count() == 0
+
+
+def test_an_exception_still_unfreezes() -> None:
+    with pytest.raises(RuntimeError), frozen_heap():
+        raise RuntimeError("boom")
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_callers_freeze_is_left_as_it_was() -> None:
+    gc.freeze()
+    before = gc.get_freeze_count()
+    with frozen_heap():
+        pass
+    assert gc.get_freeze_count() == before > 0
+
+
+def test_cycles_made_inside_the_block_are_still_collected() -> None:
+    class Node:
+        pass
+
+    with frozen_heap():
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # type: ignore[attr-defined]
+        del a, b
+        assert gc.collect() >= 2
