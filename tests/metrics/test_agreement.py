@@ -321,3 +321,12 @@ def test_paper_item_scores_are_the_four_paper_functions(answer: str | None) -> N
 def test_paper_item_scores_name_the_item_in_errors() -> None:
     with pytest.raises(ValueError, match="q_x: human votes list no answers"):
         paper_item_scores(HumanVotes((), (), 0), "a", "q_x")
+
+
+def test_average_human_rejects_inconsistent_counts_on_every_call() -> None:
+    # round(0.5 * 10) + round(0.3 * 10) = 8 != n: the memoized computation must not cache
+    # a result (or swallow the error) for such a distribution
+    bad = HumanVotes(("a", "b"), (0.5, 0.3), 10)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="add up to 8, not n=10"):
+            human_average_paper(bad)

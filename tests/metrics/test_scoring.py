@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from agreement_builders import entry, question, votes
-from socialbench.metrics.agreement import CATEGORIES, INVALID, ScoringEntry
+from socialbench.metrics.agreement import CATEGORIES, INVALID, ScoringEntry, paper_item_scores
 from socialbench.metrics.scoring import score_entries
 
 # --------------------------------------------------------------------------- paper protocol
@@ -115,3 +117,25 @@ def test_official_protocol_uses_parsed_invalid_marker_without_raw() -> None:
     result = score_entries([entry(q, v, INVALID, raw=None)], "official")
     assert result["model"]["All"]["PA"] == pytest.approx(2 / 7)
     assert score_entries([entry(q, v, INVALID)], "paper")["model"]["All"]["PA"] == 0.0
+
+
+def test_aggregation_sums_each_group_in_entry_order() -> None:
+    # Float sums depend on their order; every group's mean must be the sum of its items'
+    # scores taken in entry order (metrics.stats.mean_se), the order the official code adds them.
+    rng = random.Random(7)
+    options = ("a", "b", "c")
+    keys = [("Social reasoning", "q_one"), ("Spatial reasoning", "q_two"), ("Social reasoning", "q_three")]
+    entries = []
+    for i in range(60):
+        category, base = keys[i % 3]
+        q = question(options, key=f"{base}_p{i}", base_key=base, category=category)
+        counts = {o: rng.randint(1, 7) for o in options}
+        entries.append(entry(q, votes(counts), rng.choice(options)))
+    result = score_entries(entries, "paper")
+    groups: dict[str, list[ScoringEntry]] = {"All": entries}
+    for e in entries:
+        groups.setdefault(e.question.category, []).append(e)
+        groups.setdefault(e.question.base_key, []).append(e)
+    for name, members in groups.items():
+        values = [paper_item_scores(e.votes, e.question.canonical(e.parsed))["model"].cwpa for e in members]
+        assert result["model"][name]["CWPA"] == sum(values) / len(values)  # exact, not approx

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from socialbench.types import Answer, HumanVotes, Question
@@ -70,16 +71,15 @@ def check_votes(votes: HumanVotes, where: str = "") -> None:
         raise ValueError(f"{tag}human vote probabilities are all 0; at least one must be > 0")
 
 
-def _exact_counts(votes: HumanVotes) -> list[int]:
+def _exact_counts(probabilities: tuple[float, ...], n: int) -> list[int]:
     """Integer vote counts round(p * n), one per listed answer (as :meth:`HumanVotes.counts`);
     they must add up to n."""
-    n = votes.n
-    counts = [int(round(p * n)) for p in votes.probabilities]
+    counts = [int(round(p * n)) for p in probabilities]
     total = sum(counts)
     if total != n:
         raise ValueError(
-            f"human vote counts add up to {total}, not n={votes.n} "
-            f"(probabilities {votes.probabilities}); fix the label file's probabilities or n"
+            f"human vote counts add up to {total}, not n={n} "
+            f"(probabilities {probabilities}); fix the label file's probabilities or n"
         )
     return counts
 
@@ -123,10 +123,20 @@ def human_average_paper(votes: HumanVotes) -> ItemScore:
 
 def _human_average_checked(votes: HumanVotes) -> ItemScore:
     """:func:`human_average_paper` of votes that passed :func:`check_votes`."""
-    n = votes.n
+    return _human_average_of(votes.probabilities, votes.n)
+
+
+@lru_cache(maxsize=4096)
+def _human_average_of(probabilities: tuple[float, ...], n: int) -> ItemScore:
+    """:func:`human_average_paper` of the distribution ``probabilities`` over ``n`` answers.
+
+    Memoized: it depends on the vote counts only, and a dataset has few distinct count
+    patterns (the 4,968 questions of the release-sized benchmark data share 221), so
+    scoring a run computes each once. An invalid distribution raises every time (errors are not
+    cached)."""
     if n < 2:
         raise ValueError(f"average-human agreement needs at least 2 human answers, got n={n}")
-    counts = _exact_counts(votes)
+    counts = _exact_counts(probabilities, n)
     pa = sum(c * (c - 1) for c in counts) / (n * (n - 1))
     # max over the *other* answers' counts: the largest count, or for (one answer with)
     # the largest count, the second largest (equal to it on a tie)
@@ -156,13 +166,17 @@ def paper_item_scores(votes: HumanVotes, answer: Answer | None, where: str = "")
     and Eq. 2 (:func:`pa_paper`, :func:`cwpa_paper`), :func:`human_average_paper` and
     :func:`human_oracle_paper`, keyed by :data:`ROWS`."""
     check_votes(votes, where)
-    top = max(votes.probabilities)
+    top, average, oracle = _paper_human_rows(votes.probabilities, votes.n)
     p = votes.probability(answer)
-    return {
-        "model": ItemScore(p, p / top),
-        "human:average": _human_average_checked(votes),
-        "human:oracle": ItemScore(top, 1.0),
-    }
+    return {"model": ItemScore(p, p / top), "human:average": average, "human:oracle": oracle}
+
+
+@lru_cache(maxsize=4096)
+def _paper_human_rows(probabilities: tuple[float, ...], n: int) -> tuple[float, ItemScore, ItemScore]:
+    """HA_q = max p_h, :func:`human_average_paper` and :func:`human_oracle_paper` of the
+    distribution ``probabilities`` over ``n`` answers, memoized like :func:`_human_average_of`."""
+    top = max(probabilities)
+    return top, _human_average_of(probabilities, n), ItemScore(top, 1.0)
 
 
 # --------------------------------------------------------------------------- official protocol

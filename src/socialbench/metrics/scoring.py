@@ -57,18 +57,22 @@ def score_entries(entries: Sequence[ScoringEntry], protocol: ProtocolArg) -> Agr
     if not kept:
         raise ValueError("score_entries: no entries to score (none given, or all have n <= 1 human answers)")
     keys = _group_keys(kept)
-    values: dict[str, dict[str, tuple[list[float], list[float]]]] = {row: {k: ([], []) for k in keys} for row in ROWS}
-    for e in kept:
-        scores = proto.item_scores(e)
+    # Each group lists its items' positions in entry order, so every group's values are
+    # summed in the order the official code adds them (bit-identical means).
+    members: dict[str, list[int]] = {k: [] for k in keys}
+    for i, e in enumerate(kept):
         q = e.question
-        # a base key equal to a category counts once
-        groups = ("All", q.category) if q.base_key == q.category else ("All", q.category, q.base_key)
-        for row in ROWS:
-            s = scores[row]
-            for g in groups:
-                pas, cwpas = values[row][g]
-                pas.append(s.pa)
-                cwpas.append(s.cwpa)
+        members["All"].append(i)
+        members[q.category].append(i)
+        if q.base_key != q.category:  # a base key equal to a category counts once
+            members[q.base_key].append(i)
+    item_scores = [proto.item_scores(e) for e in kept]
+    values: dict[str, dict[str, tuple[list[float], list[float]]]] = {}
+    for row in ROWS:
+        row_scores = [s[row] for s in item_scores]
+        pas = [s.pa for s in row_scores]
+        cwpas = [s.cwpa for s in row_scores]
+        values[row] = {k: ([pas[i] for i in idx], [cwpas[i] for i in idx]) for k, idx in members.items()}
     rows: dict[str, AgreementBlock] = {}
     for row in ROWS:
         cells: dict[str, AgreementCell] = {}
