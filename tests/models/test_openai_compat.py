@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gc
 import json
 import logging
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from socialbench.errors import UsageError
+from socialbench.models import openai_compat
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
 from socialbench.models.openai_compat import (
     OpenAICompatModel,
@@ -127,6 +129,31 @@ def test_encoded_body_with_an_unusual_mime_type_is_valid_json() -> None:
     image = EncodedImage(data=b"bytes", mime='image/x"odd\\type', width=1, height=1)
     request = Request(prompt="p", images=(image,))
     assert json.loads(encode_chat_body(request, {})) == {"messages": build_messages(request)}
+
+
+def test_an_images_part_is_encoded_once_for_all_its_questions(monkeypatch: pytest.MonkeyPatch) -> None:
+    image = EncodedImage(data=b"\xff\xd8shared-jpeg", mime="image/jpeg", width=2, height=2)
+    calls: list[bytes] = []
+    real_b64encode = base64.b64encode
+
+    def counting_b64encode(data: bytes) -> bytes:
+        calls.append(data)
+        return real_b64encode(data)
+
+    monkeypatch.setattr(openai_compat.base64, "b64encode", counting_b64encode)
+    bodies = [encode_chat_body(Request(prompt=f"question {i}", images=(image,)), {}) for i in range(3)]
+    assert calls == [image.data]
+    assert len({json.loads(b)["messages"][0]["content"][1]["image_url"]["url"] for b in bodies}) == 1
+
+
+def test_an_images_encoded_part_is_released_with_the_image() -> None:
+    image = EncodedImage(data=b"\xff\xd8short-lived", mime="image/jpeg", width=2, height=2)
+    encode_chat_body(Request(prompt="p", images=(image,)), {})
+    assert image in openai_compat._IMAGE_PARTS
+    before = len(openai_compat._IMAGE_PARTS)
+    del image
+    gc.collect()
+    assert len(openai_compat._IMAGE_PARTS) == before - 1
 
 
 def test_encoded_body_without_images_or_params_is_valid_json() -> None:

@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import base64
 import email.utils
-import functools
 import json
 import logging
 import os
 import re
 import time
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -162,27 +162,42 @@ _PLAIN_MIME = re.compile(r"[A-Za-z0-9.+-]+/[A-Za-z0-9.+-]+")
 def _image_part_bytes(image: EncodedImage) -> bytes:
     """The UTF-8 JSON text of one ``image_url`` content part. A data URL of a plain MIME
     type is base64 text, which JSON needs no escapes for, so the part is assembled from
-    bytes without walking the ~15-100 KB string through the JSON encoder."""
+    bytes without walking the ~15-100 KB string through the JSON encoder.
+
+    Built once per image object and kept while the image is alive
+    (:data:`_IMAGE_PARTS`): every question of a sample sends the same images, and the run
+    drops a sample's images when its questions are done, so this holds the parts of the
+    samples in flight only, however many there are (at a fast server, many)."""
+    part = _IMAGE_PARTS.get(image)
+    if part is not None:
+        return part
     if not _PLAIN_MIME.fullmatch(image.mime):
-        return _dumps({"type": "image_url", "image_url": {"url": image_data_url(image)}}).encode("utf-8")
-    return b"".join(
-        (
-            b'{"type":"image_url","image_url":{"url":"data:',
-            image.mime.encode("ascii"),
-            b";base64,",
-            base64.b64encode(image.data),
-            b'"}}',
+        part = _dumps({"type": "image_url", "image_url": {"url": image_data_url(image)}}).encode("utf-8")
+    else:
+        part = b"".join(
+            (
+                b'{"type":"image_url","image_url":{"url":"data:',
+                image.mime.encode("ascii"),
+                b";base64,",
+                base64.b64encode(image.data),
+                b'"}}',
+            )
         )
-    )
+    _IMAGE_PARTS[image] = part
+    return part
+
+
+#: :func:`_image_part_bytes` of each live image (an entry goes with its image).
+_IMAGE_PARTS: weakref.WeakKeyDictionary[EncodedImage, bytes] = weakref.WeakKeyDictionary()
 
 
 def encode_chat_body(request: Request, params: Mapping[str, Any]) -> bytes:
     """The UTF-8 JSON body of a chat-completions call: ``params`` plus
     ``"messages": build_messages(request)``, decoding to exactly that object.
 
-    Built from cached fragments (:func:`_image_parts_bytes`) so that the image bytes are
-    neither walked by the JSON encoder nor copied more than once for every question
-    (perf/throughput.py).
+    Spliced from fragments (the image parts of :func:`_image_part_bytes`, built once per
+    image) in one join, so that the image bytes are neither walked by the JSON encoder nor
+    copied more than once for every question (perf/throughput.py).
     """
     head = _dumps(dict(params))
     start = head[:-1] + ("," if len(head) > 2 else "") + '"messages":['
@@ -191,17 +206,12 @@ def encode_chat_body(request: Request, params: Mapping[str, Any]) -> bytes:
     start += '{"role":"user","content":'
     if request.images:
         text = _dumps({"type": "text", "text": request.prompt})
-        return b"".join(((start + "[" + text).encode("utf-8"), _image_parts_bytes(tuple(request.images)), b"]}]}"))
+        pieces = [(start + "[" + text).encode("utf-8")]
+        for img in request.images:
+            pieces += (b",", _image_part_bytes(img))
+        pieces.append(b"]}]}")
+        return b"".join(pieces)
     return (start + _dumps(request.prompt) + "}]}").encode("utf-8")
-
-
-@functools.lru_cache(maxsize=8)
-def _image_parts_bytes(images: tuple[EncodedImage, ...]) -> bytes:
-    """``,<part>,<part>...`` for a sample's images, as UTF-8: every question of the sample
-    sends the same images, so this ~0.5 MB string is built once per sample. A run sends
-    a few samples' questions at a time (:mod:`socialbench.runner.feeding`), so a few
-    entries suffice; a miss only costs rebuilding it (base64 of the images)."""
-    return b"".join(b"," + _image_part_bytes(img) for img in images)
 
 
 def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
