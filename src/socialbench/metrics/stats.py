@@ -26,8 +26,10 @@ from numpy.typing import ArrayLike
 def mean_se(values: Sequence[float], ddof: int) -> tuple[float, float, int]:
     """Mean, standard error and count of ``values``.
 
-    * mean = ``sum(values) / n``, summed left to right exactly like the official
-      ``CumulativeMetric.get_average`` (so results match it bit for bit);
+    * mean = ``sum(values) / n`` (reference §e) with Python's built-in ``sum`` over the
+      values in the order given: a plain left-to-right addition on Python 3.11, a
+      compensated one on 3.12 and later, so the last bit of a mean can differ between
+      interpreters (not between runs on one interpreter);
     * SE = std / sqrt(n), where std is ``numpy.std(values, ddof=ddof)``: ``ddof=0`` is the
       population standard deviation (official protocol), ``ddof=1`` the sample one (paper
       protocol);
