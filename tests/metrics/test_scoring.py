@@ -121,7 +121,7 @@ def test_official_protocol_uses_parsed_invalid_marker_without_raw() -> None:
 
 def test_aggregation_sums_each_group_in_entry_order() -> None:
     # Float sums depend on their order; every group's mean must be the sum of its items'
-    # scores taken in entry order (metrics.stats.mean_se), the order the official code adds them.
+    # scores taken in entry order (metrics.stats.mean_se), the order the reference pushes them.
     rng = random.Random(7)
     options = ("a", "b", "c")
     keys = [("Social reasoning", "q_one"), ("Spatial reasoning", "q_two"), ("Social reasoning", "q_three")]

@@ -118,11 +118,6 @@ def human_average_paper(votes: HumanVotes) -> ItemScore:
     Requires n >= 2 (raises ``ValueError`` otherwise).
     """
     check_votes(votes)
-    return _human_average_checked(votes)
-
-
-def _human_average_checked(votes: HumanVotes) -> ItemScore:
-    """:func:`human_average_paper` of votes that passed :func:`check_votes`."""
     return _human_average_of(votes.probabilities, votes.n)
 
 

@@ -57,8 +57,8 @@ def score_entries(entries: Sequence[ScoringEntry], protocol: ProtocolArg) -> Agr
     if not kept:
         raise ValueError("score_entries: no entries to score (none given, or all have n <= 1 human answers)")
     keys = _group_keys(kept)
-    # Each group lists its items' positions in entry order, so every group's values are
-    # summed in the order the official code adds them (bit-identical means).
+    # Each group lists its items' positions in entry order: every group's values are
+    # summed in the order the reference's aggregation pushes them (one per item, §e).
     members: dict[str, list[int]] = {k: [] for k in keys}
     for i, e in enumerate(kept):
         q = e.question
