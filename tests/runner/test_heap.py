@@ -1,5 +1,6 @@
-"""runner.heap.frozen_heap: the collector skips the objects alive when a run starts, for the
-run only, and leaves a caller's own frozen objects alone."""
+"""runner.heap: frozen_heap makes the collector skip the objects alive when a run starts, for
+the run only, and leaves a caller's own frozen objects alone; collector_paused stops the
+collector for a block and restores the caller's setting."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import gc
 
 import pytest
 
-from socialbench.runner.heap import frozen_heap
+from socialbench.runner.heap import collector_paused, frozen_heap
 
 
 @pytest.fixture(autouse=True)
@@ -15,6 +16,7 @@ def _nothing_frozen():
     gc.unfreeze()
     yield
     gc.unfreeze()
+    gc.enable()
 
 
 def test_objects_alive_at_entry_are_frozen_inside_the_block() -> None:
@@ -52,3 +54,27 @@ def test_cycles_made_inside_the_block_are_still_collected() -> None:
         a.other, b.other = b, a  # type: ignore[attr-defined]
         del a, b
         assert gc.collect() >= 2
+
+
+def test_the_collector_is_off_inside_a_paused_block() -> None:
+    with collector_paused():
+        assert not gc.isenabled()
+
+
+def test_the_collector_is_on_again_after_a_paused_block() -> None:
+    with collector_paused():
+        pass
+    assert gc.isenabled()
+
+
+def test_a_paused_block_leaves_a_callers_disabled_collector_off() -> None:
+    gc.disable()
+    with collector_paused():
+        pass
+    assert not gc.isenabled()
+
+
+def test_an_exception_in_a_paused_block_still_enables_the_collector() -> None:
+    with pytest.raises(RuntimeError), collector_paused():
+        raise RuntimeError("boom")
+    assert gc.isenabled()
