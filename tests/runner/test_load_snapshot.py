@@ -3,6 +3,7 @@ only while every file is unchanged, and never runs code from a snapshot."""
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -272,8 +273,6 @@ def test_a_rerun_of_an_eval_loads_from_the_snapshot_and_scores_the_same(
 
 
 def test_a_snapshot_is_unpickled_with_the_collector_paused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gc
-
     store = SnapshotStore(tmp_path, racy_ns=0)
     sig = load_snapshot.FolderSignature("abc", 0)
     store.write("k", sig, Loaded(tmp_path, ("x",)), [])
