@@ -250,6 +250,50 @@ def test_official_rejects_human_answer_outside_choices() -> None:
         official_item_scores(question(), votes({"perhaps": 2, "yes": 1}), "yes")
 
 
+def _official_loop_label_by_label(options: tuple[str, ...], v: HumanVotes, answer: str) -> list[float]:
+    """The official leave-one-out loop (reference §e) transcribed literally: one pass per
+    human label, rebuilding the truncated distribution every time."""
+    n = v.n
+    p_h = {c: 0.0 for c in options}
+    p_h.update(zip(v.answers, v.probabilities))
+    labels = [c for c in options for _ in range(int(p_h[c] * n))]
+    sums = [0.0] * 6
+    for held in labels:
+        probs = dict(p_h)
+        probs[held] -= 1.0 / n
+        counts = {c: int(p * n) for c, p in probs.items()}
+        z = sum(counts.values()) or 1
+        q = {c: k / z for c, k in counts.items()}
+        top = max(q.values()) or 1.0
+        for i, term in enumerate(
+            (q[answer], q[answer] / top, q[held], q[held] / top, max(q.values()), max(q.values()) / top)
+        ):
+            sums[i] += term
+    return [s / len(labels) for s in sums]
+
+
+def test_official_scores_equal_the_label_by_label_loop_to_the_last_bit() -> None:
+    rng = random.Random(20261203)
+    for _ in range(500):
+        options = tuple(f"opt{i}" for i in range(rng.randint(2, 5)))
+        n = rng.randint(2, 14)
+        labels = [rng.choice(options) for _ in range(n)]
+        v = votes({o: labels.count(o) for o in options if labels.count(o)})
+        a = rng.choice(options)
+        s = official_item_scores(question(options), v, a)
+        got = [getattr(s[row], name) for row in ("model", "human:average", "human:oracle") for name in ("pa", "cwpa")]
+        assert got == _official_loop_label_by_label(options, v, a)
+
+
+def test_official_names_the_question_on_every_call_when_no_label_survives() -> None:
+    # int(0.4 * 2) = 0: no label is recovered; the memoized computation must raise each
+    # time, naming the question that asked
+    v = HumanVotes(("yes",), (0.4,), 2)
+    for key in ("q_first", "q_second"):
+        with pytest.raises(ValueError, match=f"{key}: no human labels recovered"):
+            official_item_scores(question(key=key), v, "yes")
+
+
 # --------------------------------------------------------------------------- property tests
 
 

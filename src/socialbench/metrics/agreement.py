@@ -234,29 +234,47 @@ def official_answer(question: Question, value: object) -> Answer:
 
 
 def _official_loo(question: Question, votes: HumanVotes, answer: Answer) -> tuple[ItemScore, ItemScore, ItemScore]:
-    """The official leave-one-out loop (reference §e), in the official order of operations.
-
-    Returns (model, average human, human oracle).
-    """
-    n = votes.n
-    choices = list(question.choices)
-    p_h: dict[Answer, float] = {c: 0.0 for c in choices}
+    """The official leave-one-out loop (reference §e) for ``question``'s human ``votes`` and
+    the model's ``answer``: (model, average human, human oracle). Raises ``ValueError`` when
+    a human answer is not one of the question's choices."""
+    choices = question.choices
+    p_h: dict[Answer, float] = dict.fromkeys(choices, 0.0)
     for a, p in zip(votes.answers, votes.probabilities):
         if a not in p_h:
             raise ValueError(
                 f"{question.key}: human answer {a!r} is not one of the question's choices "
-                f"{choices}; fix the label file or the question definition"
+                f"{list(choices)}; fix the label file or the question definition"
             )
         p_h[a] = p
-    # One label per truncated count, in choice order.
-    labels: list[Answer] = []
-    for c in choices:
-        labels.extend([c] * int(p_h[c] * n))
-    if not labels:
+    scores = _official_loo_of(tuple(choices), tuple(p_h.values()), votes.n, answer)
+    if scores is None:
         raise ValueError(f"{question.key}: no human labels recovered from the probabilities")
+    return scores
+
+
+@lru_cache(maxsize=16384)
+def _official_loo_of(
+    choices: tuple[Answer, ...], probabilities: tuple[float, ...], n: int, answer: Answer
+) -> tuple[ItemScore, ItemScore, ItemScore] | None:
+    """:func:`_official_loo` of the human distribution ``probabilities`` (one per choice, in
+    choice order) over ``n`` answers; ``None`` when no label is recovered. In the official
+    order of operations, so the floats are the official code's to the last bit.
+
+    Memoized: a scoring pass meets the same distribution and answer many times, and each
+    label held out of a run of equal labels gives the same distribution, so that
+    distribution is computed once per run (the sums still add one term per label, in
+    label order)."""
+    p_h = dict(zip(choices, probabilities))
+    # One label per truncated count, in choice order: runs of equal labels.
+    runs = [(c, int(p_h[c] * n)) for c in choices]
+    m = sum(k for _, k in runs)
+    if m == 0:
+        return None
     contribution = 1.0 / n
     vlm = vlm_cw = hum = hum_cw = orc = orc_cw = 0.0
-    for held in labels:
+    for held, repeat in runs:
+        if repeat <= 0:
+            continue
         probs = dict(p_h)
         probs[held] -= contribution
         counts = {c: int(p * n) for c, p in probs.items()}  # truncation bug §9.1
@@ -268,13 +286,13 @@ def _official_loo(question: Question, votes: HumanVotes, answer: Answer) -> tupl
         top = oracle_pa if oracle_pa != 0.0 else 1.0
         pa_h = q[held]
         pa_v = q[answer]
-        orc += oracle_pa
-        hum += pa_h
-        vlm += pa_v
-        vlm_cw += pa_v / top
-        hum_cw += pa_h / top
-        orc_cw += oracle_pa / top
-    m = len(labels)
+        for _ in range(repeat):  # one term per label, as the official loop adds them
+            orc += oracle_pa
+            hum += pa_h
+            vlm += pa_v
+            vlm_cw += pa_v / top
+            hum_cw += pa_h / top
+            orc_cw += oracle_pa / top
     return (
         ItemScore(vlm / m, vlm_cw / m),
         ItemScore(hum / m, hum_cw / m),
