@@ -17,7 +17,7 @@ import hashlib
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Literal, TypeAlias
 
 #: A canonical answer: the option string, or the chosen options of a multiple-select question.
@@ -28,11 +28,13 @@ ParsedAnswer: TypeAlias = str | list[str] | tuple[str, ...] | None
 QuestionKind = Literal["single", "multi"]
 
 
-def ordered_subsets(options: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+@lru_cache(maxsize=256)
+def ordered_subsets(options: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     """All non-empty subsets of ``options``, by size then in option order.
 
     For 3 options this gives the 2^3 - 1 = 7 choices of the SocialNav-SUB multiple-select
-    question: (a), (b), (c), (a, b), (a, c), (b, c), (a, b, c).
+    question: (a), (b), (c), (a, b), (a, c), (b, c), (a, b, c). Memoized (a question's
+    ``choices`` is asked for once per item scored).
     """
     out: list[tuple[str, ...]] = []
     for size in range(1, len(options) + 1):

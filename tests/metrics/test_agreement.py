@@ -245,9 +245,10 @@ def test_official_rejects_single_human() -> None:
         official_item_scores(question(), votes({"yes": 1}), "yes")
 
 
-def test_official_rejects_human_answer_outside_choices() -> None:
-    with pytest.raises(ValueError, match="not one of the question's choices"):
-        official_item_scores(question(), votes({"perhaps": 2, "yes": 1}), "yes")
+def test_official_rejects_human_answer_outside_choices_naming_each_question() -> None:
+    for key in ("q_first", "q_second"):  # the check is memoized; the message names the asker
+        with pytest.raises(ValueError, match=f"{key}: human answer 'perhaps' is not one of the question's choices"):
+            official_item_scores(question(key=key), votes({"perhaps": 2, "yes": 1}), "yes")
 
 
 def _official_loop_label_by_label(options: tuple[str, ...], v: HumanVotes, answer: str) -> list[float]:

@@ -9,7 +9,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from socialbench.cli import main  # noqa: E402
-from socialbench.sweep.executors import local_ray_temp_dir  # noqa: E402
+from socialbench.sweep.executors import (  # noqa: E402
+    RAY_TEMP_PREFIX,
+    local_ray_temp_dir,
+    ray_temp_parent,
+    remove_ray_temp_dir,
+)
 from socialbench.sweep.plan import expand, load_plan  # noqa: E402
 from sweep_fixtures import grid_plan, sweep_answers  # noqa: E402
 
@@ -30,9 +35,11 @@ def run_cli(*args):
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _temp_dir=local_ray_temp_dir())
+    temp_dir = local_ray_temp_dir()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _temp_dir=temp_dir)
     yield
     ray.shutdown()
+    remove_ray_temp_dir(temp_dir)
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +91,7 @@ def test_killed_ray_driver_resumes_to_the_local_answers(small_socialnav, tmp_pat
         subprocess.run(sweep_cmd(plan_path, tmp_path / "ref"), check=True, capture_output=True, timeout=300)
         out = tmp_path / "out"
         cmd = sweep_cmd(plan_path, out) + ["--executor", "ray"]
+        before = set(Path(ray_temp_parent()).glob(RAY_TEMP_PREFIX + "*"))
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         t0 = time.time()
         while time.time() - t0 < 180:
@@ -95,5 +103,7 @@ def test_killed_ray_driver_resumes_to_the_local_answers(small_socialnav, tmp_pat
             time.sleep(0.01)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+        for left in set(Path(ray_temp_parent()).glob(RAY_TEMP_PREFIX + "*")) - before:
+            remove_ray_temp_dir(str(left))  # the killed cluster's; the rerun removes its own
         subprocess.run(cmd, check=True, capture_output=True, timeout=300)
         assert sweep_answers(out) == sweep_answers(tmp_path / "ref")

@@ -238,18 +238,31 @@ def _official_loo(question: Question, votes: HumanVotes, answer: Answer) -> tupl
     the model's ``answer``: (model, average human, human oracle). Raises ``ValueError`` when
     a human answer is not one of the question's choices."""
     choices = question.choices
-    p_h: dict[Answer, float] = dict.fromkeys(choices, 0.0)
-    for a, p in zip(votes.answers, votes.probabilities):
-        if a not in p_h:
-            raise ValueError(
-                f"{question.key}: human answer {a!r} is not one of the question's choices "
-                f"{list(choices)}; fix the label file or the question definition"
-            )
-        p_h[a] = p
-    scores = _official_loo_of(tuple(choices), tuple(p_h.values()), votes.n, answer)
+    try:
+        probabilities = _in_choice_order(choices, votes.answers, votes.probabilities)
+    except ValueError as exc:
+        raise ValueError(f"{question.key}: {exc}") from None
+    scores = _official_loo_of(choices, probabilities, votes.n, answer)
     if scores is None:
         raise ValueError(f"{question.key}: no human labels recovered from the probabilities")
     return scores
+
+
+@lru_cache(maxsize=16384)
+def _in_choice_order(
+    choices: tuple[Answer, ...], answers: tuple[Answer, ...], probabilities: tuple[float, ...]
+) -> tuple[float, ...]:
+    """The human probability of each of ``choices`` (0.0 where no human gave it); raises
+    ``ValueError`` when a human answer is not one of them. Memoized."""
+    p_h: dict[Answer, float] = dict.fromkeys(choices, 0.0)
+    for a, p in zip(answers, probabilities):
+        if a not in p_h:
+            raise ValueError(
+                f"human answer {a!r} is not one of the question's choices {list(choices)}; "
+                "fix the label file or the question definition"
+            )
+        p_h[a] = p
+    return tuple(p_h.values())
 
 
 @lru_cache(maxsize=16384)
@@ -257,35 +270,39 @@ def _official_loo_of(
     choices: tuple[Answer, ...], probabilities: tuple[float, ...], n: int, answer: Answer
 ) -> tuple[ItemScore, ItemScore, ItemScore] | None:
     """:func:`_official_loo` of the human distribution ``probabilities`` (one per choice, in
-    choice order) over ``n`` answers; ``None`` when no label is recovered. In the official
-    order of operations, so the floats are the official code's to the last bit.
+    choice order) over ``n`` answers; ``None`` when no label is recovered.
 
-    Memoized: a scoring pass meets the same distribution and answer many times, and each
-    label held out of a run of equal labels gives the same distribution, so that
-    distribution is computed once per run (the sums still add one term per label, in
-    label order)."""
-    p_h = dict(zip(choices, probabilities))
+    The floats are the official loop's to the last bit, with less work:
+
+    * holding out a label changes only that label's count, so only it is recomputed, with
+      the official operations (``int((p - 1/n) * n)``); the other counts are ``int(p * n)``
+      once;
+    * every q(c) is count(c) / Z over the same integers, and max q = max(count) / Z, since
+      dividing by Z > 0 keeps the order;
+    * the labels held out of a run of equal labels see the same distribution, so it is
+      computed once per run; the sums still add one term per label, in label order.
+
+    Memoized: a scoring pass meets the same distribution and answer many times."""
     # One label per truncated count, in choice order: runs of equal labels.
-    runs = [(c, int(p_h[c] * n)) for c in choices]
-    m = sum(k for _, k in runs)
+    base = [int(p * n) for p in probabilities]  # truncation bug §9.1
+    m = sum(base)
     if m == 0:
         return None
     contribution = 1.0 / n
+    at_answer = choices.index(answer)
     vlm = vlm_cw = hum = hum_cw = orc = orc_cw = 0.0
-    for held, repeat in runs:
+    for i, repeat in enumerate(base):
         if repeat <= 0:
             continue
-        probs = dict(p_h)
-        probs[held] -= contribution
-        counts = {c: int(p * n) for c, p in probs.items()}  # truncation bug §9.1
-        z: float = sum(counts.values())
-        if z == 0:
-            z = 1.0
-        q = {c: k / z for c, k in counts.items()}
-        oracle_pa = max(q.values())
+        # Held out: p_h(held) - 1/n back to a count with int(); the other counts are unchanged.
+        counts = list(base)
+        counts[i] = int((probabilities[i] - contribution) * n)
+        z = sum(counts) or 1
+        # q(c) = counts[c] / z, so max q = max(counts) / z: the same division, the same float
+        oracle_pa = max(counts) / z
         top = oracle_pa if oracle_pa != 0.0 else 1.0
-        pa_h = q[held]
-        pa_v = q[answer]
+        pa_h = counts[i] / z
+        pa_v = counts[at_answer] / z
         for _ in range(repeat):  # one term per label, as the official loop adds them
             orc += oracle_pa
             hum += pa_h

@@ -33,7 +33,7 @@ from socialbench.models.redact import redact
 from socialbench.runner.cache import ResponseCache
 from socialbench.runner.engine import Engine, EngineStats, RetryPolicy
 from socialbench.runner.feeding import ItemFeeder
-from socialbench.runner.heap import frozen_heap
+from socialbench.runner.heap import frozen_after_loading
 from socialbench.runner.interrupts import CtrlC
 from socialbench.runner.load_snapshot import loaded_dataset
 from socialbench.runner.progress import RunProgress
@@ -179,15 +179,17 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
     if images is not None and (renders is None or tag is None or not renders.has_seen(tag)):
         images.warm()
     try:
-        with loaded_dataset(
-            benchmark, req.data, require_images=model.needs_prompt, limit=req.options.limit, cache=req.render_cache
+        # the loaded dataset is out of the collector's way, from the load to the run's end
+        with frozen_after_loading(
+            loaded_dataset(
+                benchmark, req.data, require_images=model.needs_prompt, limit=req.options.limit, cache=req.render_cache
+            )
         ) as dataset:
             generation = benchmark.generation_config(options, req.options.seed)
             store = RunStore(req.out)
             store.lock()
             try:
-                with frozen_heap():  # the loaded dataset is out of the collector's way
-                    result = _run_locked(req, benchmark, options, model, dataset, generation, store, images)
+                result = _run_locked(req, benchmark, options, model, dataset, generation, store, images)
             finally:
                 store.close()
                 store.unlock()

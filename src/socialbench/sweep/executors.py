@@ -4,7 +4,9 @@ its model's request concurrency; one job runs them one after another in this pro
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -13,7 +15,11 @@ from socialbench.errors import UsageError
 from socialbench.sweep.cells import CellOutcome, run_cell
 from socialbench.sweep.plan import Cell
 
+log = logging.getLogger(__name__)
+
 RAY_MISSING = "the ray executor needs Ray: pip install 'socialbench[ray]' (or use --executor local)"
+#: The start of every local Ray cluster's folder name (see :func:`local_ray_temp_dir`).
+RAY_TEMP_PREFIX = "sbray-"
 
 
 def run_local(
@@ -58,26 +64,67 @@ def import_ray() -> Any:
     return ray
 
 
+def ray_temp_parent() -> str:
+    """Where :func:`local_ray_temp_dir` makes its folders: ``/tmp`` where it exists, else
+    the system's temporary folder."""
+    return "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()
+
+
 def local_ray_temp_dir() -> str:
     """A new short folder for a local Ray cluster's session files.
 
     Ray puts its Unix sockets under ``$TMPDIR/ray/session_<date>_<pid>/sockets/``; with a
     long ``TMPDIR`` (macOS gives ``/var/folders/…/T/``) that path passes the 107-byte limit
     of a socket address and the cluster cannot start. ``/tmp`` is short wherever it exists."""
-    return tempfile.mkdtemp(prefix="sbray-", dir="/tmp" if os.path.isdir("/tmp") else None)
+    return tempfile.mkdtemp(prefix=RAY_TEMP_PREFIX, dir=ray_temp_parent())
 
 
 def run_ray(
     cells: Sequence[Cell], *, address: str | None = None, on_done: Callable[[Cell, CellOutcome], None] | None = None
 ) -> list[CellOutcome]:
     """Run every cell as a Ray task on the cluster at ``address`` (None: the one this process
-    already joined, else a new local one). A task that dies is that cell's ``failed``."""
+    already joined, else a new local one). A task that dies is that cell's ``failed``.
+
+    A local cluster started here is shut down when the cells are done (or interrupted), and
+    its session folder is removed, unless a task died: then the folder, with the workers'
+    logs, is kept and its path logged."""
     ray = import_ray()
-    if not ray.is_initialized():
-        if address is None:  # a new local cluster: its sockets must fit AF_UNIX's ~107 bytes
-            ray.init(include_dashboard=False, log_to_driver=False, _temp_dir=local_ray_temp_dir())
+    if ray.is_initialized():
+        return _run_tasks(ray, cells, on_done)
+    if address is not None:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        return _run_tasks(ray, cells, on_done)
+    temp_dir = local_ray_temp_dir()  # a new local cluster: its sockets must fit AF_UNIX's ~107 bytes
+    crashed: list[int] = []
+    try:
+        ray.init(include_dashboard=False, log_to_driver=False, _temp_dir=temp_dir)
+        return _run_tasks(ray, cells, on_done, crashed=crashed)
+    finally:
+        ray.shutdown()
+        if crashed:
+            log.warning("%d Ray task(s) died; the local cluster's logs are kept in %s", len(crashed), temp_dir)
         else:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+            remove_ray_temp_dir(temp_dir)
+
+
+def remove_ray_temp_dir(temp_dir: str) -> None:
+    """Remove a local cluster's session folder; a failure is logged, not raised (the
+    sweep's results are already written)."""
+    try:
+        shutil.rmtree(temp_dir)
+    except OSError as exc:
+        log.warning("could not remove the local Ray folder %s: %s", temp_dir, exc)
+
+
+def _run_tasks(
+    ray: Any,
+    cells: Sequence[Cell],
+    on_done: Callable[[Cell, CellOutcome], None] | None,
+    *,
+    crashed: list[int] | None = None,
+) -> list[CellOutcome]:
+    """Each cell as a Ray task on the cluster ``ray`` has joined; the index of every cell
+    whose task died is appended to ``crashed``."""
     task = ray.remote(max_retries=1)(_ray_cell)
     have = ray.cluster_resources()
     outcomes: list[CellOutcome | None] = [None] * len(cells)
@@ -106,6 +153,8 @@ def run_ray(
         try:
             outcome = CellOutcome(**ray.get(ready[0]))
         except Exception as exc:  # noqa: BLE001 - a worker crash fails that cell only
+            if crashed is not None:
+                crashed.append(i)
             outcome = CellOutcome(
                 str(cells[i].run_dir), "failed", message=f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
             )
