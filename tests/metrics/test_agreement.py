@@ -8,6 +8,7 @@ the exact leave-one-out (LOO) human baselines, and the official postprocessing
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from fractions import Fraction
 
 import pytest
@@ -273,14 +274,18 @@ def _official_loop_label_by_label(options: tuple[str, ...], v: HumanVotes, answe
     return [s / len(labels) for s in sums]
 
 
-def test_official_scores_equal_the_label_by_label_loop_to_the_last_bit() -> None:
-    rng = random.Random(20261203)
-    for _ in range(500):
+def random_items(seed: int, count: int) -> Iterator[tuple[tuple[str, ...], list[str], HumanVotes, str]]:
+    """``count`` random items: (options, the n human labels, their votes, a model answer),
+    2-5 options and 2-14 humans each."""
+    rng = random.Random(seed)
+    for _ in range(count):
         options = tuple(f"opt{i}" for i in range(rng.randint(2, 5)))
-        n = rng.randint(2, 14)
-        labels = [rng.choice(options) for _ in range(n)]
-        v = votes({o: labels.count(o) for o in options if labels.count(o)})
-        a = rng.choice(options)
+        labels = [rng.choice(options) for _ in range(rng.randint(2, 14))]
+        yield options, labels, votes({o: labels.count(o) for o in options if labels.count(o)}), rng.choice(options)
+
+
+def test_official_scores_equal_the_label_by_label_loop_to_the_last_bit() -> None:
+    for options, _, v, a in random_items(20261203, 500):
         s = official_item_scores(question(options), v, a)
         got = [getattr(s[row], name) for row in ("model", "human:average", "human:oracle") for name in ("pa", "cwpa")]
         assert got == _official_loop_label_by_label(options, v, a)
@@ -312,13 +317,8 @@ def _brute_force_average_human(labels: list[str]) -> tuple[Fraction, Fraction]:
 
 
 def test_property_random_distributions() -> None:
-    rng = random.Random(20240607)
-    for _ in range(400):
-        options = tuple(f"opt{i}" for i in range(rng.randint(2, 5)))
-        n = rng.randint(2, 14)
-        labels = [rng.choice(options) for _ in range(n)]
-        v = votes({o: labels.count(o) for o in options if labels.count(o)})
-        a = rng.choice(options)
+    for options, labels, v, a in random_items(20240607, 400):
+        n = len(labels)
         scores = official_item_scores(question(options), v, a)
         # official model PA stays within 1/n of Eq. 1
         assert abs(scores["model"].pa - pa_paper(v, a)) <= 1 / n
