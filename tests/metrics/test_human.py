@@ -1,4 +1,4 @@
-"""Leave-one-out human baselines (socialbench.metrics.human), checked against hand
+"""Leave-one-out and final-label human baselines (socialbench.metrics.human), checked against hand
 computations (the arithmetic is in each test's comment)."""
 
 from __future__ import annotations
@@ -7,7 +7,9 @@ import pytest
 
 from socialbench.metrics.human import (
     human_grounding_baseline,
+    human_grounding_vs_final,
     human_judgment_baseline,
+    human_judgment_vs_final,
     loo_option_references,
     loo_references,
 )
@@ -79,3 +81,60 @@ def test_unanimous_grounding_scores_one():
 def test_judgment_rejects_unknown_labels():
     with pytest.raises(ValueError, match="outside"):
         human_judgment_baseline([{"proper": 1, "maybe": 1}])
+
+
+# final-label definition: each annotator against the released label
+
+
+def test_final_label_micro_f1_is_above_pa_where_leave_one_out_equals_it():
+    # 3-0 and 2-1, final proper for both: 5 of 6 annotator labels match -> micro 5/6;
+    # PA (1 + 1/3) / 2 = 2/3. Leave-one-out on the same votes: micro = PA = 2/3
+    items = [({"proper": 3}, "proper"), ({"proper": 2, "improper": 1}, "proper")]
+    final = human_judgment_vs_final(items)
+    loo = human_judgment_baseline([c for c, _ in items])
+    assert final["micro_f1"] == pytest.approx(5 / 6) and final["pa"] == pytest.approx(2 / 3)
+    assert loo["micro_f1"] == pytest.approx(loo["pa"])
+
+
+def test_final_label_macro_f1_by_hand():
+    # proper TP 5, FN 1 -> F1 10/11; improper FP 1 -> F1 0 (it occurs) -> macro 5/11
+    res = human_judgment_vs_final([({"proper": 3}, "proper"), ({"proper": 2, "improper": 1}, "proper")])
+    assert res["macro_f1"] == pytest.approx(5 / 11)
+
+
+def test_final_label_uses_the_released_label_not_the_vote_majority():
+    # an expert-calibrated final label against the 2-1 majority: the two proper votes are wrong
+    res = human_judgment_vs_final([({"proper": 2, "improper": 1}, "improper")])
+    assert res["micro_f1"] == pytest.approx(1 / 3)
+
+
+def test_final_label_keeps_the_leave_one_out_pa_and_cwpa():
+    items = [({"proper": 2, "improper": 1}, "proper"), ({"improper": 3}, "improper")]
+    final = human_judgment_vs_final(items)
+    loo = human_judgment_baseline([c for c, _ in items])
+    assert (final["pa"], final["cwpa"], final["n"], final["pairs"]) == (loo["pa"], loo["cwpa"], loo["n"], loo["pairs"])
+
+
+def test_final_label_skips_behaviors_with_one_vote():
+    assert human_judgment_vs_final([({"proper": 1}, "proper")]) is None
+
+
+def test_final_label_rejects_an_unknown_final_label():
+    with pytest.raises(ValueError, match="final label"):
+        human_judgment_vs_final([({"proper": 2}, "maybe")])
+
+
+def test_grounding_final_label_exact_and_jaccard_by_hand():
+    # answer {A,C}: {A,C} exact 1 J 1; {A} 0, 1/2; {A,C} 1, 1 -> exact 2/3, Jaccard 5/6
+    res = human_grounding_vs_final([([["A", "C"], ["A"], ["A", "C"]], ["A", "C"])])
+    assert res["exact_match"] == pytest.approx(2 / 3) and res["jaccard"] == pytest.approx(5 / 6)
+
+
+def test_grounding_final_label_option_f1_by_hand():
+    # A: TP 3 (F1 1); C: TP 2, FN 1 (F1 4/5) -> macro 0.9; micro TP 5, FN 1 -> 10/11
+    res = human_grounding_vs_final([([["A", "C"], ["A"], ["A", "C"]], ["A", "C"])])
+    assert res["micro_f1"] == pytest.approx(10 / 11) and res["macro_f1"] == pytest.approx(0.9)
+
+
+def test_grounding_final_label_skips_questions_with_one_vote():
+    assert human_grounding_vs_final([([["A"]], ["A"])]) is None

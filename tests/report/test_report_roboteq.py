@@ -75,7 +75,7 @@ def test_roboteq_report_has_table1_with_human_row_and_viewer(rq_runs: dict[str, 
     res = build_report(runs, tmp_path, formats=["md", "html"])
     assert "roboteq_table1" in res["tables"]
     md = (tmp_path / "tables" / "roboteq_table1.md").read_text()
-    human = next(line for line in md.splitlines() if line.startswith("| Human |"))
+    human = next(line for line in md.splitlines() if line.startswith("| Human (leave-one-out) |"))
     # LOO agreement: votes (2 proper, 1 improper) -> PA 1/3; unanimous -> 1; synthetic mean (1/3 + 1 + 1)/3
     assert "77.78" in human
     page = (tmp_path / "index.html").read_text()
@@ -86,10 +86,24 @@ def test_roboteq_report_has_table1_with_human_row_and_viewer(rq_runs: dict[str, 
 def test_roboteq_table1_human_row_has_loo_f1(rq_runs: dict[str, Path], tmp_path: Path) -> None:
     build_report(load_runs([rq_runs["oracle"]]), tmp_path, formats=["md"], figures=False)
     md = (tmp_path / "tables" / "roboteq_table1.md").read_text()
-    human = next(line for line in md.splitlines() if line.startswith("| Human |"))
+    human = next(line for line in md.splitlines() if line.startswith("| Human (leave-one-out) |"))
     # per subset 3 x (2 proper, 1 improper) + 6 x (3 improper), each annotator vs the others' majority:
     # proper TP 3 FP 3 FN 3 (F1 .5), improper TP 18 FP 3 FN 3 (F1 6/7) -> macro-F1 67.86
     assert "67.86" in human and "—" not in human
+
+
+def test_roboteq_table1_final_label_row_scores_annotators_against_the_released_label(
+    rq_runs: dict[str, Path], tmp_path: Path
+) -> None:
+    build_report(load_runs([rq_runs["oracle"]]), tmp_path, formats=["md"], figures=False)
+    md = (tmp_path / "tables" / "roboteq_table1.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| Human (final label) |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    # per subset 3 x (2 proper, 1 improper; final proper) + 6 x (3 improper; final improper):
+    # 24 of 27 labels match -> MicF1 88.89 above PA 77.78 (CWPA (2/3 + 1 + 1) / 3 = 88.89, as
+    # leave-one-out); proper TP 6 FN 3 (F1 .8), improper TP 18 FP 3 (F1 12/13) -> MacF1 86.15
+    assert cells[2:6] == ["77.78", "88.89", "88.89", "86.15"]
+    assert "Human (final label): PA / CWPA (Eq. 1-2) against the other annotators" in md
 
 
 def test_roboteq_grounding_table_has_a_human_row(tmp_path: Path) -> None:
@@ -116,9 +130,13 @@ def test_roboteq_grounding_table_has_a_human_row(tmp_path: Path) -> None:
     assert run_eval(req, bench, model).complete
     build_report(load_runs([req.out]), tmp_path / "rep", formats=["md"], figures=False)
     md = (tmp_path / "rep" / "tables" / "roboteq_grounding.md").read_text()
-    human = next(line for line in md.splitlines() if line.startswith("| Human |"))
+    human = next(line for line in md.splitlines() if line.startswith("| Human (leave-one-out) |"))
     # votes {A,C},{A},{A,C}: exact 1/3, Jaccard 2/3, micro-F1 .8, macro-F1 .75 in every subset
     assert human.count("33.33") == 3 and human.count("66.67") == 3 and human.count("75.00") == 3
+    final = next(line for line in md.splitlines() if line.startswith("| Human (final label) |"))
+    # against the answer {A,C}: exact 2/3, Jaccard 5/6, micro-F1 10/11, macro-F1 .9 in every subset
+    assert final.count("66.67") == 3 and final.count("83.33") == 3 and final.count("90.91") == 3
+    assert final.count("90.00") == 3
 
 
 def test_roboteq_compare_scores_correctness_against_gold_labels(rq_runs: dict[str, Path]) -> None:

@@ -26,10 +26,17 @@ def test_roboteq_table1_keeps_clean_standard_runs_in_percent() -> None:
 
 
 def test_roboteq_table1_human_row_is_not_ranked() -> None:
-    human = {"synthetic": {"pa": {"value": 0.81}, "cwpa": {"value": 0.84}}}
+    human = {"final-label": {"synthetic": {"pa": {"value": 0.81}, "cwpa": {"value": 0.84}}}}
     t = roboteq_table1(_rq_runs(), human)
-    assert t.rows[-1].stub[0] == "Human" and not t.rows[-1].cells[0].bold
+    assert t.rows[-1].stub[0] == "Human (final label)" and not t.rows[-1].cells[0].bold
     assert t.rows[-1].cells[2].text == "—"
+
+
+def test_roboteq_table1_names_each_human_definition() -> None:
+    block = {"synthetic": {"pa": {"value": 0.8}}}
+    t = roboteq_table1(_rq_runs(), {"final-label": block, "leave-one-out": block})
+    assert [r.stub[0] for r in t.rows[-2:]] == ["Human (final label)", "Human (leave-one-out)"]
+    assert "Human (final label):" in t.notes[0] and "Human (leave-one-out):" in t.notes[0]
 
 
 def test_rag_table_pairs_each_rag_run_with_its_raw_run() -> None:

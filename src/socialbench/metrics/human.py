@@ -1,7 +1,22 @@
-"""RobotEQ human baselines from per-annotator votes, leave-one-out (Table 1 Human row,
-Figure 5 Human bars).
+"""RobotEQ human baselines from per-annotator votes (Table 1 Human row, Figure 5 Human
+bars), under two named definitions of the reference an annotator is scored against:
 
-Each annotator ``j`` of an item is scored as if it were a model, against the others:
+``leave-one-out`` (:func:`human_judgment_baseline`, :func:`human_grounding_baseline`)
+    each annotator against the majority of the *other* annotators;
+``final-label`` (:func:`human_judgment_vs_final`, :func:`human_grounding_vs_final`)
+    each annotator against the released final label (the majority of all annotators,
+    calibrated by an expert in the paper, §4.5 "Annotator Selection").
+
+Only the second is comparable with the paper's Human row: for three binary annotators the
+leave-one-out micro-F1 equals PA (a 2-1 split gives each majority voter a tied reference,
+1/2 correct, and the minority voter a wrong one: 1/3 correct, as PA), while against the
+final label a 2-1 split is 2/3 correct, which is why the paper's micro-F1 (93.21) is far
+above its PA (81.04). PA and CWPA (Eq. 1-2) are agreement with the *other* annotators under
+both definitions (an annotator agrees with itself trivially); the two definitions differ
+in the F1 columns (judgment) and in every column (grounding).
+
+Leave-one-out: each annotator ``j`` of an item is scored as if it were a model, against
+the others:
 
 Behavior judgment (Table 1), per behavior with label counts ``c(x)`` over ``n >= 2``
 annotators (labels ``proper`` / ``improper``):
@@ -26,6 +41,13 @@ Ties: when the others split evenly (a judgment tie, or an option chosen by exact
 the others) the reference is each way with equal weight (the expectation of a fair coin
 flip), so a tie neither favours nor penalises the held-out annotator. Items with fewer than
 two votes have no other annotator and are skipped (``n`` counts the items used).
+
+Final label: the pair (prediction ``h_j``, reference = the item's released label) counts
+like one model prediction against one gold label, for every annotator ``j`` of every item
+with at least two votes (the same items as leave-one-out, so the rows are comparable);
+judgment F1 pools the (behavior, annotator) pairs, grounding exact match / Jaccard average
+the (question, annotator) pairs and option F1 pools the (question, annotator, option)
+decisions. There are no ties: the reference is fixed.
 """
 
 from __future__ import annotations
@@ -40,10 +62,21 @@ from socialbench.metrics.classification import FN, FP, TP, f1_from_counts
 from socialbench.metrics.grounding import jaccard
 from socialbench.types import HumanVotes
 
-__all__ = ["loo_references", "loo_option_references", "human_judgment_baseline", "human_grounding_baseline"]
+__all__ = [
+    "HUMAN_DEFINITIONS",
+    "loo_references",
+    "loo_option_references",
+    "human_judgment_baseline",
+    "human_grounding_baseline",
+    "human_judgment_vs_final",
+    "human_grounding_vs_final",
+]
 
 JUDGMENT_LABELS = ("proper", "improper")
 OPTIONS = ("A", "B", "C", "D")
+
+#: The two reference definitions of the human rows, by name (see the module docstring).
+HUMAN_DEFINITIONS = ("final-label", "leave-one-out")
 
 
 def loo_references(counts: Mapping[str, int], held_out: str) -> list[tuple[str, float]]:
@@ -82,25 +115,37 @@ def _votes(counts: Mapping[str, int]) -> HumanVotes:
     return HumanVotes(labels, tuple(counts[x] / n for x in labels), n)
 
 
+def _used_counts(items: Sequence[Mapping[str, int]], labels: Sequence[str]) -> list[dict[str, int]]:
+    """The label counts of the behaviors with at least two votes (positive counts only).
+    Raises ValueError for a label outside ``labels``."""
+    used = [{x: int(c) for x, c in it.items() if int(c) > 0} for it in items]
+    used = [c for c in used if sum(c.values()) >= 2]
+    for c in used:
+        unknown = set(c) - set(labels)
+        if unknown:
+            raise ValueError(f"votes name labels {sorted(unknown)} outside {list(labels)}")
+    return used
+
+
+def _agreement(used: Sequence[Mapping[str, int]]) -> tuple[list[float], list[float]]:
+    """Per-behavior PA (Eq. 1) and CWPA (Eq. 2) of the annotators against the others."""
+    scores = [human_average_paper(_votes(c)) for c in used]
+    return [s.pa for s in scores], [s.cwpa for s in scores]
+
+
 def human_judgment_baseline(
     items: Sequence[Mapping[str, int]], labels: Sequence[str] = JUDGMENT_LABELS
 ) -> dict[str, object] | None:
     """Human PA, CWPA, micro / macro F1 over behaviors given as label counts
     (``{"proper": 2, "improper": 1}``); None when no behavior has two votes."""
-    used = [{x: int(c) for x, c in it.items() if int(c) > 0} for it in items]
-    used = [c for c in used if sum(c.values()) >= 2]
+    used = _used_counts(items, labels)
     if not used:
         return None
     index = {lab: i for i, lab in enumerate(labels)}
     counts = np.zeros((len(labels), 3), dtype=float)
-    pa, cwpa, pairs = [], [], 0
+    pa, cwpa = _agreement(used)
+    pairs = 0
     for c in used:
-        unknown = set(c) - set(labels)
-        if unknown:
-            raise ValueError(f"votes name labels {sorted(unknown)} outside {list(labels)}")
-        score = human_average_paper(_votes(c))
-        pa.append(score.pa)
-        cwpa.append(score.cwpa)
         for pred, k in c.items():
             pairs += k
             for ref, w in loo_references(c, pred):
@@ -146,6 +191,85 @@ def human_grounding_baseline(
                         counts[i, FN] += w
             exact.append(e)
             jac.append(jc)
+    micro, macro = f1_from_counts(counts)
+    return {
+        "n": len(used),
+        "pairs": len(exact),
+        "exact_match": float(np.mean(exact)),
+        "jaccard": float(np.mean(jac)),
+        "micro_f1": micro,
+        "macro_f1": macro,
+    }
+
+
+def human_judgment_vs_final(
+    items: Sequence[tuple[Mapping[str, int], str]], labels: Sequence[str] = JUDGMENT_LABELS
+) -> dict[str, object] | None:
+    """Human PA, CWPA, micro / macro F1 over behaviors given as ``(label counts, final
+    label)`` (``({"proper": 2, "improper": 1}, "proper")``), the *final-label* definition:
+    PA (Eq. 1) and CWPA (Eq. 2) against the other annotators as in
+    :func:`human_judgment_baseline`; F1 = 2PR/(P+R) from the counts of every annotator's
+    label against the released final label, pooled over (behavior, annotator) pairs
+    (micro) or per label and averaged over the labels that occur (macro). None when no
+    behavior has two votes. Raises ValueError for a label outside ``labels``."""
+    used: list[tuple[dict[str, int], str]] = []
+    for votes, final in items:
+        kept = _used_counts([votes], labels)
+        if kept:
+            used.append((kept[0], final))
+    if not used:
+        return None
+    index = {lab: i for i, lab in enumerate(labels)}
+    counts = np.zeros((len(labels), 3), dtype=float)
+    pairs = 0
+    for c, final in used:
+        if final not in index:
+            raise ValueError(f"final label {final!r} is outside {list(labels)}")
+        for pred, k in c.items():
+            pairs += k
+            if pred == final:
+                counts[index[pred], TP] += k
+            else:
+                counts[index[pred], FP] += k
+                counts[index[final], FN] += k
+    pa, cwpa = _agreement([c for c, _ in used])
+    micro, macro = f1_from_counts(counts)
+    return {
+        "n": len(used),
+        "pairs": pairs,
+        "pa": float(np.mean(pa)),
+        "cwpa": float(np.mean(cwpa)),
+        "micro_f1": micro,
+        "macro_f1": macro,
+    }
+
+
+def human_grounding_vs_final(
+    items: Sequence[tuple[Sequence[Sequence[str]], Sequence[str]]], options: Sequence[str] = OPTIONS
+) -> dict[str, object] | None:
+    """Human exact match, Jaccard ``|S ∩ G| / |S ∪ G|``, option micro / macro F1 over
+    questions given as ``(one selection per annotator, released answer)``
+    (``([["A", "C"], ["A"]], ["A", "C"])``), the *final-label* definition: every
+    annotator's selection ``S_j`` against the released answer ``G``. Exact match and Jaccard
+    are averaged over (question, annotator) pairs; F1 pools the (question, annotator,
+    option) decisions. Questions with fewer than two votes are skipped (as in
+    :func:`human_grounding_baseline`); None when none is left."""
+    used = [([frozenset(s) for s in sels], frozenset(answer)) for sels, answer in items if len(sels) >= 2]
+    if not used:
+        return None
+    counts = np.zeros((len(options), 3), dtype=float)
+    exact, jac = [], []
+    for sels, gold in used:
+        for pred in sels:
+            exact.append(1.0 if pred == gold else 0.0)
+            jac.append(jaccard(gold, pred))
+            for i, o in enumerate(options):
+                if o in pred and o in gold:
+                    counts[i, TP] += 1
+                elif o in pred:
+                    counts[i, FP] += 1
+                elif o in gold:
+                    counts[i, FN] += 1
     micro, macro = f1_from_counts(counts)
     return {
         "n": len(used),

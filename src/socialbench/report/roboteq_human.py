@@ -1,5 +1,7 @@
 """Human baseline rows of the RobotEQ tables, computed from the per-annotator votes in the
-labels (leave-one-out: each annotator against the majority of the others)."""
+labels under both named definitions of :mod:`socialbench.metrics.human`: ``final-label``
+(each annotator against the released label: the one comparable with the paper's Human row)
+and ``leave-one-out`` (each annotator against the majority of the others)."""
 
 from __future__ import annotations
 
@@ -29,12 +31,13 @@ def _human_subsets(
 
 
 def roboteq_human(data: ItemData) -> tuple[dict[str, Any] | None, dict[str, float] | None]:
-    """Human PA / CWPA / micro-F1 / macro-F1 per subset (+ average, overall) and CWPA per
-    facet, leave-one-out from the per-annotator votes of the labels (behaviors with at
-    least 2 votes; :func:`socialbench.metrics.human.human_judgment_baseline`);
-    ``(None, None)`` without labels."""
+    """Human PA / CWPA / micro-F1 / macro-F1 per subset (+ average, overall) under each
+    definition, as ``{definition: {subset: ...}}`` (``final-label``:
+    :func:`~socialbench.metrics.human.human_judgment_vs_final`; ``leave-one-out``:
+    :func:`~socialbench.metrics.human.human_judgment_baseline`; behaviors with at least 2
+    votes), and CWPA per facet; ``(None, None)`` without labels."""
     from socialbench.metrics.agreement import human_average_paper
-    from socialbench.metrics.human import human_judgment_baseline
+    from socialbench.metrics.human import human_judgment_baseline, human_judgment_vs_final
 
     by_subset: dict[str, list[Any]] = {}
     by_facet: dict[str, list[float]] = {}
@@ -50,20 +53,29 @@ def roboteq_human(data: ItemData) -> tuple[dict[str, Any] | None, dict[str, floa
                 if (it.item_id, q.key) in seen or v.n < 2 or not beh.get(q.key, {}).get("has_votes", True):
                     continue
                 seen.add((it.item_id, q.key))
-                by_subset.setdefault(str(it.metadata.get("subset") or "unknown"), []).append(v.counts())
+                final = str(beh.get(q.key, {}).get("label"))
+                by_subset.setdefault(str(it.metadata.get("subset") or "unknown"), []).append((v.counts(), final))
                 for f in beh.get(q.key, {}).get("facets") or ():
                     by_facet.setdefault(str(f), []).append(human_average_paper(v).cwpa)
     if not by_subset:
         return None, None
-    out = _human_subsets(by_subset, human_judgment_baseline, ("pa", "cwpa", "micro_f1", "macro_f1"))
+    metrics = ("pa", "cwpa", "micro_f1", "macro_f1")
+    loo = {s: [c for c, _ in rows] for s, rows in by_subset.items()}
+    out = {
+        "final-label": _human_subsets(by_subset, human_judgment_vs_final, metrics),
+        "leave-one-out": _human_subsets(loo, human_judgment_baseline, metrics),
+    }
     return out, {f: sum(v) / len(v) for f, v in by_facet.items()}
 
 
 def roboteq_human_grounding(data: ItemData) -> dict[str, Any] | None:
     """Human exact match / Jaccard / option micro- and macro-F1 per subset (+ average,
-    overall), each annotator against the per-option majority of the others
-    (:func:`socialbench.metrics.human.human_grounding_baseline`); None without votes."""
-    from socialbench.metrics.human import human_grounding_baseline
+    overall) under each definition, as ``{definition: {subset: ...}}``: ``final-label``,
+    each annotator against the released answer
+    (:func:`~socialbench.metrics.human.human_grounding_vs_final`), and ``leave-one-out``,
+    each against the per-option majority of the others
+    (:func:`~socialbench.metrics.human.human_grounding_baseline`); None without votes."""
+    from socialbench.metrics.human import human_grounding_baseline, human_grounding_vs_final
 
     by_subset: dict[str, list[Any]] = {}
     seen: set[str] = set()
@@ -76,5 +88,13 @@ def roboteq_human_grounding(data: ItemData) -> dict[str, Any] | None:
                 continue
             seen.add(it.item_id)
             selections = [list(answer) for answer, c in v.counts().items() for _ in range(c)]
-            by_subset.setdefault(str(it.metadata.get("subset") or "unknown"), []).append(selections)
-    return _human_subsets(by_subset, human_grounding_baseline, ("exact_match", "jaccard", "micro_f1", "macro_f1"))
+            final = list(it.metadata.get("answer") or ())
+            by_subset.setdefault(str(it.metadata.get("subset") or "unknown"), []).append((selections, final))
+    if not by_subset:
+        return None
+    metrics = ("exact_match", "jaccard", "micro_f1", "macro_f1")
+    loo = {s: [sels for sels, _ in rows] for s, rows in by_subset.items()}
+    return {
+        "final-label": _human_subsets(by_subset, human_grounding_vs_final, metrics),
+        "leave-one-out": _human_subsets(loo, human_grounding_baseline, metrics),
+    }

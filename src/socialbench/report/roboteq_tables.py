@@ -22,6 +22,9 @@ RQ_SUBSETS = (("synthetic", "Synthetic Subset (%)"), ("real", "Real Subset (%)")
 RQ_METRICS = (("PA", "pa"), ("CWPA", "cwpa"), ("MicF1", "micro_f1"), ("MacF1", "macro_f1"))
 RQ_AVG = (("CWPA", "cwpa"), ("MacF1", "macro_f1"))
 
+#: The Human rows, one per definition of :mod:`socialbench.metrics.human`: (key, row name).
+HUMAN_ROWS = (("final-label", "Human (final label)"), ("leave-one-out", "Human (leave-one-out)"))
+
 
 def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]] | None = None) -> Table:
     """RobotEQ Table 1 (behavior judgment): PA, CWPA, MicF1, MacF1 per subset and Avg
@@ -32,9 +35,11 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
     images (all runs when there are none); the others belong to Table 2 and the
     robustness table.
 
-    ``human``: optional ``{subset: {"pa": {"value", "se"}, "cwpa": ..., "micro_f1": ...,
-    "macro_f1": ...}}`` (leave-one-out human baselines per subset, computed from the labels'
-    per-annotator votes, :mod:`socialbench.metrics.human`) for an unranked Human row.
+    ``human``: optional ``{definition: {subset: {"pa": {"value", "se"}, "cwpa": ...,
+    "micro_f1": ..., "macro_f1": ...}}}`` (human baselines per subset from the labels'
+    per-annotator votes, :func:`socialbench.report.roboteq_human.roboteq_human`) for one
+    unranked row per definition present: "Human (final label)" (each annotator against the
+    released label: the paper's definition) and "Human (leave-one-out)".
     """
     columns = tuple(m for _ in RQ_SUBSETS for m, _ in RQ_METRICS) + tuple(m for m, _ in RQ_AVG)
     groups = tuple((title, len(RQ_METRICS)) for _, title in RQ_SUBSETS) + (("Avg (%)", len(RQ_AVG)),)
@@ -49,10 +54,12 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
         rows.append(Row((r.label, size), tuple(cells), "Baseline" if r.is_baseline else "VLM"))
     vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
     rows = mark_best(rows, vlm or list(range(len(rows))), range(len(columns)), underline_second=True)
-    if human:
-        cells = [rq_cell(human.get(s), m) for s, _ in RQ_SUBSETS for _, m in RQ_METRICS]
-        cells += [rq_cell(human.get("average"), m) for _, m in RQ_AVG]
-        rows.append(Row(("Human", "–"), tuple(cells), "Human"))
+    shown = [(key, name) for key, name in HUMAN_ROWS if human and human.get(key)]
+    for key, name in shown:
+        block = (human or {})[key]
+        cells = [rq_cell(block.get(s), m) for s, _ in RQ_SUBSETS for _, m in RQ_METRICS]
+        cells += [rq_cell(block.get("average"), m) for _, m in RQ_AVG]
+        rows.append(Row((name, "–"), tuple(cells), "Human"))
     ranked = "VLM" if vlm else "run"
     notes = (
         f"Percent. Avg: unweighted mean of the synthetic and real subsets. Bold: best {ranked}; underlined: runner-up."
@@ -62,12 +69,7 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
             if left_out
             else ""
         )
-        + (
-            " Human: each annotator against the majority of the other annotators (leave-one-out; Eq. 1-2 for PA / "
-            "CWPA, pooled counts for F1; a tie among the others counts both ways with weight 1/2)."
-            if human
-            else ""
-        ),
+        + "".join(_HUMAN_NOTES_BJ[key] for key, _ in shown),
     )
     return Table(
         "roboteq_table1",
@@ -78,6 +80,22 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
         groups,
         notes,
     )
+
+
+_HUMAN_NOTES_BJ = {
+    "final-label": " Human (final label): PA / CWPA (Eq. 1-2) against the other annotators; MicF1 / MacF1 from "
+    "every annotator's label against the released final label (pooled counts), the definition comparable with "
+    "the paper's Human row.",
+    "leave-one-out": " Human (leave-one-out): PA / CWPA as above; MicF1 / MacF1 against the majority of the other "
+    "annotators (a tie among them counts both ways with weight 1/2; with three binary annotators MicF1 then "
+    "equals PA, so this row is not comparable with the paper's).",
+}
+_HUMAN_NOTES_SG = {
+    "final-label": "Human (final label): every annotator's selection against the released answer (the "
+    "definition comparable with the paper's Figure 5 Human bars).",
+    "leave-one-out": "Human (leave-one-out): each annotator against the per-option majority of the other "
+    "annotators (an option chosen by exactly half of them counts both ways with weight 1/2).",
+}
 
 
 def _rag_macro_f1(r: RunDir) -> tuple[float | None, str]:
@@ -359,7 +377,9 @@ def roboteq_run_coverage(runs: Sequence[RunDir], tables: Sequence[Table]) -> tup
 
 def roboteq_grounding_table(runs: Sequence[RunDir], human: Mapping[str, Any] | None = None) -> Table | None:
     """Spatial grounding results: exact-set accuracy, Jaccard, micro/macro-F1 per subset (%).
-    ``human`` (from :func:`roboteq_human_grounding`) adds an unranked Human row."""
+    ``human`` (``{definition: {subset: ...}}`` from
+    :func:`socialbench.report.roboteq_human.roboteq_human_grounding`) adds one unranked
+    Human row per definition present ("Human (final label)", "Human (leave-one-out)")."""
     sg = [r for r in runs if r.benchmark == "roboteq-sg"]
     if not sg:
         return None
@@ -380,18 +400,18 @@ def roboteq_grounding_table(runs: Sequence[RunDir], human: Mapping[str, Any] | N
         rows.append(Row((r.label,), tuple(cells)))
     rows = mark_best(rows, range(len(rows)), range(len(subsets) * len(metrics)), underline_second=True)
     notes = ["Percent ± SE (F1: bootstrap SE). Bold: best; underlined: runner-up."]
-    if human:
+    for key, name in HUMAN_ROWS:
+        by = (human or {}).get(key)
+        if not by:
+            continue
         cells = []
         for s, _ in subsets:
-            block = human.get(s) or {}
+            block = by.get(s) or {}
             for _, m in metrics:
                 stat = block.get(m)
                 cells.append(EMPTY if not stat else mean_se_cell(100 * stat["value"], None, 2))
-        rows.append(Row(("Human",), tuple(cells), "Human"))
-        notes.append(
-            "Human: each annotator against the per-option majority of the other annotators (leave-one-out; "
-            "an option chosen by exactly half of them counts both ways with weight 1/2), from the labels' votes."
-        )
+        rows.append(Row((name,), tuple(cells), "Human"))
+        notes.append(_HUMAN_NOTES_SG[key] + " From the labels' votes.")
     return Table(
         "roboteq_grounding",
         "Spatial grounding (RobotEQ)",
