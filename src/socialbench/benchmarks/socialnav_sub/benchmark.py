@@ -8,7 +8,11 @@ Methods (:class:`~.options.SocialNavOptions`)
                  injected into the prompt as valid JSON. Samples run concurrently.
 ``cot-gt``       as ``cot``, but spatial and spatiotemporal questions are not asked: the
                  human mode is recorded (``parse_method: "human-mode"``) and injected, as in
-                 the paper's ablation.
+                 the paper's ablation (§7.9, Table 14). With ``--gt-without-obstruction``
+                 (§7.9's follow-up) "Person Goal Obstruction" (``q_obstructing_path``) is
+                 asked of the model in its place in the chain and the model's own answer is
+                 injected, never the human mode; every other spatial(temporal) answer is
+                 still the human mode.
 ``scene-context`` as ``cot``, but the spatial and spatiotemporal answers come from rules on
                  the tracks (``parse_method: "rule-based"``) and are stated in the prompt.
 Image modes
@@ -33,7 +37,7 @@ from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub import baselines as _baselines  # noqa: F401  (registers baseline:rule-based, replay of official folders)
 from socialbench.benchmarks.socialnav_sub import loader as _loader
 from socialbench.benchmarks.socialnav_sub.bank import SOCIAL, BankQuestion, PromptBank
-from socialbench.benchmarks.socialnav_sub.options import SocialNavOptions
+from socialbench.benchmarks.socialnav_sub.options import GIVEN_BY, GIVEN_SOURCES, SocialNavOptions
 from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
 from socialbench.benchmarks.socialnav_sub.scene_context import facts_block, rule_facts
 from socialbench.errors import DataError, Problem, UsageError
@@ -51,11 +55,7 @@ from socialbench.solving.solvers import answer, each_independently, in_order
 from socialbench.types import EncodedImage, HumanVotes, Item, Question, Request, SampleRecord
 from socialbench.vision.prepare import PerturbSpec
 
-#: Methods that answer the spatial and spatiotemporal questions without the model, and the
-#: ``parse_method`` their records carry.
-GIVEN_BY = {"cot-gt": "human-mode", "scene-context": "rule-based"}
-#: Record sources that are not the model's answers (left out of consistency scores).
-GIVEN_SOURCES = frozenset(GIVEN_BY.values())
+__all__ = ["GIVEN_BY", "GIVEN_SOURCES", "SocialNavSub", "label_files", "parse_reply", "dumps_answer"]
 _RUN = object()  # image_job: "the run's perturbation"
 LABEL_FILES = (
     "human_labels",
@@ -178,6 +178,11 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     def check(self, options: SocialNavOptions, run: EvalOptions) -> None:
         if run.protocol not in PROTOCOL_NAMES:
             raise UsageError(f"--protocol must be one of {', '.join(PROTOCOL_NAMES)} (got {run.protocol!r})")
+        if options.gt_without_obstruction and options.method != "cot-gt":
+            raise UsageError(
+                f"--gt-without-obstruction is an option of --method cot-gt (got --method {options.method}); "
+                "add --method cot-gt or drop the flag"
+            )
         self.image_mode = options.images
         self.variant = run.perturb if run.perturb in self.metamorphic else None
         self.variant_seed = run.seed
@@ -187,12 +192,18 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         return 1024 if options.method == "independent" else 2048
 
     def estimate_requests(self, dataset: Any, options: SocialNavOptions, *, model_reads_prompt: bool) -> int:
-        """Model requests of a run: every question, but under ``cot-gt`` the social ones only."""
+        """Model requests of a run: every question, but under ``cot-gt`` the social ones only
+        (and Person Goal Obstruction with ``--gt-without-obstruction``)."""
         order = self.question_order(dataset)
         if options.method != "cot-gt":
             return len(order)
-        social = {(i.item_id, q.key) for i in dataset.items for q in i.questions if q.category == SOCIAL}
-        return sum(1 for k in order if k in social)
+        asked = {
+            (i.item_id, q.key)
+            for i in dataset.items
+            for q in i.questions
+            if q.category == SOCIAL or options.given_by(q.base_key) is None
+        }
+        return sum(1 for k in order if k in asked)
 
     # solving -----------------------------------------------------------------------------
     #: Modules the image workers import before their first job (see ImagePreparer).
@@ -243,6 +254,7 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     ) -> None:
         """One chain of questions: the originals (``variant`` None) or one variant's."""
         method = ctx.options.method
+        options = ctx.options
         bank = dataset.bank
         images: tuple[EncodedImage, ...] | None = None
         lock = asyncio.Lock()
@@ -257,16 +269,17 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
 
         def given(q: Question) -> tuple[Any, str] | None:
             """The answer not asked of the model (cot-gt: human mode; scene-context: rules)."""
-            if q.category == SOCIAL or method not in GIVEN_BY:
-                return None
             orig = originals[q.key]
+            source = options.given_by(orig.base_key)
+            if q.category == SOCIAL or source is None:
+                return None
             value: Any
             if method == "cot-gt":
                 value = item.votes[orig.key].mode(orig.choices)
             else:
                 value = orig.canonical(facts.get(orig.key))
             value = forward(q, value)
-            return (list(value) if isinstance(value, tuple) else value), GIVEN_BY[method]
+            return (list(value) if isinstance(value, tuple) else value), source
 
         preamble = None
         if method == "scene-context":
@@ -308,11 +321,15 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         """Scores and failure rates under ``protocol`` (an object or its name). Under a metamorphic perturbation ``scores`` and
         ``failures`` are the variants' (each scored against the transformed human
         distribution), ``clean_scores`` the originals', and ``consistency`` compares the
-        model's two answers to each question (:mod:`socialbench.metrics.consistency`)."""
+        model's two answers to each question (:mod:`socialbench.metrics.consistency`).
+        ``failures`` count the model's own answers only: the human modes of ``cot-gt`` and
+        the rule-based answers of ``scene-context`` (:data:`GIVEN_SOURCES`) are not the
+        model's failures or successes (``scores`` keep every answer, as Table 1 does)."""
         proto = as_protocol(protocol)
         by_key = {(r.item_id, r.question_key): r for r in records}
         plain: list[ScoringEntry] = []
         varied: list[ScoringEntry] = []
+        given: set[tuple[str, str]] = set()  # answered by humans / rules, not by the model
         pairs: list[ConsistencyPair] = []
         for item in dataset.items:
             for q in item.questions:
@@ -320,6 +337,8 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
                 if r is None:
                     continue
                 entry = ScoringEntry(item.item_id, q, item.votes[q.key], r.parsed, r.raw, r.error)
+                if r.parse_method in GIVEN_SOURCES:
+                    given.add((item.item_id, q.key))
                 okey, name = split_variant(q.key)
                 if name is None:
                     plain.append(entry)
@@ -340,10 +359,11 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
                     )
                 )
         entries = varied if varied else plain
+        own = [e for e in entries if (e.item_id, e.question.key) not in given]
         return SocialNavResult(
             header=scoring_summary(self.name, proto, dataset, by_key, len(plain) + len(varied)),
             scores=score_entries(entries, proto) if entries else None,
-            failures=failure_summary(entries, proto) if entries else None,
+            failures=failure_summary(own, proto) if own else None,
             clean_scores=score_entries(plain, proto) if varied and plain else None,
             consistency=consistency_summary(pairs) if varied else None,
         )
