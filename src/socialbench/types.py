@@ -149,14 +149,58 @@ class EncodedImage:
         return base64.b64encode(self.data).decode("ascii")
 
 
+#: Reasoning effort levels ``--reasoning-effort`` accepts (OpenAI's ``reasoning_effort``
+#: values; ``none`` asks a model that can switch its reasoning off to do so).
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+#: The token limit of a backend that must send one when the run sets none (SocialNav-SUB
+#: sends the API no limit, as the official harness does; local generation needs one).
+FALLBACK_MAX_TOKENS = 1024
+
+
 @dataclass(frozen=True)
 class GenerationConfig:
-    """Decoding settings; part of the cache key."""
+    """Decoding settings; part of the cache key.
 
-    max_tokens: int = 1024
-    temperature: float = 0.0
+    A sampling setting that is ``None`` is not sent: the server's (provider's) default
+    applies. ``max_tokens`` None: no limit is sent (a backend that must send one uses
+    :meth:`max_tokens_or`). ``seed`` tells runs apart (each epoch has its own, so the cache
+    does not answer one epoch from another) and seeds local samplers; API backends do not
+    send it unless asked (``--model-opt send_seed=true``).
+    """
+
+    max_tokens: int | None = 1024
+    temperature: float | None = 0.0
     json_mode: bool = True
     seed: int | None = None
+    top_p: float | None = None
+    #: One of :data:`REASONING_EFFORTS`, or None (not sent; the model's default).
+    reasoning_effort: str | None = None
+
+    def max_tokens_or(self, default: int | None = None) -> int:
+        """``max_tokens``, or (when none is set) ``default``, else :data:`FALLBACK_MAX_TOKENS`:
+        for backends that must give a limit (local generation, Anthropic's API)."""
+        if self.max_tokens is not None:
+            return self.max_tokens
+        return FALLBACK_MAX_TOKENS if default is None else default
+
+    @property
+    def deterministic(self) -> bool:
+        """Greedy decoding was asked for (temperature 0): repeated runs give the same answers."""
+        return self.temperature == 0
+
+    def settings(self) -> dict[str, Any]:
+        """The settings that are set (None ones left out), as run.json and reports show them.
+
+        >>> GenerationConfig(max_tokens=None, temperature=None).settings()
+        {'json_mode': True}
+        """
+        out: dict[str, Any] = {}
+        for name in ("max_tokens", "temperature", "top_p", "reasoning_effort"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        out["json_mode"] = self.json_mode
+        return out
 
 
 @dataclass(frozen=True)
@@ -184,24 +228,40 @@ class Request:
             h.update(b"\0image\0" + img.sha256.encode())
         c = self.config
         h.update(f"\0cfg\0{c.max_tokens}|{c.temperature}|{c.json_mode}|{c.seed}".encode())
+        if c.top_p is not None:  # unset: the key of runs made before these settings existed
+            h.update(f"|top_p={c.top_p}".encode())
+        if c.reasoning_effort is not None:
+            h.update(f"|reasoning_effort={c.reasoning_effort}".encode())
         return h.hexdigest()
 
 
 @dataclass(frozen=True)
 class Usage:
+    """Token counts of one reply. ``reasoning_tokens`` are the part of ``completion_tokens``
+    a reasoning model spent thinking (OpenAI's
+    ``usage.completion_tokens_details.reasoning_tokens``; billed as completion tokens)."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+        """The counts; ``reasoning_tokens`` only when there are some."""
+        out = {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+        if self.reasoning_tokens:
+            out["reasoning_tokens"] = self.reasoning_tokens
+        return out
 
 
 @dataclass(frozen=True)
 class Generation:
-    """What a model returns for a request when it succeeds."""
+    """What a model returns for a request when it succeeds: the answer ``text`` (what the
+    answer parser reads) and, for a reasoning model whose reply shows its thinking, that
+    ``reasoning`` apart (kept in the record, never parsed)."""
 
     text: str
     usage: Usage = Usage()
+    reasoning: str | None = None
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ def build_params(
     content: Any = (images + [text] if images_first else [text] + images) if images else request.prompt
     params: dict[str, Any] = {
         "model": model,
-        "max_tokens": request.config.max_tokens,
+        "max_tokens": request.config.max_tokens_or(),
         "messages": [{"role": "user", "content": content}],
     }
     if request.system:

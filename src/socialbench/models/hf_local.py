@@ -509,7 +509,7 @@ class HFLocalModel(WorkerThreadModel):
                 if torch.is_floating_point(value):
                     value = value.to(dtype)
             moved[name] = value
-        max_new = max(r.config.max_tokens for r in requests)
+        max_new = max(r.config.max_tokens_or() for r in requests)
         with torch.inference_mode():
             output = model.generate(**moved, max_new_tokens=max_new, do_sample=False, num_beams=1)
         self.batch_sizes.append(len(requests))
@@ -517,7 +517,7 @@ class HFLocalModel(WorkerThreadModel):
         stop_ids = _eos_ids(model, tokenizer)
         results: list[Generation | ModelError] = []
         for row, request in enumerate(requests):
-            new_tokens = output[row, prompt_len:].tolist()[: request.config.max_tokens]
+            new_tokens = output[row, prompt_len:].tolist()[: request.config.max_tokens_or()]
             kept: list[int] = []
             for token in new_tokens:
                 kept.append(token)
