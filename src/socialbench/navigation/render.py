@@ -16,6 +16,10 @@ ablation) and ``bev``. Unlike the official code, ``bev`` images are RGB (the off
 are left in BGR order), and the robot pose at timestep t uses odometry frame F0+t
 (see :mod:`socialbench.navigation.frames`; ``official_offset=True`` gives F0+1+t).
 
+Mirror (``--perturb mirror``): ``mirror=True`` draws the scene reflected left-right
+(:mod:`socialbench.navigation.mirror`) on flipped frames; numbers, axes and tick labels are
+drawn after the reflection and read normally (a pixel flip of the render would mirror them).
+
 Determinism: the same inputs give the same pixels (the BEV's are matplotlib's, drawn with
 fixed rcParams under a lock); :func:`to_png_bytes` writes PNGs without timestamps or software
 tags. Pixels can change across matplotlib / Pillow / FreeType versions.
@@ -39,6 +43,7 @@ from socialbench.navigation.bev import BevRenderer, BevStyle, bev_limits, bev_pe
 from socialbench.navigation.colors import RGB, label_color, label_colors
 from socialbench.navigation.frames import Scene, load_scene
 from socialbench.navigation.image_modes import IMAGE_MODES
+from socialbench.navigation.mirror import mirror_scene
 from socialbench.navigation.tracks import PersonTrack
 
 # --------------------------------------------------------------------------- styles
@@ -142,6 +147,7 @@ def render_scene(
     bev_style: BevStyle | None = None,
     bbox_space: tuple[int, int] = (1280, 720),
     max_side: int = 0,
+    mirror: bool = False,
 ) -> list[Image.Image]:
     """One image per timestep of ``scene.robot`` in ``mode``.
 
@@ -162,8 +168,14 @@ def render_scene(
     are decoded at a reduced scale where possible), markers, circles and fonts scale with
     them, and the BEV is drawn at the matching dpi. The result looks like the full-size
     render shrunk to that size (same layout, colours and labels; not the same pixels), at a
-    fraction of the cost. 0 renders at full size."""
+    fraction of the cost. 0 renders at full size.
+
+    ``mirror`` draws the scene's left-right mirror image (``--perturb mirror``): the geometry
+    of :func:`socialbench.navigation.mirror.mirror_scene` and every frame flipped, with the
+    person numbers and the BEV's axes drawn afterwards, so all text reads normally."""
     _check_mode(mode)
+    if mirror:
+        scene = mirror_scene(scene, bbox_space[0])
     n_t = len(scene.robot)
     n_labels = max(len(scene.people), scene.n_people or 0)
     imgs: list[Image.Image] = []
@@ -181,6 +193,8 @@ def render_scene(
             raise UsageError(f"render_scene: {len(frames)} frames given for {n_t} timesteps")
         if max_side > 0:
             frames = [_shrink_frame(f, mode, max_side) for f in frames[:n_t]]
+        if mirror:
+            frames = [f.transpose(Image.Transpose.FLIP_LEFT_RIGHT) for f in frames[:n_t]]
     bev_renderer = None
     if bev_style is None:
         bev_style = BevStyle()
@@ -271,6 +285,7 @@ def render_sample(
     bev_dpi: float | None = None,
     bbox_space: tuple[int, int] = (1280, 720),
     max_side: int = 0,
+    mirror: bool = False,
 ) -> list[Image.Image]:
     """The 10 prompt images of one sample from raw frames, tracks, odometry and goal.
 
@@ -279,6 +294,7 @@ def render_sample(
     ``bev_dpi`` None picks the defaults of :func:`render_scene`; ``bbox_space`` is the
     resolution the tracks' bounding boxes refer to (``dataset_cfg.yaml``'s native
     resolution); ``max_side`` > 0 draws at the size that will be sent (see
+    :func:`render_scene`); ``mirror`` draws the sample's mirror image (see
     :func:`render_scene`)."""
     _check_mode(mode)
     scene = (
@@ -292,4 +308,5 @@ def render_sample(
         bev_style=None if bev_dpi is None else BevStyle(dpi=bev_dpi),
         bbox_space=bbox_space,
         max_side=max_side,
+        mirror=mirror,
     )

@@ -4,6 +4,10 @@ Runs in an image worker (:class:`socialbench.vision.prepare.ImagePreparer`). Wit
 perturbation it draws at the size that will be sent (``render_sample(max_side=...)``); with
 one it renders at full size, perturbs, then resizes, so a perturbation's strength keeps its
 meaning in pixels of the camera's native resolution.
+
+``mirror`` renders the sample's mirror image from mirrored tracks
+(:func:`socialbench.navigation.render.render_scene`); the pixel-flipping ``mirror``
+perturbation is refused here, since it would mirror the drawn numbers and axis text too.
 """
 
 from __future__ import annotations
@@ -31,6 +35,14 @@ class RenderSample:
     perturb: PerturbSpec | None = None
     official_offset: bool = False
     bbox_space: tuple[int, int] = (1280, 720)
+    mirror: bool = False  # draw the mirrored scene (y -> -y, frames flipped, labels upright)
+
+    def __post_init__(self) -> None:
+        if self.perturb is not None and self.perturb.name == "mirror":
+            raise ValueError(
+                "RenderSample: a pixel-flip mirror would mirror the drawn numbers and axis text; "
+                "pass mirror=True (and no mirror perturbation) to draw the mirrored scene"
+            )
 
     @classmethod
     def of(
@@ -60,6 +72,8 @@ class RenderSample:
             "first_frame": m.get("first_frame"),
             "goal_xy": m.get("goal_xy"),
         }
+        if self.mirror:  # only then: the keys of unmirrored renders stay as they were
+            params["mirror"] = True
         return render_key("socialnav-render", params, files)
 
     def run(self) -> tuple[EncodedImage, ...]:
@@ -72,5 +86,6 @@ class RenderSample:
             official_offset=self.official_offset,
             bbox_space=self.bbox_space,
             max_side=self._max_side(),
+            mirror=self.mirror,
         )
         return tuple(prepare_image(img, self.policy, transform) for img in rendered)

@@ -10,8 +10,8 @@ keeps the original's meaning; what changes is described by two things:
 Transformations (:data:`TRANSFORMS`)
 ------------------------------------
 ``mirror``
-    The images are flipped left-right (by the image perturbation of the same name in
-    :mod:`socialbench.vision.perturb`). In every option and in the question text the whole
+    The images show the scene mirrored left-right (SocialNav-SUB draws them from mirrored
+    tracks: :mod:`socialbench.navigation.mirror`). In every option and in the question text the whole
     words "left" and "right" are swapped; an option whose swapped text is another option
     maps to it (``"to the left of"`` <-> ``"to the right of"``, ``"turning left"`` <->
     ``"turning right"``), every other option to itself. The prompt lists the options in

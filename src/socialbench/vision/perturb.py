@@ -49,8 +49,11 @@ Perturbations (``s`` = strength, ``L`` = longest image side in pixels)
     Left-right flip (any strength > 0). It changes the right answer to every question
     about left and right, so it is *metamorphic* (:data:`METAMORPHIC`): only a benchmark
     that maps the expected answers (see :mod:`socialbench.prompting.metamorphic`) accepts
-    it, and ``socialbench data perturb`` refuses it. Text drawn on the images (person
-    numbers) is flipped with them.
+    it, and ``socialbench data perturb`` refuses it. This function flips pixels, text
+    included; SocialNav-SUB never applies it to its prompt images but draws them from the
+    mirrored scene (:mod:`socialbench.navigation.mirror`), so person numbers and axis text
+    read normally. Strength 0 is refused there (the answers would be swapped for unmirrored
+    images).
 
 Prompt-only perturbations (:data:`PROMPT_ONLY`) change no image: ``shuffle-options``
 permutes the option order in the prompt. They are metamorphic too.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from socialbench.benchmarks.socialnav_sub.scene_context import FACTS_HEADER, rul
 from socialbench.errors import UsageError
 from socialbench.models.mock import MockModel, first_option_answer
 from socialbench.models.registry import ModelOptions, create_model
+from socialbench.navigation.render_job import RenderSample
 from socialbench.runner.engine import RetryPolicy
 from socialbench.runner.run import RunRequest, _check_metamorphic, run_eval
 from socialbench.vision.images import ImagePolicy
@@ -78,13 +80,51 @@ def test_a_scene_reader_is_fully_consistent_and_scores_alike(small_socialnav, tm
     assert m["scores"]["model"]["All"]["PA"] == pytest.approx(m["clean_scores"]["model"]["All"]["PA"])
 
 
-def test_mirror_sends_flipped_images_for_the_variant_only(small_socialnav, tmp_path):
+@pytest.mark.parametrize("mode", ["img-with-bev", "bev"])
+def test_mirror_sends_images_rendered_from_mirrored_tracks_for_the_variant_only(small_socialnav, tmp_path, mode):
+    """The variant's images are the mirrored scene's render (labels upright), not a pixel
+    flip; the originals come from the same renderer, not the composites, so the two differ
+    only by the mirror."""
     model = MockModel("mock:first-option", lambda r: first_option_answer(r.prompt))
-    run(small_socialnav, tmp_path / "r", model, perturb="mirror", limit=1)
-    clean = next(r for r in model.calls if "@" not in r.question.key).images[-1]
-    mirrored = next(r for r in model.calls if r.question.key.endswith("@mirror")).images[-1]
-    a, b = (np.asarray(Image.open(io.BytesIO(x.data)).convert("L"), dtype=float) for x in (clean, mirrored))
-    assert np.abs(a[:, ::-1] - b).mean() < np.abs(a - b).mean() / 4
+    run(small_socialnav, tmp_path / "r", model, perturb="mirror", limit=1, images=mode)
+    clean = next(r for r in model.calls if "@" not in r.question.key)
+    mirrored = next(r for r in model.calls if r.question.key.endswith("@mirror"))
+    policy = ImagePolicy(max_side=256, format="PNG")
+    expected = {m: RenderSample.of(clean.item.metadata, mode, policy, mirror=m).run() for m in (False, True)}
+    assert [x.data for x in mirrored.images] == [x.data for x in expected[True]]
+    assert [x.data for x in clean.images] == [x.data for x in expected[False]]
+    a, b = (
+        np.asarray(Image.open(io.BytesIO(x.data)).convert("L"), dtype=float)
+        for x in (clean.images[-1], mirrored.images[-1])
+    )
+    assert not np.array_equal(a[:, ::-1], b)  # not a pixel flip: the text reads normally
+
+
+def test_a_mirror_run_of_composites_only_is_refused_with_one_line(small_socialnav, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(small_socialnav, data)
+    for frame in (data / "front_view").rglob("*.jpg"):
+        frame.unlink()  # the composites remain: a plain img-with-bev run works
+    model = MockModel("mock:first-option", lambda r: first_option_answer(r.prompt))
+    with pytest.raises(UsageError, match="no raw frames") as e:
+        run(data, tmp_path / "r", model, perturb="mirror")
+    assert "composites" in str(e.value) and "\n" not in str(e.value)
+    assert run(data, tmp_path / "plain", model, limit=1).complete
+
+
+def test_mirror_at_strength_zero_is_refused(small_socialnav, tmp_path):
+    model = MockModel("mock:first-option", lambda r: first_option_answer(r.prompt))
+    with pytest.raises(UsageError, match="strength 0"):
+        run(small_socialnav, tmp_path / "r", model, perturb="mirror", perturb_strength=0.0)
+
+
+def test_the_rule_based_baseline_answers_mirror_variants_from_the_mirrored_tracks(small_socialnav, tmp_path):
+    """Its rules read the mirrored scene, so every answer swaps sides exactly: consistency 1."""
+    res = run(small_socialnav, tmp_path / "r", create_model("baseline:rule-based", ModelOptions()), perturb="mirror")
+    rows = samples(tmp_path / "r")
+    assert res.complete and not [s for s in rows if s["error"]]
+    assert res.metrics["consistency"]["All"]["consistency"] == 1.0
+    assert res.metrics["consistency"]["All"]["n"] == N_QUESTIONS
 
 
 def test_shuffle_lists_the_variant_options_in_its_own_order(small_socialnav, tmp_path):

@@ -11,7 +11,10 @@ The rule-based model answers from the item's files (``Item.metadata``: ``tracks_
 ``first_frame``, ``goal_xy``, ``n_people``, ``frames``), not from images or prompts; the
 rules and how they differ from the official script are documented in
 :mod:`socialbench.navigation.rules`. Answers go out as ``{"answer": ...}`` JSON text, so the
-baseline is parsed and scored like any model.
+baseline is parsed and scored like any model. Metamorphic variants are answered too: a
+``K@mirror`` question by the rules on the mirrored scene (the same tracks after the noise and
+smoothing options, reflected: :func:`~socialbench.navigation.mirror.mirror_scene`), a
+``K@shuffle-options`` question as ``K`` (the option order is no input of a rule).
 
 Options (``--model-opt KEY=VALUE``):
 
@@ -44,9 +47,12 @@ from socialbench.errors import DataError, UsageError
 from socialbench.models.base import FatalModelError
 from socialbench.models.baselines import register_replay_folder
 from socialbench.models.registry import ModelOptions, register
+from socialbench.prompting.metamorphic import split_variant
 from socialbench.types import Generation, Item, Request
 
 SPEC = "baseline:rule-based"
+#: Width in pixels of the images the tracks' bounding boxes refer to (SCAND's 1280x720).
+NATIVE_WIDTH = 1280
 
 register_replay_folder(read_official_experiment)
 
@@ -87,17 +93,19 @@ class RuleBasedModel:
         self.smooth = smooth
         self.official_offset = official_offset
         self.spec = SPEC
-        self._answers: dict[str, dict[str, Any]] = {}
+        self._answers: dict[tuple[str, bool], dict[str, Any]] = {}
 
     def identity(self) -> str:
         return f"{SPEC}|noise_m={self.noise_m}|smooth={int(self.smooth)}|official_offset={int(self.official_offset)}"
 
-    def scene_for(self, item: Item) -> Any:
+    def scene_for(self, item: Item, mirrored: bool = False) -> Any:
         """The item's :class:`~socialbench.navigation.frames.Scene` with the tracks the rules
-        see (after the noise and smoothing options)."""
+        see (after the noise and smoothing options); ``mirrored``: that scene's mirror image
+        (:func:`~socialbench.navigation.mirror.mirror_scene`, the scene of ``@mirror``)."""
         from dataclasses import replace
 
         from socialbench.navigation.frames import load_scene
+        from socialbench.navigation.mirror import mirror_scene
 
         scene = load_scene(item.metadata, official_offset=self.official_offset)
         people = scene.people
@@ -107,32 +115,38 @@ class RuleBasedModel:
             from socialbench.navigation.smoothing import smooth_tracks
 
             people = smooth_tracks(people)
-        return replace(scene, people=people)
+        scene = replace(scene, people=people)
+        # the rules read no bounding boxes; 1280 is the native width they refer to
+        return mirror_scene(scene, NATIVE_WIDTH) if mirrored else scene
 
-    def answers_for(self, item: Item) -> dict[str, Any]:
-        """All rule answers of ``item`` (memoised by item id)."""
-        cached = self._answers.get(item.item_id)
+    def answers_for(self, item: Item, mirrored: bool = False) -> dict[str, Any]:
+        """All rule answers of ``item``, or of its mirror image (memoised by item id)."""
+        key = (item.item_id, mirrored)
+        cached = self._answers.get(key)
         if cached is not None:
             return cached
         from socialbench.navigation.rules import rule_based_answers
 
-        scene = self.scene_for(item)
+        scene = self.scene_for(item, mirrored)
         n = scene.n_people if scene.n_people is not None else len(scene.people)
         answers = rule_based_answers(scene.people, scene.robot, scene.goal_xy, n)
-        self._answers[item.item_id] = answers
+        self._answers[key] = answers
         return answers
 
     async def generate(self, request: Request) -> Generation:
         item, q = request.item, request.question
         if item is None or q is None:
             raise FatalModelError("bad_request", f"{SPEC} needs the item and question in the request")
+        key, variant = split_variant(q.key)
+        if variant not in (None, "mirror", "shuffle-options"):
+            raise FatalModelError("unsupported_question", f"{SPEC} has no rule for {q.key!r} in {item.item_id}")
         try:
-            answers = self.answers_for(item)
+            answers = self.answers_for(item, mirrored=variant == "mirror")
         except DataError as e:
             raise FatalModelError("missing_input", f"{item.item_id}: {e}") from None
-        if q.key not in answers:
+        if key not in answers:
             raise FatalModelError("unsupported_question", f"{SPEC} has no rule for {q.key!r} in {item.item_id}")
-        return Generation(text=json.dumps({"answer": answers[q.key]}))
+        return Generation(text=json.dumps({"answer": answers[key]}))
 
     async def aclose(self) -> None:
         return None

@@ -20,7 +20,9 @@ Image modes
 ``img-with-bev`` (default) the 10 front-view + BEV composites; ``img`` the 10 annotated front
 views ("No BEV" ablation); ``bev`` the 10 BEVs. Pre-rendered composites from the release are
 used for ``img-with-bev`` when present; everything else is rendered from tracks, odometry and
-raw frames by :mod:`socialbench.navigation.render`.
+raw frames by :mod:`socialbench.navigation.render`. Under ``--perturb mirror`` every image
+of both chains is rendered, the variants' from the mirrored scene (labels upright; see
+:mod:`socialbench.navigation.mirror`), and a sample with only composites is refused.
 """
 
 from __future__ import annotations
@@ -114,6 +116,10 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         ds = _loader.load_socialnav(data, require_images=require_images, limit=limit, image_mode=self.image_mode)
         if self.variant is None:
             return ds
+        if self.variant == "mirror" and require_images:
+            from socialbench.benchmarks.socialnav_sub.mirror_inputs import check_mirror_inputs
+
+            check_mirror_inputs(ds.items, self.image_mode or "img-with-bev")
         return replace(ds, items=tuple(with_variants(it, self.variant, self.variant_seed) for it in ds.items))
 
     def validate(self, data: Path) -> list[Problem]:
@@ -183,6 +189,11 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
                 f"--gt-without-obstruction is an option of --method cot-gt (got --method {options.method}); "
                 "add --method cot-gt or drop the flag"
             )
+        if run.perturb == "mirror" and run.perturb_strength == 0:
+            raise UsageError(
+                "--perturb mirror swaps the left/right answers in full, so strength 0 (images unchanged) "
+                "would score unmirrored images against mirrored answers; leave --perturb-strength at 1"
+            )
         self.image_mode = options.images
         self.variant = run.perturb if run.perturb in self.metamorphic else None
         self.variant_seed = run.seed
@@ -219,7 +230,12 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     ) -> Any:
         """The picklable job preparing ``item``'s images: the release's composites when
         present (``img-with-bev``), else a render from tracks, odometry and frames. The
-        images are perturbed by ``perturb`` (default: the run's perturbation)."""
+        images are perturbed by ``perturb`` (default: the run's perturbation).
+
+        ``mirror`` is never a pixel flip: the mirrored images are rendered from mirrored
+        tracks (:mod:`socialbench.navigation.mirror`), so their numbers and axis text read
+        normally. In a mirror run the unmirrored images are rendered by the same code (not
+        taken from the composites), so the two images of a pair differ only by the mirror."""
         from socialbench.navigation.render_job import RenderSample
         from socialbench.vision.prepare import EncodeFiles
 
@@ -227,9 +243,11 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         composites = [Path(p) for p in item.metadata.get("composites", [])]
         spec = ctx.perturb if perturb is _RUN else perturb
         assert spec is None or isinstance(spec, PerturbSpec)
-        if mode == "img-with-bev" and composites and all(p.exists() for p in composites):
+        mirror = spec is not None and spec.name == "mirror"
+        rendered = mirror or self.variant == "mirror"
+        if not rendered and mode == "img-with-bev" and composites and all(p.exists() for p in composites):
             return EncodeFiles(tuple(str(p) for p in composites), ctx.encoder.policy, spec)
-        return RenderSample.of(item.metadata, mode, ctx.encoder.policy, spec)
+        return RenderSample.of(item.metadata, mode, ctx.encoder.policy, None if mirror else spec, mirror=mirror)
 
     async def solve(self, item: Item, dataset: Any, ctx: SolveContext[SocialNavOptions]) -> None:
         """Answer every question of ``item``. Under a metamorphic ``--perturb`` the item also
