@@ -246,7 +246,7 @@ PERTURBATIONS: dict[str, tuple[_Fn, str]] = {
     "gaussian-noise": (_gaussian_noise, "additive Gaussian noise, sigma 0.06 x 255 x strength"),
     "low-light": (_low_light, "gamma darkening plus sensor noise"),
     "jpeg": (_jpeg, "JPEG re-encoding at quality 95 - 85 x strength"),
-    "mirror": (_mirror, "left-right flip; left/right answers are swapped to match"),
+    "mirror": (_mirror, "left-right mirror (SocialNav-SUB draws it from mirrored tracks); left/right answers swapped"),
 }
 
 #: Perturbations of the prompt only (no image is changed), with what they do.
