@@ -103,12 +103,22 @@ class BaseBenchmark(Generic[OptionsT]):
     def check(self, options: OptionsT, run: EvalOptions) -> None:
         """Refuse combinations of options that do not work together (none by default)."""
 
-    def max_tokens(self, options: OptionsT) -> int:
+    def max_tokens(self, options: OptionsT) -> int | None:
+        """The paper's reply token limit (None: none is sent). 1024 by default."""
         return 1024
 
+    def temperature(self, options: OptionsT) -> float | None:
+        """The paper's sampling temperature (None: none is sent, the provider's default
+        applies). 0 (greedy) by default."""
+        return 0.0
+
     def generation_config(self, options: OptionsT, seed: int) -> GenerationConfig:
-        """Temperature 0, :meth:`max_tokens`, JSON replies."""
-        return GenerationConfig(max_tokens=self.max_tokens(options), temperature=0.0, json_mode=True, seed=seed)
+        """The paper's settings: :meth:`temperature`, :meth:`max_tokens`, JSON replies (the
+        eval flags ``--temperature``, ... change them afterwards, see
+        :mod:`socialbench.benchmarks.generation`)."""
+        return GenerationConfig(
+            max_tokens=self.max_tokens(options), temperature=self.temperature(options), json_mode=True, seed=seed
+        )
 
     def question_order(self, dataset: Dataset) -> list[tuple[str, str]]:
         return question_order(dataset)

@@ -61,6 +61,8 @@ class EngineStats:
     cache_errors: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: The part of completion_tokens reasoning models spent thinking (Usage.reasoning_tokens).
+    reasoning_tokens: int = 0
     error_kinds: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
@@ -73,6 +75,7 @@ class EngineStats:
             "cache_errors": self.cache_errors,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
             "error_kinds": dict(sorted(self.error_kinds.items())),
         }
 
@@ -202,6 +205,7 @@ class Engine:
             self.stats.completed += 1
             self.stats.prompt_tokens += gen.usage.prompt_tokens
             self.stats.completion_tokens += gen.usage.completion_tokens
+            self.stats.reasoning_tokens += gen.usage.reasoning_tokens
             if key is not None:
                 try:
                     self.cache.put(key, self._identity, gen)  # type: ignore[union-attr]

@@ -198,9 +198,16 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         self.variant = run.perturb if run.perturb in self.metamorphic else None
         self.variant_seed = run.seed
 
-    def max_tokens(self, options: SocialNavOptions) -> int:
-        """1024, 2048 for the chained (CoT) methods."""
-        return 1024 if options.method == "independent" else 2048
+    def max_tokens(self, options: SocialNavOptions) -> int | None:
+        """None: the official harness sends no token limit (``gpt4o.py``, ``gemini.py``
+        post model, messages and response_format only); a backend that must give one uses
+        :data:`~socialbench.types.FALLBACK_MAX_TOKENS`."""
+        return None
+
+    def temperature(self, options: SocialNavOptions) -> float | None:
+        """None: no sampling setting is sent, the provider's defaults apply (paper §4.2,
+        "default hyperparameters"), so repeated runs (``--epochs``) differ as in Table 3."""
+        return None
 
     def estimate_requests(self, dataset: Any, options: SocialNavOptions, *, model_reads_prompt: bool) -> int:
         """Model requests of a run: every question, but under ``cot-gt`` the social ones only

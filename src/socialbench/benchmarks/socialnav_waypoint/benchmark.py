@@ -137,6 +137,15 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         """The bundled simulated scenes (used when ``--data`` is not given)."""
         return bundled_demo_data()
 
+    def max_tokens(self, options: WaypointOptions) -> int | None:
+        """None: as SocialNav-SUB, no token limit is sent."""
+        return None
+
+    def temperature(self, options: WaypointOptions) -> float | None:
+        """None: as SocialNav-SUB, the provider's default sampling (the paper's Table 3
+        averages 5 runs at those defaults)."""
+        return None
+
     # data --------------------------------------------------------------------------------
     def load(self, data: Path, *, require_images: bool, limit: int | None) -> WaypointDataset:
         ds = _loader.load_socialnav(data, require_images=require_images, limit=limit, image_mode=self.image_mode)
