@@ -279,6 +279,8 @@ def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tupl
     from socialbench.models.registry import create_model
     from socialbench.runner.engine import RetryPolicy
     from socialbench.runner.run import RunRequest
+    from dataclasses import replace
+
     from socialbench.vision.images import ImagePolicy
     from socialbench.vision.render_cache import default_render_cache_dir
 
@@ -286,11 +288,15 @@ def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tupl
     benchmark, seed, timeout = v["benchmark"], v["seed"], v["timeout"]
     bench, path = _resolve_data(benchmark, v["data"])
     options = eval_options(v)
-    variant = bench.check_options(options).variant(options.perturbation)
+    typed = bench.check_options(options)
+    variant = typed.variant(options.perturbation)
+    declared = getattr(bench, "max_images_per_request", None)  # a benchmark may leave it undeclared
     model_options = _model_options(list(v["model_opt"]), seed, timeout)
     mdl = create_model(v["model"], model_options)
     run_dir = v["out_dir"] or runs_root / benchmark / _slug(mdl.spec) / variant  # spec: no credentials
     req = RunRequest(
+    if declared is not None:
+        model_options = replace(model_options, max_images=declared(typed))
         benchmark_name=benchmark,
         data=path,
         model_spec=v["model"],

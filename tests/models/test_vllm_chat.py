@@ -1,99 +1,70 @@
-"""Chat prompts for vLLM's engine (``socialbench.models.vllm_chat``), with fake tokenizers
-standing in for a model's chat template."""
+"""Chat conversations for vLLM's ``LLM.chat`` (``socialbench.models.vllm_chat``), with fake
+tokenizers standing in for a model's chat template."""
 
 from __future__ import annotations
 
+import base64
 import sys
 
 import pytest
 
 from socialbench.models.base import ModelError
-from socialbench.models.vllm_chat import ChatPrompter, ChatTemplateError, processor_chat_template
-from socialbench.types import EncodedImage, Request
-from vllm_fakes import (
-    FakeTokenizer,
-    FakeVLLM,
-    ImageDroppingTokenizer,
-    NoSystemRoleTokenizer,
-    NoTemplateTokenizer,
-    PlainTextTokenizer,
-    png,
-    prompt_text,
+from socialbench.models.vllm_chat import (
+    check_images,
+    image_part,
+    openai_messages,
+    processor_chat_template,
+    template_has_system_role,
 )
+from socialbench.types import EncodedImage, Request
+from vllm_fakes import BrokenTemplateTokenizer, FakeTokenizer, FakeVLLM, NoSystemRoleTokenizer, png
 
 
-def checked(tokenizer: FakeTokenizer, images_first: bool = False) -> ChatPrompter:
-    prompter = ChatPrompter(tokenizer, None, images_first)
-    prompter.check()
-    return prompter
-
-
-def test_prompt_is_the_rendered_conversation_encoded_without_extra_special_tokens():
-    tokenizer = FakeTokenizer()
-    prompt = checked(tokenizer).prompt(Request(prompt="which way?", system="be brief"))
-    assert prompt_text(prompt) == "<|system|>be brief<|user|>which way?<|assistant|>"
-    assert tokenizer.special_tokens[-1] is False and "multi_modal_data" not in prompt
+def test_system_text_is_a_system_turn_before_the_user_turn():
+    messages = openai_messages(Request(prompt="which way?", system="be brief"))
+    assert messages == [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": [{"type": "text", "text": "which way?"}]},
+    ]
 
 
 def test_images_follow_the_prompt_text_in_their_order():
-    prompt = checked(FakeTokenizer()).prompt(Request(prompt="p", images=(png(1, 1), png(3, 2))))
-    assert prompt_text(prompt) == "<|user|>p<image><image><|assistant|>"
-    assert [im.size for im in prompt["multi_modal_data"]["image"]] == [(1, 1), (3, 2)]
+    first, second = png(1, 1), png(3, 2)
+    (user,) = openai_messages(Request(prompt="p", images=(first, second)))
+    assert user["content"][1:] == [image_part(first), image_part(second)]
 
 
 def test_images_first_puts_the_images_before_the_prompt_text():
-    prompt = checked(FakeTokenizer(), images_first=True).prompt(Request(prompt="p", images=(png(1, 1),)))
-    assert prompt_text(prompt) == "<|user|><image>p<|assistant|>"
+    (user,) = openai_messages(Request(prompt="p", images=(png(1, 1),)), images_first=True)
+    assert [p["type"] for p in user["content"]] == ["image_url", "text"]
 
 
-def test_one_image_is_passed_alone_not_in_a_list():
-    prompt = checked(FakeTokenizer()).prompt(Request(prompt="p", images=(png(2, 2),)))
-    assert prompt["multi_modal_data"]["image"].size == (2, 2)
+def test_without_a_system_role_the_system_text_leads_the_prompt():
+    (user,) = openai_messages(Request(prompt="which way?", system="be brief"), system_role=False)
+    assert user["content"] == [{"type": "text", "text": "be brief\n\nwhich way?"}]
 
 
-def test_images_are_decoded_to_rgb():
-    import io
-
-    from PIL import Image
-
-    buf = io.BytesIO()
-    Image.new("L", (2, 2), 128).save(buf, format="PNG")
-    prompt = checked(FakeTokenizer()).prompt(
-        Request(prompt="p", images=(EncodedImage(buf.getvalue(), "image/png", 2, 2),))
-    )
-    assert prompt["multi_modal_data"]["image"].mode == "RGB"
+def test_an_image_part_is_a_data_url_of_the_images_own_bytes():
+    image = png(2, 2)
+    url = image_part(image)["image_url"]["url"]
+    assert url.startswith("data:image/png;base64,") and base64.b64decode(url.split(",", 1)[1]) == image.data
 
 
-def test_undecodable_image_is_a_bad_request_naming_it():
-    request = Request(prompt="p", images=(png(1, 1), EncodedImage(b"junk", "image/jpeg", 1, 1)))
+def test_an_unreadable_image_is_a_bad_request_naming_it():
     with pytest.raises(ModelError, match=r"bad_request: image 1 \(image/jpeg\) cannot be decoded"):
-        checked(FakeTokenizer()).prompt(request)
+        check_images((png(1, 1), EncodedImage(b"junk", "image/jpeg", 1, 1)))
 
 
-def test_template_without_a_system_role_gets_the_system_text_in_the_prompt():
-    prompt = checked(NoSystemRoleTokenizer()).prompt(Request(prompt="which way?", system="be brief"))
-    assert prompt_text(prompt) == "<|user|>be brief\n\nwhich way?<|assistant|>"
+def test_a_template_with_a_system_role_keeps_it():
+    assert template_has_system_role(FakeTokenizer(), None) is True
 
 
-def test_processor_template_is_passed_to_the_tokenizer():
-    tokenizer = FakeTokenizer()
-    ChatPrompter(tokenizer, "{{ processor template }}").prompt(Request(prompt="p"))
-    assert tokenizer.templates == ["{{ processor template }}"]
+def test_a_template_that_raises_on_a_system_turn_has_no_system_role():
+    assert template_has_system_role(NoSystemRoleTokenizer(), None) is False
 
 
-def test_plain_text_only_template_is_refused():
-    with pytest.raises(ChatTemplateError, match="takes only plain-text content; serve the model with `vllm serve`"):
-        checked(PlainTextTokenizer())
-
-
-def test_template_that_drops_images_is_refused():
-    with pytest.raises(ChatTemplateError, match="drops image parts"):
-        checked(ImageDroppingTokenizer())
-
-
-def test_tokenizer_without_a_chat_template_is_refused_with_its_reason():
-    with pytest.raises(ChatTemplateError, match="cannot render a prompt: ValueError: .*chat_template is not set"):
-        checked(NoTemplateTokenizer())
+def test_a_template_that_renders_nothing_is_not_blamed_on_the_system_role():
+    assert template_has_system_role(BrokenTemplateTokenizer(), None) is True
 
 
 def test_processor_chat_template_is_read_from_the_checkpoint(monkeypatch):

@@ -1,7 +1,6 @@
-"""The ``vllm:`` backend on the CPU: vLLM's engine is replaced at its boundary by a fake
-``vllm`` package (``LLM`` holding an engine with ``add_request``/``step``/``abort_request``)
-put into ``sys.modules``, and the model's processor by a fake ``transformers`` (see
-vllm_fakes.py)."""
+"""The ``vllm:`` backend on the CPU: vLLM is replaced at its boundary by a fake ``vllm``
+package (``LLM`` with ``chat``, ``get_tokenizer``, ``get_default_sampling_params``) put into
+``sys.modules``, and the model's processor by a fake ``transformers`` (see vllm_fakes.py)."""
 
 from __future__ import annotations
 
@@ -19,22 +18,23 @@ from socialbench.models import vllm_offline
 from socialbench.models.base import ModelError
 from socialbench.models.registry import ModelOptions, backends, create_model
 from socialbench.types import EncodedImage, GenerationConfig, Request
-from vllm_fakes import FakeEngine, FakeVLLM, PlainTextTokenizer, Stepper, png
+from vllm_fakes import FakeEngine, FakeVLLM, NoSystemRoleTokenizer, decoded_sizes, png, user_text
+
+THINKING_TEMPLATE = "{% if enable_thinking is false %}<think></think>{% endif %}"
 
 
 @pytest.fixture
 def fake(monkeypatch):
     f = FakeVLLM()
     monkeypatch.setitem(sys.modules, "vllm", f.module)
-    monkeypatch.setitem(sys.modules, "vllm.sampling_params", f.sampling_module)
     monkeypatch.setitem(sys.modules, "transformers", f.transformers)
     monkeypatch.setattr(vllm_offline, "visible_gpus", lambda: 1)
     return f
 
 
-def model(*opts: str, seed: int = 0) -> vllm_offline.VLLMOfflineModel:
+def model(*opts: str, seed: int = 0, max_images: int | None = None) -> vllm_offline.VLLMOfflineModel:
     pairs = tuple(tuple(o.split("=", 1)) for o in opts)
-    return vllm_offline.VLLMOfflineModel("org/tiny-vlm", ModelOptions(seed=seed, extra=pairs))
+    return vllm_offline.VLLMOfflineModel("org/tiny-vlm", ModelOptions(seed=seed, extra=pairs, max_images=max_images))
 
 
 def ask(m, *requests: Request) -> list[Any]:
@@ -57,7 +57,7 @@ async def until(condition: Callable[[], bool], timeout_s: float = 30.0) -> None:
 
 def ask_while_loading(fake: FakeVLLM, m, *requests: Request) -> list[Any]:
     """Queue every request while the engine is still being built, then let it build: all of
-    them are waiting when the engine's first step runs."""
+    them are waiting when the engine takes its first batch."""
     fake.gate = threading.Event()
 
     async def main():
@@ -70,6 +70,13 @@ def ask_while_loading(fake: FakeVLLM, m, *requests: Request) -> list[Any]:
             await m.aclose()
 
     return asyncio.run(main())
+
+
+def thinking(effort: str | None) -> Request:
+    return Request(prompt="left turn", config=GenerationConfig(reasoning_effort=effort))
+
+
+# -- construction ---------------------------------------------------------------------------
 
 
 def test_vllm_is_listed_among_the_backends():
@@ -111,8 +118,23 @@ def test_model_options_become_engine_arguments(fake):
     ) == (2, 8192, 0.5, {"image": 4}, "bfloat16", 3)
 
 
-def test_default_image_limit_fits_socialnav_prompts(fake):
+def test_image_limit_is_the_benchmarks_largest_request(fake):
+    assert model(max_images=11).kwargs["limit_mm_per_prompt"] == {"image": 11}
+
+
+def test_image_limit_without_a_declaring_benchmark_is_ten(fake):
     assert model().kwargs["limit_mm_per_prompt"] == {"image": 10}
+
+
+def test_image_limit_of_a_benchmark_without_images_is_one(fake):
+    assert model(max_images=0).kwargs["limit_mm_per_prompt"] == {"image": 1}
+
+
+def test_image_limit_below_the_benchmarks_largest_request_is_a_usage_error(fake):
+    with pytest.raises(
+        UsageError, match=r"allows 10 image\(s\) per prompt, but this benchmark's requests carry up to 11"
+    ):
+        model("limit_mm_per_prompt=10", max_images=11)
 
 
 @pytest.mark.parametrize(
@@ -129,31 +151,46 @@ def test_bad_model_option_is_a_usage_error_naming_it(fake, opt, key):
         model(opt)
 
 
-def test_request_reaches_the_engine_as_chat_rendered_tokens_with_its_images(fake):
+# -- what reaches LLM.chat ------------------------------------------------------------------
+
+
+def test_request_reaches_llm_chat_as_an_openai_conversation_with_its_images(fake):
     ask(model(), Request(prompt="which way?", system="be brief", images=(png(1, 1), png(2, 2))))
-    (added,) = fake.engine.added.values()
-    text = "".join(chr(t) for t in added.prompt["prompt_token_ids"])
-    assert text == "<|system|>be brief<|user|>which way?<image><image><|assistant|>"
-    assert [im.size for im in added.prompt["multi_modal_data"]["image"]] == [(1, 1), (2, 2)]
+    (conversation,) = fake.engine.calls[0].conversations
+    assert [m["role"] for m in conversation] == ["system", "user"] and conversation[0]["content"] == "be brief"
+    assert [p["type"] for p in conversation[1]["content"]] == ["text", "image_url", "image_url"]
+    assert decoded_sizes(conversation) == [(1, 1), (2, 2)]
 
 
-def test_processor_chat_template_is_used_when_the_checkpoint_has_one(fake):
+def test_images_first_puts_the_images_before_the_text(fake):
+    ask(model("images_first=true"), Request(prompt="which way?", images=(png(1, 1),)))
+    (conversation,) = fake.engine.calls[0].conversations
+    assert [p["type"] for p in conversation[0]["content"]] == ["image_url", "text"]
+
+
+def test_template_without_a_system_role_gets_the_system_text_in_the_prompt(fake):
+    fake.tokenizer = NoSystemRoleTokenizer()
+    ask(model(), Request(prompt="which way?", system="be brief"))
+    (conversation,) = fake.engine.calls[0].conversations
+    assert [m["role"] for m in conversation] == ["user"] and user_text(conversation) == "be brief\n\nwhich way?"
+
+
+def test_processor_is_read_at_the_checkpoints_revision(fake):
     fake.processor_template = "{{ processor template }}"
     ask(model("revision=v2"), Request(prompt="hi"))
-    assert set(fake.tokenizer.templates) == {"{{ processor template }}"}
     assert fake.processor_calls == [("org/tiny-vlm", {"revision": "v2", "trust_remote_code": False})]
 
 
 def test_sampling_follows_the_request(fake):
-    ask(model(), Request(prompt="hi", config=GenerationConfig(max_tokens=77, temperature=0.5, seed=9)))
-    (added,) = fake.engine.added.values()
-    assert (added.params.temperature, added.params.max_tokens, added.params.seed) == (0.5, 77, 9)
+    ask(model(), Request(prompt="hi", config=GenerationConfig(max_tokens=77, temperature=0.5, seed=9, top_p=0.9)))
+    (params,) = fake.engine.calls[0].params
+    assert (params.temperature, params.top_p, params.max_tokens, params.seed) == (0.5, 0.9, 77, 9)
 
 
-def test_engine_is_asked_for_final_outputs_only(fake):
-    ask(model(), Request(prompt="hi"))
-    (added,) = fake.engine.added.values()
-    assert added.params.output_kind is fake.sampling_module.RequestOutputKind.FINAL_ONLY
+def test_unset_sampling_settings_are_the_models_defaults(fake):
+    ask(model(), Request(prompt="hi", config=GenerationConfig(max_tokens=None, temperature=None)))
+    (params,) = fake.engine.calls[0].params
+    assert (params.temperature, params.top_p, params.top_k, params.max_tokens) == (0.7, 0.8, 20, None)
 
 
 def test_answer_text_and_token_usage_come_from_the_engine_output(fake):
@@ -162,42 +199,77 @@ def test_answer_text_and_token_usage_come_from_the_engine_output(fake):
     assert (gen.text, gen.usage.prompt_tokens, gen.usage.completion_tokens) == ("left", prompt_tokens, 4)
 
 
-def test_requests_waiting_while_the_engine_loads_all_join_its_first_step(fake):
+# -- batching -------------------------------------------------------------------------------
+
+
+def test_requests_waiting_while_the_engine_loads_go_in_one_call(fake):
     m = model("batch_wait_ms=0")
     answers = ask_while_loading(fake, m, *(Request(prompt=f"q{i} x") for i in range(8)))
-    assert [a.text for a in answers] == [f"q{i}" for i in range(8)]
-    assert {a.at_step for a in fake.engine.added.values()} == {0} and set(fake.engine.finished.values()) == {1}
+    assert [a.text for a in answers] == [f"q{i}" for i in range(8)] and m.batch_sizes == [8]
 
 
-def test_request_arriving_while_another_runs_joins_at_the_next_step_and_finishes_first(fake):
-    stepper = Stepper()
-    fake.make_engine = lambda: FakeEngine(stepper=stepper)
+def test_max_batch_bounds_a_call(fake):
+    m = model("batch_wait_ms=0", "max_batch=3")
+    ask_while_loading(fake, m, *(Request(prompt=f"q{i} x") for i in range(7)))
+    assert m.batch_sizes == [3, 3, 1]
+
+
+def test_request_arriving_during_a_call_goes_into_the_next_call(fake):
     m = model("batch_wait_ms=0")
 
     async def main():
-        long = asyncio.ensure_future(m.generate(Request(prompt="HOLD a long answer")))
-        await until(stepper.waiting.is_set)  # the long request is in; step 1 about to run
-        await stepper.step()
-        await until(stepper.waiting.is_set)  # step 2 about to run
-        short = asyncio.ensure_future(m.generate(Request(prompt="quick one")))
-        await asyncio.sleep(0)  # queued now, while the long request runs
-        await stepper.step()  # step 2: the engine takes the short request right after it
-        await until(stepper.waiting.is_set)
-        await stepper.step()  # step 3: the short request finishes
-        short_answer = await asyncio.wait_for(short, 30)
-        long_was_pending = not long.done()
+        first = asyncio.ensure_future(m.generate(Request(prompt="HOLD on")))
+        await until(lambda: bool(fake.llms) and fake.engine.holding.is_set())
+        second = asyncio.ensure_future(m.generate(Request(prompt="quick one")))
+        await until(lambda: m._queue.qsize() == 1)  # queued while the first call runs
         fake.engine.hold.set()
-        await until(stepper.waiting.is_set)
-        await stepper.step()  # step 4: the long request finishes
-        long_answer = await asyncio.wait_for(long, 30)
+        answers = await asyncio.gather(first, second)
         await m.aclose()
-        return short_answer, long_was_pending, long_answer
+        return answers
 
-    short_answer, long_was_pending, long_answer = asyncio.run(main())
-    (long_id, long_added), (short_id, short_added) = fake.engine.added.items()
-    assert (short_answer.text, long_was_pending, long_answer.text) == ("quick", True, "HOLD")
-    assert (long_added.at_step, short_added.at_step) == (0, 2)
-    assert (fake.engine.finished[short_id], fake.engine.finished[long_id]) == (3, 4)
+    first, second = asyncio.run(main())
+    assert (first.text, second.text) == ("HOLD", "quick")
+    assert [[user_text(c) for c in call.conversations] for call in fake.engine.calls] == [["HOLD on"], ["quick one"]]
+
+
+def test_request_whose_caller_gave_up_before_its_call_is_not_sent(fake):
+    m = model("batch_wait_ms=0")
+
+    async def main():
+        held = asyncio.ensure_future(m.generate(Request(prompt="HOLD on")))
+        await until(lambda: bool(fake.llms) and fake.engine.holding.is_set())
+        given_up = asyncio.ensure_future(m.generate(Request(prompt="never mind")))
+        await until(lambda: m._queue.qsize() == 1)
+        given_up.cancel()
+        fake.engine.hold.set()
+        await held
+        await m.generate(Request(prompt="later one"))
+        await m.aclose()
+
+    asyncio.run(main())
+    sent = [user_text(c) for call in fake.engine.calls for c in call.conversations]
+    assert sent == ["HOLD on", "later one"]
+
+
+def test_close_lets_the_running_call_finish_then_ends_the_engine_thread(fake):
+    m = model()
+
+    async def main():
+        task = asyncio.ensure_future(m.generate(Request(prompt="HOLD until closing")))
+        await until(lambda: bool(fake.llms) and fake.engine.holding.is_set())
+        thread = m._thread
+        closing = asyncio.ensure_future(m.aclose())
+        await until(lambda: m._queue.qsize() == 1)  # the stop signal waits behind the call
+        fake.engine.hold.set()
+        answer = await asyncio.wait_for(task, 30)
+        await asyncio.wait_for(closing, 30)
+        return answer, thread
+
+    answer, thread = asyncio.run(main())
+    assert answer.text == "HOLD" and not thread.is_alive()
+
+
+# -- errors ---------------------------------------------------------------------------------
 
 
 def test_empty_answer_is_an_empty_response_error(fake):
@@ -216,13 +288,6 @@ def test_engine_that_cannot_be_built_fails_every_request_with_load_error(fake):
     assert {e.kind for e in errs} == {"load_error"} and "CUDA driver too old" in str(errs[0])
 
 
-def test_chat_template_that_cannot_place_images_fails_every_request_with_load_error(fake):
-    fake.tokenizer = PlainTextTokenizer()
-    errs = ask(model(), Request(prompt="a"), Request(prompt="b"))
-    assert {e.kind for e in errs} == {"load_error"}
-    assert "takes only plain-text content" in str(errs[0]) and "vllm serve" in str(errs[0])
-
-
 def test_rejected_prompt_fails_only_its_own_request(fake):
     fake.make_engine = lambda: FakeEngine(reject="BAD")
     results = ask_while_loading(
@@ -239,14 +304,15 @@ def test_undecodable_image_fails_only_its_own_request(fake):
     assert isinstance(results[1], ModelError) and results[1].kind == "bad_request" and "image 0" in str(results[1])
 
 
-def test_failing_step_fails_the_requests_it_was_running(fake):
-    fake.make_engine = lambda: FakeEngine(step_error=RuntimeError("engine core died"))
+def test_out_of_memory_fails_the_whole_call_as_retryable(fake):
+    fake.make_engine = lambda: FakeEngine(fail_next=RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"))
     errs = ask_while_loading(fake, model("batch_wait_ms=0"), Request(prompt="a x"), Request(prompt="b y"))
-    assert [e.kind for e in errs] == ["backend_error", "backend_error"] and "engine core died" in str(errs[0])
+    assert [e.kind for e in errs] == ["out_of_memory", "out_of_memory"] and errs[0].retryable
+    assert len(fake.engine.calls) == 1
 
 
-def test_requests_after_a_failing_step_are_served(fake):
-    fake.make_engine = lambda: FakeEngine(step_error=RuntimeError("engine core died"))
+def test_requests_after_a_failing_call_are_served(fake):
+    fake.make_engine = lambda: FakeEngine(fail_next=RuntimeError("engine core died"))
     m = model()
 
     async def main():
@@ -259,60 +325,85 @@ def test_requests_after_a_failing_step_are_served(fake):
     assert first.kind == "backend_error" and second.text == "b"
 
 
-def test_request_the_engine_dropped_is_an_error_not_a_hang(fake):
-    fake.make_engine = lambda: FakeEngine(drop_all=True)
-    (err,) = ask(model(), Request(prompt="lost one"))
-    assert isinstance(err, ModelError) and err.kind == "backend_error" and "dropped" in str(err)
+def test_value_error_is_the_prompts_fault_and_other_failures_the_engines():
+    assert vllm_offline.map_error(ValueError("prompt too long")).kind == "bad_request"
+    assert vllm_offline.map_error(RuntimeError("engine core died")).kind == "backend_error"
 
 
-def test_request_whose_caller_gave_up_is_aborted_in_the_engine(fake):
-    m = model()
-
-    async def main():
-        task = asyncio.ensure_future(m.generate(Request(prompt="HOLD forever")))
-        await until(lambda: bool(fake.llms) and bool(fake.engine.added))
-        task.cancel()
-        await until(lambda: bool(fake.engine.aborted))
-        await m.aclose()
-
-    asyncio.run(main())
-    assert fake.engine.aborted == list(fake.engine.added) and fake.engine.finished == {}
+# -- reasoning ------------------------------------------------------------------------------
 
 
-def test_close_lets_running_requests_finish_then_ends_the_engine_thread(fake):
-    m = model()
-
-    async def main():
-        task = asyncio.ensure_future(m.generate(Request(prompt="HOLD until closing")))
-        await until(lambda: bool(fake.llms) and bool(fake.engine.added))
-        thread = m._thread
-        closing = asyncio.ensure_future(m.aclose())
-        await asyncio.sleep(0)  # the stop signal is queued
-        await until(lambda: m._queue.qsize() == 0)  # the engine thread has read the stop signal
-        fake.engine.hold.set()
-        answer = await asyncio.wait_for(task, 30)
-        await asyncio.wait_for(closing, 30)
-        return answer, thread
-
-    answer, thread = asyncio.run(main())
-    assert answer.text == "HOLD" and fake.engine.aborted == [] and not thread.is_alive()
+@pytest.mark.parametrize("effort, switch", [("none", False), ("low", True), ("high", True)])
+def test_reasoning_effort_sets_the_templates_thinking_switch(fake, effort, switch):
+    fake.processor_template = THINKING_TEMPLATE
+    ask(model(), thinking(effort))
+    assert fake.engine.calls[0].chat_template_kwargs == {"enable_thinking": switch}
 
 
-def test_out_of_memory_is_retryable():
-    err = vllm_offline.map_error(RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"))
-    assert err.kind == "out_of_memory" and err.retryable
+def test_unset_reasoning_effort_leaves_the_templates_default(fake):
+    fake.processor_template = THINKING_TEMPLATE
+    ask(model(), thinking(None))
+    assert fake.engine.calls[0].chat_template_kwargs is None
 
 
-def test_other_engine_failure_is_a_fatal_backend_error():
-    err = vllm_offline.map_error(RuntimeError("engine core died"))
-    assert err.kind == "backend_error" and not err.retryable
+def test_template_without_a_thinking_switch_gets_no_switch(fake, caplog):
+    ask(model(), thinking("none"))
+    assert fake.engine.calls[0].chat_template_kwargs is None
+    assert "no reasoning switch" in caplog.text
 
 
-def test_value_error_of_a_whole_step_is_not_blamed_on_a_prompt():
-    err = vllm_offline.map_error(ValueError("scheduler state corrupt"), engine_wide=True)
-    assert err.kind == "backend_error"
+def test_reasoning_section_is_kept_apart_from_the_answer(fake):
+    fake.processor_template = THINKING_TEMPLATE
+    (gen,) = ask(model(), thinking("high"))
+    assert (gen.text, gen.reasoning) == ("left", "about left")
+    assert (gen.usage.reasoning_tokens, gen.usage.completion_tokens) == (len("<think>about left") + 1, 22)
 
 
-def test_identity_names_checkpoint_dtype_and_context_length(fake):
+def test_reply_cut_off_inside_its_reasoning_is_an_empty_response(fake):
+    (err,) = ask(model(), Request(prompt="RAMBLE on"))
+    assert isinstance(err, ModelError) and err.kind == "empty_response"
+    assert "ends inside its reasoning section" in str(err) and "--max-tokens" in str(err)
+
+
+def test_requests_with_different_switches_go_in_different_calls(fake):
+    fake.processor_template = THINKING_TEMPLATE
+    answers = ask_while_loading(fake, model("batch_wait_ms=0"), thinking("none"), thinking("high"), thinking("none"))
+    assert [a.text for a in answers] == ["left"] * 3
+    assert [(c.chat_template_kwargs, len(c.conversations)) for c in fake.engine.calls] == [
+        ({"enable_thinking": False}, 2),
+        ({"enable_thinking": True}, 1),
+    ]
+
+
+# -- identity -------------------------------------------------------------------------------
+
+
+def test_identity_names_checkpoint_dtype_context_length_and_chat_path(fake):
     ident = model("dtype=float16", "max_model_len=4096").identity()
-    assert ident == "vllm|org/tiny-vlm|rev:main|dtype=float16|max_model_len=4096|text_first"
+    assert ident == "vllm|org/tiny-vlm|rev:main|dtype=float16|max_model_len=4096|text_first|llm.chat"
+
+
+# -- a benchmark through vllm: --------------------------------------------------------------
+
+
+def test_waypoint_task_runs_through_vllm_with_default_settings(fake, tmp_path):
+    """The waypoint task sends 11 images a request: with default settings every request
+    reaches the engine (whose image limit is enforced as vLLM's) and is answered."""
+    import json
+
+    from socialbench.cli import main
+
+    out = tmp_path / "run"
+    main(
+        ["eval", "-b", "socialnav-waypoint", "-m", "vllm:org/tiny-vlm", "--limit", "2", "--out", str(out)]
+        + ["--no-progress", "--no-cache", "--no-render-cache", "--max-side", "64"]
+    )
+    records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    assert fake.llms[0].kwargs["limit_mm_per_prompt"] == {"image": 11}
+    assert [len(decoded_sizes(c)) for call in fake.engine.calls for c in call.conversations] == [11, 11]
+    assert [r["error"] for r in records] == [None, None] and all(r["raw"] for r in records)
+
+
+def test_the_fake_engine_refuses_more_images_than_its_limit_as_vllm_does(fake):
+    (err,) = ask(model("limit_mm_per_prompt=2"), Request(prompt="look", images=(png(1, 1),) * 3))
+    assert isinstance(err, ModelError) and err.kind == "bad_request" and "At most 2 image(s)" in str(err)

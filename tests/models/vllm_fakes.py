@@ -1,20 +1,21 @@
-"""Stand-ins for vLLM's engine and a model's chat template, used by the ``vllm:`` tests.
+"""Stand-ins for vLLM's ``LLM`` and a model's chat template, used by the ``vllm:`` tests.
 
-:class:`FakeVLLM` is a fake ``vllm`` package (``LLM``, ``SamplingParams``,
-``sampling_params.RequestOutputKind``) plus a fake ``transformers.AutoProcessor``; its
-``LLM`` holds a :class:`FakeEngine` with the methods the backend drives
-(``add_request``, ``step``, ``has_unfinished_requests``, ``abort_request``). The engine
-answers each request with the first word of its user text, one token per character, and
-records when each request was added and finished (in engine steps).
+:class:`FakeVLLM` is a fake ``vllm`` package (``LLM``, ``SamplingParams``) plus a fake
+``transformers.AutoProcessor``. Its ``LLM.chat`` takes OpenAI-format conversations as vLLM's
+does: it checks every conversation first (more ``image_url`` parts than
+``limit_mm_per_prompt`` allows, an undecodable image, or a user text containing the
+engine's ``reject`` word fails the whole call with ``ValueError``, as vLLM refuses a prompt),
+then answers each with the first word of its user text, one token per character. With the
+chat-template argument ``enable_thinking`` true, the reply first thinks in a
+``<think>...</think>`` section (``</think>`` is one token, :data:`THINK_END_ID`). Every
+call is recorded (:class:`Call`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import enum
+import base64
 import io
 import threading
-import time
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,88 +23,67 @@ from typing import Any
 
 from socialbench.types import EncodedImage
 
-USER, ASSISTANT, IMAGE = "<|user|>", "<|assistant|>", "<image>"
+THINK_END_ID = 9_999
 
 
 class FakeTokenizer:
-    """Renders typed-part conversations the way a VLM chat template does (``<|role|>``, each
-    text part, ``<image>`` per image part; ``<|assistant|>`` as the generation prompt) and
-    encodes one token per character. Records the template and encode flags it was given."""
+    """A chat template as a tokenizer applies it: ``<|role|>`` then the text (``<image>`` per
+    image part); ``<|assistant|>`` as the generation prompt. Its vocabulary has ``</think>``
+    as one token."""
 
-    def __init__(self) -> None:
-        self.templates: list[str | None] = []
-        self.special_tokens: list[bool] = []
+    chat_template: str | None = "{{ plain template }}"
 
-    def apply_chat_template(
-        self,
-        conversation: Any,
-        chat_template: str | None = None,
-        tokenize: bool = True,
-        add_generation_prompt: bool = False,
-    ) -> str:
-        self.templates.append(chat_template)
-        text = "".join(
-            f"<|{m['role']}|>" + "".join(p["text"] if p["type"] == "text" else IMAGE for p in m["content"])
-            for m in conversation
-        )
-        return text + (ASSISTANT if add_generation_prompt else "")
+    def apply_chat_template(self, conversation: Any, chat_template: str | None = None, **kwargs: Any) -> str:
+        return "".join(f"<|{m['role']}|>{content_text(m['content'])}" for m in conversation) + "<|assistant|>"
 
-    def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
-        self.special_tokens.append(add_special_tokens)
-        return [ord(c) for c in text]
-
-
-class PlainTextTokenizer(FakeTokenizer):
-    """A template that takes only string content (it prints the parts list as text)."""
-
-    def apply_chat_template(
-        self,
-        conversation: Any,
-        chat_template: str | None = None,
-        tokenize: bool = True,
-        add_generation_prompt: bool = False,
-    ) -> str:
-        return "".join(f"<|{m['role']}|>{m['content']}" for m in conversation) + ASSISTANT
-
-
-class ImageDroppingTokenizer(FakeTokenizer):
-    """A template that renders text parts and silently skips image parts."""
-
-    def apply_chat_template(
-        self,
-        conversation: Any,
-        chat_template: str | None = None,
-        tokenize: bool = True,
-        add_generation_prompt: bool = False,
-    ) -> str:
-        return "".join(f"<|{m['role']}|>" + "".join(p.get("text", "") for p in m["content"]) for m in conversation)
+    def get_vocab(self) -> dict[str, int]:
+        return {"</think>": THINK_END_ID}
 
 
 class NoSystemRoleTokenizer(FakeTokenizer):
     """A template that raises on a system turn (as some VLM templates do)."""
 
-    def apply_chat_template(self, conversation: Any, **kwargs: Any) -> str:
+    def apply_chat_template(self, conversation: Any, chat_template: str | None = None, **kwargs: Any) -> str:
         if any(m["role"] == "system" for m in conversation):
             raise ValueError("System role not supported")
-        return super().apply_chat_template(conversation, **kwargs)
+        return super().apply_chat_template(conversation, chat_template, **kwargs)
 
 
-class NoTemplateTokenizer(FakeTokenizer):
-    """A tokenizer without any chat template."""
+class BrokenTemplateTokenizer(FakeTokenizer):
+    """A template that fails on every conversation."""
 
-    def apply_chat_template(self, conversation: Any, **kwargs: Any) -> str:
+    def apply_chat_template(self, conversation: Any, chat_template: str | None = None, **kwargs: Any) -> str:
         raise ValueError("Cannot use chat template functions because tokenizer.chat_template is not set")
 
 
-def prompt_text(prompt: dict[str, Any]) -> str:
-    """The rendered text of an engine prompt (one token per character)."""
-    return "".join(chr(t) for t in prompt["prompt_token_ids"])
+def content_text(content: Any) -> str:
+    """A message's content as the fake template renders it."""
+    if isinstance(content, str):
+        return content
+    return "".join(p["text"] if p["type"] == "text" else "<image>" for p in content)
 
 
-def user_text(prompt: dict[str, Any]) -> str:
-    """The user turn's text of an engine prompt, image placeholders removed."""
-    text = prompt_text(prompt)
-    return text[text.rindex(USER) + len(USER) : text.rindex(ASSISTANT)].replace(IMAGE, "").strip()
+def user_text(conversation: list[dict[str, Any]]) -> str:
+    """The text of a conversation's user turn."""
+    (user,) = [m for m in conversation if m["role"] == "user"]
+    return "".join(p["text"] for p in user["content"] if p["type"] == "text")
+
+
+def image_parts(conversation: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``image_url`` parts of a conversation, in order."""
+    return [p for m in conversation if isinstance(m["content"], list) for p in m["content"] if p["type"] == "image_url"]
+
+
+def decoded_sizes(conversation: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """The sizes of a conversation's images, decoded from their ``data:`` URLs."""
+    from PIL import Image
+
+    sizes = []
+    for part in image_parts(conversation):
+        data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
+        with Image.open(io.BytesIO(data)) as im:
+            sizes.append(im.size)
+    return sizes
 
 
 def png(width: int, height: int) -> EncodedImage:
@@ -117,13 +97,15 @@ def png(width: int, height: int) -> EncodedImage:
 
 @dataclass
 class FakeSampling:
-    temperature: float
-    max_tokens: int
+    """``vllm.SamplingParams``: the keyword arguments it was built with."""
+
+    max_tokens: int | None = 16
+    temperature: float = 1.0
+    top_p: float = 1.0
     seed: int | None = None
-    output_kind: Any = None
-
-
-RequestOutputKind = enum.Enum("RequestOutputKind", "CUMULATIVE DELTA FINAL_ONLY")
+    top_k: int | None = None
+    min_p: float | None = None
+    repetition_penalty: float | None = None
 
 
 @dataclass
@@ -142,109 +124,90 @@ class FakeOutput:
 
 
 @dataclass
-class Added:
-    """One ``add_request`` call: the prompt, the sampling and the engine step count then."""
+class Call:
+    """One ``LLM.chat`` call: its conversations, sampling parameters and template arguments."""
 
-    prompt: dict[str, Any]
-    params: FakeSampling
-    at_step: int
-
-
-class Stepper:
-    """Lets a test run the fake engine one step at a time."""
-
-    def __init__(self) -> None:
-        self._go = threading.Semaphore(0)
-        self._done = threading.Semaphore(0)
-        #: Set while the engine waits to run its next step (everything before it is done).
-        self.waiting = threading.Event()
-
-    def wait_turn(self) -> None:
-        self.waiting.set()
-        acquired = self._go.acquire(timeout=30)
-        self.waiting.clear()
-        assert acquired, "the test never ran this step"
-
-    def done(self) -> None:
-        self._done.release()
-
-    async def step(self) -> None:
-        """Run one engine step and wait until it is over."""
-        self._go.release()
-        assert await asyncio.to_thread(self._done.acquire, True, 30), "the step did not finish"
+    conversations: list[list[dict[str, Any]]]
+    params: list[FakeSampling]
+    chat_template_kwargs: dict[str, Any] | None
 
 
 @dataclass
 class FakeEngine:
-    """Stands in for ``LLMEngine``. A user text starting with ``HOLD`` finishes only once
-    ``hold`` is set; ``ABORTED`` ends with finish_reason ``abort`` and a partial text;
-    ``EMPTY`` answers nothing; one containing ``reject`` is refused by ``add_request``."""
+    """What the fake ``LLM.chat`` does. A user text starting with ``HOLD`` waits until
+    ``hold`` is set; ``ABORTED`` ends with finish_reason ``abort``; ``EMPTY`` answers
+    nothing; ``RAMBLE`` thinks without ever closing its reasoning; one containing ``reject``
+    (when set) is refused. ``fail_next`` is raised by the next call."""
 
     reject: str | None = None
-    step_error: BaseException | None = None  # the next step raises it
-    drop_all: bool = False  # forget every request (has_unfinished_requests is False)
-    stepper: Stepper | None = None
+    fail_next: BaseException | None = None
     hold: threading.Event = field(default_factory=threading.Event)
-    added: dict[str, Added] = field(default_factory=dict)
-    finished: dict[str, int] = field(default_factory=dict)
-    aborted: list[str] = field(default_factory=list)
-    steps: int = 0
-    active: list[str] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    #: Set while a call waits on ``hold``.
+    holding: threading.Event = field(default_factory=threading.Event)
+    image_limit: int = 1
 
-    def add_request(self, request_id: str, prompt: dict[str, Any], params: FakeSampling) -> None:
-        if self.reject and self.reject in user_text(prompt):
-            raise ValueError(f"prompt too long: {self.reject}")
-        self.added[request_id] = Added(prompt, params, self.steps)
-        self.active.append(request_id)
+    def chat(
+        self,
+        conversations: list[list[dict[str, Any]]],
+        sampling_params: list[FakeSampling],
+        use_tqdm: bool = True,
+        chat_template_kwargs: dict[str, Any] | None = None,
+    ) -> list[FakeOutput]:
+        assert use_tqdm is False
+        self.calls.append(Call(conversations, sampling_params, chat_template_kwargs))
+        if self.fail_next is not None:
+            error, self.fail_next = self.fail_next, None
+            raise error
+        for conversation in conversations:
+            n = len(image_parts(conversation))
+            if n > self.image_limit:
+                raise ValueError(f"At most {self.image_limit} image(s) may be provided in one prompt.")
+            decoded_sizes(conversation)  # an undecodable image fails the call, as in vLLM
+            if self.reject and self.reject in user_text(conversation):
+                raise ValueError(f"prompt too long: {self.reject}")
+        if any(user_text(c).startswith("HOLD") for c in conversations):
+            self.holding.set()
+            assert self.hold.wait(30), "the test never released the held call"
+        thinking = bool((chat_template_kwargs or {}).get("enable_thinking"))
+        return [self._answer(str(i), c, thinking) for i, c in enumerate(conversations)]
 
-    def has_unfinished_requests(self) -> bool:
-        return bool(self.active) and not self.drop_all
-
-    def abort_request(self, request_ids: list[str]) -> None:
-        self.aborted.extend(request_ids)
-        self.active = [r for r in self.active if r not in request_ids]
-
-    def step(self) -> list[FakeOutput]:
-        if self.stepper is not None:
-            self.stepper.wait_turn()
-        else:
-            time.sleep(0.001)
-        try:
-            if self.step_error is not None:
-                error, self.step_error = self.step_error, None
-                raise error
-            return [self._finish(r) for r in list(self.active) if self._ready(r)]
-        finally:
-            self.steps += 1
-            if self.stepper is not None:
-                self.stepper.done()
-
-    def _ready(self, request_id: str) -> bool:
-        return not user_text(self.added[request_id].prompt).startswith("HOLD") or self.hold.is_set()
-
-    def _finish(self, request_id: str) -> FakeOutput:
-        self.active.remove(request_id)
-        self.finished[request_id] = self.steps + 1
-        prompt = self.added[request_id].prompt
-        text = user_text(prompt)
-        answer = "" if text.startswith("EMPTY") else text.split()[0]
-        reason = "stop"
+    def _answer(self, request_id: str, conversation: list[dict[str, Any]], thinking: bool) -> FakeOutput:
+        prompt = FakeTokenizer().apply_chat_template(conversation)
+        text = user_text(conversation)
+        word = "" if text.startswith("EMPTY") else text.split()[0]
+        ids = [ord(c) for c in word]
+        reply, reason = word, "stop"
         if text.startswith("ABORTED"):
-            answer, reason = "ABO", "abort"
-        completion = FakeCompletion(answer, list(range(len(answer))), reason)
-        return FakeOutput(request_id, list(prompt["prompt_token_ids"]), [completion])
+            reply, ids, reason = "ABO", [1, 2, 3], "abort"
+        elif text.startswith("RAMBLE"):
+            reply, ids, reason = "<think>and then", [ord(c) for c in "<think>and then"], "length"
+        elif thinking and word:
+            head = f"<think>about {word}"
+            reply = f"{head}</think>{word}"
+            ids = [ord(c) for c in head] + [THINK_END_ID] + ids
+        return FakeOutput(request_id, [ord(c) for c in prompt], [FakeCompletion(reply, ids, reason)])
 
 
 class FakeLLM:
-    """Stands in for ``vllm.LLM``: its constructor arguments, engine and tokenizer."""
+    """Stands in for ``vllm.LLM``: its constructor arguments, tokenizer and ``chat``."""
 
     def __init__(self, kwargs: dict[str, Any], engine: FakeEngine, tokenizer: FakeTokenizer) -> None:
         self.kwargs = kwargs
-        self.llm_engine = engine
+        self.engine = engine
+        self.engine.image_limit = kwargs["limit_mm_per_prompt"]["image"]
         self._tokenizer = tokenizer
+        #: What the model's generation_config says (``get_default_sampling_params``).
+        self.defaults = FakeSampling(temperature=0.7, top_p=0.8, top_k=20)
 
     def get_tokenizer(self) -> FakeTokenizer:
         return self._tokenizer
+
+    def get_default_sampling_params(self) -> FakeSampling:
+        return self.defaults
+
+    def chat(self, messages: Any, sampling_params: Any = None, **kwargs: Any) -> list[FakeOutput]:
+        return self.engine.chat(messages, sampling_params, **kwargs)
 
 
 class FakeVLLM:
@@ -261,15 +224,12 @@ class FakeVLLM:
         self.module = types.ModuleType("vllm")
         self.module.LLM = self._llm
         self.module.SamplingParams = FakeSampling
-        self.sampling_module = types.ModuleType("vllm.sampling_params")
-        self.sampling_module.RequestOutputKind = RequestOutputKind
-        self.module.sampling_params = self.sampling_module
         self.transformers = types.ModuleType("transformers")
         self.transformers.AutoProcessor = types.SimpleNamespace(from_pretrained=self._processor)
 
     @property
     def engine(self) -> FakeEngine:
-        return self.llms[0].llm_engine
+        return self.llms[0].engine
 
     def _llm(self, **kwargs: Any) -> FakeLLM:
         if self.gate is not None:

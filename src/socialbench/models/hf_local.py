@@ -52,7 +52,6 @@ import hashlib
 import io
 import logging
 import math
-import queue
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -61,6 +60,7 @@ from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
 from socialbench.models.registry import ModelOptions, register
 from socialbench.models.worker_thread import STOP, ThreadJob, WorkerThreadModel
+from socialbench.prompting.turns import user_turn
 from socialbench.types import Generation, Request, Usage
 
 log = logging.getLogger(__name__)
@@ -102,7 +102,9 @@ def fit_max_pixels(width: int, height: int, max_pixels: int | None) -> tuple[int
 
 
 def build_chat(request: Request, images_first: bool = False, system_role: bool = True) -> list[dict[str, Any]]:
-    """Processor-style chat messages: optional system turn, one user turn with text and images.
+    """Processor-style chat messages: optional system turn, then the user turn of
+    :func:`socialbench.prompting.turns.user_turn` (text and images in the order ``export
+    sft`` writes too).
 
     With ``system_role=False`` the system text is put before the prompt in the user turn.
     """
@@ -113,9 +115,7 @@ def build_chat(request: Request, images_first: bool = False, system_role: bool =
             messages.append({"role": "system", "content": [{"type": "text", "text": request.system}]})
         else:
             prompt = f"{request.system}\n\n{prompt}"
-    text = [{"type": "text", "text": prompt}]
-    images = [{"type": "image"} for _ in request.images]
-    messages.append({"role": "user", "content": images + text if images_first else text + images})
+    messages.append(user_turn(prompt, len(request.images), images_first))
     return messages
 
 
@@ -369,7 +369,7 @@ class HFLocalModel(WorkerThreadModel):
                 if item is STOP:
                     return
                 pending.append(item)
-            stopping = self._gather(pending) or stopping
+            stopping = self._gather(pending, self._effective_batch, self.batch_wait_s) or stopping
             live = [job for job in pending if job.live()]
             batch, rest = group_same_shape(live, self._effective_batch, key=lambda j: len(j.request.images))
             pending = collections.deque(rest)
@@ -380,29 +380,6 @@ class HFLocalModel(WorkerThreadModel):
                     job.resolve(self._load_error)
                 continue
             self._run(batch)
-
-    def _gather(self, pending: collections.deque[Any]) -> bool:
-        """Add waiting jobs to ``pending``; wait ``batch_wait_s`` for more while the batch is
-        short. True when the stop signal was seen."""
-        wanted = self._effective_batch
-        while True:
-            try:
-                while True:
-                    item = self._queue.get_nowait()
-                    if item is STOP:
-                        return True
-                    pending.append(item)
-            except queue.Empty:
-                pass
-            if len(pending) >= wanted or self.batch_wait_s <= 0:
-                return False
-            try:
-                item = self._queue.get(timeout=self.batch_wait_s)
-            except queue.Empty:
-                return False
-            if item is STOP:
-                return True
-            pending.append(item)
 
     def _run(self, batch: list[ThreadJob]) -> None:
         prepared: list[tuple[ThreadJob, list[Any]]] = []

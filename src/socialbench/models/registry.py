@@ -27,6 +27,9 @@ class ModelOptions:
     timeout_s: float = 120.0
     data: Any = None  # the loaded benchmark, for baselines that read human votes
     extra: tuple[tuple[str, str], ...] = ()  # --model-opt KEY=VALUE pairs
+    #: The most images one request of the run carries, as the benchmark declares it (None:
+    #: undeclared); ``vllm:`` sizes its per-prompt image limit from it.
+    max_images: int | None = None
 
     def get(self, key: str, default: str | None = None) -> str | None:
         for k, v in self.extra:

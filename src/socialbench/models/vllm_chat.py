@@ -1,28 +1,19 @@
-"""Chat prompts for vLLM's engine: a :class:`~socialbench.types.Request` -> the prompt that
-``LLMEngine.add_request`` takes (token ids plus the decoded images).
+"""Chat messages for vLLM's ``LLM.chat``: a :class:`~socialbench.types.Request` -> one
+conversation in the OpenAI message format, which ``LLM.chat`` renders with the model's own
+chat template (vLLM's documented multimodal chat input; docs/models.md, "vLLM in this
+process").
 
-``LLM.chat`` renders a whole list of conversations and then runs them to completion, so it
-cannot take a request while others are running; the ``vllm:`` backend therefore feeds the
-engine itself, one request at a time, and renders each request the way ``LLM.chat`` does for
-a model whose chat template takes typed content parts:
+* an optional system turn (string content), then one user turn with a ``text`` part and one
+  ``image_url`` part per image, after the text (or before it with ``images_first``); each
+  image is a ``data:`` URL of the request's own encoded bytes, which vLLM decodes and
+  places with the model's image placeholders (it also handles templates that take only
+  string content, as ``vllm serve`` does);
+* a template that rejects a system turn (:func:`template_has_system_role` is False) gets
+  the system text in front of the prompt instead, as ``hf:`` does.
 
-* the conversation (:func:`~socialbench.models.hf_local.build_chat`): an optional system
-  turn, then one user turn with the prompt text and one ``{"type": "image"}`` part per image
-  (after the text, or before it with ``images_first``);
-* the template: the model's processor chat template when it has one (vLLM's first choice for
-  multimodal models), else the tokenizer's own; applied by the engine's tokenizer with the
-  generation prompt added;
-* the rendered text is encoded without adding special tokens (the template holds them) and
-  sent as ``{"prompt_token_ids": [...], "multi_modal_data": {"image": ...}}`` with the images
-  decoded to RGB in the prompt's order (one image alone, several as a list: the form every
-  vLLM of the supported range accepts); vLLM's multimodal processor expands each image
-  placeholder into the model's image tokens.
-
-:meth:`ChatPrompter.check` renders probe conversations when the engine loads and refuses a
-template that cannot place images (one that takes only plain-text content, or that drops
-image parts), so such a model fails at load with one clear error instead of sending prompts
-without their images. A template that rejects a system turn gets the system text in front
-of the prompt instead (as ``hf:`` does).
+:func:`processor_chat_template` reads the template vLLM will use (the processor's, else the
+tokenizer's) so the backend can tell whether it takes a reasoning switch
+(:mod:`socialbench.models.reasoning`) and a system turn.
 """
 
 from __future__ import annotations
@@ -33,25 +24,15 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from socialbench.models.base import FatalModelError
-from socialbench.models.hf_local import build_chat
 from socialbench.types import EncodedImage, Request
 
 log = logging.getLogger(__name__)
 
-_PROBE_TEXT = "socialbench-probe-text"
-SERVE_INSTEAD = "serve the model with `vllm serve` and use openai:MODEL@URL (its chat parser inserts the model's image placeholders)"
-
-
-class ChatTemplateError(ValueError):
-    """The model's chat template cannot place the images of a prompt."""
-
 
 class ChatTokenizer(Protocol):
-    """What :class:`ChatPrompter` needs of the engine's (Hugging Face) tokenizer."""
+    """What :func:`template_has_system_role` needs of the engine's (Hugging Face) tokenizer."""
 
     def apply_chat_template(self, conversation: Any, **kwargs: Any) -> Any: ...
-
-    def encode(self, text: str, **kwargs: Any) -> list[int]: ...
 
 
 def processor_chat_template(source: str, revision: str | None = None, trust_remote_code: bool = False) -> str | None:
@@ -68,71 +49,60 @@ def processor_chat_template(source: str, revision: str | None = None, trust_remo
     return template if isinstance(template, str) and template else None
 
 
-def decode_images(images: Sequence[EncodedImage]) -> list[Any]:
-    """Each encoded image as an RGB PIL image; an undecodable one is that request's
-    ``bad_request``."""
+def check_images(images: Sequence[EncodedImage]) -> None:
+    """Refuse a request whose image cannot be read (its header is checked, the pixels are
+    decoded by vLLM): ``bad_request`` naming the image, for that request only."""
     from PIL import Image
 
-    decoded = []
     for index, encoded in enumerate(images):
         try:
-            with Image.open(io.BytesIO(encoded.data)) as raw:
-                decoded.append(raw.convert("RGB"))
+            with Image.open(io.BytesIO(encoded.data)):
+                pass
         except Exception as exc:  # noqa: BLE001 - any decoder failure
             raise FatalModelError(
                 "bad_request", f"image {index} ({encoded.mime}) cannot be decoded: {type(exc).__name__}"
             ) from None
-    return decoded
 
 
-class ChatPrompter:
-    """Renders requests with one model's chat template into engine prompts (see the module
-    docstring)."""
+def image_part(image: EncodedImage) -> dict[str, Any]:
+    """An ``image_url`` content part holding the image's bytes as a ``data:`` URL."""
+    return {"type": "image_url", "image_url": {"url": f"data:{image.mime};base64,{image.b64}"}}
 
-    def __init__(self, tokenizer: ChatTokenizer, template: str | None = None, images_first: bool = False) -> None:
-        self.tokenizer = tokenizer
-        self.template = template
-        self.images_first = images_first
-        self.system_role = True
 
-    def render(self, conversation: list[dict[str, Any]]) -> str:
-        """The template applied to ``conversation``, generation prompt added, as text."""
-        text = self.tokenizer.apply_chat_template(
-            conversation, chat_template=self.template, tokenize=False, add_generation_prompt=True
-        )
-        if not isinstance(text, str):
-            raise ChatTemplateError(f"the chat template rendered {type(text).__name__}, not text")
-        return text
+def openai_messages(request: Request, images_first: bool = False, system_role: bool = True) -> list[dict[str, Any]]:
+    """The request as one conversation in the OpenAI message format (see the module
+    docstring). With ``system_role=False`` the system text goes before the prompt."""
+    prompt = request.prompt
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        if system_role:
+            messages.append({"role": "system", "content": request.system})
+        else:
+            prompt = f"{request.system}\n\n{prompt}"
+    text = [{"type": "text", "text": prompt}]
+    images = [image_part(image) for image in request.images]
+    messages.append({"role": "user", "content": images + text if images_first else text + images})
+    return messages
 
-    def check(self) -> None:
-        """Refuse a template that cannot place images; fall back to system text in the
-        prompt when it rejects a system turn. Raises :class:`ChatTemplateError`."""
-        text = {"type": "text", "text": _PROBE_TEXT}
+
+def template_has_system_role(tokenizer: ChatTokenizer, template: str | None) -> bool:
+    """Whether the chat template renders a system turn (some VLM templates raise on one).
+    Probed with string and with typed-part content; a template that renders neither a
+    system turn nor a user turn alone is not blamed on the system role (True)."""
+    user_only = [{"role": "user", "content": "u"}]
+    with_system = [{"role": "system", "content": "s"}, *user_only]
+    parts = [{"role": m["role"], "content": [{"type": "text", "text": m["content"]}]} for m in with_system]
+    for conversation in (with_system, parts):
         try:
-            plain = self.render([{"role": "user", "content": [text]}])
-            with_image = self.render([{"role": "user", "content": [text, {"type": "image"}]}])
-        except ChatTemplateError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - a missing template, a template error
-            raise ChatTemplateError(f"the chat template cannot render a prompt: {type(exc).__name__}: {exc}") from None
-        if _PROBE_TEXT not in plain or "'type'" in plain or '"type"' in plain:
-            raise ChatTemplateError(f"the chat template takes only plain-text content; {SERVE_INSTEAD}")
-        if with_image == plain:
-            raise ChatTemplateError(f"the chat template drops image parts; {SERVE_INSTEAD}")
-        try:
-            self.render(
-                [{"role": "system", "content": [{"type": "text", "text": "s"}]}, {"role": "user", "content": [text]}]
+            tokenizer.apply_chat_template(
+                conversation, chat_template=template, tokenize=False, add_generation_prompt=True
             )
+            return True
         except Exception:  # noqa: BLE001 - templates without a system role raise
-            log.info("chat template has no system role; system text goes into the prompt")
-            self.system_role = False
-
-    def prompt(self, request: Request) -> dict[str, Any]:
-        """The engine prompt for ``request``: its token ids and, if it has images, the decoded
-        images. Raises ``bad_request`` for an undecodable image."""
-        images = decode_images(request.images)
-        text = self.render(build_chat(request, self.images_first, system_role=self.system_role))
-        prompt: dict[str, Any] = {"prompt_token_ids": list(self.tokenizer.encode(text, add_special_tokens=False))}
-        if images:
-            prompt["multi_modal_data"] = {"image": images[0] if len(images) == 1 else images}
-        return prompt
+            continue
+    try:
+        tokenizer.apply_chat_template(user_only, chat_template=template, tokenize=False, add_generation_prompt=True)
+    except Exception:  # noqa: BLE001 - the template fails anyway: LLM.chat reports why, per request
+        return True
+    log.info("chat template has no system role; system text goes into the prompt")
+    return False

@@ -1,70 +1,94 @@
-"""In-process vLLM backend: ``vllm:PATH_OR_ID`` (vLLM's engine on this GPU, continuous batching).
+"""In-process vLLM backend: ``vllm:PATH_OR_ID`` (vLLM's offline ``LLM`` on this GPU, batched).
 
     vllm:Qwen/Qwen2.5-VL-3B-Instruct
     vllm:/checkpoints/my-vlm --model-opt tensor_parallel_size=2 --model-opt max_model_len=16384
 
-The engine (``vllm.LLM``'s ``LLMEngine``) is built once, on the first request (a fully
-cached run never builds it), by one background thread that owns it. Each request is rendered
-with the model's own chat template (:mod:`socialbench.models.vllm_chat`: a system turn, then
-the prompt and its images; ``images_first=true`` puts the images first) and sampled as the
-request says: temperature, ``max_tokens``, seed; JSON mode does not apply (as for ``hf:``).
+The engine (``vllm.LLM``) is built once, on the first request (a fully cached run never
+builds it), by one background thread that owns it. Requests go through ``LLM.chat``, vLLM's
+documented multimodal chat input (the engine-level path of earlier versions, raw prompts
+given to ``LLMEngine.add_request``, is deprecated in current vLLM): each request is one
+conversation in the OpenAI message format (:mod:`socialbench.models.vllm_chat`: a system
+turn, then the prompt and its images as ``image_url`` parts; ``images_first=true`` puts the
+images first), rendered by vLLM with the model's own chat template.
 
-Continuous batching: :meth:`VLLMOfflineModel.generate` only enqueues. The engine thread runs
-vLLM's step loop: before every ``LLMEngine.step()`` it adds each request that arrived
-meanwhile (``add_request``), so a new request joins the running batch at the next step
-instead of waiting for the others to finish; each request is answered as soon as its own
-``RequestOutput`` is finished. A request whose caller stopped waiting (a timeout, Ctrl-C) is
-aborted in the engine (``abort_request``) at the next step, freeing its KV cache. The run's
-``--concurrency`` is how many requests the engine can schedule: give it at least vLLM's
-``max_num_seqs`` (256 by default) for full throughput.
+Batching: :meth:`VLLMOfflineModel.generate` only enqueues. The engine thread takes the
+waiting requests (up to ``max_batch``; a request reaching an idle engine waits
+``batch_wait_ms`` for company) and runs them as one ``LLM.chat`` call, inside which vLLM
+batches continuously; requests that arrive meanwhile form the next call. A call's answers
+come back when the call ends, so the run's ``--timeout`` must cover one call (an attempt's
+clock runs while its request waits). A request whose caller stopped waiting before its call
+started is skipped; one given up during its call runs to the end and its answer is dropped.
+
+Sampling: the request's settings (temperature, ``top_p``, ``max_tokens``, seed) over the
+model's own defaults (its ``generation_config``, as ``vllm serve`` applies them): a setting
+the request leaves unset is the model's. JSON mode does not apply (as for ``hf:``). A chat
+template with a reasoning switch (``enable_thinking``) gets it from ``--reasoning-effort``
+and a reply's ``<think>`` section is kept apart from the answer
+(:mod:`socialbench.models.reasoning`).
 
 Options (``--model-opt KEY=VALUE``): ``tensor_parallel_size`` (1), ``max_model_len``
-(the model's), ``gpu_memory_utilization`` (0.9), ``limit_mm_per_prompt`` (10 images: the
-most SocialNav-SUB sends; or ``image=N``), ``dtype`` (``auto``, ``bfloat16``, ``float16``,
-``float32``), ``max_batch`` (1024: most requests held by the engine at once, running or
-waiting in its scheduler; more wait here), ``batch_wait_ms`` (5: how long a request reaching
-an idle engine waits for others to start with it), ``images_first``, ``revision``,
+(the model's), ``gpu_memory_utilization`` (0.9), ``limit_mm_per_prompt`` (the benchmark's
+largest request: 10 images for SocialNav-SUB, 11 for the waypoint task, 1 for RobotEQ; 10
+when the benchmark does not say; or ``N``, ``image=N``), ``dtype`` (``auto``,
+``bfloat16``, ``float16``, ``float32``), ``max_batch`` (1024: most requests in one
+``LLM.chat`` call), ``batch_wait_ms`` (5), ``images_first``, ``revision``,
 ``trust_remote_code`` (false), ``seed`` of the engine (the run's ``--seed``).
 
-Errors follow every backend's contract, per request: an engine that cannot be built or a
-chat template that cannot place images is ``load_error`` (fatal, every request); a prompt
-the engine rejects when it is added (too long for ``max_model_len``, too many images for
-``limit_mm_per_prompt``, an undecodable image) ``bad_request`` for that request only; a
-request the engine ends without an answer (aborted, or an error finish) ``backend_error``;
-an empty answer ``empty_response``. A failing ``step()`` fails the requests it was running
-(``out_of_memory``, retryable, for GPU memory exhaustion; else ``backend_error``) and the
-loop goes on with the next requests.
+Errors follow every backend's contract, per request: an engine that cannot be built is
+``load_error`` (fatal, every request); a call that fails is run again one request at a time,
+so a prompt the engine rejects (too long for ``max_model_len``, too many images for
+``limit_mm_per_prompt``, an undecodable image) is ``bad_request`` for that request only;
+running out of GPU memory is ``out_of_memory`` (retryable) for the whole call; a request the
+engine ends without an answer (aborted, or an error finish) ``backend_error``; an empty
+answer (or one that stops inside its reasoning) ``empty_response``.
 
 vLLM is imported only when the engine is built (``pip install 'socialbench[vllm]'``, on a
-machine with a CUDA GPU); a missing vLLM or a machine without a visible GPU is a one-line
-usage error before the run starts.
+machine with a CUDA GPU; the versions the extra admits are those whose ``LLM.chat`` this
+module uses: docs/models.md); a missing vLLM or a machine without a visible GPU is a
+one-line usage error before the run starts.
 """
 
 from __future__ import annotations
 
+import collections
 import importlib.util
-import itertools
 import logging
-import queue
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
 from socialbench.models.hf_local import checkpoint_fingerprint
+from socialbench.models.reasoning import (
+    THINK_END,
+    no_answer_message,
+    reasoning_token_count,
+    split_reasoning,
+    takes_thinking_switch,
+    template_kwargs,
+)
 from socialbench.models.registry import ModelOptions, register
-from socialbench.models.vllm_chat import ChatPrompter, processor_chat_template
+from socialbench.models.vllm_chat import (
+    check_images,
+    openai_messages,
+    processor_chat_template,
+    template_has_system_role,
+)
 from socialbench.models.worker_thread import STOP, ThreadJob, WorkerThreadModel
-from socialbench.types import Generation, Request, Usage
+from socialbench.types import Generation, GenerationConfig, Request, Usage
 
 log = logging.getLogger(__name__)
 
+#: Images per prompt when neither the benchmark nor ``limit_mm_per_prompt`` says.
 DEFAULT_IMAGES_PER_PROMPT = 10
 DEFAULT_MAX_BATCH = 1024
 DEFAULT_BATCH_WAIT_S = 0.005
 _DTYPES = {"auto", "bfloat16", "float16", "float32", "half", "float"}
 _MAX_MESSAGE_CHARS = 300
+#: Sampling defaults of the model (its generation_config) that a request never sets itself.
+_MODEL_DEFAULTS = ("top_k", "min_p", "repetition_penalty")
 MISSING_VLLM = "needs vLLM and a CUDA GPU: pip install 'socialbench[vllm]' on a GPU machine (or serve the model with `vllm serve` and use openai:MODEL@URL)"
 
 
@@ -90,10 +114,13 @@ def visible_gpus() -> int:
         return 0
 
 
-def parse_mm_limit(value: str | None) -> dict[str, int]:
-    """``limit_mm_per_prompt``: ``N`` or ``image=N[,video=M]`` -> vLLM's mapping."""
+def parse_mm_limit(value: str | None, needed: int | None = None) -> dict[str, int]:
+    """``limit_mm_per_prompt`` as vLLM's mapping: ``N`` or ``image=N[,video=M]``; unset, the
+    ``needed`` images of the benchmark's largest request (at least 1), or
+    :data:`DEFAULT_IMAGES_PER_PROMPT` when the benchmark does not say. A limit below
+    ``needed`` is a usage error (every such request would be refused)."""
     if value is None or value.strip() == "":
-        return {"image": DEFAULT_IMAGES_PER_PROMPT}
+        return {"image": DEFAULT_IMAGES_PER_PROMPT if needed is None else max(needed, 1)}
     out: dict[str, int] = {}
     for part in value.split(","):
         key, sep, number = part.partition("=")
@@ -101,6 +128,11 @@ def parse_mm_limit(value: str | None) -> dict[str, int]:
         if not number.isdigit() or not key:
             raise UsageError(f"--model-opt limit_mm_per_prompt={value!r} must be N or image=N[,video=M]")
         out[key] = int(number)
+    if needed is not None and out.get("image", 0) < needed:
+        raise UsageError(
+            f"--model-opt limit_mm_per_prompt={value!r} allows {out.get('image', 0)} image(s) per prompt, but "
+            f"this benchmark's requests carry up to {needed}; give image={needed} or more, or leave it out"
+        )
     return out
 
 
@@ -111,7 +143,7 @@ def engine_kwargs(source: str, options: ModelOptions) -> dict[str, Any]:
         "model": source,
         "tensor_parallel_size": options.get_count("tensor_parallel_size", 1),
         "gpu_memory_utilization": 0.9,
-        "limit_mm_per_prompt": parse_mm_limit(options.get("limit_mm_per_prompt")),
+        "limit_mm_per_prompt": parse_mm_limit(options.get("limit_mm_per_prompt"), options.max_images),
         "dtype": (options.get("dtype") or "auto").strip().lower(),
         "seed": options.seed,
         "trust_remote_code": options.get_flag("trust_remote_code"),
@@ -135,6 +167,25 @@ def engine_kwargs(source: str, options: ModelOptions) -> dict[str, Any]:
     if revision:
         kwargs["revision"] = revision
     return kwargs
+
+
+def sampling_kwargs(config: GenerationConfig, defaults: Any) -> dict[str, Any]:
+    """Keyword arguments of ``vllm.SamplingParams`` for a request: its temperature,
+    ``top_p``, ``max_tokens`` (None: up to the context length, as ``vllm serve``) and seed,
+    over ``defaults`` (``LLM.get_default_sampling_params()``: the model's generation_config)
+    for what it leaves unset and for ``top_k``, ``min_p``, ``repetition_penalty``."""
+    out: dict[str, Any] = {"max_tokens": config.max_tokens, "seed": config.seed}
+    for name in ("temperature", "top_p"):
+        value = getattr(config, name)
+        if value is None:
+            value = getattr(defaults, name, None)
+        if value is not None:
+            out[name] = value
+    for name in _MODEL_DEFAULTS:
+        value = getattr(defaults, name, None)
+        if value is not None:
+            out[name] = value
+    return out
 
 
 class VLLMOfflineModel(WorkerThreadModel):
@@ -169,17 +220,22 @@ class VLLMOfflineModel(WorkerThreadModel):
         self.batch_wait_s = wait_ms / 1000.0
         self._init_worker()
         self._llm: Any = None
-        self._engine: Any = None
-        self._prompter: ChatPrompter | None = None
-        self._request_ids = itertools.count()
+        self._defaults: Any = None
+        self._template: str | None = None
+        self._system_role = True
+        self._think_end: int | None = None
+        self._warned_no_switch = False
         self._identity: str | None = None
+        #: Sizes of the ``LLM.chat`` calls made so far (for tests and benchmarks).
+        self.batch_sizes: list[int] = []
 
     def __repr__(self) -> str:
         return f"VLLMOfflineModel(source={self.source!r})"
 
     def identity(self) -> str:
-        """Checkpoint (fingerprint or revision), dtype, context length and image order: what
-        changes answers. Checks that a GPU is visible (so a run fails before it starts)."""
+        """Checkpoint (fingerprint or revision), dtype, context length, image order and the
+        chat path (``LLM.chat``): what changes answers. Checks that a GPU is visible (so a
+        run fails before it starts)."""
         if self._identity is None:
             if visible_gpus() < 1:
                 raise UsageError(f"{self.spec}: no CUDA GPU is visible to this process; {MISSING_VLLM}")
@@ -196,6 +252,7 @@ class VLLMOfflineModel(WorkerThreadModel):
                     f"dtype={self.kwargs['dtype']}",
                     f"max_model_len={self.kwargs.get('max_model_len', 'model')}",
                     "images_first" if self.images_first else "text_first",
+                    "llm.chat",
                 ]
             )
         return self._identity
@@ -203,157 +260,140 @@ class VLLMOfflineModel(WorkerThreadModel):
     # -- engine -------------------------------------------------------------------------
 
     def load(self) -> None:
-        """Build the engine and check the chat template now (the engine thread does it on
+        """Build the engine and read its chat template now (the engine thread does it on
         first use otherwise)."""
-        if self._engine is not None:
+        if self._llm is not None:
             return
         import vllm
 
         llm = vllm.LLM(**self.kwargs)
+        tokenizer = llm.get_tokenizer()
         template = processor_chat_template(
             self.kwargs["model"], self.kwargs.get("revision"), self.kwargs["trust_remote_code"]
         )
-        prompter = ChatPrompter(llm.get_tokenizer(), template, self.images_first)
-        prompter.check()
-        self._llm, self._engine, self._prompter = llm, llm.llm_engine, prompter
+        self._template = template or getattr(tokenizer, "chat_template", None)
+        self._system_role = template_has_system_role(tokenizer, template)
+        self._think_end = _vocab_id(tokenizer, THINK_END)
+        self._defaults = llm.get_default_sampling_params()
+        self._llm = llm
         log.info("vLLM engine ready for %s", self.spec)
-
-    def _sampling(self, request: Request) -> Any:
-        import vllm
-
-        config = request.config
-        params = vllm.SamplingParams(temperature=config.temperature, max_tokens=config.max_tokens, seed=config.seed)
-        try:  # only the finished output of each request is needed (what LLM.generate asks for)
-            from vllm.sampling_params import RequestOutputKind
-        except ImportError:  # vLLM before 0.6.2: every step's output; finished ones are kept
-            return params
-        params.output_kind = RequestOutputKind.FINAL_ONLY
-        return params
 
     thread_prefix = "vllm-engine"
 
     def _serve(self) -> None:
-        """The step loop: add what arrived, abort what was given up, step, answer what
-        finished; until :data:`STOP` is read and nothing is running."""
-        running: dict[str, ThreadJob] = {}
+        """Take what waits (up to ``max_batch``), run it as ``LLM.chat`` calls (one per set of
+        chat-template arguments), answer each request; until :data:`STOP` is read."""
+        pending: collections.deque[ThreadJob] = collections.deque()
         stopping = False
         while True:
+            if not pending:
+                if stopping:
+                    return
+                item = self._queue.get()
+                if item is STOP:
+                    return
+                pending.append(item)
+            stopping = self._gather(pending, self.max_batch, self.batch_wait_s) or stopping
+            live = [job for job in pending if job.live()]
+            batch, rest = live[: self.max_batch], live[self.max_batch :]
+            pending = collections.deque(rest)
+            if self._load_error is not None:
+                for job in batch:
+                    job.resolve(self._load_error)
+                continue
             try:
-                if not stopping:
-                    stopping = self._admit(running)
-                self._abort_abandoned(running)
-                if not running:
-                    if stopping:
-                        return
-                    continue
-                self._step(running)
+                for group in self._groups(batch):
+                    self._run(group)
             except Exception as exc:  # noqa: BLE001 - a bug here must not leave callers waiting forever
                 log.exception("%s: engine loop failed", self.spec)
                 error = FatalModelError(
                     "backend_error", f"engine loop failed: {type(exc).__name__}: {exc}"[:_MAX_MESSAGE_CHARS]
                 )
-                for job in running.values():
+                for job in batch:
                     job.resolve(error)
-                running.clear()
 
-    def _admit(self, running: dict[str, ThreadJob]) -> bool:
-        """Add the waiting requests to the engine (up to ``max_batch`` held at once). With
-        nothing running, sleep until a request comes, then give others ``batch_wait_s`` to
-        join it. True when the stop signal was read."""
-        idle = not running
-        company_wait = self.batch_wait_s if idle else 0.0
-        while len(running) < self.max_batch:
-            if idle and not running:
-                item = self._queue.get()
-            else:
-                try:
-                    item = self._queue.get(timeout=company_wait) if company_wait > 0 else self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                company_wait = 0.0
-            if item is STOP:
-                return True
-            self._add(item, running)
-        return False
-
-    def _add(self, job: ThreadJob, running: dict[str, ThreadJob]) -> None:
-        """One request into the engine, or its error to its caller."""
-        if not job.live():
-            return
-        if self._load_error is not None:
-            job.resolve(self._load_error)
-            return
-        assert self._prompter is not None
-        try:
-            prompt = self._prompter.prompt(job.request)
-        except ModelError as exc:
-            job.resolve(exc)
-            return
-        except Exception as exc:  # noqa: BLE001 - the template or tokenizer refused this request
-            job.resolve(
-                FatalModelError(
-                    "bad_request", f"prompt cannot be rendered: {type(exc).__name__}: {exc}"[:_MAX_MESSAGE_CHARS]
-                )
-            )
-            return
-        request_id = f"socialbench-{next(self._request_ids)}"
-        try:
-            self._engine.add_request(request_id, prompt, self._sampling(job.request))
-        except Exception as exc:  # noqa: BLE001 - mapped: a rejected prompt fails only this request
-            job.resolve(map_error(exc))
-            return
-        running[request_id] = job
-
-    def _abort_abandoned(self, running: dict[str, ThreadJob]) -> None:
-        """Abort the requests whose callers stopped waiting (their KV cache is freed)."""
-        gone = [request_id for request_id, job in running.items() if not job.live()]
-        for request_id in gone:
-            del running[request_id]
-        if gone:
-            self._abort(gone)
-
-    def _abort(self, request_ids: list[str]) -> None:
-        try:
-            self._engine.abort_request(request_ids)
-        except Exception as exc:  # noqa: BLE001 - the requests are answered already; only log
+    def _template_kwargs(self, request: Request) -> dict[str, bool]:
+        effort = request.config.reasoning_effort
+        if effort is not None and not takes_thinking_switch(self._template) and not self._warned_no_switch:
+            self._warned_no_switch = True
             log.warning(
-                "%s: abort of %d request(s) failed: %s: %s", self.spec, len(request_ids), type(exc).__name__, exc
+                "%s: the chat template has no reasoning switch (enable_thinking); --reasoning-effort %s is not applied",
+                self.spec,
+                effort,
             )
+        return template_kwargs(self._template, effort)
 
-    def _step(self, running: dict[str, ThreadJob]) -> None:
-        """One engine step; answer each request it finished. A failing step fails the
-        requests it was running (they are aborted in the engine)."""
-        if not self._engine.has_unfinished_requests():  # stepping would wait for outputs that never come
-            dropped = FatalModelError("backend_error", "the engine dropped the request without an output")
-            for job in running.values():
-                job.resolve(dropped)
-            running.clear()
+    def _groups(self, batch: Sequence[ThreadJob]) -> list[tuple[dict[str, bool], list[ThreadJob]]]:
+        """The batch split by chat-template arguments (``LLM.chat`` takes one set a call),
+        in order of first appearance."""
+        groups: dict[tuple[tuple[str, bool], ...], tuple[dict[str, bool], list[ThreadJob]]] = {}
+        for job in batch:
+            kwargs = self._template_kwargs(job.request)
+            groups.setdefault(tuple(sorted(kwargs.items())), (kwargs, []))[1].append(job)
+        return list(groups.values())
+
+    def _run(self, group: tuple[dict[str, bool], list[ThreadJob]]) -> None:
+        """One ``LLM.chat`` call; if it fails for another reason than memory, each request of
+        a larger call is run alone so that only the faulty one fails."""
+        chat_kwargs, candidates = group
+        import vllm
+
+        jobs = []
+        for job in candidates:
+            try:
+                check_images(job.request.images)
+            except ModelError as exc:
+                job.resolve(exc)
+                continue
+            jobs.append(job)
+        if not jobs:
             return
+        conversations = [openai_messages(job.request, self.images_first, self._system_role) for job in jobs]
+        params = [vllm.SamplingParams(**sampling_kwargs(job.request.config, self._defaults)) for job in jobs]
         try:
-            outputs = self._engine.step()
+            outputs = self._llm.chat(
+                conversations, sampling_params=params, use_tqdm=False, chat_template_kwargs=chat_kwargs or None
+            )
         except Exception as exc:  # noqa: BLE001 - mapped below
-            error = map_error(exc, engine_wide=True)
-            for job in running.values():
+            error = map_error(exc)
+            if len(jobs) > 1 and error.kind != "out_of_memory":
+                for job in jobs:
+                    self._run((chat_kwargs, [job]))
+                return
+            for job in jobs:
                 job.resolve(error)
-            self._abort(list(running))
-            running.clear()
             return
-        for output in outputs:
-            if getattr(output, "finished", False) and output.request_id in running:
-                running.pop(output.request_id).resolve(to_generation(output))
+        self.batch_sizes.append(len(jobs))
+        if len(outputs) != len(jobs):
+            error = FatalModelError("backend_error", f"LLM.chat gave {len(outputs)} outputs for {len(jobs)} requests")
+            for job in jobs:
+                job.resolve(error)
+            return
+        for job, output in zip(jobs, outputs):
+            job.resolve(to_generation(output, self._think_end))
 
     async def aclose(self) -> None:
         await self._stop_worker()
-        self._llm = self._engine = self._prompter = None
+        self._llm = self._defaults = None
+
+
+def _vocab_id(tokenizer: Any, token: str) -> int | None:
+    """The id of ``token`` when the vocabulary has it as one token, else None."""
+    try:
+        value = tokenizer.get_vocab().get(token)
+    except Exception:  # noqa: BLE001 - a tokenizer without get_vocab: no count
+        return None
+    return value if isinstance(value, int) else None
 
 
 #: Finish reasons of a request the engine ended without an answer.
 _FAILED_FINISH = {"abort", "error"}
 
 
-def to_generation(output: Any) -> Generation | ModelError:
-    """A finished vLLM ``RequestOutput`` -> a :class:`Generation` with token usage, or the
-    error it is (``backend_error`` for an aborted or failed request, ``empty_response``)."""
+def to_generation(output: Any, think_end: int | None = None) -> Generation | ModelError:
+    """A finished vLLM ``RequestOutput`` -> a :class:`Generation` (the answer, its reasoning
+    section apart, token usage), or the error it is (``backend_error`` for an aborted or
+    failed request, ``empty_response`` for no answer)."""
     completion = output.outputs[0] if output.outputs else None
     reason = getattr(completion, "finish_reason", None)
     if reason in _FAILED_FINISH:
@@ -361,28 +401,35 @@ def to_generation(output: Any) -> Generation | ModelError:
     text = completion.text if completion is not None else ""
     if completion is None or not text.strip():
         return FatalModelError("empty_response", f"finish_reason={reason}")
-    prompt_tokens = len(output.prompt_token_ids or ())
-    return Generation(
-        text=text, usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=len(completion.token_ids or ()))
+    reply = split_reasoning(text)
+    token_ids = list(completion.token_ids or ())
+    if reply.open_ended or not reply.answer.strip():
+        return FatalModelError("empty_response", no_answer_message(reply.open_ended, len(token_ids), reason))
+    usage = Usage(
+        prompt_tokens=len(output.prompt_token_ids or ()),
+        completion_tokens=len(token_ids),
+        reasoning_tokens=reasoning_token_count(token_ids, think_end) if reply.reasoning is not None else 0,
     )
+    return Generation(text=reply.answer, usage=usage, reasoning=reply.reasoning)
 
 
-def map_error(exc: BaseException, engine_wide: bool = False) -> ModelError:
-    """An exception from the engine -> the backend contract's error kinds. ``engine_wide``:
-    raised by ``step()`` (never one prompt's fault, so never ``bad_request``)."""
+def map_error(exc: BaseException) -> ModelError:
+    """An exception from ``LLM.chat`` -> the backend contract's error kinds: out of GPU memory
+    ``out_of_memory`` (retryable), a rejected prompt (``ValueError``, ``TypeError``,
+    ``KeyError``) ``bad_request``, anything else ``backend_error``."""
     if isinstance(exc, ModelError):
         return exc
     text = f"{type(exc).__name__}: {exc}"[:_MAX_MESSAGE_CHARS]
     if type(exc).__name__ == "OutOfMemoryError" or "out of memory" in str(exc).lower():
         return RetryableModelError("out_of_memory", text)
-    if not engine_wide and isinstance(exc, (ValueError, TypeError, KeyError)):
+    if isinstance(exc, (ValueError, TypeError, KeyError)):
         return FatalModelError("bad_request", text)
     return FatalModelError("backend_error", text)
 
 
 @register(
     "vllm",
-    summary="vLLM's offline engine in this process on a GPU, continuous batching (options: "
+    summary="vLLM's offline engine in this process on a GPU, batched through LLM.chat (options: "
     "tensor_parallel_size, max_model_len, gpu_memory_utilization, limit_mm_per_prompt, dtype)",
     example="vllm:Qwen/Qwen2.5-VL-3B-Instruct",
 )

@@ -9,6 +9,7 @@ every request after it.
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import queue
 import threading
@@ -102,6 +103,28 @@ class WorkerThreadModel:
             self._load_error = FatalModelError("load_error", f"{self.spec}: {type(exc).__name__}: {exc}"[:1000])
             log.error("%s", self._load_error)
         self._serve()
+
+    def _gather(self, pending: collections.deque[Any], wanted: int, wait_s: float) -> bool:
+        """Move the waiting jobs to ``pending``; while fewer than ``wanted`` are pending, wait
+        up to ``wait_s`` for each further one. True when the stop signal was read."""
+        while True:
+            try:
+                while True:
+                    item = self._queue.get_nowait()
+                    if item is STOP:
+                        return True
+                    pending.append(item)
+            except queue.Empty:
+                pass
+            if len(pending) >= wanted or wait_s <= 0:
+                return False
+            try:
+                item = self._queue.get(timeout=wait_s)
+            except queue.Empty:
+                return False
+            if item is STOP:
+                return True
+            pending.append(item)
 
     async def _stop_worker(self) -> None:
         """Let the thread finish what it holds, then end it."""

@@ -133,6 +133,10 @@ class _RobotEQ(BaseBenchmark[R]):
         """1024, 2048 for CoT (paper §G.5)."""
         return 2048 if options.strategy == "cot" else 1024
 
+    def max_images_per_request(self, options: R) -> int:
+        """The scene's one image; none with ``--strategy no-image``."""
+        return 0 if options.strategy == "no-image" else 1
+
     # solving helpers ---------------------------------------------------------------------
     async def _images(self, item: Item, ctx: SolveContext[RobotEQOptions]) -> tuple[EncodedImage, ...]:
         if ctx.options.strategy == "no-image" or not ctx.needs_prompt or ctx.encoder is None:

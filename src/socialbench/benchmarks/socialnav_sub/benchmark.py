@@ -39,6 +39,7 @@ from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub import baselines as _baselines  # noqa: F401  (registers baseline:rule-based, replay of official folders)
 from socialbench.benchmarks.socialnav_sub import loader as _loader
 from socialbench.benchmarks.socialnav_sub.bank import SOCIAL, BankQuestion, PromptBank
+from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
 from socialbench.benchmarks.socialnav_sub.options import GIVEN_BY, GIVEN_SOURCES, SocialNavOptions
 from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
 from socialbench.benchmarks.socialnav_sub.scene_context import facts_block, rule_facts
@@ -208,6 +209,10 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         """None: no sampling setting is sent, the provider's defaults apply (paper §4.2,
         "default hyperparameters"), so repeated runs (``--epochs``) differ as in Table 3."""
         return None
+
+    def max_images_per_request(self, options: SocialNavOptions) -> int:
+        """The clip's frames: one image each, whatever the ``--images`` mode."""
+        return N_FRAMES
 
     def estimate_requests(self, dataset: Any, options: SocialNavOptions, *, model_reads_prompt: bool) -> int:
         """Model requests of a run: every question, but under ``cot-gt`` the social ones only

@@ -47,6 +47,7 @@ from socialbench.benchmarks.socialnav_waypoint.candidates import (
     Candidates,
     future_position,
     people_at_last_frame,
+from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
     sample_candidates,
 )
 from socialbench.benchmarks.socialnav_waypoint.context import (
@@ -193,6 +194,10 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         self.seed = run.seed
 
     def context_text(self, item: Item, dataset: WaypointDataset) -> str | None:
+    def max_images_per_request(self, options: WaypointOptions) -> int:
+        """The clip's frames and the waypoint image (module docstring, "What is sent")."""
+        return N_FRAMES + 1
+
         if self.context == "none":
             return None
         pairs = context_answers(dataset.sources[item.item_id], self.context, self.seed, self._model_answers)

@@ -1,0 +1,100 @@
+"""Reasoning models run in this process (``hf:``, ``vllm:``): the chat template's reasoning
+switch, and the reasoning section of a reply.
+
+Hybrid reasoning models (Qwen3, for one) take a switch in their chat template,
+``enable_thinking``: the template renders the generation prompt so that the model thinks
+first, or skips its thinking. ``--reasoning-effort`` sets it (:func:`thinking_switch`):
+``none`` turns thinking off, any other level on; unset, the template's own default applies
+(nothing is passed). A template that does not mention the switch gets nothing.
+
+A reasoning model writes its thinking between ``<think>`` and ``</think>`` before the
+answer. :func:`split_reasoning` takes that section out: the answer alone goes to the answer
+parser, the reasoning is kept in the record apart. Templates that open the section in the
+generation prompt (the reply then starts inside it and only closes it) are handled too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The chat-template variable of hybrid reasoning models (Qwen3 and others).
+THINKING_SWITCH = "enable_thinking"
+THINK_START, THINK_END = "<think>", "</think>"
+
+
+def takes_thinking_switch(template: str | None) -> bool:
+    """Whether a chat template's source reads the ``enable_thinking`` switch."""
+    return bool(template) and THINKING_SWITCH in str(template)
+
+
+def thinking_switch(reasoning_effort: str | None) -> bool | None:
+    """``--reasoning-effort`` as the template's on/off switch: ``none`` -> off, any other
+    level -> on, unset -> None (the template's default; nothing is passed)."""
+    if reasoning_effort is None:
+        return None
+    return reasoning_effort != "none"
+
+
+def template_kwargs(template: str | None, reasoning_effort: str | None) -> dict[str, bool]:
+    """The chat-template keyword arguments for a request: ``{"enable_thinking": ...}`` when the
+    template takes the switch and the request sets an effort, else none."""
+    switch = thinking_switch(reasoning_effort)
+    if switch is None or not takes_thinking_switch(template):
+        return {}
+    return {THINKING_SWITCH: switch}
+
+
+@dataclass(frozen=True)
+class SplitReply:
+    """A reply split into its answer and its reasoning section (None: the reply has none).
+    ``open_ended``: the reply stopped inside its reasoning (no answer yet)."""
+
+    answer: str
+    reasoning: str | None = None
+    open_ended: bool = False
+
+
+def split_reasoning(text: str) -> SplitReply:
+    """Take the ``<think>...</think>`` section out of a reply.
+
+    * ``<think>R</think>A`` -> answer ``A``, reasoning ``R``;
+    * ``R</think>A`` (the template opened the section in the prompt) -> the same;
+    * ``<think>R`` with no end (cut off while thinking) -> no answer, reasoning ``R``,
+      ``open_ended``;
+    * anything else -> the text as the answer, no reasoning.
+
+    Surrounding whitespace of both parts is stripped.
+
+    >>> split_reasoning("<think>left is blocked</think> {\\"answer\\": \\"right\\"}")
+    SplitReply(answer='{"answer": "right"}', reasoning='left is blocked', open_ended=False)
+    """
+    end = text.find(THINK_END)
+    start = text.find(THINK_START)
+    if end >= 0 and (start < 0 or start < end):
+        head = text[:end]
+        if start >= 0:
+            head = head[start + len(THINK_START) :]
+        return SplitReply(text[end + len(THINK_END) :].strip(), head.strip())
+    if start >= 0 and end < 0 and not text[:start].strip():
+        return SplitReply("", text[start + len(THINK_START) :].strip(), open_ended=True)
+    return SplitReply(text)
+
+
+def reasoning_token_count(token_ids: list[int], end_id: int | None) -> int:
+    """Tokens of the reasoning section: those up to and including the first ``</think>``
+    token (0 when the vocabulary has no such single token or the reply has none)."""
+    if end_id is None:
+        return 0
+    try:
+        return token_ids.index(end_id) + 1
+    except ValueError:
+        return 0
+
+
+def no_answer_message(open_ended: bool, n_tokens: int, finish_reason: str | None) -> str:
+    """The ``empty_response`` message of a reply whose reasoning section left no answer."""
+    where = "ends inside its reasoning section" if open_ended else "has no answer after its reasoning section"
+    return (
+        f"the reply {where} ({n_tokens} tokens, finish_reason={finish_reason}); "
+        "raise --max-tokens or turn reasoning off (--reasoning-effort none)"
+    )
