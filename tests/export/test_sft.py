@@ -52,7 +52,7 @@ def test_messages_rows_carry_the_eval_prompt_and_the_gold_reply(release: Path, t
     fx = _fixtures()
     s1 = fx.JUDGMENT_ROWS[0]
     user, assistant = row["messages"]
-    assert user["content"][1]["text"] == scene_prompt(fx.ROLE, list(enumerate(s1["option_texts"], start=1)), "standard")
+    assert user["content"][0]["text"] == scene_prompt(fx.ROLE, list(enumerate(s1["option_texts"], start=1)), "standard")
     assert parse_judgments(assistant["content"][0]["text"], [1, 2]).values == {1: "proper", 2: "improper"}
 
 
@@ -73,7 +73,7 @@ def test_split_is_synthetic_for_training_and_real_for_evaluation(release: Path, 
 def test_sharegpt_loads_and_is_registered_for_llama_factory(release: Path, tmp_path: Path) -> None:
     res = write_sft(release, tmp_path / "sft", fmt="sharegpt", task="sg")
     row = _load(res.files["train"])[0]
-    assert row["messages"][0]["content"].startswith("<image>") and json.loads(row["messages"][1]["content"])["answer"]
+    assert row["messages"][0]["content"].endswith("<image>") and json.loads(row["messages"][1]["content"])["answer"]
     info = json.loads((tmp_path / "sft" / "dataset_info.json").read_text())
     assert info["socialbench_train"]["file_name"] == "train.jsonl"
     assert info["socialbench_train"]["columns"] == {"messages": "messages", "images": "images"}
@@ -83,7 +83,63 @@ def test_llava_json_loads_with_datasets(release: Path, tmp_path: Path) -> None:
     res = write_sft(release, tmp_path / "sft", fmt="llava")
     row = _load(res.files["train"])[0]
     assert [t["from"] for t in row["conversations"]] == ["human", "gpt"]
-    assert row["conversations"][0]["value"].startswith("<image>\n") and (tmp_path / "sft" / row["image"]).is_file()
+    assert row["conversations"][0]["value"].endswith("\n<image>") and (tmp_path / "sft" / row["image"]).is_file()
+
+
+def test_messages_user_turn_puts_the_text_before_the_image_as_eval_does(release: Path, tmp_path: Path) -> None:
+    res = write_sft(release, tmp_path / "sft", fmt="messages")
+    assert [p["type"] for p in _load(res.files["train"])[0]["messages"][0]["content"]] == ["text", "image"]
+
+
+def test_images_first_puts_the_image_before_the_text_in_every_format(release: Path, tmp_path: Path) -> None:
+    messages = write_sft(release, tmp_path / "m", fmt="messages", images_first=True)
+    sharegpt = write_sft(release, tmp_path / "s", fmt="sharegpt", images_first=True)
+    llava = write_sft(release, tmp_path / "l", fmt="llava", images_first=True)
+    assert [p["type"] for p in _load(messages.files["train"])[0]["messages"][0]["content"]] == ["image", "text"]
+    assert _load(sharegpt.files["train"])[0]["messages"][0]["content"].startswith("<image>")
+    assert _load(llava.files["train"])[0]["conversations"][0]["value"].startswith("<image>\n")
+
+
+@pytest.mark.parametrize(("task", "benchmark"), [("bj", "roboteq-bj"), ("sg", "roboteq-sg")])
+def test_chat_template_renders_an_exported_example_as_eval_sends_it(
+    release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, task: str, benchmark: str
+) -> None:
+    """The tiny LLaVA's chat template applied to an exported user turn gives exactly the text
+    ``eval`` renders for the same item with the same model (``hf:``, default layout)."""
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from socialbench.benchmarks.base import get_benchmark
+    from socialbench.benchmarks.options import EvalOptions
+    from socialbench.models.hf_local import HFLocalModel
+    from socialbench.models.registry import ModelOptions, create_model
+    from socialbench.runner.run import RunRequest, run_eval
+    from socialbench.testing.tiny_vlm import build_tiny_vlm
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    tiny = build_tiny_vlm("llava", tmp_path / "tiny", seed=0)
+    sent: dict[str, str] = {}
+    render = HFLocalModel._render
+
+    def spy(self: HFLocalModel, request: Any) -> str:
+        text = render(self, request)
+        sent[request.item.item_id] = text
+        return text
+
+    monkeypatch.setattr(HFLocalModel, "_render", spy)
+    bench, _ = get_benchmark(benchmark)
+    monkeypatch.setattr(type(bench), "max_tokens", lambda self, options: 2)  # what is sent is all this test reads
+    model = create_model(f"hf:{tiny}", ModelOptions())
+    run_eval(
+        RunRequest(benchmark, release, model.spec, tmp_path / "run", EvalOptions(), show_progress=False), bench, model
+    )
+    res = write_sft(release, tmp_path / "sft", fmt="messages", task=task, train_subset="all", eval_subset="none")
+    processor = transformers.AutoProcessor.from_pretrained(tiny)
+    rows = list(_load(res.files["train"]))
+    assert sorted(sent) == sorted(r["id"] for r in rows)
+    for row in rows:
+        exported = processor.apply_chat_template([row["messages"][0]], tokenize=False, add_generation_prompt=True)
+        assert exported == sent[row["id"]]
+        assert exported.count("<image>") == 1
 
 
 def test_grounding_reply_is_the_gold_letter_set(release: Path, tmp_path: Path) -> None:

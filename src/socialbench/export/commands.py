@@ -33,12 +33,26 @@ def sft_cmd(
     train_subset: Annotated[str, typer.Option(help="Subset of the train split: synthetic, real or all.")] = "synthetic",
     eval_subset: Annotated[str, typer.Option(help="Subset of the eval split: synthetic, real, all or none.")] = "real",
     overwrite: Annotated[bool, typer.Option(help="Write into a non-empty --out.")] = False,
+    images_first: Annotated[
+        bool,
+        typer.Option(
+            help="Image before the text in the user turn, as eval sends it with --model-opt images_first=true "
+            "(default: text first, as eval sends it by default)."
+        ),
+    ] = False,
 ) -> None:
     """Supervised fine-tuning data: the prompts `eval` sends paired with the gold JSON answers."""
     from socialbench.export.sft import write_sft
 
     res = write_sft(
-        data, out, fmt=fmt, task=task, train_subset=train_subset, eval_subset=eval_subset, overwrite=overwrite
+        data,
+        out,
+        fmt=fmt,
+        task=task,
+        train_subset=train_subset,
+        eval_subset=eval_subset,
+        overwrite=overwrite,
+        images_first=images_first,
     )
     for split, path in res.files.items():
         typer.echo(f"{split}: {res.counts[split]} examples in {path}")

@@ -6,21 +6,33 @@ Figure 18 prompt for behavior judgment, the Figure 20 prompt for spatial groundi
 the same functions) and the scene image with the ground-truth reply as JSON:
 ``{"answer": {"1": "proper", "2": "improper"}}`` or ``{"answer": ["A", "C"]}``.
 
+The user turn is the one ``eval`` sends, built by the same function
+(:func:`socialbench.prompting.turns.user_turn`, which every backend's request goes
+through): the prompt text first, then the image (``eval``'s default), or the image first
+with ``images_first=True`` (``--images-first``; for a model evaluated with the model option
+``images_first=true``). A model fine-tuned on the export is evaluated on the layout it was
+trained on.
+
 Formats (one file per split, images copied under ``images/`` with their dataset-relative
 path, paths in the files relative to the output folder):
 
 ``messages``  ``train.jsonl`` rows ``{"id", "messages": [{"role": "user", "content":
-              [{"type": "image"}, {"type": "text", "text": PROMPT}]}, {"role": "assistant",
+              [{"type": "text", "text": PROMPT}, {"type": "image"}]}, {"role": "assistant",
               "content": [{"type": "text", "text": ANSWER}]}], "images": [PATH]}`` — the
               conversational vision format of TRL's ``SFTTrainer`` (and of processors'
               ``apply_chat_template``).
 ``sharegpt``  ``train.jsonl`` rows ``{"id", "messages": [{"role": "user", "content":
-              "<image>PROMPT"}, {"role": "assistant", "content": ANSWER}], "images": [PATH]}``
-              plus ``dataset_info.json`` registering each split for LLaMA-Factory
-              (``formatting: sharegpt``, ``columns: messages, images``, OpenAI-style tags).
+              "PROMPT<image>"}, {"role": "assistant", "content": ANSWER}], "images": [PATH]}``
+              (the user turn's parts joined in order, the image part as LLaMA-Factory's
+              ``<image>`` placeholder) plus ``dataset_info.json`` registering each split for
+              LLaMA-Factory (``formatting: sharegpt``, ``columns: messages, images``,
+              OpenAI-style tags).
 ``llava``     ``train.json``, a list of ``{"id", "image": PATH, "conversations":
-              [{"from": "human", "value": "<image>\\nPROMPT"}, {"from": "gpt", "value":
-              ANSWER}]}`` (the LLaVA instruction-tuning JSON).
+              [{"from": "human", "value": "PROMPT\\n<image>"}, {"from": "gpt", "value":
+              ANSWER}]}`` (the LLaVA instruction-tuning JSON; the parts joined with a
+              newline. LLaVA's own training code, ``preprocess_multimodal``, moves
+              ``<image>`` to the front of the turn whatever its place in the file, so with
+              that trainer the layout is LLaVA's, not ``eval``'s).
 
 ``split.json`` lists the ids of each split and the subsets they came from; ``README.md``
 is a dataset card with the counts and the provenance.
@@ -41,6 +53,7 @@ from socialbench.benchmarks.roboteq.loader import load_roboteq
 from socialbench.benchmarks.roboteq.prompts import grounding_prompt, scene_prompt
 from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG
 from socialbench.errors import UsageError
+from socialbench.prompting.turns import user_turn
 from socialbench.types import Item
 
 __all__ = ["FORMATS", "TASKS", "SUBSETS", "SftExample", "examples_from_items", "write_sft", "SftResult"]
@@ -105,8 +118,19 @@ def _select(examples: Sequence[SftExample], subset: str) -> list[SftExample]:
     return [e for e in examples if subset == "all" or e.subset == subset]
 
 
-def _row(e: SftExample, fmt: str) -> dict[str, Any]:
+#: The placeholder of an image part in the plain-text formats (LLaMA-Factory, LLaVA).
+IMAGE_TAG = "<image>"
+
+
+def flat_user_text(turn: dict[str, Any], sep: str) -> str:
+    """The parts of a :func:`~socialbench.prompting.turns.user_turn` joined in their order
+    with ``sep``, an image part written as :data:`IMAGE_TAG`."""
+    return sep.join(IMAGE_TAG if part["type"] == "image" else str(part["text"]) for part in turn["content"])
+
+
+def _row(e: SftExample, fmt: str, images_first: bool = False) -> dict[str, Any]:
     path = f"images/{e.image_rel}"
+    turn = user_turn(e.prompt, 1, images_first)
     if fmt == "messages":
         return {
             "id": e.id,
@@ -114,7 +138,7 @@ def _row(e: SftExample, fmt: str) -> dict[str, Any]:
             "subset": e.subset,
             "images": [path],
             "messages": [
-                {"role": "user", "content": [{"type": "image", "text": None}, {"type": "text", "text": e.prompt}]},
+                turn,
                 {"role": "assistant", "content": [{"type": "text", "text": e.answer}]},
             ],
         }
@@ -124,14 +148,20 @@ def _row(e: SftExample, fmt: str) -> dict[str, Any]:
             "task": e.task,
             "subset": e.subset,
             "images": [path],
-            "messages": [{"role": "user", "content": "<image>" + e.prompt}, {"role": "assistant", "content": e.answer}],
+            "messages": [
+                {"role": "user", "content": flat_user_text(turn, "")},
+                {"role": "assistant", "content": e.answer},
+            ],
         }
     return {
         "id": e.id,
         "task": e.task,
         "subset": e.subset,
         "image": path,
-        "conversations": [{"from": "human", "value": "<image>\n" + e.prompt}, {"from": "gpt", "value": e.answer}],
+        "conversations": [
+            {"from": "human", "value": flat_user_text(turn, "\n")},
+            {"from": "gpt", "value": e.answer},
+        ],
     }
 
 
@@ -151,7 +181,15 @@ def _safe_rel(rel: str) -> str:
     return rel
 
 
-def _card(name: str, data: str, fmt: str, result: SftResult, subsets: dict[str, str], tasks: Sequence[str]) -> str:
+def _card(
+    name: str,
+    data: str,
+    fmt: str,
+    result: SftResult,
+    subsets: dict[str, str],
+    tasks: Sequence[str],
+    images_first: bool = False,
+) -> str:
     lines = [
         "---",
         "task_categories:",
@@ -166,8 +204,10 @@ def _card(name: str, data: str, fmt: str, result: SftResult, subsets: dict[str, 
         "",
         f"Supervised fine-tuning data written by `socialbench export sft` from `{data}` "
         f"(tasks: {', '.join(tasks)}; format: `{fmt}`).",
-        "Prompts are exactly those `socialbench eval --strategy standard` sends; replies are the ground-truth",
-        "labels as JSON. Paper protocol (RobotEQ §5, Figure 7): train on synthetic scenes, evaluate on real ones.",
+        "Prompts are exactly those `socialbench eval --strategy standard` sends, laid out as it sends them",
+        f"({'image first, then the text' if images_first else 'text first, then the image'}); replies are the",
+        "ground-truth labels as JSON. Paper protocol (RobotEQ §5, Figure 7): train on synthetic scenes, evaluate on",
+        "real ones.",
         "",
         "| split | subset | examples |",
         "|---|---|---|",
@@ -188,9 +228,11 @@ def write_sft(
     train_subset: str = "synthetic",
     eval_subset: str = "real",
     overwrite: bool = False,
+    images_first: bool = False,
 ) -> SftResult:
     """Write SFT files for ``data`` (a RobotEQ folder or hub id) into ``out`` (see the
-    module docstring). Raises :class:`UsageError` for a bad option, an existing non-empty
+    module docstring); ``images_first`` puts the image before the text in the user turn,
+    as ``eval`` does with the model option ``images_first=true``. Raises :class:`UsageError` for a bad option, an existing non-empty
     ``out`` without ``overwrite``, or a split with no example."""
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)} (got {fmt!r})")
@@ -230,12 +272,14 @@ def write_sft(
         if fmt == "llava":
             path = out / f"{split}.json"
             path.write_text(
-                json.dumps([_row(e, fmt) for e in rows], ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+                json.dumps([_row(e, fmt, images_first) for e in rows], ensure_ascii=False, indent=1) + "\n",
+                encoding="utf-8",
             )
         else:
             path = out / f"{split}.jsonl"
             path.write_text(
-                "".join(json.dumps(_row(e, fmt), ensure_ascii=False) + "\n" for e in rows), encoding="utf-8"
+                "".join(json.dumps(_row(e, fmt, images_first), ensure_ascii=False) + "\n" for e in rows),
+                encoding="utf-8",
             )
         result.files[split] = path
         result.counts[split] = len(rows)
@@ -268,6 +312,6 @@ def write_sft(
         }
         (out / "dataset_info.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
     (out / "README.md").write_text(
-        _card("RobotEQ SFT data", str(data), fmt, result, splits, TASKS[task]), encoding="utf-8"
+        _card("RobotEQ SFT data", str(data), fmt, result, splits, TASKS[task], images_first), encoding="utf-8"
     )
     return result

@@ -36,6 +36,7 @@ from socialbench.models.base import FatalModelError, LoopBoundClient, RetryableM
 from socialbench.models.openai_compat import classify_status, parse_retry_after, split_base_url, usage_count
 from socialbench.models.redact import install_log_redaction, redact_url, scrub, secret_digest, url_secrets
 from socialbench.models.registry import ModelOptions, register
+from socialbench.prompting.turns import user_content
 from socialbench.types import EncodedImage, Generation, Request, Usage
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,7 +65,7 @@ def build_params(
     """Keyword arguments of ``messages.create`` for a request (pure)."""
     text = {"type": "text", "text": request.prompt}
     images = [image_block(img) for img in request.images]
-    content: Any = (images + [text] if images_first else [text] + images) if images else request.prompt
+    content: Any = user_content(text, images, images_first) if images else request.prompt
     params: dict[str, Any] = {
         "model": model,
         "max_tokens": request.config.max_tokens_or(),

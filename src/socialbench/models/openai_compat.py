@@ -53,6 +53,7 @@ from socialbench.models.base import (
 )
 from socialbench.models.redact import install_log_redaction, redact, redact_url, scrub, secret_digest, url_secrets
 from socialbench.models.registry import ModelOptions
+from socialbench.prompting.turns import user_content
 from socialbench.types import EncodedImage, Generation, Request, Usage
 
 log = logging.getLogger(__name__)
@@ -132,16 +133,18 @@ def build_messages(request: Request) -> list[dict[str, Any]]:
     """Chat messages for a request: optional system message, then one user message.
 
     The user content is the text part first and then one ``image_url`` part per image (the
-    official GPT-4o order). Without images the content is the plain prompt string, which
-    text-only servers accept too.
+    official GPT-4o order; :func:`socialbench.prompting.turns.user_content`, the order
+    ``export sft`` writes too). Without images the content is the plain prompt string,
+    which text-only servers accept too.
     """
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
     if request.images:
-        content: Any = [{"type": "text", "text": request.prompt}] + [
-            {"type": "image_url", "image_url": {"url": image_data_url(img)}} for img in request.images
-        ]
+        content: Any = user_content(
+            {"type": "text", "text": request.prompt},
+            [{"type": "image_url", "image_url": {"url": image_data_url(img)}} for img in request.images],
+        )
     else:
         content = request.prompt
     messages.append({"role": "user", "content": content})
@@ -205,12 +208,9 @@ def encode_chat_body(request: Request, params: Mapping[str, Any]) -> bytes:
         start += _dumps({"role": "system", "content": request.system}) + ","
     start += '{"role":"user","content":'
     if request.images:
-        text = _dumps({"type": "text", "text": request.prompt})
-        pieces = [(start + "[" + text).encode("utf-8")]
-        for img in request.images:
-            pieces += (b",", _image_part_bytes(img))
-        pieces.append(b"]}]}")
-        return b"".join(pieces)
+        text = _dumps({"type": "text", "text": request.prompt}).encode("utf-8")
+        parts = user_content(text, [_image_part_bytes(img) for img in request.images])
+        return b"".join((start.encode("utf-8"), b"[", b",".join(parts), b"]}]}"))
     return (start + _dumps(request.prompt) + "}]}").encode("utf-8")
 
 
