@@ -1,5 +1,6 @@
-"""Supervised fine-tuning data from a RobotEQ dataset (paper §5, Figure 7: train on the
-synthetic subset, evaluate on the real one).
+"""Supervised fine-tuning data from a RobotEQ dataset (paper §6, Figure 7: train on the
+synthetic subset, evaluate on the real one; that split is the paper's, the rest of the
+layout below is socialbench's choice: docs/training.md says which is which).
 
 Each example pairs the prompt ``socialbench eval`` sends (standard strategy: the per-scene
 Figure 18 prompt for behavior judgment, the Figure 20 prompt for spatial grounding, built by
@@ -206,7 +207,7 @@ def _card(
         f"(tasks: {', '.join(tasks)}; format: `{fmt}`).",
         "Prompts are exactly those `socialbench eval --strategy standard` sends, laid out as it sends them",
         f"({'image first, then the text' if images_first else 'text first, then the image'}); replies are the",
-        "ground-truth labels as JSON. Paper protocol (RobotEQ §5, Figure 7): train on synthetic scenes, evaluate on",
+        "ground-truth labels as JSON. Paper protocol (RobotEQ §6, Figure 7): train on synthetic scenes, evaluate on",
         "real ones.",
         "",
         "| split | subset | examples |",
