@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ParseResult", "parse_answer", "find_json_object", "normalise"]
+__all__ = ["NEGATED_PATTERN", "ParseResult", "find_json_object", "negated", "normalise", "parse_answer"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,13 @@ _HEDGE = re.compile(
     r"no idea|not (?:possible|visible|enough)|insufficient|don't know|do not know)\b",
     re.IGNORECASE,
 )
-_NEGATED = r"(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}$"
+#: What negates an option named right after it (up to two words between), as a regular
+#: expression searched at the end of the text before the option: the definition that
+#: :func:`negated` implements by reading backwards (searching this at the end of every prefix
+#: is quadratic in the reply's length).
+NEGATED_PATTERN = r"(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}$"
+#: Words that negate on their own (whole words).
+_NEGATING_WORDS = frozenset({"not", "never"})
 #: ``{`` positions tried as the start of an object: bounds the work on a brace-heavy reply
 MAX_OBJECT_STARTS = 256
 _JSON_ERRORS = (ValueError, RecursionError)  # RecursionError: nesting too deep to decode
@@ -122,14 +128,51 @@ def _coerce(value: object, options: Sequence[str], multi: bool) -> str | list[st
     return _match_option(value, options)
 
 
+def _is_word(c: str) -> bool:
+    """Whether ``c`` is a regular-expression word character (``\\w``)."""
+    return c.isalnum() or c == "_"
+
+
+def negated(text: str, end: int) -> bool:
+    """Whether the words right before ``text[end:]`` negate it: :data:`NEGATED_PATTERN`
+    (``not``, ``never``, ``no longer`` or ``...n't``, white space, then at most two words
+    each followed by white space) matches ``text[:end]`` at its end.
+
+    Reads backwards from ``end`` over at most three white-space runs and three words (plus
+    the ``n'`` of ``n't`` and the ``no`` of ``no longer``), never the rest of the text: the
+    work is bounded by those words, not by the reply's length."""
+    i = end
+    for _ in range(3):  # the negation itself, or one of at most two words after it
+        j = i
+        while j > 0 and text[j - 1].isspace():
+            j -= 1
+        if j == i:
+            return False  # \s+ needs white space here
+        i = j
+        while j > 0 and _is_word(text[j - 1]):
+            j -= 1
+        if j == i:
+            return False  # \w+ (or the negation's last letter) needs a word here
+        word = text[j:i]  # a whole word: a word character neither before nor after it
+        if word in _NEGATING_WORDS:
+            return True
+        if word == "t" and j >= 2 and text[j - 2 : j] == "n'":
+            return True
+        if word == "longer" and j >= 3 and text[j - 3 : j] == "no " and (j == 3 or not _is_word(text[j - 4])):
+            return True
+        i = j  # a word between the negation and the option: white space must come before it
+    return False
+
+
 def _mentioned(text: str, options: Sequence[str]) -> list[str]:
-    """Options named in ``text`` as whole phrases, not negated ("not yes"), and not only as
-    part of a longer named option ("to the left" inside "to the left of")."""
+    """Options named in ``text`` as whole phrases, not negated ("not yes", :func:`negated`),
+    and not only as part of a longer named option ("to the left" inside "to the left of").
+    Linear in the text's length (times the number of options)."""
     folded = text.casefold()
     found = []
     for o in options:
         for m in re.finditer(r"(?<![\w-])" + re.escape(o.casefold()) + r"(?![\w-])", folded):
-            if not re.search(_NEGATED, folded[: m.start()]):
+            if not negated(folded, m.start()):
                 found.append(o)
                 break
     return [o for o in found if not any(o != p and o.casefold() in p.casefold() for p in found)]

@@ -56,7 +56,7 @@ log = logging.getLogger(__name__)
 DATA_ERROR_KINDS = frozenset({"item_error", "missing_input"})
 
 #: Counters of run.json that add up every session's engine statistics.
-SESSION_TOTALS = ("requests", "cache_hits", "retries", "prompt_tokens", "completion_tokens")
+SESSION_TOTALS = ("requests", "cache_hits", "retries", "prompt_tokens", "completion_tokens", "reasoning_tokens")
 
 #: Fields of run.json that must match for a run directory to be resumed, besides the
 #: benchmark's own options (each compared with its default when an older run.json lacks it).
@@ -185,7 +185,8 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
                 benchmark, req.data, require_images=model.needs_prompt, limit=req.options.limit, cache=req.render_cache
             )
         ) as dataset:
-            generation = benchmark.generation_config(options, req.options.seed)
+            # the paper's settings, as the eval flags (--temperature, ...) change them
+            generation = req.options.generation.apply(benchmark.generation_config(options, req.options.seed))
             store = RunStore(req.out)
             store.lock()
             try:
@@ -247,11 +248,8 @@ def _run_locked(
         else {"name": req.options.perturb, "strength": req.options.perturb_strength},
         "seed": req.options.seed,
         "image_policy": req.image_policy.describe(),
-        "generation": {
-            "max_tokens": generation.max_tokens,
-            "temperature": generation.temperature,
-            "json_mode": generation.json_mode,
-        },
+        # what is sent (a setting left out is not sent: the server's default applies)
+        "generation": generation.settings(),
     }
     previous = store.read_run()
     if previous is not None and "epoch_dirs" in previous:
@@ -297,6 +295,8 @@ def _run_locked(
         "sessions": list((previous or {}).get("sessions", [])) + [{"started": _now(), "resumed_from": already}],
     }
     session = len(record["sessions"]) - 1  # this session's number in requests.log
+    if previous is not None and isinstance(previous.get("generation_adapted"), dict):
+        record["generation_adapted"] = dict(previous["generation_adapted"])  # learnt by earlier sessions
     cache = ResponseCache(req.cache_path) if req.cache_path else None  # before run.json: a bad --cache changes nothing
     _add_up_sessions(record, store)  # sessions killed earlier get their true request counts
     progress = RunProgress(
@@ -477,6 +477,7 @@ def _run_session(
     # Ctrl-C that came when every question was already answered interrupted nothing.
     interrupted = ctrl_c.interrupted and not complete
     record.update({"answered": len(answered), "model_errors": errors})
+    _record_adaptations(record, model)
     _close_session(
         record,
         store,
@@ -529,6 +530,17 @@ def _solve_context(
     return SolveContext(
         generate=generate, record=record, finished=finished, prepare=prepare, prepare_images=prepare_images, **run
     )
+
+
+def _record_adaptations(record: dict[str, Any], model: Model) -> None:
+    """Add to run.json's ``generation_adapted`` what the model changed in what it sends
+    because the server refused the settings as asked (``max_tokens`` sent as
+    ``max_completion_tokens``, a temperature left out, ...): setting -> what was done and
+    why. Kept across sessions; absent when nothing was adapted."""
+    adapted = getattr(model, "adaptations", None)
+    changes = dict(adapted()) if callable(adapted) else {}
+    if changes:
+        record["generation_adapted"] = {**record.get("generation_adapted", {}), **changes}
 
 
 def _add_up_sessions(record: dict[str, Any], store: RunStore) -> None:

@@ -291,7 +291,9 @@ def _judgment_pairs(obj: Any, ks: Sequence[int]) -> tuple[list[tuple[Any, Any]] 
     return (pairs if _has_number_key(pairs) else None), False
 
 
-_LINE_NUMBER = re.compile(r"^\W*(?:behaviou?r\s*)?\[?\s*(\d+)\s*\]?(.*)$", re.IGNORECASE)
+# One way to match any line: ``\W*`` already takes a ``[`` and white space before the number
+# (``\W*\[?\s*`` and ``\s*\[?\s*`` backtrack quadratically on a long run of spaces).
+_LINE_NUMBER = re.compile(r"^\W*(?:behaviou?r\s*(?:\[\s*)?)?(\d+)\s*\]?(.*)$", re.IGNORECASE)
 _LEAD_LABEL = re.compile(r"^[\s:.)\-=*–—]*(improper|proper)\b\**(.*)$", re.IGNORECASE)
 _LABEL_WORD = re.compile(r"\b(improper|proper)\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|never|no)\b|n't\b", re.IGNORECASE)
