@@ -2,9 +2,15 @@
 
 :func:`compare_runs` tests every pair: PA and CWPA differences with a scene-clustered
 paired bootstrap CI and p-value and a paired (scene-level sign-flip) permutation p-value;
-exact McNemar on binary correctness; with more than two runs Holm-adjusted p-values over
-all pairs and bootstrap rank intervals for a leaderboard. :func:`compare_tables`,
-:func:`compare_csv` and :func:`compare_json` lay the result out.
+exact McNemar on binary correctness; with more than two runs Holm-adjusted p-values and
+bootstrap rank intervals for a leaderboard. :func:`compare_tables`, :func:`compare_csv` and
+:func:`compare_json` lay the result out.
+
+Runs whose answers are not wholly the model's own (``cot-gt``, ``scene-context``,
+``human:*``, waypoint ``--context human-oracle``: :mod:`socialbench.report.provenance`) are
+never ranked: the leaderboard ranks the other runs only and lists these after them without a
+rank, saying why; their pairs are reported in a section of their own, with their own Holm
+family, so they neither sit among nor tighten the models' comparisons.
 """
 
 from __future__ import annotations
@@ -31,9 +37,14 @@ from socialbench.report.loading import (
     gold_answer,
     unit_scores,
 )
-from socialbench.report.table import Cell, Row, Table
+from socialbench.report.provenance import answer_source
+from socialbench.report.table import EMPTY, Cell, Row, Table
 
-__all__ = ["compare_runs", "compare_tables", "compare_csv", "compare_json"]
+__all__ = ["compare_runs", "compare_tables", "compare_csv", "compare_json", "MODELS", "APART"]
+
+#: The two families of pairs (each Holm-adjusted on its own): both runs ranked, or not.
+MODELS = "models"
+APART = "with a run kept apart"
 
 
 def _run_units(runs: Sequence[RunDir], protocol: str, data: Path | None) -> list[UnitScores]:
@@ -69,7 +80,10 @@ def compare_runs(
     "leaderboard": [...]}``; every pair holds, for PA and CWPA, the difference (A - B), its
     scene-clustered paired bootstrap CI and p-value, the scene-level permutation p-value,
     and the exact McNemar test on correctness; ``holm`` fields adjust each test's p-values
-    over all pairs.
+    over the pairs of its ``family`` (:data:`MODELS`: both runs ranked; :data:`APART`: at
+    least one run is human-derived or perception-assisted). Each run carries its
+    ``answer_source`` and ``why``; the leaderboard ranks the ranked runs among themselves,
+    and lists the others with ``rank`` None and ``ranked`` False.
     """
     from socialbench.metrics.stats import (
         bootstrap_rank_ci,
@@ -87,9 +101,11 @@ def compare_runs(
         raise UsageError(f"--protocol must be paper or official (got {proto!r})")
     units, dropped = align(_run_units(runs, proto, data))
     clusters = units[0].clusters
+    sources = [answer_source(r.model, r.run) for r in runs]
     pairs: list[dict[str, Any]] = []
     for a, b in combinations(range(len(runs)), 2):
-        entry: dict[str, Any] = {"a": runs[a].label, "b": runs[b].label}
+        family = MODELS if sources[a].ranked and sources[b].ranked else APART
+        entry: dict[str, Any] = {"a": runs[a].label, "b": runs[b].label, "family": family}
         for metric in ("PA", "CWPA"):
             xa = getattr(units[a], metric.lower())
             xb = getattr(units[b], metric.lower())
@@ -123,24 +139,45 @@ def compare_runs(
         ("CWPA", "p_bootstrap"),
         ("correct", "p_mcnemar"),
     ):
-        adj = holm([p[metric][field] for p in pairs])
-        for p, v in zip(pairs, adj):
-            p[metric][field + "_holm"] = v
+        for family in (MODELS, APART):
+            members = [p for p in pairs if p["family"] == family]
+            for p, v in zip(members, holm([p[metric][field] for p in members]) if members else []):
+                p[metric][field + "_holm"] = v
+    ranked = [i for i, s in enumerate(sources) if s.ranked]
     leaderboard: list[dict[str, Any]] = []
     for metric in ("PA", "CWPA"):
         scores = [getattr(u, metric.lower()) for u in units]
-        ranks = bootstrap_rank_ci(np.column_stack(scores), clusters, n_boot=n_boot, level=level, seed=seed)
-        for r in sorted(ranks, key=lambda x: (x.rank, x.index)):
-            leaderboard.append(
-                {
-                    "metric": metric,
-                    "run": runs[r.index].label,
-                    "score": r.score,
-                    "rank": r.rank,
-                    "low": r.low,
-                    "high": r.high,
-                }
+        if ranked:
+            ranks = bootstrap_rank_ci(
+                np.column_stack([scores[i] for i in ranked]), clusters, n_boot=n_boot, level=level, seed=seed
             )
+            for r in sorted(ranks, key=lambda x: (x.rank, x.index)):
+                leaderboard.append(
+                    {
+                        "metric": metric,
+                        "run": runs[ranked[r.index]].label,
+                        "score": r.score,
+                        "rank": r.rank,
+                        "low": r.low,
+                        "high": r.high,
+                        "ranked": True,
+                    }
+                )
+        for i, s in enumerate(sources):
+            if not s.ranked:
+                leaderboard.append(
+                    {
+                        "metric": metric,
+                        "run": runs[i].label,
+                        "score": float(scores[i].mean()),
+                        "rank": None,
+                        "low": None,
+                        "high": None,
+                        "ranked": False,
+                        "kept_apart": s.kind,
+                        "why": s.why,
+                    }
+                )
     return {
         "protocol": proto,
         "n": len(units[0].keys),
@@ -150,7 +187,10 @@ def compare_runs(
         "seed": seed,
         "n_boot": n_boot,
         "n_perm": n_perm,
-        "runs": [{"label": r.label, "path": str(r.path), "model": r.model} for r in runs],
+        "runs": [
+            {"label": r.label, "path": str(r.path), "model": r.model, "answer_source": s.kind, "why": s.why}
+            for r, s in zip(runs, sources)
+        ],
         "pairs": pairs,
         "leaderboard": leaderboard,
     }
@@ -164,6 +204,8 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
     """The pairwise table and (with 3+ runs) the leaderboard of :func:`compare_runs`."""
     lvl = int(round(100 * result["level"]))
     multi = len(result["runs"]) > 2
+    apart_runs = [r for r in result["runs"] if r.get("answer_source", "Model") != "Model"]
+    split = bool(apart_runs) and len(result["pairs"]) > 0
     rows = []
     for p in result["pairs"]:
         cells: list[Cell] = []
@@ -182,7 +224,10 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
         cells += [Cell(f"{c['a_only']} / {c['b_only']}", c["diff"]), Cell(_p(c["p_mcnemar"]), c["p_mcnemar"])]
         if multi:
             cells.append(Cell(_p(c["p_mcnemar_holm"]), c["p_mcnemar_holm"]))
-        rows.append(Row((p["a"], p["b"]), tuple(cells)))
+        family = p.get("family", MODELS)
+        rows.append(Row((p["a"], p["b"]), tuple(cells), _FAMILY_TITLES[family] if split else ""))
+    if split:
+        rows.sort(key=lambda row: list(_FAMILY_TITLES.values()).index(row.section))
     per = ("A", "B", f"A − B [{lvl}% CI]", "p perm.", "p boot.") + (("p Holm",) if multi else ())
     columns = per + per + ("A only / B only", "p exact") + (("p Holm",) if multi else ())
     groups = (("PA", len(per)), ("CWPA", len(per)), ("McNemar", 3 if multi else 2))
@@ -199,24 +244,36 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
             if result["n_clusters"] < 10
             else ""
         )
-        + (" p Holm: Holm-adjusted over all pairs." if multi else "")
+        + (
+            " p Holm: Holm-adjusted within each section (pairs of ranked runs; pairs with a run kept apart)."
+            if multi and split
+            else " p Holm: Holm-adjusted over all pairs."
+            if multi
+            else ""
+        )
     )
-    out = [Table("compare_pairs", "Paired comparison", ("Run A", "Run B"), columns, tuple(rows), groups, (note,))]
+    notes = (note,) + ((_apart_note(apart_runs),) if apart_runs else ())
+    out = [
+        Table(
+            "compare_pairs",
+            "Paired comparison",
+            ("Run A", "Run B"),
+            columns,
+            tuple(rows),
+            groups,
+            notes,
+            section_header="Pairs" if split else "",
+        )
+    ]
     if multi:
         lb_rows = []
         for metric in ("PA", "CWPA"):
             for e in [x for x in result["leaderboard"] if x["metric"] == metric]:
-                lb_rows.append(
-                    Row(
-                        (e["run"],),
-                        (
-                            Cell(f"{e['score']:.3f}", e["score"]),
-                            Cell(str(e["rank"]), e["rank"]),
-                            Cell(f"{e['low']}–{e['high']}", None),
-                        ),
-                        metric,
-                    )
-                )
+                if e.get("ranked", True):
+                    rank, ci = Cell(str(e["rank"]), e["rank"]), Cell(f"{e['low']}–{e['high']}", None)
+                else:
+                    rank, ci = Cell(f"not ranked ({e['kept_apart']})"), EMPTY
+                lb_rows.append(Row((e["run"],), (Cell(f"{e['score']:.3f}", e["score"]), rank, ci), metric))
         out.append(
             Table(
                 "compare_leaderboard",
@@ -225,11 +282,24 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
                 ("Score", "Rank", f"{lvl}% rank CI"),
                 tuple(lb_rows),
                 (),
-                (f"Ranks from {result['n_boot']} scene-clustered bootstrap replicates (1 = best).",),
+                (f"Ranks from {result['n_boot']} scene-clustered bootstrap replicates (1 = best).",)
+                + ((_apart_note(apart_runs),) if apart_runs else ()),
                 section_header="Metric",
             )
         )
     return out
+
+
+_FAMILY_TITLES = {MODELS: "Ranked runs", APART: "With a run kept apart (not ranked)"}
+
+
+def _apart_note(apart: list[dict[str, Any]]) -> str:
+    """The note naming each run kept out of the ranking and why."""
+    return (
+        "Not ranked (answers not wholly the model's own): "
+        + "; ".join(f"{r['label']} ({r['answer_source']}: {r['why']})" for r in apart)
+        + "."
+    )
 
 
 def compare_csv(result: dict[str, Any]) -> str:
@@ -256,13 +326,16 @@ def compare_csv(result: dict[str, Any]) -> str:
         "b_only",
         "p_mcnemar",
         "p_mcnemar_holm",
+        "family",
     ]
     buf = io.StringIO()
     w = csv.DictWriter(buf, cols, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
     for p in result["pairs"]:
         for measure in ("PA", "CWPA", "correct"):
-            w.writerow({"run_a": p["a"], "run_b": p["b"], "measure": measure, **p[measure]})
+            w.writerow(
+                {"run_a": p["a"], "run_b": p["b"], "measure": measure, "family": p.get("family", MODELS), **p[measure]}
+            )
     return buf.getvalue()
 
 

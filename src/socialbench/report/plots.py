@@ -185,6 +185,15 @@ def agreement_scatter(points: Mapping[str, Sequence[tuple[str, float, float]]], 
 # --------------------------------------------------------------------------- figure sets
 
 
+def legend_label(r: RunDir) -> str:
+    """A run's label in a figure legend; a run kept apart from the models
+    (:mod:`socialbench.report.provenance`) says so: ``gpt-4o (cot-gt) [Human-derived, not ranked]``."""
+    from socialbench.report.provenance import answer_source
+
+    source = answer_source(r.model, r.run)
+    return r.label if source.ranked else f"{r.label} [{source.kind}, not ranked]"
+
+
 def _sn(m: Mapping[str, Any], row: str, group: str, metric: str) -> tuple[float, float | None]:
     b = ((m.get("scores") or {}).get(row) or {}).get(group) or {}
     v = b.get(metric)
@@ -221,7 +230,7 @@ def socialnav_figures(runs: Sequence[RunDir], out: Path) -> list[Path]:
     files: list[Path] = []
     humans = {"Human Oracle": ("human:oracle", ref), "Average Human": ("human:average", ref)}
     series_rows = [(label, row, m) for label, (row, m) in humans.items()] + [
-        (r.label, "model", r.metrics) for r in runs
+        (legend_label(r), "model", r.metrics) for r in runs
     ]
     if len(qs) >= 3:
         files += radar(
@@ -249,7 +258,9 @@ def socialnav_figures(runs: Sequence[RunDir], out: Path) -> list[Path]:
             human=list(humans),
         )
         pts = {
-            r.label: [(n, _sn(ref, "human:average", k, "PA")[0], _sn(r.metrics, "model", k, "PA")[0]) for _, k, n in qs]
+            legend_label(r): [
+                (n, _sn(ref, "human:average", k, "PA")[0], _sn(r.metrics, "model", k, "PA")[0]) for _, k, n in qs
+            ]
             for r in runs
         }
         files += agreement_scatter(pts, "Human vs model agreement per question type", out / "agreement_scatter")

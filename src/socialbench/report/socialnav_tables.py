@@ -21,6 +21,7 @@ from typing import Any
 from socialbench.errors import UsageError
 from socialbench.report.loading import RunDir, display_name
 from socialbench.report.metric_cells import sn_block, sn_pair
+from socialbench.report.provenance import ASSISTED, HUMAN_DERIVED, by_section, section_of
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_pct, mark_best
 
 SN_GROUPS = ("All", "Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning")
@@ -66,23 +67,11 @@ def _check_protocol(runs: Sequence[RunDir]) -> str:
     return protocols.pop()
 
 
-#: ``--method`` values whose spatial answers come from humans / from a perception module.
-HUMAN_DERIVED_METHODS = ("cot-gt",)
-ASSISTED_METHODS = ("scene-context",)
-HUMAN_DERIVED = "Human-derived"
-ASSISTED = "Perception-assisted"
-
-
 def sn_section(r: RunDir) -> str:
-    """The Table 1 section of a run: ``Human-derived`` (answers partly from the human labels:
-    ``human:*`` models, ``cot-gt``), ``Perception-assisted`` (``scene-context``: spatial
-    answers from the rule-based module), ``Baseline`` or ``VLM``. Only VLM rows are ranked."""
-    method = r.run.get("method")
-    if r.model.startswith(("human:", "replay:human")) or method in HUMAN_DERIVED_METHODS:
-        return HUMAN_DERIVED
-    if method in ASSISTED_METHODS:
-        return ASSISTED
-    return "Baseline" if r.is_baseline else "VLM"
+    """The Table 1 section of a run (:func:`socialbench.report.provenance.section_of`):
+    ``Human-derived`` (``human:*`` models, ``cot-gt``), ``Perception-assisted``
+    (``scene-context``), ``Baseline`` or ``VLM``. Only VLM rows are ranked."""
+    return section_of(r)
 
 
 def main_runs(runs: Sequence[RunDir]) -> list[RunDir]:
@@ -114,8 +103,7 @@ def socialnav_table1(runs: Sequence[RunDir]) -> Table:
         cells = [c for g in SN_GROUPS for c in sn_pair(sn_block(ref, key, g))]
         rows.append(Row((name,), tuple(cells), "Baseline"))
     n_ref = len(rows)
-    order = ("Baseline", "VLM", ASSISTED, HUMAN_DERIVED)
-    for r in sorted(runs, key=lambda x: order.index(sn_section(x))):
+    for r in by_section(runs):
         cells = [c for g in SN_GROUPS for c in sn_pair(sn_block(r.metrics, "model", g))]
         rows.append(Row((r.label,), tuple(cells), sn_section(r)))
     vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
@@ -208,8 +196,17 @@ ABLATIONS: tuple[tuple[str, str, str], ...] = (
 GT_METHODS: tuple[tuple[str, str], ...] = (
     ("CoT", "cot"),
     ("CoT with ground-truth spatial(temporal) answers", "cot-gt"),
+    ("CoT-GT without Person Goal Obstruction", "cot-gt-no-obstruction"),
     ("Scene context (rule-based perception)", "scene-context"),
 )
+#: Table 14's columns that need the cot run and one of these.
+_GT_RUNS = ("cot-gt", "cot-gt-no-obstruction")
+
+
+def _method(r: RunDir) -> str:
+    """A run's ``--method``, ``cot-gt-no-obstruction`` for ``cot-gt --gt-without-obstruction``."""
+    method = str(r.run.get("method") or "independent")
+    return method + ("-no-obstruction" if method == "cot-gt" and r.run.get("gt_without_obstruction") else "")
 
 
 def _same_model_key(r: RunDir) -> tuple[Any, ...]:
@@ -223,7 +220,7 @@ def _by_model(runs: Sequence[RunDir]) -> dict[tuple[Any, ...], dict[tuple[str, s
     for r in runs:
         if r.perturbation is not None:
             continue
-        cfg = (str(r.run.get("method") or "independent"), str(r.run.get("images") or "img-with-bev"))
+        cfg = (_method(r), str(r.run.get("images") or "img-with-bev"))
         out.setdefault(_same_model_key(r), {}).setdefault(cfg, r)
     return out
 
@@ -269,22 +266,25 @@ def socialnav_gt_table(runs: Sequence[RunDir]) -> Table | None:
     spatiotemporal questions, per social question (PA and CW PA ± SE).
 
     For each model with a ``cot`` run and a ``cot-gt`` run (same images and options; clean),
-    one section of seven rows; a ``scene-context`` run of the same model adds a third column
-    pair (the rule-based perception module's answers instead of the humans'). ``None`` when
-    no model has both.
+    one section of seven rows; a ``cot-gt --gt-without-obstruction`` run (§7.9's follow-up:
+    Person Goal Obstruction answered by the model) and a ``scene-context`` run of the same
+    model add a column pair each (the latter: the rule-based perception module's answers
+    instead of the humans'). ``None`` when no model has ``cot`` and one of the ``cot-gt``
+    runs.
     """
     protocol = _check_protocol(runs)
     social = [(key, name) for cat, key, name in QUESTION_TABLE if cat == "Social"]
     blocks = []
     for configs in _by_model(runs).values():
         for images in sorted({i for _, i in configs}):
-            if ("cot", images) not in configs or ("cot-gt", images) not in configs:
+            if ("cot", images) not in configs or not any((m, images) in configs for m in _GT_RUNS):
                 continue
             blocks.append((configs[("cot", images)], [configs.get((m, images)) for _, m in GT_METHODS]))
     if not blocks:
         return None
-    with_context = any(found[2] is not None for _, found in blocks)
-    methods = GT_METHODS if with_context else GT_METHODS[:2]
+    shown = [j for j, (_, m) in enumerate(GT_METHODS) if m in ("cot", "cot-gt") or any(f[j] for _, f in blocks)]
+    methods = [GT_METHODS[j] for j in shown]
+    with_context = "scene-context" in {m for _, m in methods}
     rows = []
     for base, found in blocks:
         label = display_name(base.model) + (
@@ -292,7 +292,8 @@ def socialnav_gt_table(runs: Sequence[RunDir]) -> Table | None:
         )
         for key, name in social:
             cells: list[Cell] = []
-            for r in found[: len(methods)]:
+            for j in shown:
+                r = found[j]
                 cells += list(sn_pair(sn_block(r.metrics, "model", key) if r is not None else None))
             rows.append(Row((name,), tuple(cells), label))
     notes = [
@@ -300,6 +301,11 @@ def socialnav_gt_table(runs: Sequence[RunDir]) -> Table | None:
         "the spatial and spatiotemporal questions are answered by the human mode and given to the model as "
         "chain-of-thought context (--method cot-gt); only the social questions are the model's."
     ]
+    if any(m == "cot-gt-no-obstruction" for _, m in methods):
+        notes.append(
+            "CoT-GT without Person Goal Obstruction (§7.9's follow-up, --gt-without-obstruction): as CoT-GT, "
+            "but the model answers Person Goal Obstruction itself and its own answer is the context."
+        )
     if with_context:
         notes.append(
             "Scene context: the same questions answered by the rule-based module on the tracks instead "
@@ -353,7 +359,8 @@ def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
         return None
     rows = []
     any_epochs = False
-    for (model, images, _), by in rows_by.items():
+    # scene-blind baselines (baseline:waypoint-*, baseline:random) first, in their own section
+    for (model, images, _), by in sorted(rows_by.items(), key=lambda kv: not str(kv[0][0]).startswith("baseline:")):
         cells = []
         for title, _ in WAYPOINT_CONTEXTS:
             run = by.get(title)
@@ -370,7 +377,7 @@ def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
                 )
             )
         label = display_name(str(model)) + ("" if images in (None, "img-with-bev") else f" ({images})")
-        rows.append(Row((label,), tuple(cells)))
+        rows.append(Row((label,), tuple(cells), "Baseline" if str(model).startswith("baseline:") else ""))
     notes = (
         "Accuracy of choosing the operator's waypoint, percent. "
         + (
@@ -378,7 +385,10 @@ def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
             if any_epochs
             else "± SE over samples (use eval --epochs N for mean ± SE across repeated runs). "
         )
-        + "Same-Model: the scene context of --context model:RUN_DIR (a SocialNav-SUB run of the model).",
+        + "Same-Model: the scene context of --context model:RUN_DIR (a SocialNav-SUB run of the model). "
+        + "Baseline rows answer from the candidates' geometry alone (nearest, straightest, toward the goal, "
+        + "random): every candidate is another sample's operator move, dealt so that a rule blind to the scene "
+        + "scores exactly chance (1/5); toward-goal may beat it, as heading for the goal is part of the task.",
     )
     return Table(
         "socialnav_table3_waypoints",

@@ -33,7 +33,7 @@ class SocialNavOptions:
     gt_without_obstruction: bool = option(
         False,
         when=("method", "cot-gt"),
-        label="without Person Goal Obstruction GT",
+        label="no goal-obstruction GT",
         help="--method cot-gt: the model answers Person Goal Obstruction itself (its ground truth is not fed forward; paper §7.9)",
     )
 
