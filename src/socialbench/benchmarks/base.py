@@ -112,6 +112,13 @@ class BaseBenchmark(Generic[OptionsT]):
         applies). 0 (greedy) by default."""
         return 0.0
 
+    def max_images_per_request(self, options: OptionsT) -> int | None:
+        """The most images one request of a run with ``options`` carries, or None when the
+        benchmark does not say. In-process backends size their per-prompt image limit from
+        it (``vllm:``'s ``limit_mm_per_prompt``), so that no request is refused for its
+        image count."""
+        return None
+
     def generation_config(self, options: OptionsT, seed: int) -> GenerationConfig:
         """The paper's settings: :meth:`temperature`, :meth:`max_tokens`, JSON replies (the
         eval flags ``--temperature``, ... change them afterwards, see
@@ -121,13 +128,6 @@ class BaseBenchmark(Generic[OptionsT]):
         )
 
     def question_order(self, dataset: Dataset) -> list[tuple[str, str]]:
-    def max_images_per_request(self, options: OptionsT) -> int | None:
-        """The most images one request of a run with ``options`` carries, or None when the
-        benchmark does not say. In-process backends size their per-prompt image limit from
-        it (``vllm:``'s ``limit_mm_per_prompt``), so that no request is refused for its
-        image count."""
-        return None
-
         return question_order(dataset)
 
     def estimate_requests(self, dataset: Dataset, options: OptionsT, *, model_reads_prompt: bool) -> int:

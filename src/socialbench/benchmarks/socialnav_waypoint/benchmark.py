@@ -41,13 +41,13 @@ from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub import bundled_demo_data
 from socialbench.benchmarks.socialnav_sub import loader as _loader
 from socialbench.benchmarks.socialnav_sub.bank import PromptBank
+from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
 from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub, label_files, parse_reply
 from socialbench.benchmarks.socialnav_sub.prompts import possible_answers_line
 from socialbench.benchmarks.socialnav_waypoint.candidates import (
     Candidates,
     future_position,
     people_at_last_frame,
-from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
     sample_candidates,
 )
 from socialbench.benchmarks.socialnav_waypoint.context import (
@@ -138,6 +138,10 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         """The bundled simulated scenes (used when ``--data`` is not given)."""
         return bundled_demo_data()
 
+    def max_images_per_request(self, options: WaypointOptions) -> int:
+        """The clip's frames and the waypoint image (module docstring, "What is sent")."""
+        return N_FRAMES + 1
+
     def max_tokens(self, options: WaypointOptions) -> int | None:
         """None: as SocialNav-SUB, no token limit is sent."""
         return None
@@ -194,10 +198,6 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         self.seed = run.seed
 
     def context_text(self, item: Item, dataset: WaypointDataset) -> str | None:
-    def max_images_per_request(self, options: WaypointOptions) -> int:
-        """The clip's frames and the waypoint image (module docstring, "What is sent")."""
-        return N_FRAMES + 1
-
         if self.context == "none":
             return None
         pairs = context_answers(dataset.sources[item.item_id], self.context, self.seed, self._model_answers)
