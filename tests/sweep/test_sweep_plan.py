@@ -79,8 +79,8 @@ def test_ignored_axis_runs_that_benchmark_once_at_the_default(tmp_path):
 
 
 def test_unknown_axis_is_refused_naming_it(tmp_path):
-    path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxes: {temperature: [0, 1]}\n")
-    with pytest.raises(UsageError, match=r"plan\.yaml: axes\.temperature: not an option of `socialbench eval`"):
+    path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxes: {top_k: [0, 1]}\n")
+    with pytest.raises(UsageError, match=r"plan\.yaml: axes\.top_k: not an option of `socialbench eval`"):
         load_plan(path)
 
 

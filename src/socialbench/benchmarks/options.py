@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
+from socialbench.benchmarks.generation import GenerationOverrides
 from socialbench.errors import UsageError
 
 _META = "socialbench.option"
@@ -210,13 +211,15 @@ class EvalOptions:
     ``extra``. Options given as None are not given (they keep the benchmark's default).
     The benchmark turns them into its options dataclass (``check_options``)."""
 
-    __slots__ = ("protocol", "limit", "seed", "perturb", "perturb_strength", "given")
+    __slots__ = ("protocol", "limit", "seed", "perturb", "perturb_strength", "generation", "given")
 
     protocol: str
     limit: int | None
     seed: int
     perturb: str | None
     perturb_strength: float
+    #: The generation flags given (``--temperature``, ...): they change the benchmark's settings.
+    generation: GenerationOverrides
     given: Mapping[str, object]
 
     def __init__(
@@ -227,6 +230,7 @@ class EvalOptions:
         seed: int = 0,
         perturb: str | None = None,
         perturb_strength: float = 1.0,
+        generation: GenerationOverrides | None = None,
         extra: Mapping[str, object] | None = None,
         **options: object,
     ) -> None:
@@ -237,6 +241,7 @@ class EvalOptions:
             ("seed", seed),
             ("perturb", perturb),
             ("perturb_strength", perturb_strength),
+            ("generation", generation or GenerationOverrides()),
             ("given", MappingProxyType(given)),
         ):
             object.__setattr__(self, name, value)
@@ -247,7 +252,8 @@ class EvalOptions:
     def __repr__(self) -> str:
         return (
             f"EvalOptions(protocol={self.protocol!r}, limit={self.limit!r}, seed={self.seed!r}, "
-            f"perturb={self.perturb!r}, perturb_strength={self.perturb_strength!r}, given={dict(self.given)!r})"
+            f"perturb={self.perturb!r}, perturb_strength={self.perturb_strength!r}, "
+            f"generation={self.generation.as_dict()!r}, given={dict(self.given)!r})"
         )
 
     def __eq__(self, other: object) -> bool:
