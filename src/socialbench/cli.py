@@ -21,6 +21,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from socialbench.benchmarks.generation import FLAG_HELP
 from socialbench.command_index import COMMANDS, DESCRIPTION, help_of
 from socialbench.errors import DataError, SocialbenchError, StorageError, UsageError
 from socialbench.messages import say
@@ -261,6 +262,7 @@ def eval_options(values: dict[str, Any]) -> Any:
     eval's option ``values`` by name: the run's, and the benchmark options given (a flag
     that is off is not given)."""
     from socialbench.benchmarks.base import benchmark_entries
+    from socialbench.benchmarks.generation import GenerationOverrides
     from socialbench.benchmarks.options import EvalOptions, option_fields
 
     given = {}
@@ -269,7 +271,8 @@ def eval_options(values: dict[str, Any]) -> Any:
             value = values.get(f.name)
             if value is not None and not (f.is_flag and value is False):
                 given[f.name] = value
-    return EvalOptions(**{k: values[k] for k in RUN_OPTIONS}, extra=given)
+    generation = GenerationOverrides.from_values(values)
+    return EvalOptions(**{k: values[k] for k in RUN_OPTIONS}, generation=generation, extra=given)
 
 
 def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tuple[Any, Path, Any, Any]:
@@ -295,6 +298,8 @@ def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tupl
     if declared is not None:
         model_options = replace(model_options, max_images=declared(typed))
     mdl = create_model(v["model"], model_options)
+    if options.generation:  # a run with other generation settings gets a folder of its own
+        variant += "-" + options.generation.tag()
     run_dir = v["out_dir"] or runs_root / benchmark / _slug(mdl.spec) / variant  # spec: no credentials
     req = RunRequest(
         benchmark_name=benchmark,
@@ -350,6 +355,10 @@ def eval_cmd(
         min=1,
         help="repeat the run N times (seeds S..S+N-1, one run directory each under --out/epoch-E) and report mean ± SE across epochs",
     ),
+    temperature: str | None = typer.Option(None, help=FLAG_HELP["temperature"]),
+    max_tokens: str | None = typer.Option(None, help=FLAG_HELP["max_tokens"]),
+    top_p: str | None = typer.Option(None, help=FLAG_HELP["top_p"]),
+    reasoning_effort: str | None = typer.Option(None, help=FLAG_HELP["reasoning_effort"]),
 ) -> None:
     """``socialbench eval`` (its help line: :mod:`socialbench.command_index`)."""
     # Each benchmark's own options (--method, --strategy, ...) are added by eval_command().
@@ -391,6 +400,7 @@ def _eval_epochs(values: dict[str, Any], out: Path, path: Path) -> None:
         bench, _, mdl, req = prepare_eval(dict(values, seed=seed, out_dir=run_dir, epochs=1))
         return run_eval(req, bench, mdl)
 
+    _warn_identical_epochs(values)
     res = run_epochs(out, values["epochs"], values["seed"], one)
     bench = prepare_eval(dict(values, epochs=1))[0]
     print_metrics(bench, res.metrics)
@@ -405,6 +415,19 @@ def _eval_epochs(values: dict[str, Any], out: Path, path: Path) -> None:
     if errors:
         say(f"{errors} questions failed over the epochs; run the same command again to retry them")
         raise typer.Exit(EXIT_MODEL_ERRORS)
+
+
+def _warn_identical_epochs(values: dict[str, Any]) -> None:
+    """Warn when ``--epochs N`` runs at temperature 0: greedy decoding gives the same answers
+    every epoch, so the standard error across epochs is 0 and says nothing."""
+    bench, _ = _resolve_data(values["benchmark"], values["data"])
+    options = eval_options(values)
+    config = options.generation.apply(bench.generation_config(bench.check_options(options), values["seed"]))
+    if config.deterministic:
+        say(
+            f"warning: --epochs {values['epochs']} at temperature 0 (greedy decoding): the epochs will give the "
+            "same answers and an SE of 0; give --temperature (e.g. 1) or --temperature default to sample"
+        )
 
 
 def failure_message(run: dict[str, Any], benchmark: str, data: Path) -> str:
