@@ -101,6 +101,21 @@ def test_resuming_with_other_benchmark_options_is_refused_naming_them(small_soci
         run_eval(request(small_socialnav, tmp_path / "run", images="bev", limit=1), SocialNavSub(), mock())
 
 
+def test_resuming_a_complete_run_with_a_smaller_limit_is_refused_and_changes_nothing(small_socialnav, tmp_path):
+    run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), mock())
+    before = {n: (tmp_path / "run" / n).read_bytes() for n in ("run.json", "metrics.json", "samples.jsonl")}
+    with pytest.raises(UsageError, match=r"holds a run of every item \(no --limit\); --limit 2 would"):
+        run_eval(request(small_socialnav, tmp_path / "run", limit=2), SocialNavSub(), mock())
+    assert {n: (tmp_path / "run" / n).read_bytes() for n in before} == before
+
+
+def test_resuming_a_limited_run_without_the_limit_completes_every_item(small_socialnav, tmp_path):
+    run_eval(request(small_socialnav, tmp_path / "run", limit=1), SocialNavSub(), mock())
+    res = run_eval(request(small_socialnav, tmp_path / "run"), SocialNavSub(), mock())
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert (res.metrics["run"]["answered"], record["limit"], record["status"]) == (N_QUESTIONS, None, "complete")
+
+
 def test_cot_injects_earlier_answers_as_json(small_socialnav, tmp_path):
     m = mock()
     run_eval(request(small_socialnav, tmp_path / "run", method="cot", limit=1), SocialNavSub(), m)

@@ -224,6 +224,21 @@ def _clashes(previous: dict[str, Any], identity: dict[str, Any], options: Any) -
     return clash + [name for name, value in before.items() if getattr(options, name) != value]
 
 
+def _check_limit(before: Any, limit: int | None, out: Path) -> None:
+    """Refuse a ``--limit`` that would shrink the run in ``out`` (of the first ``before``
+    items; None: every item): its run.json and metrics.json would then describe only the
+    first ``limit`` items, and a complete run would say so, while samples.jsonl keeps the
+    other answers. A larger limit, or none, extends the run and is allowed."""
+    if limit is None or (isinstance(before, int) and not isinstance(before, bool) and before <= limit):
+        return
+    scope = f"the first {before} items (--limit {before})" if isinstance(before, int) else "every item (no --limit)"
+    raise UsageError(
+        f"{out} holds a run of {scope}; --limit {limit} would make its run.json and metrics.json describe only "
+        f"the first {limit} items; resume it with the same --limit (or a larger one, or none), "
+        "or choose a new --out folder for the smaller run"
+    )
+
+
 def _run_locked(
     req: RunRequest,
     benchmark: Benchmark,
@@ -264,6 +279,7 @@ def _run_locked(
                 f"{req.out} holds a different run ({', '.join(clash)} differ); "
                 "choose a new --out folder or delete that one"
             )
+        _check_limit(previous.get("limit"), req.options.limit, req.out)
     else:  # no run record (new, or run.json removed): old request counts belong to no session
         store.forget_sends()
     done = store.load_samples()
