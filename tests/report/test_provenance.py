@@ -249,3 +249,18 @@ def test_table14_shows_the_follow_up_without_obstruction(runs: dict[str, RunDir]
 def test_figure_legends_label_the_runs_kept_apart(runs: dict[str, RunDir]) -> None:
     assert legend_label(runs["cot-gt"]) == f"first-option (cot-gt) [{HUMAN_DERIVED}, not ranked]"
     assert legend_label(runs["vlm"]) == "first-option (cot)"
+
+
+def test_viewer_features_only_the_models_failures(runs: dict[str, RunDir], tmp_path: Path) -> None:
+    from socialbench.report.viewer import viewer_payload
+
+    shown = [runs["vlm"], runs["scene-context"]]
+    data = ItemData(shown, None)
+    args = ([r.label for r in shown], [data.entries[0], data.entries[1]], data.items(), "paper", tmp_path)
+    apart = viewer_payload(*args, images="none", featured=1000, models=[True, False])
+    every = viewer_payload(*args, images="none", featured=1000)
+    vlm_failed = {(r["i"], r["k"]) for r in apart["records"] if r["a"][0][2] == "failed"}
+    featured = {(r["i"], r["k"]) for r in apart["records"] if r["feat"] and r["sel"] == "failure"}
+    assert featured == vlm_failed
+    # counted as a model, the perception module's own failures would be featured too
+    assert {(r["i"], r["k"]) for r in every["records"] if r["feat"] and r["sel"] == "failure"} > vlm_failed

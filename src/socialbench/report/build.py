@@ -18,6 +18,7 @@ from typing import Any
 from socialbench.errors import StorageError, UsageError
 from socialbench.report.item_data import ItemData, auto_attributes, protocol_of
 from socialbench.report.loading import RunDir, check_same_benchmark
+from socialbench.report.provenance import answer_source
 from socialbench.report.renderers import RENDERERS, to_markdown
 from socialbench.report.roboteq_human import roboteq_human, roboteq_human_grounding
 from socialbench.report.roboteq_tables import (
@@ -154,6 +155,7 @@ def build_report(
                 max_items=max_items,
                 featured=featured,
                 images=images,
+                models=[answer_source(runs[i].model, runs[i].run).ranked for i in idx],
             )
         else:
             notes.append("no labels loaded: the per-item viewer is not included (pass --data DIR)")

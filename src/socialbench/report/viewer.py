@@ -133,11 +133,16 @@ def viewer_payload(
     max_items: int = 5000,
     featured: int = 12,
     images: str = "all",
+    models: Sequence[bool] | None = None,
 ) -> dict[str, Any]:
     """The viewer's data: runs, questions in §7.6 order, images copied under ``out_dir``.
 
     ``entries_per_run[r]`` are run ``r``'s scoring entries; questions are the union over the
-    runs (a run without a record shows ``missing``). Returns the JSON-ready payload.
+    runs (a run without a record shows ``missing``). ``models[r]`` False: run ``r`` is kept
+    apart from the models (human-derived or perception-assisted,
+    :mod:`socialbench.report.provenance`); it is shown, but the §7.6 order and the featured
+    failures and successes come from the other runs' answers (from every run's when none is
+    left). Returns the JSON-ready payload.
     """
     order: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
@@ -157,7 +162,8 @@ def viewer_payload(
         [d.get(k) or ScoringEntry(k[0], template[k].question, template[k].votes, None, None, "missing") for k in order]
         for d in by_run
     ]
-    ranked = rank_cases(aligned, protocol)
+    counted = [a for a, m in zip(aligned, models if models is not None else [True] * len(aligned)) if m]
+    ranked = rank_cases(counted or aligned, protocol)
     counts = {"failure": 0, "success": 0}
     records: list[dict[str, Any]] = []
     images_out: dict[str, list[str]] = {}
