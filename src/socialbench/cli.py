@@ -473,6 +473,7 @@ def score_cmd(
     # the items the eval loaded: a --limit run counts only its first items as missing
     dataset = bench.load(path, require_images=False, limit=_recorded_limit(predictions))
     metrics = bench.score(dataset, records, protocol).to_json()
+    _refuse_nothing_scored(metrics, records, predictions, benchmark, path)
     if out_dir is not None:
         target = out_dir
     elif predictions.is_dir() and (predictions / "samples.jsonl").exists():
@@ -497,6 +498,27 @@ def score_cmd(
     write_json_atomic(target / name, metrics)
     print_metrics(bench, metrics)
     _line(f"metrics written to {target / name}")
+
+
+def _refuse_nothing_scored(
+    metrics: dict[str, Any], records: list[Any], predictions: Path, benchmark: str, data: Path
+) -> None:
+    """Refuse (before anything is written) a ``score`` in which no prediction matched a
+    question of the dataset: its metrics file would hold no score and its exit status say
+    all was well."""
+    if metrics.get("n_scored") != 0:
+        return
+    if not records:
+        found = f"{predictions} holds no predictions"
+    else:
+        found = (
+            f"none of the {len(records)} predictions in {predictions} names a question of {data} "
+            f"({metrics.get('n_unknown_predictions', len(records))} name other questions)"
+        )
+    raise UsageError(
+        f"nothing could be scored: {found}; no metrics file was written. Give the predictions of a "
+        f"{benchmark} run on this dataset (-p), or the dataset they were made on (-d)"
+    )
 
 
 def _recorded_limit(predictions: Path) -> int | None:

@@ -179,6 +179,25 @@ def test_score_names_a_run_json_limit_that_is_not_a_count(small_socialnav, tmp_p
     assert code != 0 and "run.json" in err and "limit" in err and "positive integer" in err
 
 
+def test_score_of_predictions_for_other_questions_exits_non_zero_and_writes_nothing(small_socialnav, tmp_path, capsys):
+    eval_args = ["-b", "socialnav-sub", "-d", str(small_socialnav), "-m", "baseline:random", "--no-progress"]
+    run_cli("eval", *eval_args, "-o", str(tmp_path / "r"), "--no-cache", "--limit", "1")
+    lines = [json.loads(x) for x in (tmp_path / "r" / "samples.jsonl").read_text().splitlines()]
+    (tmp_path / "p").mkdir()
+    foreign = "".join(json.dumps({**x, "item_id": "elsewhere"}) + "\n" for x in lines)
+    (tmp_path / "p" / "samples.jsonl").write_text(foreign)
+    code = run_cli("score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(tmp_path / "p"))
+    err = capsys.readouterr().err
+    assert (code, sorted(p.name for p in (tmp_path / "p").iterdir())) == (1, ["samples.jsonl"])
+    assert "nothing could be scored" in err and f"none of the {len(lines)} predictions" in err
+
+
+def test_score_of_an_empty_predictions_file_names_it(small_socialnav, tmp_path, capsys):
+    (tmp_path / "samples.jsonl").write_text("")
+    code = run_cli("score", "-b", "socialnav-sub", "-d", str(small_socialnav), "-p", str(tmp_path / "samples.jsonl"))
+    assert code == 1 and "samples.jsonl holds no predictions" in capsys.readouterr().err
+
+
 def test_score_official_protocol_records_protocol(small_socialnav, tmp_path):
     run_cli(
         "eval",
