@@ -264,3 +264,29 @@ def test_viewer_features_only_the_models_failures(runs: dict[str, RunDir], tmp_p
     assert featured == vlm_failed
     # counted as a model, the perception module's own failures would be featured too
     assert {(r["i"], r["k"]) for r in every["records"] if r["feat"] and r["sel"] == "failure"} > vlm_failed
+
+
+def test_question_tables_say_which_columns_are_kept_apart(runs: dict[str, RunDir]) -> None:
+    from socialbench.report.socialnav_tables import socialnav_question_table
+
+    t = socialnav_question_table(list(runs.values()), "models")
+    assert t is not None
+    assert any("never ranked" in n and "first-option (scene-context) (Perception-assisted" in n for n in t.notes)
+
+
+def test_compare_command_prints_the_runs_kept_apart_unranked(run_dirs: dict[str, Path]) -> None:
+    import typer
+    from typer.testing import CliRunner
+
+    from socialbench.report.commands import register
+
+    app = typer.Typer(add_completion=False)
+    app.callback()(lambda: None)  # keep the subcommands named
+    register(app)
+    paths = [str(run_dirs[k]) for k in ("vlm", "random", "cot-gt")]
+    res = CliRunner().invoke(app, ["compare", *paths, "--n-boot", "50", "--n-perm", "100"])
+    assert res.exit_code == 0, res.output
+    board = res.output.split("Leaderboard", 1)[1]
+    gt_lines = [line for line in board.splitlines() if "first-option (cot-gt)" in line and "|" in line]
+    assert len(gt_lines) == 2  # PA and CWPA
+    assert all("not ranked (Human-derived)" in line for line in gt_lines)

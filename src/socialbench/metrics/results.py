@@ -430,8 +430,11 @@ class SocialNavResult(JsonResult):
 class WaypointResult(JsonResult):
     """What ``socialnav-waypoint`` scoring writes to ``metrics.json``: the header, the scene
     context the prompts carried, the accuracy (JSON ``overall.accuracy``, with its n), the
-    failed calls and invalid answers (scored 0), the samples left out of the dataset and the
-    chance accuracy (``None`` for an empty dataset)."""
+    failed calls and invalid answers (scored 0), the samples left out of the dataset, the
+    chance accuracy (``None`` for an empty dataset) and, for ``--context model:RUN_DIR``, what
+    identifies the checked Same-Model run whose answers the prompts carried (``context_run``:
+    benchmark, model, model identity, dataset fingerprint, method, images; ``None`` for other
+    contexts)."""
 
     header: ScoringHeader
     context: str
@@ -440,12 +443,14 @@ class WaypointResult(JsonResult):
     n_invalid: int
     n_left_out: int
     chance: float | None
+    context_run: Mapping[str, Any] | None = None
 
     def to_json(self) -> JsonObject:
         out = self.header.to_json()
         out.update(
             {
                 "context": self.context,
+                "context_run": None if self.context_run is None else dict(self.context_run),
                 "overall": {"accuracy": self.accuracy.to_json()},
                 "n_errors": self.n_errors,
                 "n_invalid": self.n_invalid,
@@ -467,6 +472,7 @@ class WaypointResult(JsonResult):
             n_invalid=required_int(d.get("n_invalid"), f"{what}.n_invalid"),
             n_left_out=required_int(d.get("n_left_out"), f"{what}.n_left_out"),
             chance=optional_float(d.get("chance"), f"{what}.chance"),
+            context_run=None if d.get("context_run") is None else json_object(d["context_run"], f"{what}.context_run"),
         )
 
 

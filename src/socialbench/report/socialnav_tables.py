@@ -21,7 +21,7 @@ from typing import Any
 from socialbench.errors import UsageError
 from socialbench.report.loading import RunDir, display_name
 from socialbench.report.metric_cells import sn_block, sn_pair
-from socialbench.report.provenance import ASSISTED, HUMAN_DERIVED, by_section, section_of
+from socialbench.report.provenance import ASSISTED, HUMAN_DERIVED, by_section, section_of, sources_note
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_pct, mark_best
 
 SN_GROUPS = ("All", "Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning")
@@ -173,7 +173,10 @@ def socialnav_question_table(runs: Sequence[RunDir], which: str = "models") -> T
         rows.append(Row((name,), tuple(cells), cat))
     columns = tuple(c for _ in answerers for c in ("PA", "CW PA"))
     groups = tuple((label, 2) for label, _, _ in answerers)
-    notes = (f"Protocol: {protocol}. Mean ± standard error over the questions of each type.",)
+    notes: tuple[str, ...] = (f"Protocol: {protocol}. Mean ± standard error over the questions of each type.",)
+    apart = sources_note([r for r in runs if r.label in {label for label, _, _ in answerers}])
+    if apart is not None:
+        notes += (apart,)
     return Table(
         f"socialnav_questions_{which}",
         title,

@@ -10,6 +10,7 @@ import pytest
 from socialbench.benchmarks.base import get_benchmark
 from socialbench.benchmarks.options import EvalOptions
 from socialbench.cli import main
+from socialbench.errors import UsageError
 from socialbench.models.mock import MockModel
 from socialbench.models.openai_compat import OpenAICompatModel
 from socialbench.models.registry import ModelOptions, create_model
@@ -79,17 +80,58 @@ def test_no_context_sends_no_context_block(tmp_path):
     assert not any("Scene context:" in r.prompt for r in model.calls)
 
 
-def test_a_model_run_with_human_answers_gives_the_oracle_context(tmp_path):
+def socialnav_run(tmp_path, model, name="sub"):
+    """A finished socialnav-sim run of ``model`` on the first LIMIT bundled scenes."""
     sub, data = get_benchmark("socialnav-sim")
     req = RunRequest(
-        "socialnav-sim", data, "human:oracle", tmp_path / "sub", EvalOptions(limit=LIMIT), show_progress=False
+        "socialnav-sim",
+        data,
+        model.spec,
+        tmp_path / name,
+        EvalOptions(limit=LIMIT),
+        show_progress=False,
+        image_workers=0,
+        image_policy=ImagePolicy(max_side=160),
     )
-    run_eval(req, sub, create_model("human:oracle", ModelOptions()))
-    a = MockModel("mock:first-option", lambda r: '{"answer": "A"}')
-    b = MockModel("mock:first-option", lambda r: '{"answer": "A"}')
-    run(tmp_path, a, "a", context=f"model:{tmp_path / 'sub'}")
-    run(tmp_path, b, "b", context="human-oracle")
-    assert sorted(r.prompt for r in a.calls) == sorted(r.prompt for r in b.calls)
+    run_eval(req, sub, model)
+    return tmp_path / name
+
+
+def test_the_same_models_run_gives_its_own_answers_as_context(tmp_path):
+    sub = socialnav_run(tmp_path, create_model("mock:first-option", ModelOptions()))
+    model = create_model("mock:first-option", ModelOptions())
+    res = run(tmp_path, model, context=f"model:{sub}")
+    lines = [x for r in model.calls for x in r.prompt.splitlines() if x.startswith("- ")]
+    # the mock's SocialNav-SUB answers are each question's first option: "yes", "avoid"
+    assert lines and all(x.endswith("goal? yes") or " should avoid person " in x for x in lines)
+    assert res.metrics["context_run"]["model"] == "mock:first-option"
+
+
+def test_another_models_run_is_refused_before_any_request_or_folder(tmp_path):
+    sub = socialnav_run(tmp_path, create_model("human:oracle", ModelOptions()))
+    model = MockModel("mock:first-option", lambda r: '{"answer": "A"}')
+    with pytest.raises(
+        UsageError, match="holds the answers of human:oracle, not of this run's model mock:first-option"
+    ):
+        run(tmp_path, model, context=f"model:{sub}")
+    assert model.calls == [] and not (tmp_path / "r").exists()
+
+
+def test_a_killed_run_is_refused_before_the_data_loads(tmp_path):
+    sub = socialnav_run(tmp_path, create_model("human:oracle", ModelOptions()))
+    record = json.loads((sub / "run.json").read_text())
+    (sub / "run.json").write_text(json.dumps({**record, "status": "running"}))
+    with pytest.raises(UsageError, match="did not finish"):
+        get_benchmark("socialnav-waypoint")[0].check_options(EvalOptions(context=f"model:{sub}"))
+
+
+def test_score_keeps_the_context_the_run_was_made_with(tmp_path):
+    sub = socialnav_run(tmp_path, create_model("mock:first-option", ModelOptions()))
+    run(tmp_path, create_model("mock:first-option", ModelOptions()), context=f"model:{sub}")
+    written = json.loads((tmp_path / "r" / "metrics.json").read_text())
+    main(["score", "-b", "socialnav-waypoint", "-p", str(tmp_path / "r"), "--out", str(tmp_path / "s")])
+    rescored = json.loads((tmp_path / "s" / "metrics.json").read_text())
+    assert (rescored["context"], rescored["context_run"]) == (written["context"], written["context_run"])
 
 
 def test_a_scripted_server_is_asked_once_per_sample(tmp_path):
@@ -143,7 +185,5 @@ def test_epochs_and_contexts_make_table3(tmp_path):
 
 
 def test_other_methods_are_refused(tmp_path):
-    from socialbench.errors import UsageError
-
     with pytest.raises(UsageError, match="--method"):
         get_benchmark("socialnav-waypoint")[0].check_options(EvalOptions(method="cot"))
