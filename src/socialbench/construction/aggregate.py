@@ -27,6 +27,10 @@ Agreement
     (:func:`socialbench.metrics.reliability.agreement_summary`) and per-annotator accuracy
     against the consensus or an expert gold (:func:`annotator_accuracy`, the
     pilot-selection step).
+Without image (Figure 6(a))
+    :func:`attach_no_image_votes` adds the imported ``judgment-no-image`` labels to the
+    final behaviors as ``votes_no_image`` (one label per annotator); they change neither
+    the final label nor ``votes``.
 Image necessity
     :func:`image_necessity` drops behaviors that text-only runs (``socialbench eval
     --benchmark roboteq-bj --strategy no-image`` ``samples.jsonl``) judged correctly;
@@ -60,6 +64,7 @@ __all__ = [
     "annotator_accuracy",
     "load_text_only_predictions",
     "image_necessity",
+    "attach_no_image_votes",
 ]
 
 
@@ -463,3 +468,33 @@ def image_necessity(
         else:
             dropped.append({"id": scene["id"], "reason": "scene_without_behaviors"})
     return kept_scenes, dropped
+
+
+# --------------------------------------------------------------------------- without image
+
+
+def attach_no_image_votes(
+    scenes: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]]
+) -> tuple[list[dict[str, Any]], int, list[str]]:
+    """The final ``scenes`` with each behavior that has ``judgment-no-image`` rows
+    (``item_id``, ``k``, ``label``, ``annotator``) carrying ``votes_no_image``: its labels,
+    one per annotator in annotator order. Returns (scenes, behaviors given votes, ids
+    ``scene#b<k>`` of rows whose behavior is not among the final ones, e.g. removed since)."""
+    by_behavior: dict[tuple[str, int], list[Mapping[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_behavior[(str(r["item_id"]), int(r["k"]))].append(r)
+    out: list[dict[str, Any]] = []
+    used: set[tuple[str, int]] = set()
+    for scene in scenes:
+        behaviors = []
+        for b in scene["behaviors"]:
+            key = (str(scene["id"]), int(b["k"]))
+            got = sorted(by_behavior.get(key, []), key=lambda r: str(r["annotator"]))
+            if got:
+                used.add(key)
+                behaviors.append({**b, "votes_no_image": [str(r["label"]) for r in got]})
+            else:
+                behaviors.append(dict(b))
+        out.append({**scene, "behaviors": behaviors})
+    unmatched = sorted(f"{item}#b{k}" for item, k in by_behavior if (item, k) not in used)
+    return out, len(used), unmatched

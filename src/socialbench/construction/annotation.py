@@ -1,6 +1,6 @@
 """Label Studio tasks and labeling configs, and import of Label Studio JSON exports.
 
-Four annotation kinds (RobotEQ App. B.2 "Human Verification", App. D, App. E):
+Five annotation kinds (RobotEQ App. B.2 "Human Verification", App. D, App. E, §6 Figure 6(a)):
 
 ``verification``
     original vs edited image of a synthetic scene: ``original`` / ``edited`` / ``neither``,
@@ -16,9 +16,16 @@ Four annotation kinds (RobotEQ App. B.2 "Human Verification", App. D, App. E):
     a scene image alone (no scenario text, as in App. E "Manual Questions Generation"):
     the annotator proposes spatial grounding topics, one per line of the ``topics`` text
     area; the proposals are pooled per image by ``build topics``.
+``judgment-no-image``
+    the "w/o image" condition of Figure 6(a): one task per final behavior (a random sample
+    of them, the paper's is 200) with the role and the behavior text and **no image**:
+    ``proper`` / ``improper`` (single choice). The labels never change a final label;
+    ``build aggregate`` attaches them to the behaviors as ``votes_no_image`` and the report
+    compares them with the with-image votes (table ``roboteq_human_image``).
 
 :func:`labeling_config` returns the XML of a kind; :func:`verification_tasks`,
-:func:`judgment_tasks`, :func:`grounding_tasks` and :func:`topic_proposal_tasks` build the task lists (``[{"data":
+:func:`judgment_tasks`, :func:`grounding_tasks`, :func:`topic_proposal_tasks` and
+:func:`judgment_no_image_tasks` build the task lists (``[{"data":
 {...}}]``) that Label Studio imports. Every task carries ``kind``, ``item_id`` (and ``k``
 for judgment) so an export maps back to our records.
 
@@ -41,6 +48,7 @@ from __future__ import annotations
 import base64
 import json
 import mimetypes
+import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -64,14 +72,20 @@ __all__ = [
     "judgment_tasks",
     "grounding_tasks",
     "topic_proposal_tasks",
+    "judgment_no_image_tasks",
+    "NO_IMAGE_KIND",
+    "NO_IMAGE_LABELS",
     "split_topics",
     "ImportResult",
     "annotation_time",
     "import_export",
 ]
 
-KINDS = ("verification", "judgment", "grounding", "topics")
+NO_IMAGE_KIND = "judgment-no-image"
+KINDS = ("verification", "judgment", "grounding", "topics", NO_IMAGE_KIND)
 JUDGMENT_LABELS = ("proper", "improper", "invalid")
+#: The choices of a without-image judgment (Figure 6(a) compares proper / improper labels).
+NO_IMAGE_LABELS = ("proper", "improper")
 VERIFICATION_CHOICES = ("original", "edited", "neither")
 GROUNDING_CHOICES = (*LETTERS, "invalid")
 
@@ -139,6 +153,18 @@ def labeling_config(kind: str) -> str:
                 'socially appropriate to select)." size="5"/>',
                 '  <TextArea name="topics" toName="image" rows="5" editable="true" maxSubmissions="1" required="true" '
                 'placeholder="Where should the robot wait so it does not block the aisle?"/>',
+                "</View>",
+            ]
+        )
+    if kind == NO_IMAGE_KIND:
+        return "\n".join(
+            [
+                "<View>",
+                '  <Header value="$question"/>',
+                '  <Text name="behavior" value="$behavior"/>',
+                '  <Header value="No image is shown on purpose: judge from the text alone. Is this next action proper '
+                'or improper?" size="5"/>',
+                _choices("label", "behavior", NO_IMAGE_LABELS, False, True),
                 "</View>",
             ]
         )
@@ -266,6 +292,34 @@ def topic_proposal_tasks(scene_records: Iterable[Mapping[str, Any]], refs: Image
     return [
         {"data": {"kind": "topics", "item_id": r["id"], "image": refs.url(r["image"]), "image_path": r["image"]}}
         for r in scene_records
+    ]
+
+
+def judgment_no_image_tasks(
+    judgment_records: Sequence[Mapping[str, Any]], *, sample: int | None = None, seed: int = 0
+) -> list[dict[str, Any]]:
+    """One without-image task per behavior of the final judgment scenes (role and behavior
+    text, no image field at all), or per behavior of a uniform random sample of ``sample``
+    of them (``random.Random(seed)``; all when there are fewer), in dataset order.
+    Raises ValueError for ``sample`` < 1."""
+    pairs = [(r, b) for r in judgment_records for b in r["behaviors"]]
+    if sample is not None:
+        if sample < 1:
+            raise ValueError(f"sample must be at least 1 (got {sample})")
+        if sample < len(pairs):
+            chosen = sorted(random.Random(seed).sample(range(len(pairs)), sample))
+            pairs = [pairs[i] for i in chosen]
+    return [
+        {
+            "data": {
+                "kind": NO_IMAGE_KIND,
+                "item_id": r["id"],
+                "k": b["k"],
+                "question": r["question"],
+                "behavior": b["text"],
+            }
+        }
+        for r, b in pairs
     ]
 
 
@@ -423,14 +477,15 @@ def import_export(paths: Sequence[str | Path]) -> ImportResult:
                     "ls_annotation": ann.get("id"),
                     "lead_time": ann.get("lead_time"),
                 }
-                if kind == "judgment":
+                if kind in ("judgment", NO_IMAGE_KIND):
                     labels = res.get("label") or []
-                    if len(labels) != 1 or labels[0] not in JUDGMENT_LABELS:
+                    allowed = JUDGMENT_LABELS if kind == "judgment" else NO_IMAGE_LABELS
+                    if len(labels) != 1 or labels[0] not in allowed:
                         problems.append(
                             Problem(
                                 str(p),
                                 f"{where}.annotation {ann.get('id')}",
-                                f"label {labels!r} is not one of {JUDGMENT_LABELS}",
+                                f"label {labels!r} is not one of {allowed}",
                                 "annotate with the exported config",
                             )
                         )

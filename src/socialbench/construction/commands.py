@@ -510,7 +510,13 @@ def behaviors_cmd(
 
 @annotate_app.command("export")
 def annotate_export_cmd(
-    kind: Annotated[str, typer.Option(help="verification, judgment, grounding or topics.")],
+    kind: Annotated[
+        str,
+        typer.Option(
+            help="verification, judgment, grounding, topics or judgment-no-image (Figure 6(a): final behaviors "
+            "without their image)."
+        ),
+    ],
     work: Work = Path("build"),
     inp: InPath = None,
     image_refs: Annotated[
@@ -521,6 +527,11 @@ def annotate_export_cmd(
         Path | None, typer.Option(help="LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT (default: --work).")
     ] = None,
     prefill_facets: Annotated[bool, typer.Option(help="Pre-fill suggested facets as a prediction (judgment).")] = True,
+    sample: Annotated[
+        int | None,
+        typer.Option(help="judgment-no-image: a random sample of this many behaviors (the paper's is 200)."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of --sample.")] = 0,
 ) -> None:
     """Write <work>/annotation/<kind>/tasks.json and config.xml for Label Studio."""
     from socialbench.construction.stages.annotation import annotate_export_stage
@@ -535,6 +546,8 @@ def annotate_export_cmd(
             prefix=prefix,
             document_root=document_root,
             prefill_facets=prefill_facets,
+            sample=sample,
+            seed=seed,
         ),
     )
 

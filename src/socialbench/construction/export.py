@@ -65,6 +65,7 @@ def judgment_scene(rec: Mapping[str, Any], image: str) -> JudgmentScene:
     behaviors = []
     for b in rec["behaviors"]:
         votes = Counter(v for v in b.get("votes") or [] if v in LABELS)
+        no_image = Counter(v for v in b.get("votes_no_image") or [] if v in LABELS)
         behaviors.append(
             Behavior(
                 k=int(b["k"]),
@@ -72,6 +73,7 @@ def judgment_scene(rec: Mapping[str, Any], image: str) -> JudgmentScene:
                 label=b["label"],
                 facets=tuple(f for f in b.get("facets") or [] if f in FACETS),
                 votes=tuple((lab, votes[lab]) for lab in LABELS if votes[lab]) or None,
+                votes_no_image=tuple((lab, no_image[lab]) for lab in LABELS if no_image[lab]) or None,
             )
         )
     subset = rec.get("subset")

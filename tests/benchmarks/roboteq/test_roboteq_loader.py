@@ -258,3 +258,44 @@ def test_csv_python_literal_facets_and_votes_load(tmp_path: Path) -> None:
     item = load_roboteq(root, TASK_BJ, require_images=True).items[0]
     assert [item.metadata["behaviors"][k]["facets"] for k in ("b1", "b2")] == [["safety"], ["privacy"]]
     assert (item.votes["b1"].n, item.votes["b1"].probabilities) == (3, (2 / 3, 1 / 3))
+
+
+# --- votes without the image (Figure 6(a))
+
+
+def test_canonical_votes_no_image_reach_the_behavior_metadata(tmp_path: Path) -> None:
+    root = _canonical(
+        tmp_path / "n",
+        [
+            {
+                "k": 1,
+                "text": "Wave.",
+                "label": "proper",
+                "votes": ["proper"] * 3,
+                "votes_no_image": ["improper", "proper"],
+            },
+            {"k": 2, "text": "Shove.", "label": "improper", "votes": ["improper"] * 3},
+        ],
+    )
+    item = load_roboteq(root, TASK_BJ, require_images=True).items[0]
+    beh = item.metadata["behaviors"]
+    assert beh["b1"]["votes_no_image"] == {"proper": 1, "improper": 1} and "votes_no_image" not in beh["b2"]
+    assert item.votes["b1"].n == 3  # the with-image votes are untouched
+
+
+def test_malformed_votes_no_image_name_their_field(tmp_path: Path) -> None:
+    from socialbench.errors import DataError
+
+    root = _canonical(tmp_path / "m", [{"k": 1, "text": "Wave.", "label": "proper", "votes_no_image": ["maybe"]}])
+    with pytest.raises(DataError) as exc:
+        load_roboteq(root, TASK_BJ, require_images=True)
+    assert any(p.field == "votes_no_image" and "maybe" in p.message for p in exc.value.problems)
+
+
+def test_write_canonical_keeps_votes_no_image(tmp_path: Path) -> None:
+    root = tmp_path / "wn"
+    root.mkdir()
+    draw_image(root / "a.png", 1)
+    b = Behavior(1, "Wave.", "proper", (), (("proper", 3),), (("proper", 1), ("improper", 2)))
+    write_canonical(root / "roboteq.jsonl", [JudgmentScene("s1", "a.png", "You are a robot.", (b,), subset="real")])
+    assert scan_roboteq(root).scenes[0].behaviors == (b,)

@@ -56,6 +56,12 @@ read). One JSON object per line; image paths are relative to the root::
      "question": "...", "options": {"A": "...", "B": "...", "C": "...", "D": "..."},
      "answer": ["A", "C"], "votes": [["A", "C"], ["A"], ["A", "C"]], "subset": "real"}
 
+A behavior may also carry ``votes_no_image`` (the same forms as ``votes``, or ``null``):
+the labels of annotators who saw the role and the behavior text but not the image
+(RobotEQ Figure 6(a), collected with ``socialbench build annotate export --kind
+judgment-no-image``). They never change the label or the votes; the report compares them
+with the votes (``roboteq_human_image``).
+
 A behavior's ``facets`` may also be a string (``"safety"`` or ``"safety, privacy"``; it
 belongs to that behavior only) and its ``votes`` may be ``null`` (no votes for that
 behavior: its distribution is the gold label, ``has_votes`` is false).
@@ -71,7 +77,8 @@ data has votes, else the majority (gold) label with probability 1 and ``n = 1``.
 ``Item.metadata``: ``task``, ``image`` (absolute path string), ``image_rel``, ``role`` /
 ``question``, ``subset`` (``"unknown"`` when not known), ``category``, ``subcategory``,
 ``source`` and ``line`` (where the row is), and for judgment ``behaviors``
-``{key: {k, text, label, facets, has_votes}}``; for grounding ``answer`` (list),
+``{key: {k, text, label, facets, has_votes}}`` (plus ``votes_no_image``, ``{label: count}``,
+for a behavior that has them); for grounding ``answer`` (list),
 ``options`` ({letter: text}), ``facets`` and ``has_votes``.
 """
 
@@ -156,6 +163,7 @@ def judgment_item(scene: JudgmentScene, root: Path) -> Item:
                     "label": b.label,
                     "facets": list(b.facets),
                     "has_votes": b.votes is not None,
+                    **({} if b.votes_no_image is None else {"votes_no_image": dict(b.votes_no_image)}),
                 }
                 for b in scene.behaviors
             },

@@ -200,7 +200,9 @@ def _behaviors_published(row: dict[str, Any], report: Any) -> list[tuple[int, st
 
 def _behaviors_canonical(
     row: dict[str, Any], report: Any
-) -> tuple[list[tuple[int, str, str]], list[Any], list[Any]] | None:
+) -> tuple[list[tuple[int, str, str]], list[Any], list[Any], list[Any]] | None:
+    """``(k, label, text)`` per behavior and, per behavior, its facets, votes and
+    ``votes_no_image`` as written; None (reported) for a malformed list."""
     items = row.get("behaviors")
     if not isinstance(items, list) or not items:
         report("behaviors", "behaviors must be a non-empty list", "list the candidate behaviors")
@@ -208,6 +210,7 @@ def _behaviors_canonical(
     out: list[tuple[int, str, str]] = []
     facets: list[Any] = []
     votes: list[Any] = []
+    no_image: list[Any] = []
     ok = True
     for i, b in enumerate(items, start=1):
         if not isinstance(b, dict):
@@ -237,7 +240,8 @@ def _behaviors_canonical(
         out.append((k if isinstance(k, int) else i, lab or "", text.strip() if isinstance(text, str) else ""))
         facets.append(b.get("facets") if _filled(b.get("facets")) else [])
         votes.append(b.get("votes"))
-    return (out, facets, votes) if ok else None
+        no_image.append(b.get("votes_no_image"))
+    return (out, facets, votes, no_image) if ok else None
 
 
 def _behavior_votes(counts: dict[str, int] | None) -> tuple[tuple[str, int], ...] | None:
@@ -264,6 +268,7 @@ def judgment_scene(row: Row, root: Path, canonical: bool, report: Any, meta_rel:
         votes_value: Any = parsed[2] if parsed else None
         if parsed and all(v is None for v in votes_value):
             votes_value = None
+        no_image_value: Any = parsed[3] if parsed and any(v is not None for v in parsed[3]) else None
         if parsed and not any(facets_value):
             facets_value = None
         elif parsed:
@@ -274,6 +279,7 @@ def judgment_scene(row: Row, root: Path, canonical: bool, report: Any, meta_rel:
         entries = _behaviors_published(d, report)
         facets_value = d.get("facets")
         votes_value = d.get("votes")
+        no_image_value = None
     if entries is None:
         return None
     ks = [k for k, _, _ in entries]
@@ -291,6 +297,13 @@ def judgment_scene(row: Row, root: Path, canonical: bool, report: Any, meta_rel:
     votes, v_errors = parse_judgment_votes(votes_value, ks)
     for msg in v_errors:
         report("votes", msg, "give per-annotator proper/improper labels for every behavior")
+    no_image, n_errors = parse_judgment_votes(no_image_value, ks)
+    for msg in n_errors:
+        report(
+            "votes_no_image",
+            msg,
+            "give the without-image annotators' proper/improper labels, or null for a behavior not annotated so",
+        )
     subset_raw = d.get("subset")
     subset = normalise_subset(subset_raw) if subset_raw is not None else None
     if subset_raw is not None and subset is None:
@@ -299,6 +312,7 @@ def judgment_scene(row: Row, root: Path, canonical: bool, report: Any, meta_rel:
         err
         or f_errors
         or v_errors
+        or n_errors
         or not isinstance(question, str)
         or not question.strip()
         or (subset_raw is not None and subset is None)
@@ -314,6 +328,7 @@ def judgment_scene(row: Row, root: Path, canonical: bool, report: Any, meta_rel:
             label=lab,
             facets=facets[i],
             votes=_behavior_votes(votes[i] if votes is not None else None),
+            votes_no_image=_behavior_votes(no_image[i] if no_image is not None else None),
         )
         for i, (k, lab, text) in enumerate(entries)
     )

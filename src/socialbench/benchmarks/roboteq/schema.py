@@ -90,6 +90,8 @@ class Behavior:
     label: str  # "proper" | "improper" (majority label)
     facets: tuple[str, ...] = ()
     votes: tuple[tuple[str, int], ...] | None = None  # per-annotator counts, label order
+    #: counts of a second annotation of the behavior shown without its image (Figure 6(a)); None: not collected
+    votes_no_image: tuple[tuple[str, int], ...] | None = None
 
 
 @dataclass(frozen=True)

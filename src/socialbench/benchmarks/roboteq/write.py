@@ -34,6 +34,7 @@ def canonical_row(rec: JudgmentScene | GroundingQuestion) -> dict[str, Any]:
                     "label": b.label,
                     "facets": list(b.facets),
                     "votes": None if b.votes is None else dict(b.votes),
+                    **({} if b.votes_no_image is None else {"votes_no_image": dict(b.votes_no_image)}),
                 }
                 for b in rec.behaviors
             ],

@@ -21,6 +21,8 @@ ANNOTATION_INPUTS = {
     "judgment": "behaviors.jsonl",
     "grounding": "grounding_items.jsonl",
     "topics": "behaviors.jsonl",
+    # the final behaviors (after a first `build aggregate`): Figure 6(a) relabels questions of the benchmark
+    "judgment-no-image": "aggregated/judgment.jsonl",
 }
 
 
@@ -33,15 +35,27 @@ def annotate_export_stage(
     prefix: str,
     document_root: Path | None,
     prefill_facets: bool,
+    sample: int | None = None,
+    seed: int = 0,
 ) -> StageRun:
-    """Write ``<work>/annotation/<kind>/tasks.json`` and ``config.xml`` for Label Studio."""
+    """Write ``<work>/annotation/<kind>/tasks.json`` and ``config.xml`` for Label Studio
+    (``sample`` / ``seed``: a random sample of behaviors, ``judgment-no-image`` only)."""
     from socialbench.construction import annotation as an
 
     if kind not in ANNOTATION_INPUTS:
         raise UsageError(f"--kind must be one of {', '.join(ANNOTATION_INPUTS)}")
     if image_refs == "prefix" and not prefix:
         raise UsageError("--image-refs prefix needs --prefix URL")
+    if sample is not None and kind != an.NO_IMAGE_KIND:
+        raise UsageError(f"--sample applies to --kind {an.NO_IMAGE_KIND} only (got --kind {kind})")
+    if sample is not None and sample < 1:
+        raise UsageError(f"--sample must be at least 1 (got {sample})")
     src = inp or work / ANNOTATION_INPUTS[kind]
+    if kind == an.NO_IMAGE_KIND and not src.is_file():
+        raise UsageError(
+            f"{src} does not exist: run `socialbench build aggregate` on the with-image judgment annotations first "
+            "(the without-image tasks are made from the final behaviors), or pass --in"
+        )
     rows = read_jsonl(src)
     refs = an.ImageRefs(mode=image_refs, work=work, document_root=document_root, prefix=prefix)
     if kind == "verification":
@@ -50,6 +64,8 @@ def annotate_export_stage(
         tasks = an.judgment_tasks(rows, refs, prefill_facets=prefill_facets)
     elif kind == "topics":
         tasks = an.topic_proposal_tasks(rows, refs)
+    elif kind == an.NO_IMAGE_KIND:
+        tasks = an.judgment_no_image_tasks(rows, sample=sample, seed=seed)
     else:
         tasks = an.grounding_tasks(rows, refs)
     folder = work / "annotation" / kind
@@ -64,7 +80,12 @@ def annotate_export_stage(
         n_out=len(tasks),
         n_new=len(tasks),
     )
-    if image_refs == "local-files":
+    if kind == an.NO_IMAGE_KIND:
+        summary.notes.append(
+            "give these tasks to annotators who have not labeled the same behaviors with the image, or before they "
+            "do; import the export, then run `socialbench build aggregate` again to attach them as votes_no_image"
+        )
+    elif image_refs == "local-files":
         summary.notes.append(
             "start Label Studio with LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED=true and "
             f"LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT={(document_root or work).resolve()}"
@@ -168,6 +189,15 @@ def aggregate_stage(
             scenes, dropped = ag.image_necessity(scenes, runs, min_correct=min_correct)
             write_jsonl(folder / "image_necessity.dropped.jsonl", dropped)
             removed += dropped
+        no_image = ann / "judgment-no-image" / "annotations.jsonl"
+        if no_image.is_file():
+            scenes, n_attached, unmatched = ag.attach_no_image_votes(scenes, read_jsonl(no_image))
+            summary.notes.append(f"{n_attached} behavior(s) carry votes_no_image (labels given without the image)")
+            if unmatched:
+                summary.notes.append(
+                    f"{len(unmatched)} behavior(s) labeled without the image are not among the final behaviors "
+                    f"(e.g. {unmatched[0]}); their labels are not attached"
+                )
         write_jsonl(folder / "judgment.jsonl", scenes)
         write_jsonl(folder / "judgment.removed.jsonl", removed)
         write_jsonl(folder / "escalations.judgment.jsonl", res.escalations)
