@@ -28,6 +28,7 @@ from socialbench.types import GenerationConfig, Item, SampleRecord
 
 if TYPE_CHECKING:  # the registry stays light (no numpy): `socialbench eval --help` imports it
     from socialbench.metrics.protocols import ProtocolArg
+    from socialbench.models.base import Model
     from socialbench.solving.context import SolveContext
 
 OptionsT = TypeVar("OptionsT")
@@ -59,6 +60,8 @@ class Benchmark(Protocol):
     def fingerprint(self, data: Path) -> str: ...
 
     def check_options(self, options: EvalOptions) -> Any: ...
+
+    def check_run(self, dataset: Dataset, model: Model, options: EvalOptions) -> None: ...
 
     def generation_config(self, options: Any, seed: int) -> GenerationConfig: ...
 
@@ -102,6 +105,12 @@ class BaseBenchmark(Generic[OptionsT]):
 
     def check(self, options: OptionsT, run: EvalOptions) -> None:
         """Refuse combinations of options that do not work together (none by default)."""
+
+    def check_run(self, dataset: Any, model: Model, options: EvalOptions) -> None:
+        """Refuse, before any request or file of the run, a run of ``model`` on the loaded
+        ``dataset`` that could not measure what the benchmark claims (a
+        :class:`~socialbench.errors.UsageError` naming the reason and the fix); the options
+        were checked by :meth:`check_options` first. Nothing by default."""
 
     def max_tokens(self, options: OptionsT) -> int | None:
         """The paper's reply token limit (None: none is sent). 1024 by default."""

@@ -185,6 +185,7 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
                 benchmark, req.data, require_images=model.needs_prompt, limit=req.options.limit, cache=req.render_cache
             )
         ) as dataset:
+            benchmark.check_run(dataset, model, req.options)  # before the run folder is made
             # the paper's settings, as the eval flags (--temperature, ...) change them
             generation = req.options.generation.apply(benchmark.generation_config(options, req.options.seed))
             store = RunStore(req.out)
