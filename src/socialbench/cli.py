@@ -253,6 +253,37 @@ def eval_defaults() -> dict[str, Any]:
     return {p.name: getattr(p.default, "default", p.default) for p in eval_parameters()}
 
 
+def eval_value_problem(name: str, value: Any) -> str | None:
+    """Why ``value`` is no valid value of eval's option ``name``, or None: the bounds its
+    ``--flag`` declares (``min``/``max``: ``--concurrency`` >= 1, ``--limit`` >= 1, ...),
+    numbers finite, ``--timeout`` more than 0. The one check of eval's flags and of a sweep
+    plan's options and axes (:func:`prepare_eval`, :mod:`socialbench.sweep.plan`)."""
+    import math
+
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if not math.isfinite(value):
+        return f"must be a finite number (got {value})"
+    if name == "timeout" and value <= 0:
+        return f"must be more than 0 seconds (got {value:g})"
+    info = next((p.default for p in eval_parameters() if p.name == name), None)
+    low, high = getattr(info, "min", None), getattr(info, "max", None)
+    if low is not None and value < low:
+        return f"must be at least {low} (got {value})"
+    if high is not None and value > high:
+        return f"must be at most {high} (got {value})"
+    return None
+
+
+def check_eval_values(values: dict[str, Any]) -> None:
+    """:class:`UsageError` naming the first of eval's option ``values`` (by parameter name)
+    that :func:`eval_value_problem` refuses."""
+    for name, value in values.items():
+        problem = eval_value_problem(name, value)
+        if problem is not None:
+            raise UsageError(f"--{name.replace('_', '-')} {problem}")
+
+
 #: Parameters of ``eval`` that are options of the run, common to every benchmark.
 RUN_OPTIONS = ("protocol", "limit", "seed", "perturb", "perturb_strength")
 
@@ -288,6 +319,7 @@ def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tupl
     from socialbench.vision.render_cache import default_render_cache_dir
 
     v = values
+    check_eval_values(v)
     benchmark, seed, timeout = v["benchmark"], v["seed"], v["timeout"]
     bench, path = _resolve_data(benchmark, v["data"])
     options = eval_options(v)

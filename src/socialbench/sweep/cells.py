@@ -7,7 +7,6 @@ cell never stops the others.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -35,12 +34,61 @@ class CellOutcome:
         return asdict(self)
 
 
-def previous_status(run_dir: Path) -> str | None:
-    """``run.json``'s status in ``run_dir`` (None: no readable run there yet)."""
+#: Status of a cell whose run.json says complete but whose answers are gone: run again.
+SAMPLES_MISSING = "samples missing"
+#: Largest run.json read (bytes).
+_MAX_RUN_JSON_BYTES = 16 * 1024**2
+
+
+def _run_record(run_dir: Path) -> dict[str, Any] | None:
+    """``run_dir``'s run.json (a regular file, size-capped, strict JSON), or None."""
+    from socialbench.errors import DataError
+    from socialbench.files.safe_read import read_json
+
     try:
-        return json.loads((run_dir / "run.json").read_text(encoding="utf-8")).get("status")
-    except (OSError, ValueError, AttributeError):
+        record = read_json(run_dir / "run.json", _MAX_RUN_JSON_BYTES)
+    except DataError:
         return None
+    return record if isinstance(record, dict) else None
+
+
+def _lines(path: Path) -> int:
+    """Non-empty lines of the regular file ``path`` (-1: not a regular file), read in blocks."""
+    from socialbench.files.safe_read import file_kind
+
+    if path.is_symlink() or file_kind(path) != "file":
+        return -1
+    count, last = 0, b"\n"
+    with path.open("rb") as f:
+        while block := f.read(1 << 20):
+            count += block.count(b"\n")
+            last = block[-1:]
+    return count + (last != b"\n")
+
+
+def _answers_present(run_dir: Path, record: dict[str, Any]) -> bool:
+    """Whether the answers a complete run.json counts are on disk: ``samples.jsonl`` with at
+    least ``answered`` lines, or (``--epochs``) every ``epoch-E`` run complete likewise."""
+    epochs = sorted(p for p in run_dir.glob("epoch-*") if p.is_dir() and not p.is_symlink())
+    if not (run_dir / "samples.jsonl").exists() and epochs:
+        return all(previous_status(p) == "complete" for p in epochs)
+    answered = record.get("answered")
+    need = answered if isinstance(answered, int) and not isinstance(answered, bool) and answered > 0 else 1
+    return _lines(run_dir / "samples.jsonl") >= need
+
+
+def previous_status(run_dir: Path) -> str | None:
+    """``run.json``'s status in ``run_dir`` (None: no readable run there yet);
+    :data:`SAMPLES_MISSING` when it says ``complete`` but its answers are not on disk."""
+    record = _run_record(run_dir)
+    if record is None:
+        return None
+    status = record.get("status")
+    if not isinstance(status, str):
+        return None
+    if status == "complete" and not _answers_present(run_dir, record):
+        return SAMPLES_MISSING
+    return status
 
 
 def run_cell(values: dict[str, Any], progress: bool = False) -> CellOutcome:

@@ -19,11 +19,23 @@ is an option of ``socialbench eval`` (``method``, ``images``, ``strategy``, ``pe
 A benchmark that refuses an axis value (``--method`` on RobotEQ) refuses the plan, naming the
 key, unless that benchmark lists the key in ``ignore_axes``: it then runs with eval's default
 for it, once. Relative ``data`` paths are read from the plan file's folder.
+
+A plan is read as untrusted input (issue 29): it must be a regular file of at most
+:data:`MAX_PLAN_BYTES`; the YAML may nest at most :data:`MAX_YAML_DEPTH` levels and use at
+most :data:`MAX_YAML_ALIASES` aliases (``*name``: a few of them can otherwise stand for
+billions of values); the grid is counted before it is built and refused above
+:data:`MAX_CELLS` cells (``--dry-run`` too); option values go through eval's own check
+(:func:`socialbench.cli.eval_value_problem`); refusals show values shortened. Models whose
+folder names would be the same (specs differing only in URL credentials or query, or in
+characters the folder name replaces) get folders told apart by a short salted hash.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import math
+import reprlib
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +43,54 @@ from typing import Any
 
 import yaml
 
-from socialbench.errors import SocialbenchError, UsageError
+from socialbench.errors import DataError, SocialbenchError, UsageError
+
+#: Largest plan file read (bytes): a plan is a few hundred bytes.
+MAX_PLAN_BYTES = 1024 * 1024
+#: Deepest YAML nesting accepted: a plan nests at most 4 levels.
+MAX_YAML_DEPTH = 16
+#: Most YAML aliases (``*name``) accepted in one plan.
+MAX_YAML_ALIASES = 64
+#: Most cells a plan may have (models x benchmarks x the axes' values).
+MAX_CELLS = 10_000
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 2, 4, 4, 40, 40
+
+
+def _key(key: Any) -> str:
+    """A plan key as a refusal names it: a short string as written, anything else shortened."""
+    return key if isinstance(key, str) and len(key) <= 40 and key.isprintable() else shown(key)
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` shortened (at most a few elements, two levels, 40 characters a
+    string): what a refusal may quote of a plan's value, however large it expands."""
+    return _SHORT.repr(value)
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """A safe YAML loader that refuses nesting deeper than :data:`MAX_YAML_DEPTH` and more
+    than :data:`MAX_YAML_ALIASES` aliases, before building anything from them."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                raise yaml.YAMLError(f"more than {MAX_YAML_ALIASES} aliases (*name); write the values out")
+        self._depth += 1
+        if self._depth > MAX_YAML_DEPTH:
+            raise yaml.YAMLError(f"nested more than {MAX_YAML_DEPTH} levels deep; a plan nests a few levels")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
 
 #: eval parameters a plan sets elsewhere (models:, benchmarks:, the sweep's --out).
 _NOT_AXES = {
@@ -132,22 +191,22 @@ def _coerce(value: Any, hint: Any, path: Path, where: str) -> Any:
     if hint is bool:
         if isinstance(value, bool):
             return value
-        raise _refuse(path, where, f"expects true or false (got {value!r})", "write true or false")
+        raise _refuse(path, where, f"expects true or false (got {shown(value)})", "write true or false")
     if hint is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-        raise _refuse(path, where, f"expects an integer (got {value!r})", "write a whole number")
+        raise _refuse(path, where, f"expects an integer (got {shown(value)})", "write a whole number")
     if hint is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
-        raise _refuse(path, where, f"expects a number (got {value!r})", "write a number")
+        raise _refuse(path, where, f"expects a number (got {shown(value)})", "write a number")
     if hint is Path:
         if isinstance(value, str) and value:
             return Path(value)
-        raise _refuse(path, where, f"expects a path (got {value!r})", "write a path")
+        raise _refuse(path, where, f"expects a path (got {shown(value)})", "write a path")
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
         return str(value)
-    raise _refuse(path, where, f"expects a word (got {value!r})", "write a single value")
+    raise _refuse(path, where, f"expects a word (got {shown(value)})", "write a single value")
 
 
 def _option_key(key: Any, path: Path, where: str) -> str:
@@ -156,7 +215,7 @@ def _option_key(key: Any, path: Path, where: str) -> str:
     if name is None:
         raise _refuse(
             path,
-            f"{where}.{key}",
+            f"{where}.{_key(key)}",
             "not an option of `socialbench eval`",
             "use eval's option names (see `socialbench eval --help`); repeat runs with `epochs: 3` or `seed: [0, 1, 2]`",
         )
@@ -176,13 +235,14 @@ def _model(entry: Any, path: Path, i: int) -> ModelEntry:
         raise _refuse(path, f"{where}.{unknown[0]}", "unknown key", f"use {', '.join(sorted(_MODEL_KEYS))}")
     for key in ("num_gpus", "num_cpus"):
         v = entry.get(key, 0)
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
-            raise _refuse(path, f"{where}.{key}", f"must be a number >= 0 (got {v!r})", "e.g. `num_gpus: 1`")
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < 0:
+            raise _refuse(path, f"{where}.{key}", f"must be a number >= 0 (got {shown(v)})", "e.g. `num_gpus: 1`")
     conc = entry.get("concurrency")
-    if conc is not None and (not isinstance(conc, int) or isinstance(conc, bool) or conc < 1):
+    if conc is not None and (not isinstance(conc, int) or isinstance(conc, bool)):
         raise _refuse(
-            path, f"{where}.concurrency", f"must be a whole number >= 1 (got {conc!r})", "e.g. `concurrency: 32`"
+            path, f"{where}.concurrency", f"must be a whole number >= 1 (got {shown(conc)})", "e.g. `concurrency: 32`"
         )
+    _checked("concurrency", conc, path, f"{where}.concurrency")
     opts = entry.get("model_opt") or {}
     if not isinstance(opts, dict):
         raise _refuse(path, f"{where}.model_opt", "must be a mapping", "e.g. `model_opt: {dtype: bfloat16}`")
@@ -208,7 +268,10 @@ def _benchmark(entry: Any, path: Path, i: int) -> BenchmarkEntry:
         raise _refuse(path, f"{where}.{unknown[0]}", "unknown key", f"use {', '.join(sorted(_BENCH_KEYS))}")
     if entry["name"] not in benchmark_names():
         raise _refuse(
-            path, f"{where}.name", f"unknown benchmark {entry['name']!r}", f"use one of {', '.join(benchmark_names())}"
+            path,
+            f"{where}.name",
+            f"unknown benchmark {shown(entry['name'])}",
+            f"use one of {', '.join(benchmark_names())}",
         )
     data = entry.get("data")
     if data is not None:
@@ -224,19 +287,29 @@ def _benchmark(entry: Any, path: Path, i: int) -> BenchmarkEntry:
 
 def load_plan(path: Path) -> Plan:
     """Read and check ``path``; every mistake is a :class:`UsageError` naming the key."""
+    from socialbench.files.safe_read import file_kind, read_regular_bytes
+
+    if file_kind(path) == "missing":
+        raise UsageError(f"{path}: no such plan file")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such plan file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot be read ({exc})") from None
+        text = read_regular_bytes(path, MAX_PLAN_BYTES).decode("utf-8")
+    except DataError as exc:
+        raise UsageError(f"{path}: cannot be read as a plan ({exc.problems[0].message}); give a YAML file") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text (byte {exc.start}); save the plan as UTF-8") from None
+    try:
+        raw = yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader with bounds
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f"line {mark.line + 1}: " if mark is not None else ""
-        raise UsageError(f"{path}: {line}not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax") from None
+        raise UsageError(
+            f"{path}: {line}not valid YAML ({getattr(exc, 'problem', None) or exc}); fix the syntax"
+        ) from None
+    except RecursionError:
+        raise UsageError(f"{path}: nested too deeply to read; a plan nests a few levels") from None
     if not isinstance(raw, dict):
         raise _refuse(path, "top level", "a plan is a mapping", "give `models:`, `benchmarks:` and `axes:`")
-    unknown = sorted(set(raw) - _PLAN_KEYS)
+    unknown = sorted(_key(k) for k in set(raw) - _PLAN_KEYS)
     if unknown:
         raise _refuse(path, unknown[0], "unknown key", f"a plan has {', '.join(sorted(_PLAN_KEYS))}")
     for key in ("models", "benchmarks"):
@@ -252,8 +325,8 @@ def load_plan(path: Path) -> Plan:
     for key, values in raw_axes.items():
         name = _option_key(key, path, "axes")
         if not isinstance(values, list) or not values:
-            raise _refuse(path, f"axes.{key}", "must be a non-empty list", f"e.g. `{key}: [{values!r}]`")
-        axes[name] = [_coerce(v, types[name], path, f"axes.{key}") for v in values]
+            raise _refuse(path, f"axes.{key}", "must be a non-empty list", f"e.g. `{key}: [{shown(values)}]`")
+        axes[name] = [_checked(name, _coerce(v, types[name], path, f"axes.{key}"), path, f"axes.{key}") for v in values]
     options: dict[str, Any] = {}
     raw_options = raw.get("options") or {}
     if not isinstance(raw_options, dict):
@@ -262,7 +335,7 @@ def load_plan(path: Path) -> Plan:
         name = _option_key(key, path, "options")
         if name in axes:
             raise _refuse(path, f"options.{key}", "also an axis", "keep it in one of `axes:` and `options:`")
-        options[name] = _coerce(value, types[name], path, f"options.{key}")
+        options[name] = _checked(name, _coerce(value, types[name], path, f"options.{key}"), path, f"options.{key}")
     models = tuple(_model(m, path, i) for i, m in enumerate(raw["models"]))
     benchmarks = tuple(_benchmark(b, path, i) for i, b in enumerate(raw["benchmarks"]))
     for i, b in enumerate(benchmarks):
@@ -271,7 +344,32 @@ def load_plan(path: Path) -> Plan:
             raise _refuse(
                 path, f"benchmarks[{i}].ignore_axes", f"{stray[0]} is not an axis", "list only keys of `axes:`"
             )
+    cells = count_cells(len(models), len(benchmarks), axes)
+    if cells > MAX_CELLS:
+        raise _refuse(
+            path,
+            "axes",
+            f"the plan has {cells:,} cells (models x benchmarks x axis values), more than {MAX_CELLS:,}",
+            "split it into several plans, or drop axis values",
+        )
     return Plan(path, models, benchmarks, axes, options)
+
+
+def count_cells(models: int, benchmarks: int, axes: dict[str, list[Any]]) -> int:
+    """How many cells a grid has (models x benchmarks x every axis's values), counted
+    without building it."""
+    return models * benchmarks * math.prod(len(v) for v in axes.values())
+
+
+def _checked(name: str, value: Any, path: Path, where: str) -> Any:
+    """``value`` if eval accepts it for its option ``name`` (eval's own check), else a
+    refusal naming ``where``."""
+    from socialbench.cli import eval_value_problem
+
+    problem = eval_value_problem(name, value)
+    if problem is not None:
+        raise _refuse(path, where, problem, "give a value `socialbench eval` accepts (see `socialbench eval --help`)")
+    return value
 
 
 def cell_dir_name(benchmark: str, values: dict[str, Any], axes: dict[str, list[Any]]) -> str:
@@ -317,15 +415,44 @@ def _check_axes(plan: Plan, b: BenchmarkEntry, bench: Any, defaults: dict[str, A
         )
 
 
+def _model_key(model: ModelEntry) -> tuple[str, tuple[str, ...]]:
+    return (model.spec, model.model_opt)
+
+
+def _told_apart(model: ModelEntry) -> str:
+    """A short salted hash of the model's spec and options (slow, as
+    :func:`socialbench.models.redact.secret_digest`: it names no credentials)."""
+    material = "\0".join((model.spec, *model.model_opt)).encode("utf-8", "surrogatepass")
+    return hashlib.pbkdf2_hmac("sha256", material, b"socialbench-sweep-cell", 20_000).hex()[:8]
+
+
+def model_folders(models: tuple[ModelEntry, ...]) -> dict[tuple[str, tuple[str, ...]], str]:
+    """Each model's folder name below its benchmark's folder: the spec with credentials
+    masked, as a folder name; models that would share one (specs differing only in URL
+    credentials or query, in characters a folder name replaces, or in ``model_opt``) each
+    get ``-`` and a short salted hash of spec and options after it, so no cell writes into
+    another's folder."""
+    from socialbench.benchmarks.options import slug
+    from socialbench.models.redact import redact
+
+    base = {_model_key(m): slug(str(redact(m.spec))) for m in models}
+    users: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
+    for key, name in base.items():
+        users.setdefault(name, set()).add(key)
+    by_key = {_model_key(m): m for m in models}
+    return {
+        key: name if len(users[name]) == 1 else f"{name[:70]}-{_told_apart(by_key[key])}" for key, name in base.items()
+    }
+
+
 def expand(plan: Plan, out: Path) -> list[Cell]:
     """Every cell of ``plan`` (models x benchmarks x axes, ignored axes at eval's default,
     duplicates dropped), each checked by its benchmark; run directories under ``out``."""
     from socialbench.benchmarks.base import get_benchmark
-    from socialbench.benchmarks.options import slug
     from socialbench.cli import eval_defaults
-    from socialbench.models.redact import redact
 
     defaults = eval_defaults()
+    folders = model_folders(plan.models)
     keys = list(plan.axes)
     cells: list[Cell] = []
     seen: set[Path] = set()
@@ -347,7 +474,7 @@ def expand(plan: Plan, out: Path) -> list[Cell]:
                 for key, value in zip(keys, combo):
                     values[key] = defaults[key] if key in b.ignore_axes else value
                 axes_here = {k: v for k, v in plan.axes.items() if k not in b.ignore_axes}
-                run_dir = out / b.name / slug(str(redact(model.spec))) / cell_dir_name(b.name, values, axes_here)
+                run_dir = out / b.name / folders[_model_key(model)] / cell_dir_name(b.name, values, axes_here)
                 if run_dir in seen:
                     continue
                 seen.add(run_dir)
