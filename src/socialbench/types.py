@@ -293,9 +293,12 @@ class SampleRecord:
     error_message: str | None = None
     attempts: int = 0
     cached: bool = False
+    #: What a benchmark records beside the answer (the waypoint task: the item's candidates);
+    #: written as ``"extra"`` only when set, so other records keep their bytes.
+    extra: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "item_id": self.item_id,
             "question_key": self.question_key,
             "request_hash": self.request_hash,
@@ -309,6 +312,9 @@ class SampleRecord:
             "attempts": self.attempts,
             "cached": self.cached,
         }
+        if self.extra is not None:
+            out["extra"] = dict(self.extra)
+        return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> SampleRecord:
@@ -325,4 +331,5 @@ class SampleRecord:
             error_message=d.get("error_message"),
             attempts=int(d.get("attempts") or 0),
             cached=bool(d.get("cached", False)),
+            extra=d["extra"] if isinstance(d.get("extra"), Mapping) else None,
         )

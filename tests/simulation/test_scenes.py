@@ -10,6 +10,7 @@ from socialbench.simulation.scenes import (
     PERSON_RADIUS,
     ROBOT_RADIUS,
     SCENE_TYPES,
+    TAIL_FRAMES,
     AgentSpec,
     LocalPlanner,
     SceneConfig,
@@ -80,7 +81,7 @@ def test_simulation_is_deterministic():
 
 def test_robot_is_at_the_origin_facing_forward_at_the_first_frame():
     sim = simulate(_setup(first_frame=6))
-    assert sim.n_frames == 6 + N_FRAMES + 3
+    assert sim.n_frames == 6 + N_FRAMES + TAIL_FRAMES
     assert tuple(sim.robot[6]) == (0.0, 0.0, 0.0)
     assert sim.robot[0, 0] == pytest.approx(-1.5)  # approached at cruise speed for 1.5 s
 

@@ -44,6 +44,9 @@ ROBOTEQ_NAMES = ("roboteq-bj", "roboteq-sg")
 KNOWN_NAMES = {
     "baseline:rule-based": "Rule-Based",
     "baseline:random": "Random",
+    "baseline:waypoint-nearest": "Baseline: nearest candidate",
+    "baseline:waypoint-straightest": "Baseline: straightest candidate",
+    "baseline:waypoint-toward-goal": "Baseline: toward the goal",
     "human:oracle": "Human Oracle (run)",
     "human:average": "Sampled Human (own vote counted)",
     "mock:first-option": "Mock (first option)",

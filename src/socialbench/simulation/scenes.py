@@ -102,8 +102,10 @@ from socialbench.navigation.tracks import FRAME_DT, N_FRAMES
 #: Integration step (s); 5 steps per 4 Hz frame.
 SIM_DT = 0.05
 STEPS_PER_FRAME = int(round(FRAME_DT / SIM_DT))
-#: Frames simulated after the sample's last frame (odometry for the official F0+1+t offset).
-TAIL_FRAMES = 3
+#: Frames simulated after the sample's last frame: odometry for the official F0+1+t offset and
+#: for the waypoint task's right answer, 8 frames (2 s) after the clip
+#: (``socialbench.benchmarks.socialnav_waypoint.candidates.HORIZON_FRAMES``).
+TAIL_FRAMES = 8
 SCENE_TYPES: tuple[str, ...] = ("corridor", "crossing", "plaza")
 ROLES: tuple[str, ...] = ("oncoming", "same", "cross", "standing", "wander")
 PERSON_RADIUS = 0.25

@@ -23,11 +23,18 @@ Ask = Callable[[Question, Mapping[str, Any] | None], Awaitable[SampleRecord]]
 
 
 def sample_record(
-    item_id: str, key: str, request: Request, outcome: Outcome, parse: Parse, usage: Mapping[str, int] | None = None
+    item_id: str,
+    key: str,
+    request: Request,
+    outcome: Outcome,
+    parse: Parse,
+    usage: Mapping[str, int] | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> SampleRecord:
     """The record of one question answered by ``outcome`` (the reply to ``request``): the
     parsed answer when the call succeeded, the error kind when it failed; ``usage`` adds
-    accounting to the request's token counts."""
+    accounting to the request's token counts; ``extra`` is what the benchmark records
+    beside the answer."""
     parsed, how = parse(outcome.text) if outcome.error is None else (None, None)
     return SampleRecord(
         item_id=item_id,
@@ -42,17 +49,22 @@ def sample_record(
         error_message=outcome.error_message,
         attempts=outcome.attempts,
         cached=outcome.cached,
+        extra=extra,
     )
 
 
 async def answer(
-    ctx: SolveContext[Any], request: Request, parse: Parse, usage: Mapping[str, int] | None = None
+    ctx: SolveContext[Any],
+    request: Request,
+    parse: Parse,
+    usage: Mapping[str, int] | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> SampleRecord:
     """Send ``request`` (about one question: ``request.question``), record and return its
-    answer."""
+    answer (with ``extra`` beside it in the record)."""
     assert request.item is not None and request.question is not None
     outcome = await ctx.generate(request)
-    rec = sample_record(request.item.item_id, request.question.key, request, outcome, parse, usage)
+    rec = sample_record(request.item.item_id, request.question.key, request, outcome, parse, usage, extra)
     ctx.record(rec)
     return rec
 

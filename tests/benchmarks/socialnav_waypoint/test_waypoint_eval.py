@@ -22,6 +22,13 @@ from socialbench.vision.images import ImagePolicy
 LIMIT = 3
 
 
+def n_items() -> int:
+    """How many of the first LIMIT bundled samples have candidates (a sample that fits no
+    group of five is left out, see candidates.py)."""
+    bench = get_benchmark("socialnav-waypoint")[0]
+    return len(bench.load(bench.default_data(), require_images=False, limit=LIMIT).items)
+
+
 def run(tmp_path, model, name="r", **opts):
     bench, _ = get_benchmark("socialnav-waypoint")
     extra = {"context": opts.pop("context")} if "context" in opts else {}
@@ -42,7 +49,7 @@ def run(tmp_path, model, name="r", **opts):
 
 def test_the_operator_oracle_scores_every_item(tmp_path):
     res = run(tmp_path, create_model("human:oracle", ModelOptions()))
-    assert res.metrics["overall"]["accuracy"]["value"] == 1.0 and res.metrics["overall"]["accuracy"]["n"] == LIMIT
+    assert res.metrics["overall"]["accuracy"]["value"] == 1.0 and res.metrics["overall"]["accuracy"]["n"] == n_items()
 
 
 def test_a_model_sees_the_clip_and_the_candidate_image(tmp_path):
@@ -60,12 +67,12 @@ def test_accuracy_counts_the_items_whose_answer_is_chosen(tmp_path):
         .load(get_benchmark("socialnav-waypoint")[0].default_data(), require_images=False, limit=LIMIT)
         .items
     ]
-    assert res.metrics["overall"]["accuracy"]["value"] == pytest.approx(answers.count("A") / LIMIT)
+    assert res.metrics["overall"]["accuracy"]["value"] == pytest.approx(answers.count("A") / len(answers))
 
 
 def test_an_invalid_answer_scores_zero_and_is_counted(tmp_path):
     res = run(tmp_path, MockModel("mock:x", lambda r: '{"answer": "Z"}'))
-    assert res.metrics["n_invalid"] == LIMIT and res.metrics["overall"]["accuracy"]["value"] == 0.0
+    assert res.metrics["n_invalid"] == n_items() and res.metrics["overall"]["accuracy"]["value"] == 0.0
 
 
 def test_human_oracle_context_is_in_the_prompt(tmp_path):
@@ -139,7 +146,7 @@ def test_a_scripted_server_is_asked_once_per_sample(tmp_path):
         model = OpenAICompatModel("m", srv.base_url, ModelOptions(timeout_s=10))
         res = run(tmp_path, model, context="random")
         bodies = list(srv.requests)
-    assert res.complete and len(bodies) == LIMIT
+    assert res.complete and len(bodies) == n_items()
     content = bodies[0]["messages"][-1]["content"]
     assert sum(1 for part in content if part.get("type") == "image_url") == 11
 

@@ -5,16 +5,22 @@ Items
 One item per SocialNav-SUB sample (any release folder with odometry that continues after
 the clip, or the simulator's; the bundled simulated scenes by default). Its single
 question ``q_waypoint`` offers the candidates of
-:mod:`socialbench.benchmarks.socialnav_waypoint.candidates` (A-E); the right answer is the
-candidate at the robot's actual position :data:`~.candidates.HORIZON_FRAMES` frames after the
-clip. Samples where the odometry ends too early or no two alternatives fit are left out
-with a warning and counted in ``metrics.json`` (``n_left_out``).
+:mod:`socialbench.benchmarks.socialnav_waypoint.candidates` (A-E: the operators' own moves of
+five samples, dealt out so that every rule blind to the scene scores exactly chance); the
+right answer is the candidate at the robot's actual position
+:data:`~.candidates.HORIZON_FRAMES` frames (2 s) after the clip. The candidates are computed
+from every sample of the data folder, whatever ``--limit`` keeps. Samples whose odometry ends
+too early, whose own move is next to a person, or that fit no group of five are left out
+with a warning and counted in ``metrics.json`` (``n_left_out``). Each sample record carries
+the item's candidates under ``extra.waypoints`` (robot-frame metres, front-view pixel,
+letter, which one is right, which sample's move it is).
 
 What is sent
 ------------
 The clip's ten images in the ``--images`` mode (as SocialNav-SUB sends them), then one more:
 the last frame with the candidates drawn on the front view and the BEV
-(:mod:`~.images`). The prompt (one user message) explains the images, adds the scene context
+(:mod:`~.images`; that BEV is drawn in the robot's frame at the last frame, the clip's in the
+frame of the first image, and the prompt says so). The prompt (one user message) explains the images, adds the scene context
 of ``--context`` (:mod:`~.context`; nothing for ``none``), asks for the waypoint that makes
 progress towards the goal while considering the people, and lists the options with
 SocialNav-SUB's single-choice JSON answer format.
@@ -34,7 +40,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from socialbench.benchmarks.base import BaseBenchmark, scoring_summary
 from socialbench.benchmarks.options import EvalOptions
@@ -44,19 +50,22 @@ from socialbench.benchmarks.socialnav_sub.bank import PromptBank
 from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub, label_files, parse_reply
 from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
 from socialbench.benchmarks.socialnav_sub.prompts import possible_answers_line
+from socialbench.benchmarks.socialnav_waypoint import baselines as _baselines  # noqa: F401  (registers baseline:waypoint-*)
 from socialbench.benchmarks.socialnav_waypoint.candidates import (
-    Candidates,
+    FRAME_RATE_HZ,
+    HORIZON_FRAMES,
+    Grouping,
+    Move,
     future_position,
+    group_candidates,
     people_at_last_frame,
-    sample_candidates,
+    to_last_frame,
 )
 from socialbench.benchmarks.socialnav_waypoint.context import (
-    ContextRun,
     check_context,
-    check_same_model,
     context_answers,
     context_block,
-    read_context_run,
+    load_model_answers,
 )
 from socialbench.benchmarks.socialnav_waypoint.options import WaypointOptions
 from socialbench.errors import DataError, Problem, SocialbenchError, UsageError
@@ -67,9 +76,6 @@ from socialbench.solving.context import SolveContext
 from socialbench.solving.solvers import answer
 from socialbench.types import HumanVotes, Item, Question, Request, SampleRecord
 
-if TYPE_CHECKING:
-    from socialbench.models.base import Model
-
 log = logging.getLogger(__name__)
 
 KEY = "q_waypoint"
@@ -78,14 +84,23 @@ QUESTION = (
     "Which waypoint should the robot move to next so that it makes progress towards the goal "
     "while being considerate of the people around it?"
 )
+#: What the clip's images show. Their BEVs are SocialNav-SUB's, drawn in the robot frame of
+#: the first image: up is where the robot faced then, not where it faces later.
+_BEV_TEXT = (
+    "a bird's-eye view of the same moment (robot R with an arrow for its direction of travel, goal G, people "
+    "numbered), drawn in the robot's frame at the first image: up is the direction the robot faced at the start "
+    "of the video"
+)
 _IMAGES_TEXT = {
-    "img-with-bev": (
-        "each image shows the robot's front camera view on top and, below it, a bird's-eye view of the "
-        "same moment (robot R, goal G, people numbered; the robot's forward direction points up)"
-    ),
+    "img-with-bev": "each image shows the robot's front camera view on top and, below it, " + _BEV_TEXT,
     "img": "each image is the robot's front camera view with the people numbered",
-    "bev": "each image is a bird's-eye view (robot R, goal G, people numbered; the robot's forward direction points up)",
+    "bev": "each image is " + _BEV_TEXT,
 }
+#: What the last image's BEV shows (:func:`~.images.last_frame_bev_scene`).
+LAST_BEV_TEXT = (
+    "Its bird's-eye view is redrawn in the robot's frame at this final moment: the robot R is where it stands now, "
+    "up is the direction it faces now and left is its left, as in the camera view."
+)
 
 
 @dataclass(frozen=True)
@@ -101,8 +116,9 @@ class WaypointDataset:
         return len(self.items)
 
 
-def item_candidates(item: Item) -> Candidates:
-    """The candidates of a SocialNav-SUB item (raises :class:`DataError` when it has none)."""
+def item_move(item: Item) -> Move:
+    """The operator's move of a SocialNav-SUB item, with its people and goal, in the robot
+    frame at the clip's last frame (raises :class:`DataError` when it has none)."""
     from socialbench.navigation.frames import load_odometry, load_scene
 
     meta = item.metadata
@@ -112,7 +128,24 @@ def item_candidates(item: Item) -> Candidates:
     scene = load_scene(meta)
     last = int(meta["first_frame"]) + len(scene.robot) - 1
     future = future_position(odom.position, odom.yaw, last, source=str(meta["odometry_path"]))
-    return sample_candidates(item.item_id, future, people_at_last_frame(scene.people, scene.robot))
+    people = tuple(people_at_last_frame(scene.people, scene.robot))
+    return Move(item.item_id, future, people, to_last_frame(scene.goal_xy, scene.robot))
+
+
+def dataset_candidates(items: Sequence[Item], camera_cfg: dict) -> Grouping:
+    """The candidates of every item of a whole dataset (:func:`~.candidates.group_candidates`);
+    items without a move are in ``left_out`` with the reason."""
+    from socialbench.navigation.projection import PinholeCamera
+
+    moves, no_move = [], {}
+    for it in items:
+        try:
+            moves.append(item_move(it))
+        except (SocialbenchError, OSError, ValueError) as exc:
+            no_move[it.item_id] = str(exc)
+    camera = PinholeCamera.from_dataset_cfg(dict(camera_cfg)) if camera_cfg else PinholeCamera()
+    grouping = group_candidates(moves, camera)
+    return Grouping(grouping.candidates, {**no_move, **grouping.left_out}, grouping.groups)
 
 
 def build_waypoint_prompt(bank: PromptBank, question: Question, n_clip: int, mode: str, context: str | None) -> str:
@@ -121,8 +154,11 @@ def build_waypoint_prompt(bank: PromptBank, question: Question, n_clip: int, mod
         "You are helping a robot navigate through a space shared with people.",
         f"The first {n_clip} images are a short video recorded by the robot, in time order; {_IMAGES_TEXT[mode]}.",
         "The last image repeats the final moment with candidate waypoints marked by purple lettered circles "
-        f"({', '.join(question.options)}): places where the robot could be a moment later.",
+        f"({', '.join(question.options)}): places where the robot could be {HORIZON_FRAMES / FRAME_RATE_HZ:g} "
+        "seconds later.",
     ]
+    if mode != "img":
+        parts.append(LAST_BEV_TEXT)
     text = "\n".join(parts) + "\n"
     if context is not None:
         text += "\n" + context + "\n"
@@ -138,7 +174,6 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
     context = "none"
     seed = 0
     _model_answers: dict[tuple[str, str], Any] | None = None
-    _context_run: ContextRun | None = None
 
     def default_data(self) -> Path:
         """The bundled simulated scenes (used when ``--data`` is not given)."""
@@ -160,12 +195,14 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
     # data --------------------------------------------------------------------------------
     def load(self, data: Path, *, require_images: bool, limit: int | None) -> WaypointDataset:
         ds = _loader.load_socialnav(data, require_images=require_images, limit=limit, image_mode=self.image_mode)
+        # the candidates come from every sample's move, whatever --limit keeps (see candidates.py)
+        everything = ds if limit is None else _loader.load_socialnav(data, require_images=False, limit=None)
+        grouping = dataset_candidates(everything.items, ds.camera)
         items, sources, left_out = [], {}, []
         for it in ds.items:
-            try:
-                cands = item_candidates(it)
-            except (SocialbenchError, OSError, ValueError) as exc:
-                log.warning("%s left out of the waypoint task: %s", it.item_id, exc)
+            cands = grouping.candidates.get(it.item_id)
+            if cands is None:
+                log.warning("%s left out of the waypoint task: %s", it.item_id, grouping.left_out.get(it.item_id))
                 left_out.append(it.item_id)
                 continue
             q = Question(KEY, KEY, CATEGORY, "single", QUESTION, cands.labels)
@@ -176,8 +213,9 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
             raise DataError.single(
                 data,
                 "",
-                "no sample has odometry beyond the clip with room for candidate waypoints",
-                "use a release whose traj_data.pkl continues after each clip, or `socialbench sim`",
+                "no sample has candidate waypoints (each needs odometry 8 frames beyond its clip and a group of "
+                "five samples whose moves fit together; see the warnings)",
+                "use a release whose traj_data.pkl continues after each clip, or `socialbench sim`, with more samples",
             )
         return WaypointDataset(ds.root, tuple(items), sources, ds.bank, ds.camera, tuple(left_out))
 
@@ -194,58 +232,14 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
     def read_predictions(self, path: Path) -> list[SampleRecord]:
         return read_samples(path / "samples.jsonl" if path.is_dir() else path)
 
-    def predictions_options(self, path: Path, records: Sequence[SampleRecord], options: EvalOptions) -> EvalOptions:
-        """``options`` with the ``--context`` of the run (its ``run.json``, in the run
-        directory ``path`` or beside a ``samples.jsonl``), so that ``socialbench score``
-        records the context the prompts carried, and for ``model:RUN_DIR`` that run
-        (``context_run``), instead of ``none``."""
-        from socialbench.files.safe_read import read_json
-
-        run_json = (path if path.is_dir() else path.parent) / "run.json"
-        if not run_json.is_file():
-            return options
-        run = read_json(run_json)
-        details = run.get("options") if isinstance(run, dict) else None
-        context = details.get("context") if isinstance(details, dict) else None
-        if context is None or context == "none":
-            return options
-        if not isinstance(context, str):
-            raise DataError.single(
-                run_json, "options.context", f"not a context name ({context!r})", "give the run's own run.json"
-            )
-        return EvalOptions(
-            protocol=options.protocol,
-            limit=options.limit,
-            seed=options.seed,
-            perturb=options.perturb,
-            perturb_strength=options.perturb_strength,
-            extra={**options.given, "context": context},
-        )
-
     # options -----------------------------------------------------------------------------
     def check(self, options: WaypointOptions, run: EvalOptions) -> None:
         if run.protocol not in PROTOCOL_NAMES:
             raise UsageError(f"--protocol must be one of {', '.join(PROTOCOL_NAMES)} (got {run.protocol!r})")
         self.context = check_context(options.context)
-        self._context_run = read_context_run(self.context) if self.context.startswith("model:") else None
-        self._model_answers = None
+        self._model_answers = load_model_answers(self.context) if self.context.startswith("model:") else None
         self.image_mode = options.images
         self.seed = run.seed
-
-    def check_run(self, dataset: WaypointDataset, model: Model, options: EvalOptions) -> None:
-        """With ``--context model:RUN_DIR``: that run must be Table 3's Same-Model context for
-        this model on this data (:func:`~.context.check_same_model`), else a one-line refusal."""
-        if self._context_run is None:
-            return
-        perturb = None if options.perturb is None else {"name": options.perturb, "strength": options.perturb_strength}
-        self._model_answers = check_same_model(
-            self._context_run,
-            model=model.spec,
-            model_identity=model.identity(),
-            perturb=perturb,
-            data_fingerprint=SocialNavSub().fingerprint(Path(dataset.root)),
-            items=[dataset.sources[it.item_id] for it in dataset.items],
-        )
 
     def context_text(self, item: Item, dataset: WaypointDataset) -> str | None:
         if self.context == "none":
@@ -266,7 +260,9 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         if ctx.needs_prompt:
             assert ctx.encoder is not None
             clip = await ctx.prepare_images(SocialNavSub().image_job(dataset.sources[item.item_id], mode, ctx))
-            cands = tuple((lab, float(x), float(y)) for lab, x, y in item.metadata["waypoints"]["candidates"])
+            cands = tuple(
+                (str(c["label"]), float(c["x"]), float(c["y"])) for c in item.metadata["waypoints"]["candidates"]
+            )
             last = await ctx.prepare_images(
                 WaypointImage(
                     dict(dataset.sources[item.item_id].metadata),
@@ -281,7 +277,7 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
             n_clip = len(clip)
         prompt = build_waypoint_prompt(dataset.bank, q, n_clip, mode, self.context_text(item, dataset))
         request = Request(prompt=prompt, images=images, config=ctx.generation, item=item, question=q)
-        await answer(ctx, request, parse_reply(q))
+        await answer(ctx, request, parse_reply(q), extra={"waypoints": item.metadata["waypoints"]})
 
     # scoring -----------------------------------------------------------------------------
     def score(self, dataset: WaypointDataset, records: Sequence[SampleRecord], protocol: ProtocolArg) -> WaypointResult:
@@ -305,7 +301,6 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         return WaypointResult(
             header=scoring_summary(self.name, proto, dataset, by_key, n),
             context=self.context,
-            context_run=None if self._context_run is None else self._context_run.describe(),
             accuracy=Score(mean, se, n),
             n_errors=errors,
             n_invalid=invalid,

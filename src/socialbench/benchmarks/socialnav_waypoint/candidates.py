@@ -1,28 +1,59 @@
-"""Candidate waypoints of one sample: the robot's actual future position and alternatives.
+"""Candidate waypoints: the operators' own moves, dealt out so that no scene-blind rule wins.
 
 Frames and units
 ----------------
 Every position is in metres in the robot frame at the clip's **last** frame (x forward, y
-left): where the robot stands when it must choose. The actual future position is the
-odometry position :data:`HORIZON_FRAMES` frames after the last frame of the clip
-(``traj_data.pkl`` index ``first_frame + 9 + HORIZON_FRAMES``), the operator's choice.
+left): where the robot stands when it must choose. A sample's *move* is its odometry
+position :data:`HORIZON_FRAMES` frames (2 s at 4 Hz) after the last frame of the clip
+(``traj_data.pkl`` index ``first_frame + 9 + HORIZON_FRAMES``), in that frame: where the
+operator took the robot. It is the right answer of that sample.
 
-Alternatives (documented sampling)
-----------------------------------
-With ``d = max(|future|, MIN_SCALE_M)`` (1.5 m), the grid is every range in ``RANGE_FACTORS x d`` times every
-bearing in :data:`BEARINGS_DEG` (0 = straight ahead, positive = left). A grid point is
-kept when it is
+Why the alternatives are other samples' moves
+---------------------------------------------
+If the alternatives came from any other distribution than the right answers, a rule that
+looks only at the candidates (nearest, straightest, leftmost in the image, ...) could tell
+them apart without looking at a single person. The first design (a grid of 0.5/1/1.5 ×
+max(distance, 1.5 m)) did exactly that: the operator's 0.75 s move was the nearest candidate
+on 80% of the bundled samples. So the candidates of a sample are the moves of **five
+samples of the same dataset**, its own among them, each drawn in this sample's robot frame.
 
-* at least :data:`MIN_SPACING_M` from the actual position and from every alternative already
-  chosen (the labels must not overlap and the choice must be a real one);
-* at least :data:`PERSON_CLEARANCE_M` from every person's position at the last frame (never
-  inside a pedestrian);
-* at least :data:`MIN_AHEAD_M` ahead of the robot.
+Groups: every candidate set is the answer of each of its members
+----------------------------------------------------------------
+The samples are partitioned into groups of :data:`N_CANDIDATES`; every member of a group gets
+the group's moves as its candidates, its own move being the right one. The same five points
+are then shown five times, once as the answer of each member, so any rule that sees only the
+points picks the same point for all five and is right exactly once: **exactly 1 / 5 on every
+complete group**, whatever the rule (nearest, farthest, straightest, widest, leftmost or
+rightmost in either image, most typical move). The letters are dealt so that each letter is
+the answer of exactly one member of each group (the gold letters are a seeded permutation of
+A-E over the members, the other letters are shuffled per sample), so "answer A" scores
+exactly 1 / 5 as well. A rule that uses the scene (where the people are, where the goal is,
+how the robot was moving) can beat that, which is what the task measures.
 
-The kept points are visited in an order drawn from SHA-256 over the item id, the first
-:data:`N_ALTERNATIVES` that keep the spacing are taken, and the actual position and the
-alternatives are shuffled (same seed) and labelled A, B, C, ... So an item's candidates
-never depend on the run: every model and every epoch sees the same choice.
+A group is valid when, for every two members i and j,
+
+* their moves are at least :data:`MIN_SPACING_M` apart (the discs must not overlap and the
+  choice must be a real one), and
+* each move is at least :data:`PERSON_CLEARANCE_M` from every person of the other sample at
+  its last frame (never a candidate inside a pedestrian).
+
+The same filters hold for the right answer: a sample whose own move is within
+:data:`PERSON_CLEARANCE_M` of one of its people (the robot went where a tracked person stood;
+with tracker noise this happens) is left out, since keeping it would let "the candidate next
+to a person" give the answer away. There is no "ahead of the robot" filter: the operators'
+moves include stopping and the odd step back, and so do the alternatives.
+
+Groups are found by a seeded greedy search (most-constrained sample first, most-constrained
+partner next, :data:`PARTITION_TRIES` seeded restarts, the partition that places the most
+samples kept). A sample that fits no complete group is left out and counted. Why some must
+be: if more than 1 / 5 of the moves lie within :data:`MIN_SPACING_M` of each other (a robot
+that cruises straight on), no spaced set of five can hold them all, and keeping them all
+would let "the candidate in the crowded spot" win; the search leaves the excess out instead.
+
+The partition depends on the dataset (every sample of the data folder, whatever ``--limit``
+says, and nothing else): the same folder gives every model, run and epoch the same candidates.
+Each candidate's front-view pixel (native camera resolution, ``None`` when it is not in view)
+is recorded with it, so anyone can audit what the image showed.
 """
 
 from __future__ import annotations
@@ -40,30 +71,30 @@ from socialbench.errors import DataError
 
 __all__ = [
     "HORIZON_FRAMES",
-    "N_ALTERNATIVES",
+    "FRAME_RATE_HZ",
+    "N_CANDIDATES",
     "MIN_SPACING_M",
     "PERSON_CLEARANCE_M",
-    "MIN_AHEAD_M",
-    "RANGE_FACTORS",
-    "BEARINGS_DEG",
-    "MIN_SCALE_M",
+    "PARTITION_TRIES",
+    "LETTERS",
     "Candidate",
     "Candidates",
+    "Move",
+    "Grouping",
     "future_position",
-    "sample_candidates",
-    "LETTERS",
+    "group_candidates",
     "people_at_last_frame",
+    "to_last_frame",
 ]
 
-HORIZON_FRAMES = 3
-N_ALTERNATIVES = 4
-MIN_SPACING_M = 0.6
-PERSON_CLEARANCE_M = 0.6
-MIN_AHEAD_M = 0.3
-RANGE_FACTORS = (0.5, 1.0, 1.5)
-#: The grid scale never drops below this (a robot that stops still gets spread-out choices).
-MIN_SCALE_M = 1.5
-BEARINGS_DEG = (-60.0, -35.0, -15.0, 0.0, 15.0, 35.0, 60.0)
+#: Frames from the clip's last frame to the right answer: 2 s at SocialNav-SUB's 4 Hz.
+HORIZON_FRAMES = 8
+FRAME_RATE_HZ = 4.0
+#: Candidates per sample (the right one and four alternatives), labelled A-E.
+N_CANDIDATES = 5
+MIN_SPACING_M = 0.5
+PERSON_CLEARANCE_M = 0.5
+PARTITION_TRIES = 32
 LETTERS = "ABCDEFGH"
 
 
@@ -72,6 +103,8 @@ class Candidate:
     label: str
     x: float  # metres forward of the robot at the last frame
     y: float  # metres left
+    source: str = ""  # the sample whose move this is
+    pixel: tuple[float, float] | None = None  # front-view (u, v) at native resolution; None when not in view
 
 
 @dataclass(frozen=True)
@@ -80,13 +113,49 @@ class Candidates:
 
     items: tuple[Candidate, ...]
     answer: str
+    goal: tuple[float, float] | None = None  # the goal in the same frame, when the sample has one
 
     @property
     def labels(self) -> tuple[str, ...]:
         return tuple(c.label for c in self.items)
 
     def to_json(self) -> dict[str, Any]:
-        return {"answer": self.answer, "candidates": [[c.label, round(c.x, 4), round(c.y, 4)] for c in self.items]}
+        """What the item metadata and each sample record carry (see the module docstring)."""
+        return {
+            "answer": self.answer,
+            "horizon_frames": HORIZON_FRAMES,
+            "goal": None if self.goal is None else [round(self.goal[0], 4), round(self.goal[1], 4)],
+            "candidates": [
+                {
+                    "label": c.label,
+                    "x": round(c.x, 4),
+                    "y": round(c.y, 4),
+                    "pixel": None if c.pixel is None else [round(c.pixel[0], 1), round(c.pixel[1], 1)],
+                    "gold": c.label == self.answer,
+                    "source": c.source,
+                }
+                for c in self.items
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class Move:
+    """One sample's move and what the filters need, all in its robot frame at the last frame."""
+
+    item_id: str
+    future: tuple[float, float]
+    people: tuple[tuple[float, float], ...] = ()
+    goal: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """The candidates of every sample that got a group, and why each other one has none."""
+
+    candidates: dict[str, Candidates]
+    left_out: dict[str, str]
+    groups: tuple[tuple[str, ...], ...]
 
 
 def future_position(
@@ -111,50 +180,110 @@ def future_position(
     return (float(c * dx + s * dy), float(-s * dx + c * dy))
 
 
-def _rng(item_id: str) -> random.Random:
-    return random.Random(int.from_bytes(hashlib.sha256(f"waypoints\0{item_id}".encode()).digest()[:8], "big"))
+def _rng(*parts: str) -> random.Random:
+    return random.Random(int.from_bytes(hashlib.sha256("\0".join(("waypoints", *parts)).encode()).digest()[:8], "big"))
 
 
-def sample_candidates(item_id: str, future: tuple[float, float], people: Sequence[tuple[float, float]]) -> Candidates:
-    """The candidates of item ``item_id`` (see the module docstring). ``people`` are the
-    persons' positions at the last frame, in the same frame as ``future``. Raises
-    :class:`DataError` when fewer than two alternatives fit."""
-    fx, fy = future
-    d = max(math.hypot(fx, fy), MIN_SCALE_M)
-    grid = [
-        (r * d * math.cos(math.radians(b)), r * d * math.sin(math.radians(b)))
-        for r in RANGE_FACTORS
-        for b in BEARINGS_DEG
-    ]
+def _clear(p: tuple[float, float], others: Sequence[tuple[float, float]], gap: float) -> bool:
+    return all(math.hypot(p[0] - o[0], p[1] - o[1]) >= gap for o in others)
 
-    def clear(p: tuple[float, float], others: Sequence[tuple[float, float]], spacing: float) -> bool:
-        return all(math.hypot(p[0] - o[0], p[1] - o[1]) >= spacing for o in others)
 
-    ok = [
-        p
-        for p in grid
-        if p[0] >= MIN_AHEAD_M and clear(p, [future], MIN_SPACING_M) and clear(p, people, PERSON_CLEARANCE_M)
-    ]
-    rng = _rng(item_id)
-    rng.shuffle(ok)
-    chosen: list[tuple[float, float]] = []
-    for p in ok:
-        if len(chosen) == N_ALTERNATIVES:
-            break
-        if clear(p, chosen, MIN_SPACING_M):
-            chosen.append(p)
-    if len(chosen) < 2:
-        raise DataError.single(
-            item_id,
-            "waypoints",
-            "fewer than two alternative waypoints fit around the future position",
-            "this sample is too crowded for the waypoint task; leave it out",
-        )
-    points = [future] + chosen
-    order = list(range(len(points)))
-    rng.shuffle(order)
-    items = tuple(Candidate(LETTERS[i], float(points[k][0]), float(points[k][1])) for i, k in enumerate(order))
-    return Candidates(items, LETTERS[order.index(0)])
+def _compatible(moves: Sequence[Move]) -> np.ndarray:
+    """``ok[i, j]``: samples i and j may share a group (see the module docstring)."""
+    n = len(moves)
+    ok = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = moves[i], moves[j]
+            ok[i, j] = ok[j, i] = (
+                math.dist(a.future, b.future) >= MIN_SPACING_M
+                and _clear(b.future, a.people, PERSON_CLEARANCE_M)
+                and _clear(a.future, b.people, PERSON_CLEARANCE_M)
+            )
+    return ok
+
+
+def _partition(ok: np.ndarray, size: int, rng: random.Random) -> list[list[int]]:
+    """Disjoint groups of ``size`` mutually compatible indices: the hardest sample to place
+    first, each partner the hardest of those still compatible with the whole group."""
+    n = len(ok)
+    degree = ok.sum(axis=1)
+    noise = [rng.random() for _ in range(n)]
+    free = set(range(n))
+    groups: list[list[int]] = []
+    for seed in sorted(range(n), key=lambda i: (degree[i], noise[i])):
+        if seed not in free:
+            continue
+        group = [seed]
+        pool = [j for j in free if j != seed and ok[seed, j]]
+        while len(group) < size and pool:
+            j = min(pool, key=lambda k: (int(ok[k, pool].sum()), noise[k] + rng.random() * 0.5))
+            group.append(j)
+            pool = [k for k in pool if k != j and ok[j, k]]
+        if len(group) == size:
+            groups.append(group)
+            free.difference_update(group)
+    return groups
+
+
+def _pixel(camera: Any, x: float, y: float) -> tuple[float, float] | None:
+    if camera is None:
+        return None
+    pts = np.array([[x, y, 0.0]])
+    if not bool(camera.visible(pts)[0]):
+        return None
+    uv, _ = camera.project(pts)
+    return (float(uv[0, 0]), float(uv[0, 1]))
+
+
+def group_candidates(moves: Sequence[Move], camera: Any = None) -> Grouping:
+    """The candidates of every sample in ``moves`` (the whole dataset; see the module
+    docstring). ``camera`` (a :class:`~socialbench.navigation.projection.PinholeCamera`)
+    gives each candidate's front-view pixel."""
+    left_out: dict[str, str] = {}
+    usable: list[Move] = []
+    for m in sorted(moves, key=lambda m: m.item_id):
+        if not _clear(m.future, m.people, PERSON_CLEARANCE_M):
+            left_out[m.item_id] = (
+                f"the operator's waypoint is within {PERSON_CLEARANCE_M} m of a person at the last frame, "
+                "where no candidate may be"
+            )
+        else:
+            usable.append(m)
+    ok = _compatible(usable)
+    best: list[list[int]] = []
+    for attempt in range(PARTITION_TRIES):
+        groups = _partition(ok, N_CANDIDATES, _rng("partition", str(attempt)))
+        if len(groups) > len(best):
+            best = groups
+        if len(best) * N_CANDIDATES > len(usable) - N_CANDIDATES:
+            break  # at most N_CANDIDATES - 1 samples left over: no partition places more
+    placed = {i for g in best for i in g}
+    for i, m in enumerate(usable):
+        if i not in placed:
+            left_out[m.item_id] = (
+                f"no group of {N_CANDIDATES} samples whose moves are {MIN_SPACING_M} m apart and clear of "
+                "each other's people takes this sample"
+            )
+    out: dict[str, Candidates] = {}
+    group_ids: list[tuple[str, ...]] = []
+    for g in best:
+        members = sorted((usable[i] for i in g), key=lambda m: m.item_id)
+        ids = tuple(m.item_id for m in members)
+        group_ids.append(ids)
+        gold_letters = list(LETTERS[:N_CANDIDATES])
+        _rng("letters", *ids).shuffle(gold_letters)
+        for member, gold_letter in zip(members, gold_letters):
+            others = [m for m in members if m is not member]
+            rest = [c for c in LETTERS[:N_CANDIDATES] if c != gold_letter]
+            _rng("labels", member.item_id).shuffle(rest)
+            labelled = [(gold_letter, member)] + list(zip(rest, others))
+            items = tuple(
+                Candidate(label, m.future[0], m.future[1], m.item_id, _pixel(camera, *m.future))
+                for label, m in sorted(labelled, key=lambda p: p[0])
+            )
+            out[member.item_id] = Candidates(items, gold_letter, member.goal)
+    return Grouping(out, left_out, tuple(group_ids))
 
 
 def people_at_last_frame(tracks: Mapping[int, Any], robot: Any) -> list[tuple[float, float]]:
@@ -169,3 +298,12 @@ def people_at_last_frame(tracks: Mapping[int, Any], robot: Any) -> list[tuple[fl
         if seen:
             out.append(relative((seen[-1].x, seen[-1].y), robot, last))
     return out
+
+
+def to_last_frame(point: tuple[float, float] | None, robot: Any) -> tuple[float, float] | None:
+    """A point of the initial robot frame (the goal) in the robot frame at the last timestep."""
+    if point is None:
+        return None
+    from socialbench.navigation.relations import relative
+
+    return relative(point, robot, len(robot) - 1)

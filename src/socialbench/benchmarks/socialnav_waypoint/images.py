@@ -4,8 +4,12 @@ Front view: the last raw frame with the people's numbered circles (as SocialNav-
 candidate as a purple lettered disc at its ground point, projected with the dataset's pinhole
 camera (``dataset_cfg.yaml``) from the robot's pose at the last frame; a candidate outside
 the camera's view is drawn only in the BEV. BEV: the last timestep's bird's-eye view with the
-candidates as purple lettered markers. ``--images`` picks front view and BEV stacked
-(``img-with-bev``), the front view (``img``) or the BEV (``bev``).
+candidates as purple lettered markers, drawn in the robot's frame **at the last timestep**
+(:func:`last_frame_bev_scene`): up is where the robot faces at the moment it must choose,
+left its left, as in the front view above it. (The clip's own BEVs keep SocialNav-SUB's frame
+of the first image, where up is where the robot faced at the start; the prompt says which is
+which.) ``--images`` picks front view and BEV stacked (``img-with-bev``), the front view
+(``img``) or the BEV (``bev``).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from socialbench.types import EncodedImage
 from socialbench.vision.images import ImagePolicy, prepare_image
 from socialbench.vision.prepare import PerturbSpec
 
-__all__ = ["WaypointImage", "render_waypoint_image"]
+__all__ = ["LastFrameBev", "WaypointImage", "last_frame_bev_scene", "render_waypoint_image"]
 
 _PURPLE = (106, 27, 154)
 
@@ -41,6 +45,62 @@ def _draw_letters(img: Image.Image, points: list[tuple[float, float, str]], radi
     return out
 
 
+@dataclass(frozen=True)
+class LastFrameBev:
+    """What the waypoint image's BEV shows, in the robot frame at the last timestep."""
+
+    people: dict[int, Any]  # label -> BevPerson
+    robot: tuple[float, float, float]  # (0, 0, direction of travel)
+    goal: tuple[float, float] | None
+    limits: Any  # BevLimits
+
+
+#: The waypoint BEV's starting window (metres, robot frame at the last frame): 10 m square,
+#: 1.5 m behind the robot; it grows to hold everything drawn. Markers are drawn at
+#: :data:`MARKER_SCALE` of the official size so that candidates :data:`~.candidates.MIN_SPACING_M`
+#: apart do not overlap in a 10 m window.
+START_LIMITS = (-1.5, 8.5, -5.0, 5.0)
+MARKER_SCALE = 0.7
+
+
+def last_frame_bev_scene(
+    scene: Any, candidates: tuple[tuple[str, float, float], ...], margin: float = 0.5
+) -> LastFrameBev:
+    """The scene at its last timestep moved into the robot frame of that timestep (robot at
+    the origin facing +x, drawn up), with limits that start at :data:`START_LIMITS` and grow
+    to every drawn person, the robot, the goal and every candidate, each ± ``margin``."""
+    import numpy as np
+
+    from socialbench.navigation.bev import BevLimits, BevPerson, bev_people
+    from socialbench.navigation.frames import Pose2D, world_to_local, wrap_angle
+
+    t = len(scene.robot) - 1
+    origin = Pose2D(*scene.robot.pose(t))
+
+    def local(p: Any) -> tuple[float, float]:
+        q = world_to_local(np.asarray(p, dtype=float), origin)
+        return (float(q[0]), float(q[1]))
+
+    people = {
+        label: BevPerson(*local((p.x, p.y)), None if p.heading is None else wrap_angle(p.heading - origin.yaw))
+        for label, p in bev_people(scene.people, t).items()
+    }
+    goal = local(scene.goal_xy) if scene.goal_xy is not None else None
+    pts = [(p.x, p.y) for p in people.values()] + [(0.0, 0.0)] + [(x, y) for _, x, y in candidates]
+    pts += [goal] if goal is not None else []
+    allp = np.asarray(pts, dtype=float)
+    allp = allp[np.isfinite(allp).all(axis=1)]
+    x0, x1, y0, y1 = START_LIMITS
+    lim = BevLimits(
+        min(x0, float(allp[:, 0].min()) - margin),
+        max(x1, float(allp[:, 0].max()) + margin),
+        min(y0, float(allp[:, 1].min()) - margin),
+        max(y1, float(allp[:, 1].max()) + margin),
+    )
+    heading = wrap_angle(float(scene.robot.heading[t]) - origin.yaw)
+    return LastFrameBev(people, (0.0, 0.0, heading), goal, lim)
+
+
 def render_waypoint_image(
     metadata: Mapping[str, Any],
     camera_cfg: Mapping[str, Any],
@@ -51,7 +111,7 @@ def render_waypoint_image(
     in the robot frame at the last frame."""
     import numpy as np
 
-    from socialbench.navigation.bev import BevLimits, BevRenderer, BevStyle, bev_limits, bev_people
+    from socialbench.navigation.bev import BevRenderer, BevStyle
     from socialbench.navigation.frames import load_scene
     from socialbench.navigation.projection import PinholeCamera
     from socialbench.navigation.render import (
@@ -64,9 +124,6 @@ def render_waypoint_image(
 
     scene = load_scene(metadata)
     t = len(scene.robot) - 1
-    rx, ry, ryaw = scene.robot.pose(t)
-    c, s = math.cos(ryaw), math.sin(ryaw)
-    initial = [(rx + c * x - s * y, ry + s * x + c * y, label) for label, x, y in candidates]
     n_labels = max(len(scene.people), scene.n_people or 0)
     front = None
     if mode != "bev":
@@ -91,13 +148,15 @@ def render_waypoint_image(
     if mode == "img":
         assert front is not None
         return front
-    limits = bev_limits(scene.people, scene.robot, scene.goal_xy)
-    xs = [p[0] for p in initial] + [limits.x_min + 0.5, limits.x_max - 0.5]
-    ys = [p[1] for p in initial] + [limits.y_min + 0.5, limits.y_max - 0.5]
-    limits = BevLimits(min(xs) - 0.5, max(xs) + 0.5, min(ys) - 0.5, max(ys) + 0.5)
-    bev_style = BevStyle(dpi=front.width / BevStyle().size_in) if front is not None else BevStyle()
-    bev = BevRenderer(limits, scene.goal_xy, n_labels, bev_style).render(
-        bev_people(scene.people, t), (rx, ry, float(scene.robot.heading[t])), labels=initial
+    view = last_frame_bev_scene(scene, candidates)
+    official = BevStyle()
+    bev_style = BevStyle(
+        dpi=front.width / official.size_in if front is not None else official.dpi,
+        markersize=official.markersize * MARKER_SCALE,
+        fontsize=official.fontsize * MARKER_SCALE,
+    )
+    bev = BevRenderer(view.limits, view.goal, n_labels, bev_style).render(
+        view.people, view.robot, labels=[(x, y, label) for label, x, y in candidates]
     )
     if mode == "bev":
         return bev

@@ -1,0 +1,87 @@
+"""The waypoint task's scene-blind baselines, registered with the model registry when this
+package's benchmark code loads (``socialbench models`` lists them).
+
+``baseline:waypoint-nearest``
+    The candidate closest to the robot (:func:`~.rules.nearest`).
+``baseline:waypoint-straightest``
+    The candidate with the smallest |bearing| (:func:`~.rules.straightest`).
+``baseline:waypoint-toward-goal``
+    The candidate whose bearing is closest to the goal's (:func:`~.rules.toward_goal`); an
+    item without a goal is recorded as an error (``missing_input``), never guessed.
+
+They answer from the item's ``waypoints`` metadata (the candidates), not from images or
+people, as ``{"answer": ...}`` JSON text, so they are parsed and scored like any model and
+appear as Baseline rows of Table 3. The first two score chance by construction; the third
+may not, since heading for the goal is part of the task.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from socialbench.benchmarks.socialnav_waypoint.rules import nearest, straightest, toward_goal
+from socialbench.errors import UsageError
+from socialbench.models.base import FatalModelError
+from socialbench.models.registry import ModelOptions, register
+from socialbench.types import Generation, Request
+
+__all__ = ["WaypointRuleModel"]
+
+
+class WaypointRuleModel:
+    """Answers every waypoint item with one rule over its candidates."""
+
+    cacheable = False
+    needs_prompt = False
+
+    def __init__(self, spec: str, rule: Callable[[Mapping[str, Any]], str | None]):
+        self.spec = spec
+        self._rule = rule
+
+    def identity(self) -> str:
+        return self.spec
+
+    async def generate(self, request: Request) -> Generation:
+        item = request.item
+        if item is None or request.question is None:
+            raise FatalModelError("bad_request", f"{self.spec} needs the item and question in the request")
+        waypoints = item.metadata.get("waypoints")
+        if not isinstance(waypoints, Mapping):
+            raise FatalModelError(
+                "unsupported_question", f"{self.spec} answers only socialnav-waypoint items ({item.item_id} has none)"
+            )
+        choice = self._rule(waypoints)
+        if choice is None:
+            raise FatalModelError("missing_input", f"{item.item_id}: no goal to head for (goal_info.json has none)")
+        return Generation(text=json.dumps({"answer": choice}))
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _factory(spec: str, rule: Callable[[Mapping[str, Any]], str | None]) -> Callable[[str, ModelOptions], Any]:
+    def make(rest: str, _: ModelOptions) -> WaypointRuleModel:
+        if rest:
+            raise UsageError(f"{spec} takes no argument after the name, got {rest!r}")
+        return WaypointRuleModel(spec, rule)
+
+    return make
+
+
+register(
+    "baseline:waypoint-nearest",
+    summary="waypoint task: the candidate nearest the robot (scene-blind floor)",
+    example="baseline:waypoint-nearest",
+)(_factory("baseline:waypoint-nearest", nearest))
+register(
+    "baseline:waypoint-straightest",
+    summary="waypoint task: the candidate with the smallest bearing (scene-blind floor)",
+    example="baseline:waypoint-straightest",
+)(_factory("baseline:waypoint-straightest", straightest))
+register(
+    "baseline:waypoint-toward-goal",
+    summary="waypoint task: the candidate closest in bearing to the goal (uses the goal only)",
+    example="baseline:waypoint-toward-goal",
+)(_factory("baseline:waypoint-toward-goal", toward_goal))

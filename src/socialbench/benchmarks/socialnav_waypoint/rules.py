@@ -1,0 +1,163 @@
+"""Scene-blind choice rules over an item's candidates: the floor of the waypoint task.
+
+Each rule reads only the ``waypoints`` record of an item (:meth:`~.candidates.Candidates.to_json`:
+letters, robot-frame metres, front-view pixels; the goal for :func:`toward_goal`) and
+returns a letter. None of them looks at a person. The baselines
+``baseline:waypoint-nearest`` / ``-straightest`` / ``-toward-goal``
+(:mod:`~.baselines`) answer with them, and ``scripts/waypoint_floor.py`` measures all of
+them. By the construction of :mod:`~.candidates`, every rule in :data:`GEOMETRIC_RULES`
+scores exactly 1 / 5 on complete groups; :func:`toward_goal` may beat that, because heading
+for the goal is part of the task.
+
+Ties are broken by letter (the first in A-E order).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+__all__ = ["GEOMETRIC_RULES", "Rule", "candidate_rows", "toward_goal"]
+
+Rule = Callable[[Mapping[str, Any]], str]
+
+
+def candidate_rows(waypoints: Mapping[str, Any]) -> list[tuple[str, float, float, tuple[float, float] | None]]:
+    """(letter, x, y, front-view pixel or None) of every candidate, in letter order."""
+    rows = []
+    for c in waypoints["candidates"]:
+        px = c.get("pixel")
+        rows.append(
+            (str(c["label"]), float(c["x"]), float(c["y"]), None if px is None else (float(px[0]), float(px[1])))
+        )
+    return sorted(rows)
+
+
+def _argbest(waypoints: Mapping[str, Any], key: Callable[[float, float, Any], float]) -> str:
+    rows = candidate_rows(waypoints)
+    return min(rows, key=lambda r: (key(r[1], r[2], r[3]), r[0]))[0]
+
+
+def _bearing(x: float, y: float) -> float:
+    return math.atan2(y, x) if (x, y) != (0.0, 0.0) else 0.0
+
+
+def nearest(w: Mapping[str, Any]) -> str:
+    """The candidate closest to the robot."""
+    return _argbest(w, lambda x, y, _: math.hypot(x, y))
+
+
+def farthest(w: Mapping[str, Any]) -> str:
+    """The candidate farthest from the robot."""
+    return _argbest(w, lambda x, y, _: -math.hypot(x, y))
+
+
+def straightest(w: Mapping[str, Any]) -> str:
+    """The candidate with the smallest |bearing| (straight ahead; one at the robot counts as 0)."""
+    return _argbest(w, lambda x, y, _: abs(_bearing(x, y)))
+
+
+def widest(w: Mapping[str, Any]) -> str:
+    """The candidate with the largest |bearing|."""
+    return _argbest(w, lambda x, y, _: -abs(_bearing(x, y)))
+
+
+def leftmost_bev(w: Mapping[str, Any]) -> str:
+    """Leftmost in the last image's BEV (largest y: the BEV is drawn forward-up)."""
+    return _argbest(w, lambda x, y, _: -y)
+
+
+def rightmost_bev(w: Mapping[str, Any]) -> str:
+    """Rightmost in the last image's BEV (smallest y)."""
+    return _argbest(w, lambda x, y, _: y)
+
+
+def _front(w: Mapping[str, Any], sign: float) -> str:
+    rows = candidate_rows(w)
+    seen = [r for r in rows if r[3] is not None]
+    if not seen:  # nothing in the camera's view: the BEV's order
+        return leftmost_bev(w) if sign > 0 else rightmost_bev(w)
+    return min(seen, key=lambda r: (sign * r[3][0], r[0]))[0]  # type: ignore[index]
+
+
+def leftmost_front(w: Mapping[str, Any]) -> str:
+    """Leftmost disc in the front view (smallest column; the BEV's order when none is in view)."""
+    return _front(w, 1.0)
+
+
+def rightmost_front(w: Mapping[str, Any]) -> str:
+    """Rightmost disc in the front view (largest column)."""
+    return _front(w, -1.0)
+
+
+def lowest_front(w: Mapping[str, Any]) -> str:
+    """The disc lowest in the front view (largest row: nearest on the ground); the nearest
+    candidate when none is in view."""
+    rows = [r for r in candidate_rows(w) if r[3] is not None]
+    if not rows:
+        return nearest(w)
+    return min(rows, key=lambda r: (-r[3][1], r[0]))[0]  # type: ignore[index]
+
+
+def only_in_view(w: Mapping[str, Any]) -> str:
+    """The first candidate drawn in the front view (A when none or all are)."""
+    rows = candidate_rows(w)
+    seen = [r[0] for r in rows if r[3] is not None]
+    return seen[0] if seen and len(seen) < len(rows) else rows[0][0]
+
+
+def letter_a(w: Mapping[str, Any]) -> str:
+    """Always the first letter."""
+    return candidate_rows(w)[0][0]
+
+
+def letter_last(w: Mapping[str, Any]) -> str:
+    """Always the last letter."""
+    return candidate_rows(w)[-1][0]
+
+
+def most_typical(w: Mapping[str, Any]) -> str:
+    """The candidate closest to the mean of the candidates (the 'crowded spot')."""
+    rows = candidate_rows(w)
+    mx = sum(r[1] for r in rows) / len(rows)
+    my = sum(r[2] for r in rows) / len(rows)
+    return _argbest(w, lambda x, y, _: math.hypot(x - mx, y - my))
+
+
+def most_isolated(w: Mapping[str, Any]) -> str:
+    """The candidate farthest from the mean of the candidates."""
+    rows = candidate_rows(w)
+    mx = sum(r[1] for r in rows) / len(rows)
+    my = sum(r[2] for r in rows) / len(rows)
+    return _argbest(w, lambda x, y, _: -math.hypot(x - mx, y - my))
+
+
+def toward_goal(w: Mapping[str, Any]) -> str | None:
+    """The candidate whose bearing is closest to the goal's (both in the robot frame at the
+    last frame); ``None`` when the item has no goal. Not scene-blind in the sense of the
+    others: it uses where the goal is, which the prompt shows (G) and asks to make progress to."""
+    goal: Sequence[float] | None = w.get("goal")
+    if goal is None:
+        return None
+    g = math.atan2(float(goal[1]), float(goal[0]))
+    return _argbest(w, lambda x, y, _: abs(math.remainder(_bearing(x, y) - g, 2 * math.pi)))
+
+
+#: Rules that look only at the candidates (name -> rule), each of which must score chance.
+GEOMETRIC_RULES: dict[str, Rule] = {
+    "nearest": nearest,
+    "farthest": farthest,
+    "straightest (smallest |bearing|)": straightest,
+    "widest bearing": widest,
+    "leftmost in the BEV": leftmost_bev,
+    "rightmost in the BEV": rightmost_bev,
+    "leftmost in the front view": leftmost_front,
+    "rightmost in the front view": rightmost_front,
+    "lowest in the front view": lowest_front,
+    "first in view / not in view": only_in_view,
+    "most typical (nearest the candidates' mean)": most_typical,
+    "most isolated": most_isolated,
+    "letter A": letter_a,
+    "last letter": letter_last,
+}
