@@ -242,3 +242,62 @@ def test_report_says_why_an_unpaired_rag_run_is_not_shown(tmp_path: Path) -> Non
     rag_line = next(line for line in md.splitlines() if "| rag |" in line)
     assert "not shown: a RAG run without a standard run" in rag_line
     assert len([n for n in res["notes"] if "is not shown: a RAG run" in n]) == 1
+
+
+def _no_image_release(root: Path) -> Path:
+    (root / "images").mkdir(parents=True)
+    Image.new("RGB", (32, 24), (10, 90, 160)).save(root / "images" / "n0.png")
+    row = {
+        "id": "n0",
+        "task": "behavior_judgment",
+        "image": "images/n0.png",
+        "question": "You are a hotel service robot. What is your most appropriate next action?",
+        "subset": "synthetic",
+        "behaviors": [
+            {
+                "k": 1,
+                "text": "Knock and wait.",
+                "label": "proper",
+                "votes": ["proper"] * 3,
+                "votes_no_image": ["proper", "improper", "improper"],
+            },
+            {
+                "k": 2,
+                "text": "Walk in.",
+                "label": "improper",
+                "votes": ["improper", "improper", "proper"],
+                "votes_no_image": ["proper", "proper", "improper"],
+            },
+        ],
+    }
+    (root / "roboteq.jsonl").write_text(json.dumps(row) + "\n")
+    return root
+
+
+def test_roboteq_report_has_the_with_and_without_image_human_table(tmp_path: Path) -> None:
+    root = _no_image_release(tmp_path / "data")
+    bench, _ = get_benchmark("roboteq-bj")
+    model = baselines.make_oracle("", ModelOptions(seed=0))
+    req = RunRequest("roboteq-bj", root, model.spec, tmp_path / "run", EvalOptions(), show_progress=False)
+    assert run_eval(req, bench, model).complete
+    build_report(load_runs([req.out]), tmp_path / "rep", formats=["md"], figures=False)
+    md = (tmp_path / "rep" / "tables" / "roboteq_human_image.md").read_text()
+
+    def cells(name: str) -> list[str]:
+        row = next(line for line in md.splitlines() if line.startswith(f"| {name} |"))
+        return [c.strip() for c in row.strip("|").split("|")][1:]
+
+    # with: 3-0 (final proper) and 2-1 (final improper): PA (1 + 1/3)/2, CWPA (1 + 2/3)/2; vs final:
+    # proper TP 3 FP 1 (F1 6/7), improper TP 2 FN 1 (F1 4/5) -> micro 5/6, macro 82.86
+    assert cells("With image") == ["6", "66.67", "83.33", "83.33", "82.86"]
+    # without: 1-2 against final proper, 2-1 against final improper: PA 1/3, CWPA 2/3; each label
+    # TP 1 FP 2 FN 2 (F1 1/3) -> micro = macro = 1/3
+    assert cells("Without image") == ["6", "33.33", "66.67", "33.33", "33.33"]
+    assert cells("Change (without - with)") == ["—", "-33.33", "-16.67", "-50.00", "-49.52"]
+
+
+def test_roboteq_report_has_no_without_image_table_without_such_labels(
+    rq_runs: dict[str, Path], tmp_path: Path
+) -> None:
+    res = build_report(load_runs([rq_runs["oracle"]]), tmp_path, formats=["md"], figures=False)
+    assert "roboteq_human_image" not in res["tables"] and "roboteq_table1" in res["tables"]

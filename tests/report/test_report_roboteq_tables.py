@@ -129,3 +129,20 @@ def test_rag_table_time_is_blank_with_a_note_when_every_request_was_cached(tmp_p
     t = roboteq_rag_table(runs)
     assert t is not None and (t.rows[0].cells[3].value, t.rows[0].cells[4].text) == (1.5, "—")
     assert "response cache" in t.notes[0]
+
+
+def test_human_image_table_rows_and_change() -> None:
+    from socialbench.report.roboteq_tables import roboteq_human_image_table
+
+    block = {"pairs": 10, "pa": 0.9, "cwpa": 0.95, "micro_f1": 0.92, "macro_f1": 0.9}
+    blind = {"pairs": 10, "pa": 0.7, "cwpa": 0.8, "micro_f1": 0.75, "macro_f1": None}
+    t = roboteq_human_image_table({"n": 5, "with_image": block, "without_image": blind})
+    assert t is not None and [r.stub[0] for r in t.rows] == ["With image", "Without image", "Change (without - with)"]
+    assert [c.text for c in t.rows[2].cells] == ["—", "-20.00", "-15.00", "-17.00", "—"]
+    assert "5 behaviors" in t.notes[0]
+
+
+def test_human_image_table_is_absent_without_labels() -> None:
+    from socialbench.report.roboteq_tables import roboteq_human_image_table
+
+    assert roboteq_human_image_table(None) is None

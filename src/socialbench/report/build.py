@@ -20,10 +20,11 @@ from socialbench.report.item_data import ItemData, auto_attributes, protocol_of
 from socialbench.report.loading import RunDir, check_same_benchmark
 from socialbench.report.provenance import answer_source
 from socialbench.report.renderers import RENDERERS, to_markdown
-from socialbench.report.roboteq_human import roboteq_human, roboteq_human_grounding
+from socialbench.report.roboteq_human import roboteq_human, roboteq_human_grounding, roboteq_human_image
 from socialbench.report.roboteq_tables import (
     roboteq_ablation_table,
     roboteq_grounding_table,
+    roboteq_human_image_table,
     roboteq_rag_table,
     roboteq_run_coverage,
     roboteq_table1,
@@ -102,6 +103,7 @@ def build_report(
         sg = [r for r in runs if r.benchmark == "roboteq-sg"]
         if bj:
             tables.add(roboteq_table1(bj, human_subset))
+            tables.add(roboteq_human_image_table(roboteq_human_image(item_data)))  # Figure 6(a), when labelled
             tables.add(roboteq_ablation_table(bj))
             tables.add(roboteq_rag_table(bj))
         tables.add(roboteq_grounding_table(runs, roboteq_human_grounding(item_data)))

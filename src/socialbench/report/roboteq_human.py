@@ -10,7 +10,7 @@ from typing import Any
 
 from socialbench.report.item_data import ItemData
 
-__all__ = ["roboteq_human", "roboteq_human_grounding"]
+__all__ = ["roboteq_human", "roboteq_human_grounding", "roboteq_human_image"]
 
 
 def _human_subsets(
@@ -97,4 +97,42 @@ def roboteq_human_grounding(data: ItemData) -> dict[str, Any] | None:
     return {
         "final-label": _human_subsets(by_subset, human_grounding_vs_final, metrics),
         "leave-one-out": _human_subsets(loo, human_grounding_baseline, metrics),
+    }
+
+
+def roboteq_human_image(data: ItemData) -> dict[str, Any] | None:
+    """RobotEQ Figure 6(a), humans with and without the image: on the behaviors that have
+    at least two labels in each condition (``votes`` and ``votes_no_image``), the
+    final-label human scores (:func:`~socialbench.metrics.human.human_judgment_vs_final`:
+    PA / CWPA among the annotators of the condition, micro / macro F1 of their labels
+    against the released label) of each condition, as ``{"with_image": ..., "without_image":
+    ..., "n": behaviors}``; None when no behavior has two labels without the image."""
+    from socialbench.metrics.human import human_judgment_vs_final
+
+    with_image: list[tuple[dict[str, int], str]] = []
+    without: list[tuple[dict[str, int], str]] = []
+    seen: set[tuple[str, str]] = set()
+    for i in data.indices:
+        for it in data.datasets[i].items:
+            beh = it.metadata.get("behaviors")
+            if not isinstance(beh, dict):
+                continue
+            for q in it.questions:
+                b = beh.get(q.key) or {}
+                blind = b.get("votes_no_image")
+                v = it.votes[q.key]
+                if (it.item_id, q.key) in seen or not blind or sum(blind.values()) < 2:
+                    continue
+                if v.n < 2 or not b.get("has_votes", True):
+                    continue
+                seen.add((it.item_id, q.key))
+                final = str(b.get("label"))
+                with_image.append((v.counts(), final))
+                without.append(({str(k): int(c) for k, c in blind.items()}, final))
+    if not with_image:
+        return None
+    return {
+        "n": len(with_image),
+        "with_image": human_judgment_vs_final(with_image),
+        "without_image": human_judgment_vs_final(without),
     }

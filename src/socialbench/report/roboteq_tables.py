@@ -5,7 +5,8 @@ MacF1, in percent; best in bold, runner-up underlined), :func:`roboteq_rag_table
 Macro-F1 raw vs RAG, the gain, and seconds per query; ``roboteq_sg_rag`` for
 spatial-grounding runs), :func:`roboteq_ablation_table` (Figure 6: with / without image and
 CoT), :func:`roboteq_grounding_table` (spatial grounding per subset) and
-:func:`roboteq_run_coverage` (where each run of a report is shown).
+:func:`roboteq_run_coverage` (where each run of a report is shown) and
+:func:`roboteq_human_image_table` (Figure 6(a): humans with and without the image).
 """
 
 from __future__ import annotations
@@ -420,4 +421,46 @@ def roboteq_grounding_table(runs: Sequence[RunDir], human: Mapping[str, Any] | N
         tuple(rows),
         tuple((t, len(metrics)) for _, t in subsets),
         tuple(notes),
+    )
+
+
+def roboteq_human_image_table(res: Mapping[str, Any] | None) -> Table | None:
+    """RobotEQ Figure 6(a): human PA, CWPA, micro / macro F1 (percent) with and without the
+    image on the same behaviors, and the change, from ``res`` of
+    :func:`socialbench.report.roboteq_human.roboteq_human_image`; None without such labels."""
+    if not res:
+        return None
+    metrics = (("PA", "pa"), ("CWPA", "cwpa"), ("MicF1", "micro_f1"), ("MacF1", "macro_f1"))
+    rows = []
+    blocks = {}
+    for key, name in (("with_image", "With image"), ("without_image", "Without image")):
+        block = res.get(key) or {}
+        blocks[key] = block
+        cells = [Cell(str(int(block.get("pairs") or 0)), float(block.get("pairs") or 0))]
+        cells += [
+            EMPTY if block.get(m) is None else Cell(fmt_num(block[m], 2, 100.0), 100 * block[m]) for _, m in metrics
+        ]
+        rows.append(Row((name,), tuple(cells), "Human"))
+    change = [EMPTY]
+    for _, m in metrics:
+        a, b = blocks["with_image"].get(m), blocks["without_image"].get(m)
+        change.append(EMPTY if a is None or b is None else Cell(f"{100 * (b - a):+.2f}", 100 * (b - a)))
+    rows.append(Row(("Change (without - with)",), tuple(change), "Human"))
+    notes = (
+        f"Percent; {res['n']} behaviors with at least two labels in each condition, the same behaviors in both rows. "
+        "Labels: annotator labels counted. PA / CWPA (Eq. 1-2): agreement among the annotators of the condition. "
+        "MicF1 / MacF1: each annotator's label against the released final label (the final-label definition of "
+        "the Human rows).",
+        "The final label was decided from the with-image labels (majority, expert calibration), so the with-image "
+        "F1 scores those annotators partly against their own votes; PA / CWPA compare annotators of one condition "
+        "with each other and carry no such advantage.",
+    )
+    return Table(
+        "roboteq_human_image",
+        "Humans with and without the image (RobotEQ Figure 6(a))",
+        ("Condition",),
+        ("Labels",) + tuple(name for name, _ in metrics),
+        tuple(rows),
+        (),
+        notes,
     )

@@ -82,8 +82,8 @@ def annotate_export_stage(
     )
     if kind == an.NO_IMAGE_KIND:
         summary.notes.append(
-            "give these tasks to annotators who have not labeled the same behaviors with the image, or before they "
-            "do; import the export, then run `socialbench build aggregate` again to attach them as votes_no_image"
+            "give these tasks to annotators who have not seen these scenes with their image; import the export, "
+            "then run `socialbench build aggregate` again to attach the labels as votes_no_image"
         )
     elif image_refs == "local-files":
         summary.notes.append(
