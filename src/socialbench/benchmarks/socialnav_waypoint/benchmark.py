@@ -40,7 +40,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from socialbench.benchmarks.base import BaseBenchmark, scoring_summary
 from socialbench.benchmarks.options import EvalOptions
@@ -62,10 +62,12 @@ from socialbench.benchmarks.socialnav_waypoint.candidates import (
     to_last_frame,
 )
 from socialbench.benchmarks.socialnav_waypoint.context import (
+    ContextRun,
     check_context,
+    check_same_model,
     context_answers,
     context_block,
-    load_model_answers,
+    read_context_run,
 )
 from socialbench.benchmarks.socialnav_waypoint.options import WaypointOptions
 from socialbench.errors import DataError, Problem, SocialbenchError, UsageError
@@ -75,6 +77,9 @@ from socialbench.records import fingerprint_files, read_samples
 from socialbench.solving.context import SolveContext
 from socialbench.solving.solvers import answer
 from socialbench.types import HumanVotes, Item, Question, Request, SampleRecord
+
+if TYPE_CHECKING:
+    from socialbench.models.base import Model
 
 log = logging.getLogger(__name__)
 
@@ -174,14 +179,11 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
     context = "none"
     seed = 0
     _model_answers: dict[tuple[str, str], Any] | None = None
+    _context_run: ContextRun | None = None
 
     def default_data(self) -> Path:
         """The bundled simulated scenes (used when ``--data`` is not given)."""
         return bundled_demo_data()
-
-    def max_images_per_request(self, options: WaypointOptions) -> int:
-        """The clip's frames and the waypoint image (module docstring, "What is sent")."""
-        return N_FRAMES + 1
 
     def max_tokens(self, options: WaypointOptions) -> int | None:
         """None: as SocialNav-SUB, no token limit is sent."""
@@ -191,6 +193,10 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         """None: as SocialNav-SUB, the provider's default sampling (the paper's Table 3
         averages 5 runs at those defaults)."""
         return None
+
+    def max_images_per_request(self, options: WaypointOptions) -> int:
+        """The clip's frames and the waypoint image (module docstring, "What is sent")."""
+        return N_FRAMES + 1
 
     # data --------------------------------------------------------------------------------
     def load(self, data: Path, *, require_images: bool, limit: int | None) -> WaypointDataset:
@@ -232,14 +238,58 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
     def read_predictions(self, path: Path) -> list[SampleRecord]:
         return read_samples(path / "samples.jsonl" if path.is_dir() else path)
 
+    def predictions_options(self, path: Path, records: Sequence[SampleRecord], options: EvalOptions) -> EvalOptions:
+        """``options`` with the ``--context`` of the run (its ``run.json``, in the run
+        directory ``path`` or beside a ``samples.jsonl``), so that ``socialbench score``
+        records the context the prompts carried, and for ``model:RUN_DIR`` that run
+        (``context_run``), instead of ``none``."""
+        from socialbench.files.safe_read import read_json
+
+        run_json = (path if path.is_dir() else path.parent) / "run.json"
+        if not run_json.is_file():
+            return options
+        run = read_json(run_json)
+        details = run.get("options") if isinstance(run, dict) else None
+        context = details.get("context") if isinstance(details, dict) else None
+        if context is None or context == "none":
+            return options
+        if not isinstance(context, str):
+            raise DataError.single(
+                run_json, "options.context", f"not a context name ({context!r})", "give the run's own run.json"
+            )
+        return EvalOptions(
+            protocol=options.protocol,
+            limit=options.limit,
+            seed=options.seed,
+            perturb=options.perturb,
+            perturb_strength=options.perturb_strength,
+            extra={**options.given, "context": context},
+        )
+
     # options -----------------------------------------------------------------------------
     def check(self, options: WaypointOptions, run: EvalOptions) -> None:
         if run.protocol not in PROTOCOL_NAMES:
             raise UsageError(f"--protocol must be one of {', '.join(PROTOCOL_NAMES)} (got {run.protocol!r})")
         self.context = check_context(options.context)
-        self._model_answers = load_model_answers(self.context) if self.context.startswith("model:") else None
+        self._context_run = read_context_run(self.context) if self.context.startswith("model:") else None
+        self._model_answers = None
         self.image_mode = options.images
         self.seed = run.seed
+
+    def check_run(self, dataset: WaypointDataset, model: Model, options: EvalOptions) -> None:
+        """With ``--context model:RUN_DIR``: that run must be Table 3's Same-Model context for
+        this model on this data (:func:`~.context.check_same_model`), else a one-line refusal."""
+        if self._context_run is None:
+            return
+        perturb = None if options.perturb is None else {"name": options.perturb, "strength": options.perturb_strength}
+        self._model_answers = check_same_model(
+            self._context_run,
+            model=model.spec,
+            model_identity=model.identity(),
+            perturb=perturb,
+            data_fingerprint=SocialNavSub().fingerprint(Path(dataset.root)),
+            items=[dataset.sources[it.item_id] for it in dataset.items],
+        )
 
     def context_text(self, item: Item, dataset: WaypointDataset) -> str | None:
         if self.context == "none":
@@ -301,6 +351,7 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         return WaypointResult(
             header=scoring_summary(self.name, proto, dataset, by_key, n),
             context=self.context,
+            context_run=None if self._context_run is None else self._context_run.describe(),
             accuracy=Score(mean, se, n),
             n_errors=errors,
             n_invalid=invalid,
