@@ -82,8 +82,11 @@ def default_cache_path() -> Path:
 
 
 def _line(text: str) -> None:
-    """One plain line on stdout: never wrapped (a pipe reads the path whole), no markup."""
-    out.print(text, soft_wrap=True, markup=False, highlight=False)
+    """One plain line on stdout: never wrapped (a pipe reads the path whole), no markup,
+    control characters escaped (:func:`socialbench.messages.terminal_safe`)."""
+    from socialbench.messages import terminal_safe
+
+    out.print(terminal_safe(text), soft_wrap=True, markup=False, highlight=False)
 
 
 def _slug(text: str) -> str:

@@ -7,9 +7,22 @@ therefore stays whole, and what a test or a script reads is what the code wrote.
 
 from __future__ import annotations
 
+import re
 import sys
+
+#: Characters a terminal acts on instead of showing: C0/C1 controls (ESC starts colour,
+#: cursor and title sequences) except new line and tab, DEL, and bidirectional overrides.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character a terminal would act on written as an escape
+    (``\\x1b``, ``\\u202e``): text from files or models (model names, notes, annotator
+    names) is shown, never run as terminal sequences."""
+    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
 def say(text: str) -> None:
-    """Write ``text`` and a newline to stderr, unwrapped and unstyled."""
-    print(text, file=sys.stderr, flush=True)
+    """Write ``text`` and a newline to stderr, unwrapped and unstyled, control characters
+    escaped (:func:`terminal_safe`)."""
+    print(terminal_safe(text), file=sys.stderr, flush=True)

@@ -308,6 +308,8 @@ def compare_csv(result: dict[str, Any]) -> str:
     import csv
     import io
 
+    from socialbench.files.csv_cells import csv_cell
+
     cols = [
         "run_a",
         "run_b",
@@ -333,9 +335,8 @@ def compare_csv(result: dict[str, Any]) -> str:
     w.writeheader()
     for p in result["pairs"]:
         for measure in ("PA", "CWPA", "correct"):
-            w.writerow(
-                {"run_a": p["a"], "run_b": p["b"], "measure": measure, "family": p.get("family", MODELS), **p[measure]}
-            )
+            row = {"run_a": p["a"], "run_b": p["b"], "measure": measure, "family": p.get("family", MODELS), **p[measure]}
+            w.writerow({k: csv_cell(v) for k, v in row.items()})  # run labels are text, never formulas
     return buf.getvalue()
 
 

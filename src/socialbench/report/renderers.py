@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from socialbench.files.csv_cells import csv_row
 from socialbench.report.table import EMPTY, Cell, Table
 
 __all__ = ["to_markdown", "to_csv", "to_latex", "to_html", "tex_escape", "RENDERERS"]
@@ -110,14 +111,14 @@ def to_csv(t: Table) -> str:
             header.append(f"{name} SE")
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
+    w.writerow(csv_row(header))
     for r in t.rows:
         row = ([r.section] if t.section_header else []) + list(r.stub)
         for c, se in zip(r.cells, has_se):
             row.append(_csv_num(c.value) if c.value is not None else ("" if c is EMPTY or c.text == "—" else c.text))
             if se:
                 row.append(_csv_num(c.se))
-        w.writerow(row)
+        w.writerow(csv_row(row))  # a model name like =HYPERLINK(...) is text, never a formula
     return buf.getvalue()
 
 
