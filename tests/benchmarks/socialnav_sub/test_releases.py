@@ -61,6 +61,15 @@ def test_validate_labels_only_folder_says_what_it_supports(data, capsys):
     assert "missing frame" not in captured.err
 
 
+def test_eval_of_a_vision_model_on_a_labels_only_folder_says_so_in_one_line(data, tmp_path, capsys):
+    shutil.rmtree(data / "front_view")
+    for png in data.glob("prompts/*/*.png"):
+        png.unlink()
+    code = _eval(data, tmp_path / "r", "-m", "mock:first-option")
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert (code, len(lines)) == (1, 1) and "labels only" in lines[0] and "missing frame" not in lines[0]
+
+
 def test_astronomical_n_answers_stops_eval_before_the_run(data, tmp_path, capsys):
     sid = _first_sample(data)
     labels = data / "human_labels" / sid / "common_answers.json"

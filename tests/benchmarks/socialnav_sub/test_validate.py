@@ -336,6 +336,38 @@ def test_labels_only_folder_is_ok_and_says_what_it_supports(root):
     assert len(problems) == 1 and "OK for `socialbench score`" in problems[0].message
 
 
+def test_labels_only_folder_says_rule_based_lacks_tracks_and_odometry(root):
+    shutil.rmtree(root / "front_view")
+    for png in root.glob("prompts/*/*.png"):
+        png.unlink()
+    (message,) = [p.message for p in validate_socialnav(root)]
+    assert "not `eval -m baseline:rule-based`, which needs tracks and odometry that 2 of 2 sample(s) lack" in message
+
+
+def test_labels_only_folder_with_tracks_and_odometry_says_rule_based_can_run(root):
+    for f in [*root.glob("front_view/*/*.jpg"), *root.glob("prompts/*/*.png")]:
+        f.unlink()
+    (message,) = [p.message for p in validate_socialnav(root)]
+    assert "`eval -m baseline:rule-based` (it has the tracks and odometry it needs)" in message
+
+
+def test_sample_without_odometry_is_named_for_rule_based(root):
+    odometry = root / "front_view" / SID / "traj_data.pkl"
+    odometry.unlink()
+    (warning,) = [p for p in validate_socialnav(root) if "baseline:rule-based" in p.message]
+    assert f"1 of 2 sample(s) lack (e.g. {SID}: no odometry (front_view/{SID}/traj_data.pkl))" in warning.message
+
+
+def test_loading_a_labels_only_folder_for_a_vision_model_is_one_error(root):
+    shutil.rmtree(root / "front_view")
+    for png in root.glob("prompts/*/*.png"):
+        png.unlink()
+    with pytest.raises(DataError) as e:
+        load_socialnav(root, require_images=True, image_mode="img-with-bev")
+    (problem,) = e.value.problems
+    assert problem.message.startswith("labels only:") and "baseline:random" in problem.fix
+
+
 def test_composites_only_folder_is_ok_with_a_warning(root):
     for jpg in root.glob("front_view/*/*.jpg"):
         jpg.unlink()

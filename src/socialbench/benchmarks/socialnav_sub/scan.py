@@ -19,6 +19,12 @@ from socialbench.benchmarks.socialnav_sub.file_checks import (
     read_json_reporting,
 )
 from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES, RESERVED_METADATA_KEYS, SAMPLE_INFO_CANDIDATES
+from socialbench.benchmarks.socialnav_sub.model_needs import (
+    LABELS_ONLY_MODELS,
+    labels_only_message,
+    rule_based_message,
+    rule_inputs_missing,
+)
 from socialbench.benchmarks.socialnav_sub.parsers import goal_key, is_int, parse_goal, parse_votes, unsafe_relative_path
 from socialbench.benchmarks.socialnav_sub.validation_report import ValidationReport
 from socialbench.errors import DataError
@@ -328,8 +334,12 @@ def scan_socialnav(
     only for what it renders (``img`` always; ``img-with-bev`` only for samples without the
     release's 10 composites; ``bev`` never). With None (``data validate``) frames are
     required as for ``img-with-bev`` and missing ones are a warning when composites stand in.
-    ``allow_labels_only``: a folder with no image at all is reported as a labels-only
-    folder (one warning saying what it supports) instead of one error per missing frame.
+    ``allow_labels_only`` (``data validate``): a folder with no image at all is reported as
+    a labels-only folder (one warning saying what each kind of model needs and finds), and
+    samples that ``baseline:rule-based`` cannot answer get one warning
+    (:mod:`~socialbench.benchmarks.socialnav_sub.model_needs`). Without it, a folder with no
+    image at all checked for images (an eval of a model that reads the prompt, in an image
+    mode that needs frames or composites) is one error saying so, not one per missing frame.
     """
     root = Path(root).expanduser().absolute()
     report = ValidationReport()
@@ -347,9 +357,9 @@ def scan_socialnav(
     goal_info = _goal_info(root, inside, report)
     camera = _camera(root, report, inside)
 
-    labels_only = (
-        allow_labels_only
-        and check_images
+    no_images = (
+        check_images
+        and image_mode != "bev"
         and bool(entries)
         and not any(
             file_kind(root / "front_view" / sid / f"{f0 + t}.jpg") != "missing"
@@ -358,6 +368,7 @@ def scan_socialnav(
             for t in range(N_FRAMES)
         )
     )
+    labels_only = allow_labels_only and no_images
     samples: list[SampleScan] = []
     composites_only: list[str] = []  # samples whose missing frames the composites replace
     for sid, n_people, f0 in entries:
@@ -393,7 +404,7 @@ def scan_socialnav(
         elif check_odometry and not check_images:
             report.warn(odo, "", "no odometry; robot poses cannot be drawn", "add traj_data.pkl")
 
-        if check_images and not labels_only:
+        if check_images and not no_images:
             if _check_sample_images(root, s, report, inside, verify_images, image_mode):
                 composites_only.append(sid)
     if composites_only and image_mode is None:
@@ -405,14 +416,23 @@ def scan_socialnav(
             "composites) and `score`; `--images img` needs the frames",
             "add front_view/<S>/<F>.jpg to evaluate --images img",
         )
-    if labels_only:
-        report.warn(
+    if no_images and not allow_labels_only:
+        report.error(
             root,
             "",
-            "labels only: no raw frames (front_view/<S>/<F>.jpg) and no "
-            "composites (prompts/<S>/sample_with_bev_<i>.png). OK for `socialbench "
-            "score` and for `eval` with a baseline (-m baseline:...); `eval` with a "
-            "vision model needs the images",
-            "add the release's images to evaluate a vision model",
+            "labels only: no raw frames (front_view/<S>/<F>.jpg) and no composites "
+            "(prompts/<S>/sample_with_bev_<i>.png), and a model that reads the prompt needs the images",
+            f"add the release's images, or evaluate a model that reads the labels only ({LABELS_ONLY_MODELS}); "
+            "`socialbench data validate` says what this folder supports",
         )
+    if allow_labels_only:
+        needs = [
+            (s.sample_id, rule_inputs_missing(s.sample_id, s.tracks_path is not None, s.odometry_path is not None))
+            for s in samples
+        ]
+        rule = rule_based_message(needs)
+        if labels_only:
+            report.warn(root, "", labels_only_message(needs), "add the release's images to evaluate a vision model")
+        elif rule is not None:
+            report.warn(root, "", rule, "add the tracks and odometry of those samples to evaluate baseline:rule-based")
     return DatasetScan(root, bank, camera, goal_info, samples, report)
