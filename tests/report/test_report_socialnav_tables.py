@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from socialbench.errors import UsageError
-from socialbench.report.loading import load_runs
+from socialbench.report.loading import RunDir, load_runs
 from socialbench.report.robustness_table import robustness_table
-from socialbench.report.socialnav_tables import socialnav_table1
+from socialbench.report.socialnav_tables import socialnav_table1, waypoint_table
+from socialbench.report.table import EMPTY
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -45,3 +46,47 @@ def test_runs_with_different_protocols_cannot_share_a_table(tmp_path: Path) -> N
     runs = load_runs([FIXTURES / "socialnav" / "rule_based", d])
     with pytest.raises(UsageError, match="different protocols"):
         socialnav_table1(runs)
+
+
+# --------------------------------------------------------------------------- Table 3
+
+
+def _waypoint_run(context: str, context_run: dict | None = None, model: str = "openai:m") -> RunDir:
+    metrics = {
+        "benchmark": "socialnav-waypoint",
+        "context": context,
+        "context_run": context_run,
+        "overall": {"accuracy": {"value": 0.4, "se": 0.1, "n": 10}},
+    }
+    run = {
+        "benchmark": "socialnav-waypoint",
+        "model": model,
+        "model_identity": f"id|{model}",
+        "options": {"context": context},
+    }
+    return RunDir(Path(context.replace(":", "_")), run, metrics, label=f"{model} {context}")
+
+
+CHECKED = {"kind": "same-model", "model": "openai:m", "model_identity": "id|openai:m"}
+
+
+def _same_model_cell(runs: list[RunDir]):
+    t = waypoint_table(runs)
+    assert t is not None
+    return t, t.rows[0].cells[t.columns.index("Same-Model")]
+
+
+def test_a_checked_same_model_run_fills_the_same_model_column() -> None:
+    t, cell = _same_model_cell([_waypoint_run("none"), _waypoint_run("model:sub", CHECKED)])
+    assert cell.value == pytest.approx(40.0) and not any("Left out" in n for n in t.notes)
+
+
+def test_a_model_context_run_without_the_check_is_left_out_and_named() -> None:
+    t, cell = _same_model_cell([_waypoint_run("none"), _waypoint_run("model:sub")])
+    assert cell is EMPTY and any(n.startswith("Left out of Same-Model: openai:m model:sub") for n in t.notes)
+
+
+def test_another_models_context_is_never_filed_under_same_model() -> None:
+    other = {**CHECKED, "model": "openai:other", "model_identity": "id|openai:other"}
+    t, cell = _same_model_cell([_waypoint_run("none"), _waypoint_run("model:sub", other)])
+    assert cell is EMPTY and any("Left out of Same-Model" in n for n in t.notes)

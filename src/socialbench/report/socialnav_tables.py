@@ -335,13 +335,30 @@ WAYPOINT_CONTEXTS: tuple[tuple[str, str], ...] = (
 )
 
 
+def same_model_context(r: RunDir) -> bool:
+    """Whether waypoint run ``r``'s ``--context model:RUN_DIR`` is Table 3's Same-Model
+    context: its ``metrics.json`` records the run checked when ``r`` was made
+    (``context_run``, see :mod:`socialbench.benchmarks.socialnav_waypoint.context`) and
+    that run's model is ``r``'s (by ``model_identity`` when both record one, else by spec)."""
+    ctx = r.metrics.get("context_run")
+    if not isinstance(ctx, Mapping) or ctx.get("kind") != "same-model":
+        return False
+    theirs, ours = ctx.get("model_identity"), r.run.get("model_identity")
+    if theirs is not None and ours is not None:
+        return bool(theirs == ours)
+    return bool(ctx.get("model") == r.model)
+
+
 def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
     """SocialNav-SUB Table 3: waypoint accuracy (%) ± SE per model and scene-context source.
 
     One row per model (and image mode / options other than the context), one column per
     context; a run made with ``--epochs`` shows its mean ± SE across epochs, others the SE
-    over samples. ``None`` without ``socialnav-waypoint`` runs."""
+    over samples. A ``--context model:`` run goes under Same-Model only when
+    :func:`same_model_context` holds; otherwise it is left out and named in a note.
+    ``None`` without ``socialnav-waypoint`` runs."""
     rows_by: dict[tuple[Any, ...], dict[str, RunDir]] = {}
+    unchecked: list[str] = []
     for r in runs:
         if r.benchmark != "socialnav-waypoint" or r.perturbation is not None:
             continue
@@ -355,6 +372,9 @@ def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
             None,
         )
         if column is None:
+            continue
+        if column == "Same-Model" and not same_model_context(r):
+            unchecked.append(r.label)
             continue
         others = tuple((k, v) for k, v in r.options_key() if k != "context")
         rows_by.setdefault((r.model, r.run.get("images"), others), {}).setdefault(column, r)
@@ -388,11 +408,19 @@ def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
             if any_epochs
             else "± SE over samples (use eval --epochs N for mean ± SE across repeated runs). "
         )
-        + "Same-Model: the scene context of --context model:RUN_DIR (a SocialNav-SUB run of the model). "
+        + "Same-Model: the model's own answers to the context questions in a finished SocialNav-SUB run "
+        + "on the same data (--context model:RUN_DIR, checked when the run was made). "
         + "Baseline rows answer from the candidates' geometry alone (nearest, straightest, toward the goal, "
         + "random): every candidate is another sample's operator move, dealt so that a rule blind to the scene "
         + "scores exactly chance (1/5); toward-goal may beat it, as heading for the goal is part of the task.",
     )
+    if unchecked:
+        notes += (
+            "Left out of Same-Model: "
+            + ", ".join(unchecked)
+            + " (--context model: with no record that the context run is this model's SocialNav-SUB run on the "
+            + "same data; run them again with this socialbench).",
+        )
     return Table(
         "socialnav_table3_waypoints",
         "Waypoint selection accuracy by scene-context source (SocialNav-SUB Table 3)",
