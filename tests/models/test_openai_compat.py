@@ -86,10 +86,27 @@ def test_request_carries_model_settings_and_json_mode() -> None:
         _generate(_model(srv), Request(prompt=PROMPT, system="be brief", config=cfg))
         (body,) = srv.requests
     assert body["model"] == "test-model"
-    assert (body["max_tokens"], body["temperature"], body["seed"]) == (77, 0.3, 5)
+    assert (body["max_tokens"], body["temperature"]) == (77, 0.3)
     assert body["response_format"] == {"type": "json_object"}
     assert body["messages"][0] == {"role": "system", "content": "be brief"}
     assert body["messages"][1]["role"] == "user"
+
+
+def test_seed_is_sent_only_when_asked() -> None:
+    cfg = GenerationConfig(seed=5)
+    with ScriptedOpenAIServer() as srv:
+        _generate(_model(srv), Request(prompt=PROMPT, config=cfg))
+        _generate(_model(srv, send_seed="true"), Request(prompt=PROMPT, config=cfg))
+        plain, seeded = srv.requests
+    assert ("seed" in plain, seeded.get("seed")) == (False, 5)
+
+
+def test_unset_settings_are_not_sent() -> None:
+    cfg = GenerationConfig(max_tokens=None, temperature=None, top_p=None, reasoning_effort=None)
+    with ScriptedOpenAIServer() as srv:
+        _generate(_model(srv), Request(prompt=PROMPT, config=cfg))
+        (body,) = srv.requests
+    assert set(body) == {"model", "messages", "response_format"}
 
 
 def test_json_mode_off_sends_no_response_format() -> None:

@@ -307,6 +307,16 @@ class MultiEndpointModel:
         """Independent of the URL list, its order and its length: the same model anywhere."""
         return f"openai|{self.model}|pool"
 
+    def adaptations(self) -> dict[str, str]:
+        """What the endpoints' servers made their models change in what they send
+        (:meth:`OpenAICompatModel.adaptations`), merged: each field with the words of the
+        first endpoint (in URL order) that adapted it."""
+        merged: dict[str, str] = {}
+        for member in self._members.values():
+            for field, what in member.adaptations().items():
+                merged.setdefault(field, what)
+        return merged
+
     @property
     def members(self) -> dict[str, OpenAICompatModel]:
         """The single-endpoint model of each URL."""

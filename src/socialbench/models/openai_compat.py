@@ -239,19 +239,67 @@ def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = Non
     return None
 
 
-def _error_text(body: Any, fallback: str) -> tuple[str, str]:
-    """(message, param) from an OpenAI-style error body, tolerant of odd shapes."""
-    message, param = "", ""
+@dataclass(frozen=True)
+class ErrorInfo:
+    """What an error body says: its message, the request field it names (``param``) and
+    its ``code`` (``unsupported_parameter``, ``unsupported_value``, ...), '' when absent."""
+
+    message: str
+    param: str = ""
+    code: str = ""
+
+
+def error_info(body: Any, fallback: str) -> ErrorInfo:
+    """The message, param and code of an error body, tolerant of odd shapes: OpenAI's
+    ``{"error": {"message", "type", "param", "code"}}``, Gemini's OpenAI-compatible
+    endpoint's list ``[{"error": {"code": 400, "message", "status"}}]``, a bare string."""
+    if isinstance(body, list) and body and isinstance(body[0], Mapping):
+        body = body[0]
+    message, param, code = "", "", ""
     if isinstance(body, Mapping):
         err = body.get("error", body)
         if isinstance(err, Mapping):
             message = str(err.get("message") or "")
             param = str(err.get("param") or "")
+            raw_code = err.get("code")
+            code = raw_code if isinstance(raw_code, str) else ""
         elif isinstance(err, str):
             message = err
     elif isinstance(body, str):
         message = body
-    return (message or fallback), param
+    return ErrorInfo(message or fallback, param, code)
+
+
+def _error_text(body: Any, fallback: str) -> tuple[str, str]:
+    """(message, param) of an error body (see :func:`error_info`)."""
+    info = error_info(body, fallback)
+    return info.message, info.param
+
+
+#: How servers name a request field they refuse, when the error has no ``param``:
+#: OpenAI's messages, Gemini's "Unknown name" (its OpenAI-compatible endpoint), Azure's
+#: older "Unrecognized request argument".
+_NAMED_FIELD = (
+    re.compile(r"Unsupported (?:parameter|value): '(\w+)'"),
+    re.compile(r'Unknown name \\?"(\w+)\\?"'),
+    re.compile(r"Unrecognized request arguments? supplied: (\w+)"),
+)
+
+
+def rejected_field(info: ErrorInfo) -> str:
+    """The request field a 400 answer refuses: its ``param``, else the one its message
+    names (:data:`_NAMED_FIELD`); '' when it names none.
+
+    >>> rejected_field(ErrorInfo("Invalid JSON payload received. Unknown name \\"seed\\": Cannot find field."))
+    'seed'
+    """
+    if info.param:
+        return info.param
+    for pattern in _NAMED_FIELD:
+        found = pattern.search(info.message)
+        if found:
+            return found.group(1)
+    return ""
 
 
 def classify_status(code: int, message: str, retry_after: float | None = None) -> ModelError:
@@ -315,16 +363,29 @@ def parse_completion(body: bytes | str) -> Generation:
     content = message.get("content")
     if isinstance(content, list):  # some servers return content parts
         content = "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text")
+    # the reasoning a server shows apart from the answer (vLLM's and DeepSeek's
+    # ``reasoning_content``, OpenRouter's ``reasoning``): kept in the record, never parsed
+    shown = message.get("reasoning_content", message.get("reasoning"))
+    reasoning = shown if isinstance(shown, str) and shown.strip() else None
     if content is None or not isinstance(content, str) or not content.strip():
+        if reasoning is not None and finish_reason == "length":
+            raise FatalModelError(
+                "empty_response",
+                "the reply ended inside its reasoning (finish_reason=length): give --max-tokens more room",
+            )
         raise FatalModelError("empty_response", f"no content (finish_reason={finish_reason})")
     usage = data.get("usage") if isinstance(data, Mapping) else None
     usage = usage if isinstance(usage, Mapping) else {}
+    details = usage.get("completion_tokens_details")
+    details = details if isinstance(details, Mapping) else {}
     return Generation(
         text=content,
         usage=Usage(
             prompt_tokens=usage_count(usage.get("prompt_tokens")),
             completion_tokens=usage_count(usage.get("completion_tokens")),
+            reasoning_tokens=usage_count(details.get("reasoning_tokens")),
         ),
+        reasoning=reasoning,
     )
 
 
@@ -338,6 +399,21 @@ class EndpointUnreachable(RetryableModelError):
 
 class _ResponseFormatRejected(Exception):
     """Internal: the server answered 400 to ``response_format``."""
+
+
+class _FieldRejected(Exception):
+    """Internal: the server answered 400 naming a generation field the request carried."""
+
+    def __init__(self, field: str, info: ErrorInfo) -> None:
+        super().__init__(field)
+        self.field = field
+        self.info = info
+
+
+#: Generation fields the backend adapts when a server refuses them (see :meth:`OpenAICompatModel.generate`).
+ADAPTABLE_FIELDS = frozenset(
+    {"max_tokens", "max_completion_tokens", "temperature", "top_p", "reasoning_effort", "seed"}
+)
 
 
 # --------------------------------------------------------------------------- the model
@@ -383,15 +459,28 @@ class OpenAICompatModel(LoopBoundClient):
         self._secrets = url_secrets(target_url) if target_url else []
         self._target_url = target_url
         self._response_format_ok = True
+        #: ``--model-opt send_seed=true``: send the run's seed (the papers send none).
+        self.send_seed = options.get_flag("send_seed")
+        #: What the server made this backend change, learnt from its 400 answers: the name
+        #: the token limit goes under, the fields no longer sent, and each change described.
+        self._token_field = "max_tokens"
+        self._dropped: set[str] = set()
+        self._adapted: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel(model={self.model!r}, base_url={self.base_url!r})"
+
+    def adaptations(self) -> dict[str, str]:
+        """Each request field this backend changed because the server refused it, with what
+        was done and the server's words (run.json's ``generation_adapted``); empty when the
+        server took every setting as asked."""
+        return dict(self._adapted)
 
     def identity(self) -> str:
         """``openai|MODEL|URL``: the URL with its credentials and query values masked and,
         when it has any, a salted hash of them (URLs differing only there differ here)."""
         if self._target_url is None:
-            return f"openai|{self.model}|default"
+            return f"openai|{self.model}|default" + ("|seed" if self.send_seed else "")
         # The query and user info select the endpoint too (deployment, key, account): they
         # enter the identity as a salted hash (slow to compute, so only when asked), never as text.
         digest = secret_digest(self._target_url)
@@ -425,20 +514,45 @@ class OpenAICompatModel(LoopBoundClient):
             secrets.append(self._api_key)
         return scrub(text, secrets)
 
-    async def generate(self, request: Request) -> Generation:
+    def chat_params(self, request: Request) -> dict[str, Any]:
+        """The fields of the chat-completions body besides ``messages`` and
+        ``response_format``: the model and each generation setting the request sets (an
+        unset one is not sent: the server's default applies), under the names the server
+        takes and without the ones it refused (:meth:`generate`)."""
         cfg = request.config
-        params: dict[str, Any] = {
-            "model": self.model,
-            "temperature": cfg.temperature,
-            "max_tokens": cfg.max_tokens,
-        }
-        if cfg.seed is not None:
-            params["seed"] = cfg.seed
-        if cfg.json_mode and self._response_format_ok:
+        params: dict[str, Any] = {"model": self.model}
+        wanted: list[tuple[str, Any]] = [
+            ("temperature", cfg.temperature),
+            ("top_p", cfg.top_p),
+            (self._token_field, cfg.max_tokens),
+            ("reasoning_effort", cfg.reasoning_effort),
+            ("seed", cfg.seed if self.send_seed else None),
+        ]
+        for name, value in wanted:
+            if value is not None and name not in self._dropped:
+                params[name] = value
+        return params
+
+    async def generate(self, request: Request) -> Generation:
+        """Send the request; adapt to what the server refuses, then send again.
+
+        A 400 answer naming a generation field the request carried (its ``param``, else the
+        field its message names; OpenAI's ``unsupported_parameter`` / ``unsupported_value``,
+        Gemini's "Unknown name") changes what this model sends from then on, instead of a
+        list of model names: ``max_tokens`` goes as ``max_completion_tokens`` (OpenAI's
+        reasoning models); ``temperature``, ``top_p``, ``reasoning_effort``, ``seed`` (or a
+        refused ``max_completion_tokens``) are left out, so the server's default applies.
+        Each change is logged once and kept for run.json (:meth:`adaptations`). A refused
+        ``response_format`` turns JSON mode off, as before. Anything else is ``bad_request``.
+        """
+        cfg = request.config
+        for _ in range(len(ADAPTABLE_FIELDS) + 2):  # each field adapts at most once
+            params = self.chat_params(request)
+            json_mode = cfg.json_mode and self._response_format_ok
+            if json_mode:
+                params["response_format"] = {"type": "json_object"}
             try:
-                return await self._send(
-                    encode_chat_body(request, {**params, "response_format": {"type": "json_object"}})
-                )
+                return await self._send(encode_chat_body(request, params), json_mode=json_mode, sent=params)
             except _ResponseFormatRejected:
                 if self._response_format_ok:
                     self._response_format_ok = False
@@ -446,10 +560,38 @@ class OpenAICompatModel(LoopBoundClient):
                         "%s rejected response_format=json_object; sending requests without it",
                         self.spec,
                     )
-        return await self._send(encode_chat_body(request, params), json_mode=False)
+            except _FieldRejected as exc:
+                if not self._adapt(exc.field, exc.info, params):
+                    raise classify_status(400, exc.info.message) from None
+        raise FatalModelError("bad_request", f"{self.spec}: the server kept refusing the adapted request")
 
-    async def _send(self, body: bytes, json_mode: bool = True) -> Generation:
-        """Post a ready JSON ``body``; ``json_mode`` says it asks for ``response_format``.
+    def _adapt(self, field: str, info: ErrorInfo, sent: Mapping[str, Any]) -> bool:
+        """Change what is sent after the server refused ``field`` of ``sent`` (True), or
+        say that nothing can be changed (False). Concurrent requests refused for the same
+        field adapt once; the others only send again."""
+        if field == "max_tokens" and self._token_field == "max_tokens":
+            self._token_field = "max_completion_tokens"
+            done = "sent as max_completion_tokens"
+        elif (
+            field == "max_tokens"
+            or (field in sent and field in self._dropped)
+            or (field == "max_completion_tokens" and self._token_field == "max_tokens")
+        ):
+            return True  # another request adapted already
+        elif field in ADAPTABLE_FIELDS and field not in self._dropped:
+            self._dropped.add(field)
+            done = f"not sent ({sent[field]!r} refused; the server's default applies)"
+        else:
+            return False
+        because = f"HTTP 400{' ' + info.code if info.code else ''}: {info.message}"[:_MAX_MESSAGE_CHARS]
+        self._adapted[field] = f"{done}; {because}"
+        log.warning("%s: the server refused %s; from now on %s (%s)", self.spec, field, done, because)
+        return True
+
+    async def _send(self, body: bytes, json_mode: bool = True, sent: Mapping[str, Any] | None = None) -> Generation:
+        """Post a ready JSON ``body``; ``json_mode`` says it asks for ``response_format``;
+        ``sent`` holds its fields besides ``messages`` (a 400 naming one of its generation
+        fields raises :class:`_FieldRejected` for :meth:`generate` to adapt).
 
         The body goes out as ready bytes over aiohttp (no SDK: its request models and
         response validation were most of the client's CPU per request with ten images,
@@ -465,10 +607,13 @@ class OpenAICompatModel(LoopBoundClient):
         except RetryableModelError as exc:
             raise RetryableModelError(exc.kind, self._redact(exc.message)) from None
         if reply.status >= 400:
-            message, param = _error_text(reply.json_or_text(), f"HTTP {reply.status}")
-            message = self._redact(message)
+            info = error_info(reply.json_or_text(), f"HTTP {reply.status}")
+            message, param = self._redact(info.message), info.param
             code = reply.status
             if code == 400 and json_mode and ("response_format" in message.lower() or param == "response_format"):
                 raise _ResponseFormatRejected() from None
+            field = rejected_field(info) if code == 400 and sent is not None else ""
+            if sent is not None and field in ADAPTABLE_FIELDS and field in sent:
+                raise _FieldRejected(field, ErrorInfo(message, field, info.code)) from None
             raise classify_status(code, message, parse_retry_after(reply.headers)) from None
         return parse_completion(reply.body)

@@ -158,6 +158,95 @@ def _error_body(code: int) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
+# --------------------------------------------------------------------------- served models
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A 400 answer a served model gives to a setting it does not take."""
+
+    status: int
+    body: Any
+
+
+@dataclass(frozen=True)
+class ServedModel:
+    """How the served model treats a request's generation settings: ``check`` returns the
+    rejection of a body it refuses (None: it takes it), ``reasoning_tokens`` are the hidden
+    thinking tokens each reply reports (``usage.completion_tokens_details``)."""
+
+    name: str
+    check: Callable[[Mapping[str, Any]], Rejection | None] | None = None
+    reasoning_tokens: int = 0
+
+
+def openai_error(message: str, param: str, code: str) -> dict[str, Any]:
+    """OpenAI's 400 body: ``{"error": {"message", "type", "param", "code"}}``."""
+    return {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}}
+
+
+def _refuse(message: str, param: str, code: str) -> Rejection:
+    return Rejection(400, openai_error(message, param, code))
+
+
+def _reasoning_check(body: Mapping[str, Any]) -> Rejection | None:
+    """What OpenAI's reasoning models (o-series, GPT-5) refuse, in their words."""
+    if "max_tokens" in body:
+        return _refuse(
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+            "max_tokens",
+            "unsupported_parameter",
+        )
+    temperature = body.get("temperature", 1)
+    if temperature != 1:
+        return _refuse(
+            f"Unsupported value: 'temperature' does not support {temperature} with this model. "
+            "Only the default (1) value is supported.",
+            "temperature",
+            "unsupported_value",
+        )
+    if "top_p" in body:
+        return _refuse(
+            "Unsupported parameter: 'top_p' is not supported with this model.", "top_p", "unsupported_parameter"
+        )
+    return None
+
+
+def openai_reasoning_model(reasoning_tokens: int = 48) -> ServedModel:
+    """A model like OpenAI's reasoning models: ``max_tokens`` is refused (use
+    ``max_completion_tokens``), a temperature other than 1 and ``top_p`` are refused, with
+    the real error bodies; ``reasoning_effort`` is taken; every reply reports
+    ``reasoning_tokens`` thinking tokens (included in ``completion_tokens``)."""
+    return ServedModel("openai-reasoning", _reasoning_check, reasoning_tokens)
+
+
+def gemini_model(unknown: Sequence[str]) -> ServedModel:
+    """A model behind Gemini's OpenAI-compatible endpoint that does not know the fields
+    ``unknown``: its 400 is a list, ``[{"error": {"code", "message", "status", "details"}}]``,
+    naming the field only in the message ("Unknown name ...")."""
+    names = tuple(unknown)
+
+    def check(body: Mapping[str, Any]) -> Rejection | None:
+        for name in names:
+            if name in body:
+                text = f'Invalid JSON payload received. Unknown name "{name}": Cannot find field.'
+                error = {
+                    "code": 400,
+                    "message": text,
+                    "status": "INVALID_ARGUMENT",
+                    "details": [
+                        {
+                            "@type": "type.googleapis.com/google.rpc.BadRequest",
+                            "fieldViolations": [{"description": text}],
+                        }
+                    ],
+                }
+                return Rejection(400, [{"error": error}])
+        return None
+
+    return ServedModel("gemini", check)
+
+
 def wait_until(condition: Callable[[], bool], what: str, timeout_s: float = 60.0) -> None:
     """Poll ``condition`` until it holds. ``timeout_s`` only guards against a hang (an
     AssertionError naming ``what``); it is not a speed requirement."""
@@ -183,8 +272,10 @@ class _Core:
         overflow: Overflow,
         model_name: str,
         keep_requests: bool = True,
+        served: ServedModel | None = None,
     ) -> None:
         self.responder: Responder = responder or first_option_responder
+        self.served = served
         # The in-process server keeps every body and header set for tests to inspect; the
         # subprocess server only counts (nobody can read them, and a long benchmark would
         # otherwise hold every image it was sent).
@@ -291,6 +382,9 @@ class _Core:
                 },
                 status=400,
             )
+        rejection = self.served.check(body) if self.served is not None and self.served.check is not None else None
+        if rejection is not None:
+            return web.json_response(rejection.body, status=rejection.status)
         return await self.dispatch(body)
 
     # ------------------------------------------------------------------ shared dispatch
@@ -356,6 +450,15 @@ class _Core:
             serial = self._serial
         prompt_tokens = estimate_prompt_tokens(body)
         completion_tokens = _completion_tokens(text if refusal_text is None else refusal_text)
+        usage: dict[str, Any] = {}
+        if self.served is not None and self.served.reasoning_tokens:
+            completion_tokens += self.served.reasoning_tokens
+            usage["completion_tokens_details"] = {
+                "reasoning_tokens": self.served.reasoning_tokens,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            }
         message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": refusal_text}
         return web.json_response(
             {
@@ -369,6 +472,7 @@ class _Core:
                     "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,
                     "total_tokens": prompt_tokens + completion_tokens,
+                    **usage,
                 },
             }
         )
@@ -411,9 +515,10 @@ class ScriptedOpenAIServer:
         host: str = "127.0.0.1",
         port: int = 0,
         keep_requests: bool = True,
+        served: ServedModel | None = None,
     ) -> None:
         self._core = _Core(
-            responder, delay_s, reject_response_format, max_concurrency, overflow, model_name, keep_requests
+            responder, delay_s, reject_response_format, max_concurrency, overflow, model_name, keep_requests, served
         )
         self._host = host
         self._port = port

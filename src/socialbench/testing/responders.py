@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -41,6 +42,7 @@ __all__ = [
     "message_text",
     "last_user_text",
     "parse_possible_answers",
+    "sampling_responder",
 ]
 
 Responder = Callable[[dict[str, Any]], str]
@@ -294,6 +296,41 @@ def valid_responder(request_json: Mapping[str, Any]) -> str:
     if labels is not None:
         return _with_reasoning(prompt, json.dumps({"answer": labels}))
     return _with_reasoning(prompt, first_option_responder(request_json))
+
+
+def _options_asked(request_json: Mapping[str, Any]) -> tuple[list[str], bool]:
+    """The options of the last ``Possible answers:`` line and whether a list is asked for."""
+    lines = last_user_text(request_json).splitlines()
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].strip().startswith("Possible answers:"):
+            return parse_possible_answers(lines[index].strip()), '"answer": ["' in "\n".join(lines[index:])
+    return [], False
+
+
+def sampling_responder(seed: int = 0) -> Responder:
+    """A model that samples. At the request's ``temperature`` (absent: the provider default,
+    1) above 0 it answers an option of the ``Possible answers:`` line drawn at random (a
+    one-element list when a list is asked for); at temperature 0 it answers like
+    :func:`valid_responder`, every time the same. The draw depends on ``seed``, the prompt
+    and how many times the prompt was asked before, never on arrival order: a run repeated
+    (``eval --epochs``) gets other answers, the same runs again get the same ones."""
+    asked: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def respond(request_json: Mapping[str, Any]) -> str:
+        temperature = request_json.get("temperature", 1.0)
+        options, as_list = _options_asked(request_json)
+        if not options or not isinstance(temperature, (int, float)) or temperature <= 0:
+            return valid_responder(request_json)
+        prompt = last_user_text(request_json)
+        with lock:
+            turn = asked.get(prompt, 0)
+            asked[prompt] = turn + 1
+        digest = hashlib.sha256(f"{seed}\0{turn}\0{prompt}".encode()).digest()
+        choice = options[int.from_bytes(digest[:8], "big") % len(options)]
+        return json.dumps({"answer": [choice] if as_list else choice})
+
+    return respond
 
 
 #: Responders selectable by name (``--responder``).
