@@ -25,6 +25,8 @@ from socialbench.models.hf_local import (
     group_same_shape,
     resolve_device,
     resolve_dtype,
+    sampling_args,
+    tokens_until_stop,
 )
 from socialbench.models.registry import ModelOptions, create_model
 from socialbench.types import EncodedImage, Generation, GenerationConfig, Request
@@ -308,3 +310,120 @@ def test_engine_concurrency_fills_batches(checkpoints: dict[str, Path], torch: A
     outcomes = asyncio.run(go())
     assert [o.error for o in outcomes] == [None] * 16
     assert max(model.batch_sizes) == 8 and sum(model.batch_sizes) == 16
+
+
+# --------------------------------------------------------------------------- sampling
+
+
+def test_temperature_zero_is_greedy() -> None:
+    assert sampling_args(GenerationConfig(temperature=0.0)) == {"do_sample": False}
+
+
+def test_a_positive_temperature_samples_at_it_with_top_p() -> None:
+    assert sampling_args(GenerationConfig(temperature=0.7, top_p=0.9)) == {
+        "do_sample": True,
+        "temperature": 0.7,
+        "top_p": 0.9,
+    }
+
+
+def test_unset_sampling_leaves_the_checkpoints_generation_config() -> None:
+    assert sampling_args(GenerationConfig(temperature=None)) == {}
+
+
+def test_sampled_answers_follow_the_seed(checkpoints: dict[str, Path], torch: Any) -> None:
+    def sampled(seed: int) -> Request:
+        return Request(
+            prompt=PROMPT,
+            images=(_png(1), _png(2)),
+            config=GenerationConfig(max_tokens=12, temperature=5.0, seed=seed),
+        )
+
+    first = _texts(_answers(_model(checkpoints["llava"]), [sampled(s) for s in range(4)]))
+    again = _texts(_answers(_model(checkpoints["llava"]), [sampled(s) for s in range(4)]))
+    assert first == again and len(set(first)) > 1  # same seed, same answer; seeds differ
+
+
+# --------------------------------------------------------------------------- token counts
+
+
+def test_tokens_until_stop_keep_a_generated_pad_token_and_the_stop() -> None:
+    assert tokens_until_stop([7, 0, 9, 2, 0, 0], {2}) == [7, 0, 9, 2]
+
+
+def test_completion_tokens_are_what_transformers_serve_counts(checkpoints: dict[str, Path], torch: Any) -> None:
+    """``transformers serve`` counts every token ``generate`` returns after the prompt. The
+    pad token is made the model's first generated token: it is a token of the reply and
+    counts (it was dropped before, one token fewer than the server)."""
+    from transformers import AutoModelForImageTextToText, AutoProcessor
+
+    path = checkpoints["llava"]
+    request = _request(2, max_tokens=8)
+    processor = AutoProcessor.from_pretrained(path)
+    reference_model = AutoModelForImageTextToText.from_pretrained(path).eval()
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": request.prompt}, {"type": "image"}, {"type": "image"}]}
+    ]
+    text = processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+    images = [Image.open(io.BytesIO(img.data)).convert("RGB") for img in request.images]
+    inputs = processor(text=[text], images=[images], return_tensors="pt")
+    generated = reference_model.generate(**inputs, max_new_tokens=8, do_sample=False)[0, inputs["input_ids"].shape[1] :]
+    server_count = len(generated)  # transformers serve: sequences[0, input_len:]
+    model = _model(path)
+    model.load()
+    tokenizer = model._processor.tokenizer
+    assert int(generated[0]) != tokenizer.eos_token_id
+    tokenizer.pad_token = tokenizer.convert_ids_to_tokens(int(generated[0]))
+    [result] = _answers(model, [request])
+    assert isinstance(result, Generation) and result.usage.completion_tokens == server_count
+
+
+# --------------------------------------------------------------------------- reasoning switch
+
+THINKING_TEMPLATE = (
+    "{% for m in messages %}{{ m['role'] }}: "
+    "{% for p in m['content'] %}{% if p['type'] == 'image' %}<image>{% else %}{{ p['text'] }}{% endif %}"
+    "{% endfor %} {% endfor %}"
+    "{% if add_generation_prompt %}assistant:"
+    "{% if enable_thinking is defined %}{{ ' thinking' if enable_thinking else ' no thinking' }}{% endif %}{% endif %}"
+)
+
+
+@pytest.fixture(scope="module")
+def thinking_checkpoint(checkpoints: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny LLaVA with a chat template that takes the ``enable_thinking`` switch."""
+    import shutil
+
+    from transformers import AutoProcessor
+
+    path = tmp_path_factory.mktemp("thinking") / "llava"
+    shutil.copytree(checkpoints["llava"], path)
+    processor = AutoProcessor.from_pretrained(path)
+    processor.chat_template = THINKING_TEMPLATE
+    processor.save_pretrained(path)
+    return path
+
+
+def _rendered(path: Path, effort: str | None) -> str:
+    model = _model(path)
+    model.load()
+    return model._render(Request(prompt=PROMPT, config=GenerationConfig(reasoning_effort=effort)))
+
+
+def test_reasoning_effort_none_switches_thinking_off(thinking_checkpoint: Path, torch: Any) -> None:
+    assert _rendered(thinking_checkpoint, "none").endswith("assistant: no thinking")
+
+
+def test_a_reasoning_effort_switches_thinking_on(thinking_checkpoint: Path, torch: Any) -> None:
+    assert _rendered(thinking_checkpoint, "high").endswith("assistant: thinking")
+
+
+def test_unset_reasoning_effort_renders_the_templates_default(thinking_checkpoint: Path, torch: Any) -> None:
+    assert _rendered(thinking_checkpoint, None).endswith("assistant:")
+
+
+def test_a_template_without_the_switch_is_rendered_as_it_is(
+    checkpoints: dict[str, Path], torch: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert _rendered(checkpoints["llava"], "none") == _rendered(checkpoints["llava"], None)
+    assert "no reasoning switch" in caplog.text

@@ -18,14 +18,23 @@ config's ``architectures`` when the auto class does not know the model). Each re
 becomes one user turn rendered with the processor's chat template: the prompt text and then
 its images (``images_first=true`` puts them first; SocialNav-SUB sends 10), with
 ``Request.system`` as a system turn (merged into the prompt when the template has no system
-role). Decoding is greedy, ``max_new_tokens`` is the request's ``max_tokens``; temperature
-and JSON mode do not apply.
+role). Decoding follows the request (:func:`sampling_args`): temperature 0 is greedy, a
+positive temperature samples (with ``top_p`` when set, torch seeded with the request's seed),
+an unset one leaves the checkpoint's ``generation_config`` in charge (what the official
+LLaVA harness does); ``max_new_tokens`` is the request's ``max_tokens`` (unset: the
+checkpoint's ``max_new_tokens``, else 1024). JSON mode does not apply. A chat template with
+a reasoning switch (``enable_thinking``) gets it from ``--reasoning-effort``, and a reply's
+``<think>`` section is kept apart from the answer (:mod:`socialbench.models.reasoning`).
+Token usage counts what ``transformers serve`` counts for the same generation: every
+generated token up to and including the first stop token (a generated token that happens to
+be the pad token included; the padding after a finished row of a batch not).
 
 Batching: :meth:`HFLocalModel.generate` only enqueues. One worker thread owns the model; it
-takes the waiting requests, groups those with the same number of images (up to
-``batch_size``), pads them on the left and runs one ``generate`` per group, then resolves
-the awaiting callers. Greedy answers are the same batched or alone. Run the engine with a
-concurrency of at least ``batch_size`` so that batches fill.
+takes the waiting requests, groups those with the same number of images and the same
+sampling and chat-template settings (up to ``batch_size``), pads them on the left and runs
+one ``generate`` per group, then resolves the awaiting callers. Greedy answers are the same
+batched or alone (sampled ones depend on the batch). Run the engine with a concurrency of at
+least ``batch_size`` so that batches fill.
 
 Options (``--model-opt KEY=VALUE``):
 
@@ -58,10 +67,19 @@ from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
+from socialbench.models.reasoning import (
+    THINK_END,
+    no_answer_message,
+    reasoning_token_count,
+    single_token_id,
+    split_reasoning,
+    takes_thinking_switch,
+    template_kwargs,
+)
 from socialbench.models.registry import ModelOptions, register
 from socialbench.models.worker_thread import STOP, ThreadJob, WorkerThreadModel
 from socialbench.prompting.turns import user_turn
-from socialbench.types import Generation, Request, Usage
+from socialbench.types import Generation, GenerationConfig, Request, Usage
 
 log = logging.getLogger(__name__)
 
@@ -139,6 +157,40 @@ def resolve_dtype(option: str | None, device: str, bf16_supported: bool) -> str:
     if value not in _DTYPE_NAMES:
         raise UsageError(f"--model-opt dtype={option!r} is unknown; use auto, float32, bfloat16 or float16")
     return _DTYPE_NAMES[value]
+
+
+def sampling_args(config: GenerationConfig) -> dict[str, Any]:
+    """``generate`` keyword arguments for a request's sampling settings: temperature 0 ->
+    greedy (``do_sample=False``); a positive temperature -> sampling at it; unset -> nothing
+    (the checkpoint's ``generation_config`` decides); ``top_p`` when set.
+
+    >>> sampling_args(GenerationConfig(temperature=0.0)), sampling_args(GenerationConfig(temperature=None))
+    ({'do_sample': False}, {})
+    """
+    args: dict[str, Any] = {}
+    if config.temperature is not None:
+        args["do_sample"] = config.temperature > 0
+        if config.temperature > 0:
+            args["temperature"] = config.temperature
+    if config.top_p is not None:
+        args["top_p"] = config.top_p
+    return args
+
+
+def tokens_until_stop(tokens: Sequence[int], stop_ids: set[int]) -> list[int]:
+    """The generated tokens up to and including the first stop token (all of them when none
+    stops): what ``transformers serve`` counts as the completion of a one-request
+    ``generate``. Tokens after the stop (a batch pads finished rows) are not the reply's.
+
+    >>> tokens_until_stop([7, 0, 9, 2, 0, 0], {2})  # 0 is the pad token: generated, it counts
+    [7, 0, 9, 2]
+    """
+    kept: list[int] = []
+    for token in tokens:
+        kept.append(token)
+        if token in stop_ids:
+            break
+    return kept
 
 
 def group_same_shape(jobs: Sequence[Any], batch_size: int, key: Any) -> tuple[list[Any], list[Any]]:
@@ -252,6 +304,9 @@ class HFLocalModel(WorkerThreadModel):
         self._processor: Any = None
         self._model: Any = None
         self._system_role = True
+        self._template: str | None = None
+        self._think_end: int | None = None
+        self._warned_no_switch = False
         self._identity: str | None = None
         #: Sizes of the batches run so far (for tests and benchmarks).
         self.batch_sizes: list[int] = []
@@ -351,6 +406,9 @@ class HFLocalModel(WorkerThreadModel):
                 "the checkpoint has no chat template; add chat_template.jinja (or chat_template in "
                 "processor_config.json) to the folder"
             )
+        template = getattr(processor, "chat_template", None) or getattr(tokenizer, "chat_template", None)
+        self._template = template if isinstance(template, str) else None
+        self._think_end = single_token_id(tokenizer, THINK_END)
         self._processor, self._model = processor, model
         log.info("loaded %s on %s as %s", self.spec, device, dtype_name)
 
@@ -371,7 +429,7 @@ class HFLocalModel(WorkerThreadModel):
                 pending.append(item)
             stopping = self._gather(pending, self._effective_batch, self.batch_wait_s) or stopping
             live = [job for job in pending if job.live()]
-            batch, rest = group_same_shape(live, self._effective_batch, key=lambda j: len(j.request.images))
+            batch, rest = group_same_shape(live, self._effective_batch, key=self._batch_key)
             pending = collections.deque(rest)
             if not batch:
                 continue
@@ -445,14 +503,36 @@ class HFLocalModel(WorkerThreadModel):
             images.append(image)
         return images
 
+    def _batch_key(self, job: ThreadJob) -> tuple[Any, ...]:
+        """What the requests of one ``generate`` share: image count, sampling settings (one
+        seed and temperature a batch) and chat-template arguments."""
+        c = job.request.config
+        switch = tuple(sorted(template_kwargs(self._template, c.reasoning_effort).items()))
+        return (len(job.request.images), c.temperature, c.top_p, c.seed, switch)
+
+    def _template_kwargs(self, request: Request) -> dict[str, bool]:
+        """The reasoning switch for the chat template (warned about once when the run sets
+        an effort and the template has no switch)."""
+        effort = request.config.reasoning_effort
+        if effort is not None and not takes_thinking_switch(self._template) and not self._warned_no_switch:
+            self._warned_no_switch = True
+            log.warning(
+                "%s: the chat template has no reasoning switch (enable_thinking); --reasoning-effort %s is not applied",
+                self.spec,
+                effort,
+            )
+        return template_kwargs(self._template, effort)
+
     def _render(self, request: Request) -> str:
         processor = self._processor
+        switch = self._template_kwargs(request)
         if request.system and self._system_role:
             try:
                 return processor.apply_chat_template(
                     build_chat(request, self.images_first, system_role=True),
                     add_generation_prompt=True,
                     tokenize=False,
+                    **switch,
                 )
             except Exception:  # noqa: BLE001 - templates without a system role raise
                 log.info("%s: chat template has no system role; system text goes into the prompt", self.spec)
@@ -461,6 +541,7 @@ class HFLocalModel(WorkerThreadModel):
             build_chat(request, self.images_first, system_role=False),
             add_generation_prompt=True,
             tokenize=False,
+            **switch,
         )
 
     def _generate_batch(
@@ -486,29 +567,31 @@ class HFLocalModel(WorkerThreadModel):
                 if torch.is_floating_point(value):
                     value = value.to(dtype)
             moved[name] = value
-        max_new = max(r.config.max_tokens_or() for r in requests)
+        default_limit = getattr(getattr(model, "generation_config", None), "max_new_tokens", None)
+        limits = [r.config.max_tokens_or(default_limit) for r in requests]
+        config = requests[0].config  # the batch shares its sampling settings (_batch_key)
+        if config.seed is not None:
+            torch.manual_seed(config.seed)
         with torch.inference_mode():
-            output = model.generate(**moved, max_new_tokens=max_new, do_sample=False, num_beams=1)
+            output = model.generate(**moved, max_new_tokens=max(limits), num_beams=1, **sampling_args(config))
         self.batch_sizes.append(len(requests))
         prompt_len = moved["input_ids"].shape[1]
         stop_ids = _eos_ids(model, tokenizer)
         results: list[Generation | ModelError] = []
-        for row, request in enumerate(requests):
-            new_tokens = output[row, prompt_len:].tolist()[: request.config.max_tokens_or()]
-            kept: list[int] = []
-            for token in new_tokens:
-                kept.append(token)
-                if token in stop_ids:
-                    break
-            completion = [t for t in kept if t != tokenizer.pad_token_id or t in stop_ids]
+        for row, limit in enumerate(limits):
+            kept = tokens_until_stop(output[row, prompt_len:].tolist()[:limit], stop_ids)
             text = tokenizer.decode(kept, skip_special_tokens=True)
             if not text.strip():
                 results.append(FatalModelError("empty_response", f"no text in {len(kept)} generated tokens"))
                 continue
+            reply = split_reasoning(text)
+            if reply.open_ended or not reply.answer.strip():
+                results.append(FatalModelError("empty_response", no_answer_message(reply.open_ended, len(kept), None)))
+                continue
             prompt_tokens = int(moved["attention_mask"][row].sum()) if "attention_mask" in moved else prompt_len
-            results.append(
-                Generation(text=text, usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=len(completion)))
-            )
+            thinking = reasoning_token_count(kept, self._think_end) if reply.reasoning is not None else 0
+            usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=len(kept), reasoning_tokens=thinking)
+            results.append(Generation(text=reply.answer, usage=usage, reasoning=reply.reasoning))
         return results
 
     async def aclose(self) -> None:

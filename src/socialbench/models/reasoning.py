@@ -16,6 +16,7 @@ generation prompt (the reply then starts inside it and only closes it) are handl
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 #: The chat-template variable of hybrid reasoning models (Qwen3 and others).
 THINKING_SWITCH = "enable_thinking"
@@ -78,6 +79,15 @@ def split_reasoning(text: str) -> SplitReply:
     if start >= 0 and end < 0 and not text[:start].strip():
         return SplitReply("", text[start + len(THINK_START) :].strip(), open_ended=True)
     return SplitReply(text)
+
+
+def single_token_id(tokenizer: Any, token: str) -> int | None:
+    """The id of ``token`` when the tokenizer's vocabulary has it as one token, else None."""
+    try:
+        value = tokenizer.get_vocab().get(token)
+    except Exception:  # noqa: BLE001 - a tokenizer without get_vocab: no count
+        return None
+    return value if isinstance(value, int) else None
 
 
 def reasoning_token_count(token_ids: list[int], end_id: int | None) -> int:

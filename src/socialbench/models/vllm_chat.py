@@ -4,7 +4,8 @@ chat template (vLLM's documented multimodal chat input; docs/models.md, "vLLM in
 process").
 
 * an optional system turn (string content), then one user turn with a ``text`` part and one
-  ``image_url`` part per image, after the text (or before it with ``images_first``); each
+  ``image_url`` part per image, after the text (or before it with ``images_first``; the
+  layout of every backend, :func:`socialbench.prompting.turns.user_content`); each
   image is a ``data:`` URL of the request's own encoded bytes, which vLLM decodes and
   places with the model's image placeholders (it also handles templates that take only
   string content, as ``vllm serve`` does);
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from socialbench.models.base import FatalModelError
+from socialbench.prompting.turns import user_content
 from socialbench.types import EncodedImage, Request
 
 log = logging.getLogger(__name__)
@@ -79,9 +81,9 @@ def openai_messages(request: Request, images_first: bool = False, system_role: b
             messages.append({"role": "system", "content": request.system})
         else:
             prompt = f"{request.system}\n\n{prompt}"
-    text = [{"type": "text", "text": prompt}]
+    text = {"type": "text", "text": prompt}
     images = [image_part(image) for image in request.images]
-    messages.append({"role": "user", "content": images + text if images_first else text + images})
+    messages.append({"role": "user", "content": user_content(text, images, images_first)})
     return messages
 
 

@@ -65,6 +65,7 @@ from socialbench.models.reasoning import (
     THINK_END,
     no_answer_message,
     reasoning_token_count,
+    single_token_id,
     split_reasoning,
     takes_thinking_switch,
     template_kwargs,
@@ -273,7 +274,7 @@ class VLLMOfflineModel(WorkerThreadModel):
         )
         self._template = template or getattr(tokenizer, "chat_template", None)
         self._system_role = template_has_system_role(tokenizer, template)
-        self._think_end = _vocab_id(tokenizer, THINK_END)
+        self._think_end = single_token_id(tokenizer, THINK_END)
         self._defaults = llm.get_default_sampling_params()
         self._llm = llm
         log.info("vLLM engine ready for %s", self.spec)
@@ -375,15 +376,6 @@ class VLLMOfflineModel(WorkerThreadModel):
     async def aclose(self) -> None:
         await self._stop_worker()
         self._llm = self._defaults = None
-
-
-def _vocab_id(tokenizer: Any, token: str) -> int | None:
-    """The id of ``token`` when the vocabulary has it as one token, else None."""
-    try:
-        value = tokenizer.get_vocab().get(token)
-    except Exception:  # noqa: BLE001 - a tokenizer without get_vocab: no count
-        return None
-    return value if isinstance(value, int) else None
 
 
 #: Finish reasons of a request the engine ended without an answer.
