@@ -11,7 +11,9 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "benchmarks" / "roboteq"))
 
 from roboteq_fixtures import build_release  # noqa: E402
-from socialbench.cli import main  # noqa: E402
+from socialbench.benchmarks.base import get_benchmark  # noqa: E402
+from socialbench.cli import eval_defaults, main  # noqa: E402
+from socialbench.sweep.commands import estimate_requests  # noqa: E402
 from sweep_fixtures import run_dirs  # noqa: E402
 
 
@@ -53,3 +55,11 @@ def test_report_over_a_mixed_sweep_writes_one_report_per_family(mixed):
     assert (mixed[2] / "rep" / "socialnav" / "report.md").is_file() and (
         mixed[2] / "rep" / "roboteq" / "report.md"
     ).is_file()
+
+
+def test_dry_run_counts_one_request_per_scene_for_a_mock_that_reads_the_prompt(tmp_path):
+    release = build_release(tmp_path / "robot-eq")
+    bench, _ = get_benchmark("roboteq-bj")
+    dataset = bench.load(release, require_images=False, limit=None)
+    values = {**eval_defaults(), "benchmark": "roboteq-bj", "model": "mock:first-option", "data": release}
+    assert estimate_requests(bench, dataset, values) == (7, 3)

@@ -1,7 +1,11 @@
 """``mock:`` — an in-process model for dry runs and tests (after Inspect AI's mockllm).
 
-``mock:first-option`` answers the first option on the prompt's ``Possible answers:`` line as
-JSON; ``mock:echo`` answers the prompt text. Tests may script it: each queued action is
+``mock:first-option`` answers the first valid option of every benchmark's prompt shape as
+JSON: the first option on the prompt's ``Possible answers:`` line (SocialNav-SUB, the waypoint
+task, RobotEQ per behavior and grounding), or, for a prompt that lists ``Candidate
+behaviors:`` and asks for every behavior's label (RobotEQ's scene prompt), the first label
+of the reply example (``"<proper|improper>"``) for every listed behavior number. A prompt of
+no known shape is answered ``{"answer": "ok"}``. ``mock:echo`` answers the prompt text. Tests may script it: each queued action is
 either text to return, a :class:`ModelError` to raise, or a ``(delay_s, action)`` pair.
 It goes through the engine, cache and parser like any remote model (``cacheable = True``).
 """
@@ -21,12 +25,29 @@ from socialbench.models.registry import ModelOptions, register
 from socialbench.types import Generation, Request, Usage
 
 _POSSIBLE = re.compile(r"^Possible answers:\s*(.*)$", re.MULTILINE)
+#: A listing of numbered behaviors: ``Candidate behaviors:`` then ``[k] text`` lines.
+_BEHAVIORS = re.compile(r"^Candidate behaviors:[ \t]*\n((?:\[[^\]\n]+\][^\n]*(?:\n|$))+)", re.MULTILINE)
+_BEHAVIOR_KEY = re.compile(r"^\[([^\]\n]+)\]", re.MULTILINE)
+#: The labels of a reply example, ``"<proper|improper>"``: the first is the one answered.
+_LABEL_CHOICES = re.compile(r'"<([^"<>|]+)\|[^"<>]*>"')
+
+
+def _behaviors_answer(prompt: str) -> str | None:
+    """Every listed behavior number mapped to the first label of the prompt's reply
+    example, or None when the prompt lists no behaviors or names no labels."""
+    listing = _BEHAVIORS.search(prompt)
+    label = _LABEL_CHOICES.search(prompt)
+    if listing is None or label is None:
+        return None
+    keys = _BEHAVIOR_KEY.findall(listing.group(1))
+    return json.dumps({"answer": {k.strip(): label.group(1) for k in keys}})
 
 
 def first_option_answer(prompt: str) -> str:
+    """The first valid option of ``prompt`` as a JSON reply (see the module docstring)."""
     m = _POSSIBLE.search(prompt)
     if not m:
-        return json.dumps({"answer": "ok"})
+        return _behaviors_answer(prompt) or json.dumps({"answer": "ok"})
     options = re.findall(r'"([^"]*)"', m.group(1))
     first = options[0] if options else ""
     if '"answer": ["' in prompt:

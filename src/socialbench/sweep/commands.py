@@ -21,6 +21,8 @@ from socialbench.sweep.plan import Cell, expand, load_plan
 
 EXECUTORS = ("local", "ray")
 _LOCAL_MODELS = ("baseline:", "human:", "mock:", "replay:")
+#: Models that read no prompt: each question is answered on its own (``mock:`` reads it).
+_PROMPTLESS_MODELS = ("baseline:", "human:", "replay:")
 
 
 def estimate_requests(benchmark: Any, dataset: Any, values: dict[str, Any]) -> tuple[int, int]:
@@ -29,7 +31,7 @@ def estimate_requests(benchmark: Any, dataset: Any, values: dict[str, Any]) -> t
     from socialbench.cli import eval_options
 
     options = benchmark.check_options(eval_options(values))
-    reads_prompt = not values["model"].startswith(_LOCAL_MODELS)
+    reads_prompt = not values["model"].startswith(_PROMPTLESS_MODELS)
     return len(benchmark.question_order(dataset)), benchmark.estimate_requests(
         dataset, options, model_reads_prompt=reads_prompt
     )

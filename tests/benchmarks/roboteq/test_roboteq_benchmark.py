@@ -263,3 +263,10 @@ def test_fingerprint_changes_when_labels_change(release: Path) -> None:
     meta = release / "behavior_judgment" / "metadata.jsonl"
     meta.write_text(meta.read_text().replace("Announce the bill total loudly.", "Announce the bill total quietly."))
     assert bench.fingerprint(release) != before
+
+
+def test_registered_first_option_mock_answers_every_scene_behavior_validly(release: Path, tmp_path: Path) -> None:
+    model = create_model("mock:first-option", ModelOptions())
+    metrics = run("roboteq-bj", release, tmp_path / "run", model, strategy="cot")
+    rows = samples(tmp_path / "run")
+    assert {r["parsed"] for r in rows} == {"proper"} and metrics["requests"]["requests"] == 3
