@@ -47,3 +47,21 @@ def test_the_baselines_are_rows_of_table3(tmp_path):
     )
     rows = (tmp_path / "rep" / "tables" / "socialnav_table3_waypoints.csv").read_text().splitlines()
     assert {r.split(",")[0] for r in rows[1:]} == {"Baseline: nearest candidate", "Baseline: toward the goal"}
+
+
+def test_toward_goal_without_a_goal_is_an_error_not_a_guess():
+    import asyncio
+
+    from socialbench.benchmarks.base import load_benchmark_code
+    from socialbench.models.base import FatalModelError
+    from socialbench.models.registry import create_model
+    from socialbench.types import Item, Question, Request
+
+    load_benchmark_code()  # the benchmark's code registers its baselines, as eval does
+
+    q = Question("q_waypoint", "q_waypoint", "Waypoint selection", "single", "Which?", ("A", "B"))
+    cands = [{"label": c, "x": 1.0, "y": y, "pixel": None} for c, y in (("A", 0.0), ("B", 1.0))]
+    item = Item("s1", (q,), {}, {"waypoints": {"answer": "A", "goal": None, "candidates": cands}})
+    model = create_model("baseline:waypoint-toward-goal")
+    with pytest.raises(FatalModelError, match="no goal"):
+        asyncio.run(model.generate(Request(prompt="", images=(), item=item, question=q)))
