@@ -46,3 +46,14 @@ def test_a_fingerprint_changes_with_a_label_files_bytes(tmp_path):
     before = fingerprint_files([tmp_path / "labels.json"], tmp_path)
     (tmp_path / "labels.json").write_text('{"a": 1}')
     assert fingerprint_files([tmp_path / "labels.json"], tmp_path) != before
+
+
+def test_a_records_extra_is_written_and_read_back(tmp_path):
+    rec = SampleRecord("s1", "q", '{"answer": "A"}', "A", "json", None, 0.1, {}, extra={"waypoints": {"answer": "A"}})
+    (tmp_path / "samples.jsonl").write_text(json.dumps(rec.to_json()) + "\n")
+    assert read_samples(tmp_path / "samples.jsonl")[0].extra == {"waypoints": {"answer": "A"}}
+
+
+def test_a_record_without_extra_keeps_its_keys():
+    rec = SampleRecord("s1", "q", None, None, None, "timeout", 0.0, {})
+    assert "extra" not in rec.to_json() and SampleRecord.from_json(rec.to_json()).extra is None
