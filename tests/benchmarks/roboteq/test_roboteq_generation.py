@@ -1,0 +1,106 @@
+"""RobotEQ's generation settings (paper App. G.5: temperature 0, max_tokens 1024, 2048 for
+CoT) as sent over HTTP, changed by the eval flags, and adapted for a reasoning model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from socialbench.cli import app, main
+from socialbench.testing.openai_server import ScriptedOpenAIServer, openai_reasoning_model
+from socialbench.testing.responders import valid_responder
+
+SCENES = 3  # the tiny release's behavior-judgment scenes: one request each
+
+
+def _eval(release: Path, out: Path, url: str, *flags: str) -> dict[str, Any]:
+    main(
+        [
+            "eval",
+            "-b",
+            "roboteq-bj",
+            "-d",
+            str(release),
+            "-m",
+            f"openai:gpt-5.5@{url}",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--no-cache",
+            "--no-render-cache",
+            *flags,
+        ]
+    )
+    return json.loads((out / "run.json").read_text())
+
+
+@pytest.mark.parametrize(("strategy", "max_tokens"), [("standard", 1024), ("rag", 1024), ("cot", 2048)])
+def test_body_has_temperature_0_and_the_papers_max_tokens(
+    release: Path, tmp_path: Path, strategy: str, max_tokens: int
+) -> None:
+    with ScriptedOpenAIServer(responder=valid_responder) as srv:
+        run = _eval(release, tmp_path / "run", srv.base_url, "--strategy", strategy)
+        sent = {(b["temperature"], b["max_tokens"]) for b in srv.requests}
+    assert sent == {(0.0, max_tokens)}
+    assert run["generation"] == {"max_tokens": max_tokens, "temperature": 0.0, "json_mode": True}
+
+
+def test_flags_change_what_is_sent(release: Path, tmp_path: Path) -> None:
+    flags = ("--temperature", "0.7", "--top-p", "0.9", "--max-tokens", "256", "--reasoning-effort", "medium")
+    with ScriptedOpenAIServer(responder=valid_responder) as srv:
+        run = _eval(release, tmp_path / "run", srv.base_url, *flags)
+        body = srv.requests[0]
+    sent = (body["temperature"], body["top_p"], body["max_tokens"], body["reasoning_effort"])
+    assert sent == (0.7, 0.9, 256, "medium")
+    assert run["generation"] == {
+        "max_tokens": 256,
+        "temperature": 0.7,
+        "top_p": 0.9,
+        "reasoning_effort": "medium",
+        "json_mode": True,
+    }
+
+
+def test_default_sends_no_value(release: Path, tmp_path: Path) -> None:
+    with ScriptedOpenAIServer(responder=valid_responder) as srv:
+        run = _eval(release, tmp_path / "run", srv.base_url, "--temperature", "default", "--max-tokens", "default")
+        body = srv.requests[0]
+    assert ("temperature" in body, "max_tokens" in body, run["generation"]) == (False, False, {"json_mode": True})
+
+
+def test_eval_against_a_reasoning_model_completes_and_records_what_was_adapted(release: Path, tmp_path: Path) -> None:
+    with ScriptedOpenAIServer(responder=valid_responder, served=openai_reasoning_model(reasoning_tokens=30)) as srv:
+        run = _eval(release, tmp_path / "run", srv.base_url)
+    assert (run["status"], run["answered"]) == ("complete", 7)
+    assert sorted(run["generation_adapted"]) == ["max_tokens", "temperature"]
+    assert run["reasoning_tokens"] == 30 * SCENES
+
+
+def test_changed_settings_get_a_run_folder_of_their_own(release: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with ScriptedOpenAIServer(responder=valid_responder) as srv:
+        args = ["eval", "-b", "roboteq-bj", "-d", str(release), "-m", f"openai:m@{srv.base_url}", "--no-progress"]
+        main([*args, "--no-cache", "--no-render-cache"])
+        main([*args, "--no-cache", "--no-render-cache", "--temperature", "1"])
+    folders = sorted(p.name for p in (tmp_path / "runs" / "roboteq-bj").glob("*/*"))
+    assert folders == ["standard", "standard-temperature-1"]
+
+
+def test_epochs_at_temperature_0_warn_that_they_are_identical(release: Path, tmp_path: Path) -> None:
+    with ScriptedOpenAIServer(responder=valid_responder) as srv:
+        args = ["eval", "-b", "roboteq-bj", "-d", str(release), "-m", f"openai:m@{srv.base_url}", "--no-progress"]
+        result = CliRunner().invoke(app, [*args, "--epochs", "2", "--out", str(tmp_path / "e"), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert "same answers" in result.output and "--epochs 2 at temperature 0" in result.output
+
+
+def test_epochs_that_sample_give_no_warning(release: Path, tmp_path: Path) -> None:
+    with ScriptedOpenAIServer(responder=valid_responder) as srv:
+        args = ["eval", "-b", "roboteq-bj", "-d", str(release), "-m", f"openai:m@{srv.base_url}", "--no-progress"]
+        flags = ["--epochs", "2", "--temperature", "1", "--out", str(tmp_path / "e"), "--no-cache"]
+        result = CliRunner().invoke(app, [*args, *flags])
+    assert result.exit_code == 0 and "same answers" not in result.output

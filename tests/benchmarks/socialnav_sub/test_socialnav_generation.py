@@ -1,0 +1,99 @@
+"""SocialNav-SUB's generation settings: what the official harness sends (model, messages,
+response_format; no sampling setting), against scripted servers that behave like a
+reasoning model and like a sampling model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from socialbench.cli import main
+from socialbench.testing.openai_server import ScriptedOpenAIServer, openai_reasoning_model
+from socialbench.testing.responders import sampling_responder
+
+QUESTIONS_PER_SAMPLE = 39  # the first bundled demo scene (--limit 1)
+
+
+def _eval(out: Path, url: str, *flags: str) -> dict[str, Any]:
+    main(
+        [
+            "eval",
+            "-b",
+            "socialnav-sim",
+            "-m",
+            f"openai:o4-mini@{url}",
+            "--limit",
+            "1",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--no-cache",
+            "--no-render-cache",
+            *flags,
+        ]
+    )
+    return json.loads((out / "run.json").read_text())
+
+
+def official_gpt4o_body(model: str, prompt: str, image_urls: list[str]) -> dict[str, Any]:
+    """The chat-completions body the official harness posts for one question: a
+    transcription of ``gpt4o.py:316-335`` (reference §c): one user message, the text first
+    and then one ``image_url`` part per image, ``response_format`` json_object, and no
+    temperature or other sampling setting."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+    content += [{"type": "image_url", "image_url": {"url": url}} for url in image_urls]
+    return {
+        "model": model,
+        "messages": [{"role": "user", "content": content}],
+        "response_format": {"type": "json_object"},
+    }
+
+
+def test_request_body_equals_the_official_harness_body_field_by_field(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer() as srv:
+        _eval(tmp_path / "run", srv.base_url)
+        bodies = srv.requests
+    assert len(bodies) == QUESTIONS_PER_SAMPLE
+    for body in bodies:
+        parts = body["messages"][-1]["content"]
+        official = official_gpt4o_body(
+            "o4-mini", parts[0]["text"], [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
+        )
+        assert sorted(body) == sorted(official)
+        for field in official:
+            assert body[field] == official[field], field
+
+
+def test_run_json_records_that_no_sampling_setting_is_sent(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer() as srv:
+        run = _eval(tmp_path / "run", srv.base_url)
+    assert run["generation"] == {"json_mode": True}
+
+
+def test_eval_against_a_reasoning_model_completes_and_counts_reasoning_tokens(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer(served=openai_reasoning_model(reasoning_tokens=48)) as srv:
+        run = _eval(tmp_path / "run", srv.base_url, "--reasoning-effort", "low")
+        efforts = {b.get("reasoning_effort") for b in srv.requests}
+    assert (run["status"], run["answered"], efforts) == ("complete", QUESTIONS_PER_SAMPLE, {"low"})
+    assert run["reasoning_tokens"] == 48 * QUESTIONS_PER_SAMPLE
+    assert "generation_adapted" not in run  # nothing it refuses is sent by default
+
+
+def test_greedy_flags_against_a_reasoning_model_are_adapted_and_recorded(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer(served=openai_reasoning_model()) as srv:
+        run = _eval(tmp_path / "run", srv.base_url, "--temperature", "0", "--max-tokens", "300")
+        last = srv.requests[-1]
+    assert run["status"] == "complete"
+    assert run["generation"] == {"max_tokens": 300, "temperature": 0.0, "json_mode": True}
+    assert sorted(run["generation_adapted"]) == ["max_tokens", "temperature"]
+    assert (last.get("max_completion_tokens"), "temperature" in last) == (300, False)
+
+
+def test_epochs_at_temperature_1_against_a_sampling_model_give_a_nonzero_se(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer(responder=sampling_responder(seed=3)) as srv:
+        _eval(tmp_path / "run", srv.base_url, "--epochs", "5", "--temperature", "1")
+        temperatures = {b.get("temperature") for b in srv.requests}
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert temperatures == {1.0}
+    assert metrics["epochs"]["n"] == 5 and metrics["scores"]["model"]["All"]["PA_se"] > 0
