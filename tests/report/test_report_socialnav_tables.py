@@ -48,6 +48,48 @@ def test_runs_with_different_protocols_cannot_share_a_table(tmp_path: Path) -> N
         socialnav_table1(runs)
 
 
+def _with_epochs(run: RunDir, n: int = 3) -> RunDir:
+    """``run`` as if made with ``eval --epochs n``: its metrics the mean over identical
+    epochs (every SE 0 across them), each epoch's own metrics under ``epochs.per_epoch``."""
+    combined = json.loads(json.dumps(run.metrics))
+    for scorer in combined["scores"].values():
+        for block in scorer.values():
+            block.update({k: 0.0 for k in block if k.endswith("_se")})
+    epochs = {"n": n, "seeds": list(range(n)), "per_epoch": [run.metrics] * n}
+    return RunDir(run.path, run.run, {**combined, "epochs": epochs}, label=run.label)
+
+
+def _table1_note(runs: list[RunDir]) -> str:
+    return socialnav_table1(runs).notes[0]
+
+
+def test_table1_note_says_se_over_questions_without_epochs() -> None:
+    note = _table1_note(_sn_runs())
+    assert "Mean ± standard error over questions" in note and "epochs" not in note
+
+
+def test_table1_note_names_the_runs_whose_se_is_across_epochs() -> None:
+    runs = _sn_runs()
+    runs[1] = _with_epochs(runs[1])
+    assert (
+        "Mean ± standard error over questions; runs made with --epochs (gpt-4o (3 epochs)): mean over the "
+        "epochs ± standard error across the epochs." in _table1_note(runs)
+    )
+
+
+def test_table1_note_says_se_across_epochs_when_every_run_has_them() -> None:
+    runs = [_with_epochs(r) for r in _sn_runs()]
+    note = _table1_note(runs)
+    assert "± standard error across the epochs" in note and "over questions;" not in note
+
+
+def test_table1_human_rows_of_an_epochs_run_keep_the_se_over_questions() -> None:
+    runs = _sn_runs()
+    first = runs[0].metrics["scores"]["human:oracle"]["All"]
+    oracle = socialnav_table1([_with_epochs(r) for r in runs]).rows[0].cells[0]
+    assert (oracle.value, oracle.se) == (first["PA"], first["PA_se"])
+
+
 # --------------------------------------------------------------------------- Table 3
 
 

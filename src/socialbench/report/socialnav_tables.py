@@ -81,6 +81,32 @@ def main_runs(runs: Sequence[RunDir]) -> list[RunDir]:
     return clean or list(runs)
 
 
+def epochs_note(runs: Sequence[RunDir], unit: str = "questions") -> str | None:
+    """What ± means in a table of ``runs`` when some were made with ``eval --epochs N``
+    (their metrics.json has ``epochs``): the mean over the epochs ± the standard error
+    across them (:mod:`socialbench.runner.epochs`), and for the others the standard error
+    over ``unit``; a table mixing both names the runs made with --epochs. None when no run
+    was (± is then the standard error over ``unit`` throughout)."""
+    repeated = [r for r in runs if r.metrics.get("epochs")]
+    if not repeated:
+        return None
+    if len(repeated) == len(runs):
+        return "Mean over each run's epochs (eval --epochs) ± standard error across the epochs."
+    named = ", ".join(f"{r.label} ({(r.metrics.get('epochs') or {}).get('n', '?')} epochs)" for r in repeated)
+    return (
+        f"Mean ± standard error over {unit}; runs made with --epochs ({named}): mean over the epochs ± "
+        "standard error across the epochs."
+    )
+
+
+def _reference_metrics(run: RunDir) -> Mapping[str, Any]:
+    """The metrics the human reference rows come from: the run's own, or for a run made
+    with --epochs its first epoch's (the labels are the same in every epoch, so the mean is
+    the same and ± stays the standard error over questions)."""
+    per_epoch = (run.metrics.get("epochs") or {}).get("per_epoch") or []
+    return per_epoch[0] if per_epoch and isinstance(per_epoch[0], Mapping) else run.metrics
+
+
 def socialnav_table1(runs: Sequence[RunDir]) -> Table:
     """SocialNav-SUB Table 1: PA and CWPA (± SE) for All and the three categories.
 
@@ -98,7 +124,7 @@ def socialnav_table1(runs: Sequence[RunDir]) -> Table:
     columns = tuple(m for _ in SN_GROUPS for m in ("PA", "CWPA"))
     groups = tuple((SN_GROUP_TITLES[g], 2) for g in SN_GROUPS)
     rows: list[Row] = []
-    ref = runs[0].metrics
+    ref = _reference_metrics(runs[0])
     for key, name in HUMAN_ROWS:
         cells = [c for g in SN_GROUPS for c in sn_pair(sn_block(ref, key, g))]
         rows.append(Row((name,), tuple(cells), "Baseline"))
@@ -109,9 +135,12 @@ def socialnav_table1(runs: Sequence[RunDir]) -> Table:
     vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
     candidates = vlm or [i for i in range(n_ref, len(rows)) if rows[i].section == "Baseline"]
     rows = mark_best(rows, candidates, range(len(columns)), underline_second=False)
+    human = f"Human Oracle and Average Human from {runs[0].label}'s labels"
+    spread = epochs_note(runs)
     notes = [
-        f"Protocol: {protocol}. Mean ± standard error over questions; Human Oracle and Average Human from "
-        f"{runs[0].label}'s labels. Bold: best {'VLM' if vlm else 'baseline run'} per column."
+        f"Protocol: {protocol}. "
+        + (f"{spread} {human} (± over questions)." if spread else f"Mean ± standard error over questions; {human}.")
+        + f" Bold: best {'VLM' if vlm else 'baseline run'} per column."
     ]
     sections = {row.section for row in rows}
     if ASSISTED in sections:
@@ -239,18 +268,21 @@ def socialnav_ablation_table(runs: Sequence[RunDir]) -> Table | None:
     protocol = _check_protocol(runs)
     cats = SN_GROUPS[1:]
     rows = []
+    shown = []
     for configs in _by_model(runs).values():
         present = [(name, configs[(m, i)]) for name, m, i in ABLATIONS if (m, i) in configs]
         if len(present) < 2:
             continue
         for name, r in present:
+            shown.append(r)
             cells = tuple(sn_pair(sn_block(r.metrics, "model", c))[0] for c in cats)
             rows.append(Row((display_name(r.model), name), cells))
     if not rows:
         return None
     notes = (
-        f"Protocol: {protocol}. Probability of Agreement, mean ± standard error over questions. "
-        "BEV + CoT: --method cot; No CoT: --method independent; No BEV: --method cot --images img "
+        f"Protocol: {protocol}. Probability of Agreement"
+        + (f". {spread} " if (spread := epochs_note(shown)) else ", mean ± standard error over questions. ")
+        + "BEV + CoT: --method cot; No CoT: --method independent; No BEV: --method cot --images img "
         "(front view only).",
     )
     return Table(
