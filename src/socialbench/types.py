@@ -275,6 +275,8 @@ class Outcome:
     usage: Usage = Usage()
     attempts: int = 1
     cached: bool = False
+    #: The reply's reasoning section, apart from ``text`` (:attr:`Generation.reasoning`).
+    reasoning: str | None = None
 
 
 @dataclass(frozen=True)
@@ -296,6 +298,9 @@ class SampleRecord:
     #: What a benchmark records beside the answer (the waypoint task: the item's candidates);
     #: written as ``"extra"`` only when set, so other records keep their bytes.
     extra: Mapping[str, Any] | None = field(default=None, compare=False)
+    #: A reasoning model's thinking, kept apart from ``raw`` (which the parser read); written
+    #: as ``"reasoning"`` only when the reply had a reasoning section.
+    reasoning: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -314,6 +319,8 @@ class SampleRecord:
         }
         if self.extra is not None:
             out["extra"] = dict(self.extra)
+        if self.reasoning is not None:
+            out["reasoning"] = self.reasoning
         return out
 
     @classmethod
@@ -332,4 +339,5 @@ class SampleRecord:
             attempts=int(d.get("attempts") or 0),
             cached=bool(d.get("cached", False)),
             extra=d["extra"] if isinstance(d.get("extra"), Mapping) else None,
+            reasoning=d["reasoning"] if isinstance(d.get("reasoning"), str) else None,
         )

@@ -6,7 +6,7 @@ from socialbench.models.base import FatalModelError, RetryableModelError
 from socialbench.models.mock import MockModel, first_option_answer
 from socialbench.runner.cache import ResponseCache
 from socialbench.runner.engine import Engine, RetryPolicy
-from socialbench.types import Request
+from socialbench.types import Generation, Request
 
 FAST = RetryPolicy(max_attempts=4, base_delay_s=0.001, max_delay_s=0.01, timeout_s=2.0)
 PROMPT = 'Q?\nPossible answers: "yes", "no"'
@@ -167,3 +167,55 @@ def test_backlog_counts_requests_waiting_for_a_slot_and_says_when_it_drops():
     waiting, after = run(go())
     assert (waiting, after) == (3, 0)
     assert len(slot_taken) == 5  # once per request, as it leaves the queue
+
+
+class ThinkingModel:
+    """Answers with a reasoning section apart from the answer."""
+
+    spec = "thinking:test"
+    cacheable = True
+    needs_prompt = True
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def identity(self) -> str:
+        return self.spec
+
+    async def generate(self, request: Request) -> Generation:
+        self.calls += 1
+        return Generation('{"answer": "yes"}', reasoning="the robot waits")
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_the_reasoning_section_reaches_the_outcome_and_comes_back_from_the_cache(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    m = ThinkingModel()
+    fresh = run(Engine(m, retry=FAST, cache=cache).run(Request(prompt=PROMPT)))
+    cached = run(Engine(m, retry=FAST, cache=cache).run(Request(prompt=PROMPT)))
+    assert (fresh.text, fresh.reasoning) == ('{"answer": "yes"}', "the robot waits")
+    assert (cached.cached, cached.reasoning, m.calls) == (True, "the robot waits", 1)
+
+
+def test_an_unusable_cache_entry_is_a_miss_the_model_answers_and_replaces(tmp_path):
+    import sqlite3
+
+    from socialbench.runner.cache import cache_key
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    m = mock()
+    key = cache_key(m.identity(), Request(prompt=PROMPT))
+    db = sqlite3.connect(str(tmp_path / "c.sqlite"))
+    db.execute("INSERT INTO responses VALUES (?, 'm', 'stale', '{not json', 0)", (key,))
+    db.commit()
+    db.close()
+
+    async def go():
+        eng = Engine(m, retry=FAST, cache=cache)
+        return await eng.run(Request(prompt=PROMPT)), eng.stats
+
+    out, stats = run(go())
+    assert out.error is None and not out.cached and len(m.calls) == 1 and stats.cache_errors == 1
+    assert cache.get(key).text == '{"answer": "yes"}'

@@ -80,3 +80,23 @@ def test_a_reply_is_recorded_with_its_parsed_answer_and_extra_usage():
         7,
         request.fingerprint(),
     )
+
+
+def test_the_reasoning_section_is_recorded_apart_and_not_parsed():
+    request = Request(prompt="p", images=(), config=CONFIG)
+    ok = Outcome(text='{"answer": "a"}', error=None, reasoning='maybe {"answer": "b"}')
+    seen: list[str | None] = []
+
+    def parse(text: str | None) -> tuple[Any, str | None]:
+        seen.append(text)
+        return "a", "json"
+
+    rec = sample_record("i", "q", request, ok, parse)
+    assert seen == ['{"answer": "a"}'] and rec.to_json()["reasoning"] == 'maybe {"answer": "b"}'
+    assert SampleRecord.from_json(rec.to_json()).reasoning == 'maybe {"answer": "b"}'
+
+
+def test_a_record_without_reasoning_has_no_reasoning_field():
+    request = Request(prompt="p", images=(), config=CONFIG)
+    rec = sample_record("i", "q", request, Outcome(text="x", error=None), lambda text: (None, None))
+    assert "reasoning" not in rec.to_json()

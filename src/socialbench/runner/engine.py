@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import sqlite3
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -98,9 +97,14 @@ def _valid_utf8(gen: Generation) -> Generation:
     cache and samples.jsonl writes fail, every time the same reply comes back)."""
     try:
         gen.text.encode("utf-8")
+        if gen.reasoning is not None:
+            gen.reasoning.encode("utf-8")
         return gen
     except UnicodeEncodeError:
-        return Generation(text=gen.text.encode("utf-8", "replace").decode("utf-8"), usage=gen.usage)
+        reasoning = None if gen.reasoning is None else gen.reasoning.encode("utf-8", "replace").decode("utf-8")
+        return Generation(
+            text=gen.text.encode("utf-8", "replace").decode("utf-8"), usage=gen.usage, reasoning=reasoning
+        )
 
 
 class Engine:
@@ -160,17 +164,15 @@ class Engine:
         first served among equals."""
         key = cache_key(self._identity, request) if self.cache is not None else None
         if key is not None:
-            try:
-                hit = self.cache.get(key)  # type: ignore[union-attr]
-            except sqlite3.Error as exc:
-                self.stats.cache_errors += 1
-                log.warning("response cache read failed (%s); asking the model", exc)
-                hit = None
+            hit = self.cache.get(key)  # type: ignore[union-attr]  # never raises: a problem is a miss
+            self.stats.cache_errors = self.cache.errors  # type: ignore[union-attr]
             if hit is not None:
                 self.stats.cache_hits += 1
                 self.stats.completed += 1
                 self._notify()
-                return Outcome(text=hit.text, error=None, usage=hit.usage, attempts=0, cached=True)
+                return Outcome(
+                    text=hit.text, error=None, usage=hit.usage, attempts=0, cached=True, reasoning=hit.reasoning
+                )
         started = time.perf_counter()
         attempt = 0
         while True:
@@ -207,13 +209,17 @@ class Engine:
             self.stats.completion_tokens += gen.usage.completion_tokens
             self.stats.reasoning_tokens += gen.usage.reasoning_tokens
             if key is not None:
-                try:
-                    self.cache.put(key, self._identity, gen)  # type: ignore[union-attr]
-                except sqlite3.Error as exc:  # a cache problem must not lose the answer
-                    self.stats.cache_errors += 1
-                    log.warning("response cache write failed (%s); the answer is kept in the run", exc)
+                self.cache.put(key, self._identity, gen)  # type: ignore[union-attr]  # never raises
+                self.stats.cache_errors = self.cache.errors  # type: ignore[union-attr]
             self._notify()
-            return Outcome(text=gen.text, error=None, latency_s=latency, usage=gen.usage, attempts=attempt)
+            return Outcome(
+                text=gen.text,
+                error=None,
+                latency_s=latency,
+                usage=gen.usage,
+                attempts=attempt,
+                reasoning=gen.reasoning,
+            )
 
     def _fail(self, exc: ModelError, attempts: int, elapsed: float) -> Outcome:
         self.stats.completed += 1

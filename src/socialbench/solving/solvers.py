@@ -50,6 +50,7 @@ def sample_record(
         attempts=outcome.attempts,
         cached=outcome.cached,
         extra=extra,
+        reasoning=outcome.reasoning,
     )
 
 
