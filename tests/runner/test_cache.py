@@ -108,7 +108,9 @@ def _cache_warnings(caplog):
 )
 def test_an_entry_with_wrong_column_types_is_a_miss(tmp_path, text, usage):
     path = tmp_path / "c.sqlite"
-    ResponseCache(path).close()
+    db = sqlite3.connect(str(path))  # columns without a declared type keep what is stored
+    db.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, model, text, usage, created, reasoning)")
+    db.close()
     _store_raw(path, "k", text, usage)
     assert ResponseCache(path).get("k") is None
 
