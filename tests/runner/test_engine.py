@@ -208,7 +208,9 @@ def test_an_unusable_cache_entry_is_a_miss_the_model_answers_and_replaces(tmp_pa
     m = mock()
     key = cache_key(m.identity(), Request(prompt=PROMPT))
     db = sqlite3.connect(str(tmp_path / "c.sqlite"))
-    db.execute("INSERT INTO responses VALUES (?, 'm', 'stale', '{not json', 0)", (key,))
+    db.execute(
+        "INSERT INTO responses (key, model, text, usage, created) VALUES (?, 'm', 'stale', '{not json', 0)", (key,)
+    )
     db.commit()
     db.close()
 
