@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from socialbench.errors import StorageError, UsageError
+from socialbench.report.data_source import label_tables
 from socialbench.report.item_data import ItemData, auto_attributes, protocol_of
 from socialbench.report.loading import RunDir, check_same_benchmark
 from socialbench.report.provenance import answer_source
@@ -114,6 +115,7 @@ def build_report(
         coverage, hidden = roboteq_run_coverage(runs, tables.tables)
         tables.add(coverage)
         notes += hidden
+    tables.tables = label_tables(tables.tables, runs)  # each title names its benchmark and dataset
     files: list[Path] = []
     tdir = out / "tables"
     for fmt in formats:

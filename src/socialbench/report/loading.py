@@ -99,7 +99,10 @@ class RunDir:
 
     @property
     def benchmark(self) -> str:
-        return str(self.metrics.get("benchmark") or self.run.get("benchmark") or "")
+        """The benchmark the run was made as: ``run.json``'s (``socialnav-sim`` for a run on
+        the bundled scenes), else ``metrics.json``'s (which names the benchmark that scored
+        it, ``socialnav-sub`` for both)."""
+        return str(self.run.get("benchmark") or self.metrics.get("benchmark") or "")
 
     @property
     def model(self) -> str:

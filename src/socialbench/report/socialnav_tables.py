@@ -433,7 +433,7 @@ def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
             )
         label = display_name(str(model)) + ("" if images in (None, "img-with-bev") else f" ({images})")
         rows.append(Row((label,), tuple(cells), "Baseline" if str(model).startswith("baseline:") else ""))
-    notes = (
+    notes: tuple[str, ...] = (
         "Accuracy of choosing the operator's waypoint, percent. "
         + (
             "Runs made with --epochs: mean ± SE across epochs; others: ± SE over samples. "

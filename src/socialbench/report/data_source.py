@@ -1,0 +1,106 @@
+"""Which benchmark and which dataset a report's numbers come from, said on every table.
+
+A ``socialnav-sim`` run answers SocialNav-SUB's questions on simulated scenes; its tables
+must not read as numbers on the SocialNav-SUB release. :func:`run_source` names, for one run,
+the benchmark it was run as (``run.json``'s ``benchmark``: ``socialnav-sim``, not the
+``socialnav-sub`` it runs) and its dataset:
+
+* ``the bundled simulated scenes (synthetic labels, ...)`` when its data folder is the
+  package's bundled demo data;
+* ``simulated scenes in folder 'NAME' (synthetic labels)`` when the folder was written by
+  ``socialbench sim`` (its ``README.md`` opens with the simulator's dataset-card title);
+* ``data folder 'NAME'`` otherwise (the folder's name only, never a machine's path);
+
+plus the first 12 hex digits of the dataset fingerprint recorded in ``run.json``.
+:func:`label_tables` appends ``— BENCHMARK on DATASET`` (every distinct pair, ``;``-joined)
+to each table's title and adds a note with the fingerprints and, when the runs come from
+more than one source, which run comes from which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from socialbench.report.loading import RunDir, data_path
+from socialbench.report.table import Table
+
+__all__ = ["RunSource", "label_tables", "run_source", "source_caption"]
+
+BUNDLED = "the bundled simulated scenes (synthetic labels, not the SocialNav-SUB release)"
+
+
+@dataclass(frozen=True)
+class RunSource:
+    """The benchmark a run was made as, its dataset in words and its dataset fingerprint
+    (first 12 hex digits; ``""`` when ``run.json`` records none)."""
+
+    benchmark: str
+    dataset: str
+    fingerprint: str
+
+    def caption(self) -> str:
+        """``BENCHMARK on DATASET``."""
+        return f"{self.benchmark} on {self.dataset}"
+
+
+def _is_simulated(folder: Path) -> bool:
+    """Whether ``folder`` was written by ``socialbench sim`` (its dataset card's title)."""
+    from socialbench.benchmarks.socialnav_sub.simulated import CARD_TITLE
+
+    try:
+        with open(folder / "README.md", encoding="utf-8", errors="replace") as fh:
+            return fh.readline().rstrip("\n") == CARD_TITLE
+    except OSError:
+        return False
+
+
+def _dataset(folder: Path | None) -> str:
+    if folder is None:
+        return "a dataset run.json does not record"
+    from socialbench.benchmarks.socialnav_sub import bundled_demo_data
+
+    try:
+        if folder.resolve() == bundled_demo_data().resolve():
+            return BUNDLED
+    except OSError:
+        pass
+    name = folder.name or str(folder)
+    if _is_simulated(folder):
+        return f"simulated scenes in folder '{name}' (synthetic labels)"
+    return f"data folder '{name}'"
+
+
+def run_source(r: RunDir) -> RunSource:
+    """The :class:`RunSource` of run ``r`` (see the module docstring)."""
+    fp = r.run.get("dataset_fingerprint")
+    return RunSource(r.benchmark or "unknown benchmark", _dataset(data_path(r)), fp[:12] if isinstance(fp, str) else "")
+
+
+def source_caption(runs: Sequence[RunDir]) -> tuple[str, tuple[str, ...]]:
+    """The title suffix and the notes that say where the numbers of ``runs`` come from."""
+    sources: dict[RunSource, list[str]] = {}
+    for r in runs:
+        sources.setdefault(run_source(r), []).append(r.label or r.path.name)
+    captions = list(dict.fromkeys(s.caption() for s in sources))
+    suffix = " — " + "; ".join(captions)
+    if len(sources) == 1:
+        (only,) = sources
+        fp = f", dataset fingerprint {only.fingerprint}" if only.fingerprint else ""
+        return suffix, (f"Data: {only.caption()}{fp}.",)
+    lines = tuple(
+        f"Data of {', '.join(labels)}: {s.caption()}"
+        + (f", dataset fingerprint {s.fingerprint}" if s.fingerprint else "")
+        + "."
+        for s, labels in sources.items()
+    )
+    return suffix, lines
+
+
+def label_tables(tables: Sequence[Table], runs: Sequence[RunDir]) -> list[Table]:
+    """``tables`` with :func:`source_caption` of ``runs`` added to every title and notes."""
+    if not runs:
+        return list(tables)
+    suffix, notes = source_caption(runs)
+    return [replace(t, title=t.title + suffix, notes=tuple(t.notes) + notes) for t in tables]
