@@ -39,6 +39,7 @@ from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub import baselines as _baselines  # noqa: F401  (registers baseline:rule-based, replay of official folders)
 from socialbench.benchmarks.socialnav_sub import loader as _loader
 from socialbench.benchmarks.socialnav_sub.bank import SOCIAL, BankQuestion, PromptBank
+from socialbench.benchmarks.socialnav_sub.image_text import bank_for_images
 from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
 from socialbench.benchmarks.socialnav_sub.options import GIVEN_BY, GIVEN_SOURCES, SocialNavOptions
 from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
@@ -285,7 +286,7 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         """One chain of questions: the originals (``variant`` None) or one variant's."""
         method = ctx.options.method
         options = ctx.options
-        bank = dataset.bank
+        bank = bank_for_images(dataset.bank, options.images)  # the text says what --images sends
         images: tuple[EncodedImage, ...] | None = None
         lock = asyncio.Lock()
         originals = {q.key: item.question(split_variant(q.key)[0]) for q in questions}

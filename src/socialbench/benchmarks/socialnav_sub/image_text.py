@@ -1,0 +1,69 @@
+"""The prompt's description of the images, for what ``--images`` sends.
+
+The bank's survey instructions describe the paper's images (``--images img-with-bev``):
+"Each image shows the camera view on top and, below it, a bird's-eye view (BEV) ...". That
+text is sent unchanged in that mode, byte for byte. ``--images img`` sends the camera views
+only and ``--images bev`` the bird's-eye views only, so :func:`bank_for_images` rewrites
+what the instructions say about the images for those modes:
+
+* the layout sentence (:data:`COMPOSITE_SENTENCE`) becomes :data:`MODE_SENTENCES` [mode];
+* ``img``: the sentences about what the bird's-eye view marks (:data:`BEV_ONLY_SENTENCES`)
+  are left out, and the goal block no longer says the goal is "marked G in the bird's-eye
+  view" (no image shows it);
+* a bank whose instructions have no :data:`COMPOSITE_SENTENCE` (another wording) gets
+  the mode's sentence as the last survey-instruction line, so the prompt still says what
+  is sent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from socialbench.benchmarks.socialnav_sub.bank import PromptBank
+
+__all__ = ["COMPOSITE_SENTENCE", "MODE_SENTENCES", "bank_for_images"]
+
+#: The paper mode's layout sentence (the bundled bank's survey instructions).
+COMPOSITE_SENTENCE = (
+    "Each image shows the camera view on top and, below it, a bird's-eye view (BEV) of the same moment seen "
+    "from above, with the robot's forward direction pointing up the page."
+)
+#: What each image shows, for the modes that send one view only.
+MODE_SENTENCES = {
+    "img": "Each image shows the robot's camera view only; no bird's-eye view is shown.",
+    "bev": (
+        "Each image shows only a bird's-eye view (BEV) of that moment seen from above, with the robot's forward "
+        "direction pointing up the page; no camera view is shown."
+    ),
+}
+#: Sentences about the bird's-eye view's marks, left out when no bird's-eye view is sent.
+BEV_ONLY_SENTENCES = (
+    " In the bird's-eye view the robot is marked R, the goal the robot is travelling to is marked G, and arrows "
+    "show which way the robot and each person are heading.",
+)
+#: The goal block's reference to the bird's-eye view (removed for ``img``).
+GOAL_IN_BEV = ", marked G in the bird's-eye view"
+SURVEY = "survey_instructions"
+
+
+def _without_bev(line: str) -> str:
+    for sentence in (*BEV_ONLY_SENTENCES, GOAL_IN_BEV):
+        line = line.replace(sentence, "")
+    return line
+
+
+def bank_for_images(bank: PromptBank, mode: str) -> PromptBank:
+    """``bank`` with its description of the images fitted to ``--images mode`` (see the
+    module docstring); ``bank`` itself for ``img-with-bev`` and for any mode not in
+    :data:`MODE_SENTENCES`."""
+    sentence = MODE_SENTENCES.get(mode)
+    if sentence is None:
+        return bank
+    survey = bank.blocks.get(SURVEY, ())
+    lines = [sentence if line == COMPOSITE_SENTENCE else line for line in survey]
+    if COMPOSITE_SENTENCE not in survey:
+        lines.append(sentence)
+    blocks = {**bank.blocks, SURVEY: tuple(lines)}
+    if mode == "img":
+        blocks = {name: tuple(_without_bev(line) for line in text) for name, text in blocks.items()}
+    return replace(bank, blocks=blocks)
