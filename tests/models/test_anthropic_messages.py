@@ -11,11 +11,17 @@ import pytest
 pytest.importorskip("anthropic")
 
 from socialbench.errors import UsageError  # noqa: E402
-from socialbench.models.anthropic_messages import AnthropicModel, build_params, parse_message  # noqa: E402
+from socialbench.models.anthropic_messages import (  # noqa: E402
+    THINKING_BUDGETS,
+    AnthropicModel,
+    build_params,
+    parse_message,
+)
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError  # noqa: E402
 from socialbench.models.registry import ModelOptions, create_model  # noqa: E402
 from socialbench.runner.engine import Engine, RetryPolicy  # noqa: E402
 from socialbench.testing.anthropic_server import (  # noqa: E402
+    THINKING_TEXT,
     Action,
     ScriptedAnthropicServer,
     empty,
@@ -24,6 +30,7 @@ from socialbench.testing.anthropic_server import (  # noqa: E402
     request_api_key,
     stall,
     status,
+    validate_messages_request,
 )
 from socialbench.types import EncodedImage, Generation, GenerationConfig, Request  # noqa: E402
 
@@ -295,3 +302,91 @@ def test_url_query_is_sent_and_stays_out_of_identity_and_repr() -> None:
         other = _model(srv, base_url=f"{srv.base_url}?api-key=another-key-123")
     assert path == f"/v1/messages?api-key={URL_KEY}"
     assert URL_KEY not in model.identity() + repr(model) and model.identity() != other.identity()
+
+
+# --------------------------------------------------------------------------- extended thinking
+
+EFFORT_LOW = GenerationConfig(max_tokens=1024, temperature=0.0, reasoning_effort="low")
+
+
+def test_reasoning_effort_turns_thinking_on_with_its_budget() -> None:
+    with ScriptedAnthropicServer() as srv:
+        gen = _generate(_model(srv), Request(prompt=PROMPT, config=EFFORT_LOW))
+        body = srv.requests[0]
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": THINKING_BUDGETS["low"]}
+    assert body["max_tokens"] == THINKING_BUDGETS["low"] + 1024
+    assert json.loads(gen.text) == {"answer": "left"}
+
+
+def test_thinking_is_kept_apart_from_the_answer() -> None:
+    with ScriptedAnthropicServer() as srv:
+        gen = _generate(_model(srv), Request(prompt=PROMPT, config=EFFORT_LOW))
+    assert gen.reasoning == THINKING_TEXT and THINKING_TEXT not in gen.text
+
+
+def test_effort_none_sends_no_thinking() -> None:
+    config = GenerationConfig(reasoning_effort="none")
+    with ScriptedAnthropicServer() as srv:
+        _generate(_model(srv), Request(prompt=PROMPT, config=config))
+        body = srv.requests[0]
+    assert "thinking" not in body and body["max_tokens"] == 1024
+
+
+def test_fixed_thinking_budget_option_applies_to_every_request() -> None:
+    with ScriptedAnthropicServer() as srv:
+        model = _model(srv, thinking_budget="4096")
+        _generate(model, Request(prompt=PROMPT))
+        body = srv.requests[0]
+    assert (body["thinking"]["budget_tokens"], body["max_tokens"]) == (4096, 4096 + 1024)
+    assert model.identity().endswith("|thinking=4096")
+
+
+def test_thinking_budget_below_the_apis_minimum_is_refused() -> None:
+    with ScriptedAnthropicServer() as srv:
+        with pytest.raises(UsageError, match="thinking_budget=512"):
+            _model(srv, thinking_budget="512")
+
+
+def test_with_thinking_a_temperature_other_than_1_is_not_sent_and_recorded() -> None:
+    with ScriptedAnthropicServer() as srv:
+        model = _model(srv, send_temperature="true")
+        _generate(model, Request(prompt=PROMPT, config=EFFORT_LOW))
+        body = srv.requests[0]
+    assert "temperature" not in body
+    assert sorted(model.adaptations()) == ["max_tokens", "temperature"]
+
+
+def test_with_thinking_a_low_top_p_is_not_sent() -> None:
+    config = GenerationConfig(top_p=0.5, reasoning_effort="medium")
+    with ScriptedAnthropicServer() as srv:
+        _generate(_model(srv), Request(prompt=PROMPT, config=config))
+        _generate(_model(srv), Request(prompt=PROMPT, config=GenerationConfig(top_p=0.5)))
+        thinking, plain = srv.requests
+    assert ("top_p" in thinking, plain.get("top_p")) == (False, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"max_tokens": 2048}, "`max_tokens` must be greater than `thinking.budget_tokens`."),
+        ({"temperature": 0.0}, "`temperature` may only be set to 1 when thinking is enabled."),
+        ({"top_p": 0.5}, "`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled."),
+        ({"thinking": {"type": "enabled", "budget_tokens": 100}}, "greater than or equal to 1024"),
+    ],
+)
+def test_the_scripted_server_keeps_the_thinking_rules(change: dict, problem: str) -> None:
+    body = {
+        "model": "m",
+        "max_tokens": 4096,
+        "messages": [{"role": "user", "content": "hi"}],
+        "thinking": {"type": "enabled", "budget_tokens": 2048},
+        **change,
+    }
+    assert problem in (validate_messages_request(body) or "")
+
+
+def test_reply_cut_off_while_thinking_says_to_raise_max_tokens() -> None:
+    body = {"content": [{"type": "thinking", "thinking": "first", "signature": "s"}], "stop_reason": "max_tokens"}
+    with pytest.raises(FatalModelError, match="--max-tokens") as info:
+        parse_message(json.dumps(body))
+    assert info.value.kind == "empty_response"

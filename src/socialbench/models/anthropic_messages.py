@@ -12,7 +12,16 @@ field. The key comes from the environment variable named by ``api_key_env`` (def
 Options (``--model-opt KEY=VALUE``): ``api_key_env``, ``base_url`` (a local or proxy
 server; without a key the placeholder ``EMPTY`` is sent there), ``images_first``,
 ``send_temperature`` (the SDK no longer has a ``temperature`` argument and newer models
-reject it, so the request's temperature is sent only when this is ``true``).
+reject it, so the request's temperature is sent only when this is ``true``),
+``thinking_budget`` (extended thinking with that ``budget_tokens`` on every request).
+
+Extended thinking: ``--reasoning-effort`` turns it on with the budget of
+:data:`THINKING_BUDGETS` (``none``: off), or ``thinking_budget`` fixes one. Its rules are
+kept (:func:`build_params`): ``max_tokens`` is sent as the budget plus the run's limit
+(the API needs ``max_tokens`` > ``budget_tokens``); a temperature other than 1 and a
+``top_p`` below 0.95 are not sent; each such change is logged in run.json
+(``generation_adapted``). Thinking blocks are kept as the reply's reasoning (in the
+record), apart from the text the answer parser reads. ``top_p`` is sent when the run sets it.
 
 The model never retries (``max_retries=0``); failures are raised with the same kinds as the
 OpenAI backend: ``rate_limit`` (with the server's ``retry-after``), ``overloaded`` (HTTP
@@ -27,6 +36,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -41,6 +51,8 @@ from socialbench.types import EncodedImage, Generation, Request, Usage
 
 if TYPE_CHECKING:  # pragma: no cover
     import anthropic
+
+log = logging.getLogger(__name__)
 
 DEFAULT_API_KEY_ENV = "ANTHROPIC_API_KEY"
 LOCAL_PLACEHOLDER_KEY = "EMPTY"
@@ -59,22 +71,77 @@ def image_block(image: EncodedImage) -> dict[str, Any]:
     }
 
 
+#: Extended-thinking budgets (``budget_tokens``) of each ``--reasoning-effort`` level; ``none``
+#: sends no thinking. The API's smallest budget is 1024.
+THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32768}
+MIN_THINKING_BUDGET = 1024
+#: Extended thinking allows ``top_p`` only from 0.95 (or unset) and ``temperature`` only 1.
+MIN_TOP_P_WITH_THINKING = 0.95
+
+
+def thinking_budget(request: Request, fixed: int | None = None) -> int | None:
+    """The thinking budget of a request: ``fixed`` (``--model-opt thinking_budget``), else
+    the budget of its ``reasoning_effort`` (:data:`THINKING_BUDGETS`), else None (no thinking)."""
+    if fixed is not None:
+        return fixed
+    effort = request.config.reasoning_effort
+    return THINKING_BUDGETS.get(effort) if effort is not None else None
+
+
 def build_params(
-    model: str, request: Request, *, images_first: bool = False, send_temperature: bool = False
+    model: str,
+    request: Request,
+    *,
+    images_first: bool = False,
+    send_temperature: bool = False,
+    budget: int | None = None,
+    adapted: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Keyword arguments of ``messages.create`` for a request (pure)."""
+    """Keyword arguments of ``messages.create`` for a request (pure but for ``adapted``).
+
+    ``budget``: extended thinking with that ``budget_tokens``. Its rules are kept, and each
+    change they force is written into ``adapted`` (setting -> what was done): the API
+    needs ``max_tokens`` > ``budget_tokens``, so ``max_tokens`` is the budget plus the
+    request's limit (the answer keeps its room); a temperature other than 1 and a
+    ``top_p`` below 0.95 are not sent.
+    """
+    cfg = request.config
     text = {"type": "text", "text": request.prompt}
     images = [image_block(img) for img in request.images]
     content: Any = user_content(text, images, images_first) if images else request.prompt
+    max_tokens = cfg.max_tokens_or()
+    if budget is not None:
+        max_tokens += budget
     params: dict[str, Any] = {
         "model": model,
-        "max_tokens": request.config.max_tokens_or(),
+        "max_tokens": max_tokens,
         "messages": [{"role": "user", "content": content}],
     }
+    notes: dict[str, str] = {}
+    extra: dict[str, Any] = {}  # sent through extra_body: SDKs of the declared range lack these arguments
+    if budget is not None:
+        extra["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        notes["max_tokens"] = (
+            f"sent as thinking budget + max_tokens ({budget} + {cfg.max_tokens_or()}): "
+            "extended thinking needs max_tokens > budget_tokens"
+        )
     if request.system:
         params["system"] = request.system
-    if send_temperature:
-        params["extra_body"] = {"temperature": request.config.temperature}
+    if send_temperature and cfg.temperature is not None:
+        if budget is not None and cfg.temperature != 1:
+            notes["temperature"] = f"not sent ({cfg.temperature!r}): extended thinking allows only temperature 1"
+        else:
+            extra["temperature"] = cfg.temperature
+    if cfg.top_p is not None:
+        if budget is not None and cfg.top_p < MIN_TOP_P_WITH_THINKING:
+            notes["top_p"] = f"not sent ({cfg.top_p!r}): extended thinking allows top_p from 0.95 only"
+        else:
+            extra["top_p"] = cfg.top_p
+    if extra:
+        params["extra_body"] = extra
+    if adapted is not None:
+        for name, note in notes.items():
+            adapted.setdefault(name, note)
     return params
 
 
@@ -103,14 +170,19 @@ def parse_message(body_text: str) -> Generation:
             "malformed_response", f"undecodable message ({type(exc).__name__}): {snippet!r}"
         ) from None
     stop_reason = data.get("stop_reason")
-    text = "".join(
-        str(block.get("text", ""))
-        for block in data["content"]
-        if isinstance(block, Mapping) and block.get("type") == "text"
-    )
+    blocks = [block for block in data["content"] if isinstance(block, Mapping)]
+    text = "".join(str(block.get("text", "")) for block in blocks if block.get("type") == "text")
+    # extended thinking: kept in the record, never parsed (redacted thinking has no text)
+    thoughts = [str(block.get("thinking", "")) for block in blocks if block.get("type") == "thinking"]
+    reasoning = "\n\n".join(t for t in thoughts if t.strip()) or None
     if stop_reason == "refusal":
         raise FatalModelError("refusal", f"stop_reason=refusal {text}".strip()[:_MAX_MESSAGE_CHARS])
     if not text.strip():
+        if reasoning is not None and stop_reason == "max_tokens":
+            raise FatalModelError(
+                "empty_response",
+                "the reply ended inside its thinking (stop_reason=max_tokens): give --max-tokens more room",
+            )
         raise FatalModelError("empty_response", f"no text content (stop_reason={stop_reason})")
     usage = data.get("usage")
     usage = usage if isinstance(usage, Mapping) else {}
@@ -121,6 +193,7 @@ def parse_message(body_text: str) -> Generation:
     return Generation(
         text=text,
         usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=usage_count(usage.get("output_tokens"))),
+        reasoning=reasoning,
     )
 
 
@@ -156,6 +229,15 @@ class AnthropicModel(LoopBoundClient):
             self._endpoint += f"|{secret_digest(raw_base)}"
         self.images_first = options.get_flag("images_first")
         self.send_temperature = options.get_flag("send_temperature")
+        #: ``--model-opt thinking_budget=N``: extended thinking with that budget on every
+        #: request (else the request's ``--reasoning-effort`` chooses, see THINKING_BUDGETS).
+        self.thinking_budget = options.get_count("thinking_budget")
+        if self.thinking_budget is not None and self.thinking_budget < MIN_THINKING_BUDGET:
+            raise UsageError(
+                f"--model-opt thinking_budget={self.thinking_budget}: the Messages API needs a budget of at "
+                f"least {MIN_THINKING_BUDGET} tokens"
+            )
+        self._adapted: dict[str, str] = {}
         warm_platform_probe()
         key_env = options.get("api_key_env", DEFAULT_API_KEY_ENV) or DEFAULT_API_KEY_ENV
         key = os.environ.get(key_env)
@@ -173,8 +255,14 @@ class AnthropicModel(LoopBoundClient):
 
     def identity(self) -> str:
         """``anthropic|MODEL|URL``: credentials and query values masked, plus their salted
-        hash when the URL has any (see :func:`socialbench.models.redact.secret_digest`)."""
-        return f"anthropic|{self.model}|{self._endpoint}"
+        hash when the URL has any (see :func:`socialbench.models.redact.secret_digest`);
+        ``|thinking=N`` with a fixed thinking budget."""
+        fixed = f"|thinking={self.thinking_budget}" if self.thinking_budget is not None else ""
+        return f"anthropic|{self.model}|{self._endpoint}{fixed}"
+
+    def adaptations(self) -> dict[str, str]:
+        """The settings extended thinking's rules changed (run.json's ``generation_adapted``)."""
+        return dict(self._adapted)
 
     def _get_client(self) -> anthropic.AsyncAnthropic:
         def make() -> anthropic.AsyncAnthropic:
@@ -213,9 +301,17 @@ class AnthropicModel(LoopBoundClient):
         import anthropic
 
         client = self._get_client()
+        before = set(self._adapted)
         params = build_params(
-            self.model, request, images_first=self.images_first, send_temperature=self.send_temperature
+            self.model,
+            request,
+            images_first=self.images_first,
+            send_temperature=self.send_temperature,
+            budget=thinking_budget(request, self.thinking_budget),
+            adapted=self._adapted,
         )
+        for name in sorted(set(self._adapted) - before):  # each change logged once
+            log.warning("%s: %s %s", self.spec, name, self._adapted[name])
         try:
             raw = await client.messages.with_raw_response.create(**params)
             body_text = raw.http_response.text
@@ -236,7 +332,10 @@ class AnthropicModel(LoopBoundClient):
 
 @register(
     "anthropic",
-    summary="Anthropic Messages API via the official SDK (options: api_key_env, base_url, images_first, send_temperature)",
+    summary=(
+        "Anthropic Messages API via the official SDK "
+        "(options: api_key_env, base_url, images_first, send_temperature, thinking_budget)"
+    ),
     example="anthropic:claude-sonnet-4-5",
 )
 def create_anthropic_model(rest: str, options: ModelOptions) -> AnthropicModel:

@@ -161,7 +161,39 @@ def validate_messages_request(body: Any) -> str | None:
                 return problem
     if messages[0].get("role") != "user":
         return "messages.0.role: the first message must use the 'user' role"
+    return _thinking_problem(body)
+
+
+#: The scripted reply's thinking text (one block before the answer) when thinking is on.
+THINKING_TEXT = "The person on the left walks towards the robot, so the right side is clear."
+
+
+def _thinking_problem(body: Mapping[str, Any]) -> str | None:
+    """The rules of extended thinking (``thinking: {"type": "enabled", "budget_tokens"}``),
+    in the API's words: a budget of at least 1024, below ``max_tokens``; temperature only
+    1; ``top_p`` only from 0.95."""
+    thinking = body.get("thinking")
+    if thinking is None:
+        return None
+    if not isinstance(thinking, Mapping) or thinking.get("type") not in ("enabled", "disabled"):
+        return "thinking.type: Input should be 'enabled' or 'disabled'"
+    if thinking["type"] == "disabled":
+        return None
+    budget = thinking.get("budget_tokens")
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1024:
+        return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+    if body["max_tokens"] <= budget:
+        return "`max_tokens` must be greater than `thinking.budget_tokens`."
+    if "temperature" in body and body["temperature"] != 1:
+        return "`temperature` may only be set to 1 when thinking is enabled."
+    if "top_p" in body and not (isinstance(body["top_p"], (int, float)) and body["top_p"] >= 0.95):
+        return "`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled."
     return None
+
+
+def _thinking_on(body: Mapping[str, Any]) -> bool:
+    thinking = body.get("thinking")
+    return isinstance(thinking, Mapping) and thinking.get("type") == "enabled"
 
 
 def _estimate_input_tokens(body: Mapping[str, Any]) -> int:
@@ -253,7 +285,11 @@ class _MessagesCore(_Core):
         with self.lock:
             self._serial += 1
             serial = self._serial
-        content = [] if text is None else [{"type": "text", "text": text}]
+        content: list[dict[str, Any]] = [] if text is None else [{"type": "text", "text": text}]
+        thought = 0
+        if text is not None and _thinking_on(body):
+            content.insert(0, {"type": "thinking", "thinking": THINKING_TEXT, "signature": "c2NyaXB0ZWQ="})
+            thought = max(1, len(THINKING_TEXT) // 4)
         return web.json_response(
             {
                 "id": f"msg_scripted_{serial:08x}",
@@ -265,7 +301,7 @@ class _MessagesCore(_Core):
                 "stop_sequence": None,
                 "usage": {
                     "input_tokens": _estimate_input_tokens(body),
-                    "output_tokens": max(1, len(text) // 4) if text else 0,
+                    "output_tokens": (max(1, len(text) // 4) if text else 0) + thought,
                 },
             }
         )
