@@ -222,3 +222,67 @@ def test_custom_bank_text_is_used(tmp_path, bank):
 def test_negative_people_is_rejected(bank):
     with pytest.raises(ValueError):
         expand_questions(bank, -1)
+
+
+#: Reference §b, the official question set (hub bank): key -> (text, options in order).
+REFERENCE_QUESTIONS = {
+    "q_robot_moving_direction": (
+        "The robot is _____. (Select all that apply)",
+        ("moving ahead", "turning left", "turning right"),
+    ),
+    "q_person_spatial_position_begin": (
+        "In the beginning, {PERSON} is _____ the robot.",
+        ("ahead of", "to the left of", "to the right of", "behind"),
+    ),
+    "q_person_spatial_position_end": (
+        "At the end, {PERSON} is _____ the robot.",
+        ("ahead of", "to the left of", "to the right of", "behind"),
+    ),
+    "q_person_distance_change": (
+        "At the end, {PERSON} ends up _____ the robot compared to the beginning.",
+        ("closer to", "further away from", "about the same distance to"),
+    ),
+    "q_goal_position_begin": (
+        "In the beginning frame, the goal is ___ of the robot.",
+        ("ahead", "to the left", "to the right"),
+    ),
+    "q_goal_position_end": (
+        "At the end frame, the goal is ___ of the robot.",
+        ("ahead", "to the left", "to the right"),
+    ),
+    "q_obstructing_path": ("Is {PERSON}'s path in the way of the robot's path to the goal?", ("yes", "no")),
+    "q_obstructing_end_position": (
+        "At the end frame, is {PERSON}'s position in the way of the robot's path to the goal?",
+        ("yes", "no"),
+    ),
+    "q_robot_affected": ("Is the robot's movement affected by {PERSON}?", ("yes", "no")),
+    "q_robot_action": (
+        "The robot is most likely ____ {PERSON}.",
+        ("avoiding", "overtaking", "not considering", "following", "yielding to"),
+    ),
+    "q_person_affected": ("Is {PERSON}'s movement affected by the robot?", ("yes", "no")),
+    "q_person_action": (
+        "{PERSON} is most likely ___ the robot.",
+        ("avoiding", "overtaking", "not considering", "following", "yielding to"),
+    ),
+    "q_robot_suggested_affected": (
+        "In the future (after the end of the video), should the robot's movement towards the goal be affected by "
+        "{PERSON}?",
+        ("yes", "no"),
+    ),
+    "q_robot_suggested_action": (
+        "In the future (after the end of the video), the robot should ____ {PERSON} as it makes progress towards "
+        "the goal.",
+        ("avoid", "overtake", "not consider", "follow", "yield to"),
+    ),
+    "q_human_future_action_prediction": (
+        "In the future (after the end of the video), {PERSON} will most likely ____ the robot as the robot "
+        "attempts to make progress towards the goal.",
+        ("avoid", "overtake", "not consider", "follow", "yield to"),
+    ),
+}
+
+
+def test_every_builtin_question_text_and_option_list_is_the_official_one(bank):
+    # what README's prompt paragraph claims for the bundled bank (its instruction blocks are its own words)
+    assert {k: (q.text, q.options) for k, q in bank.questions.items()} == REFERENCE_QUESTIONS

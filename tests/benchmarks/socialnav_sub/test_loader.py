@@ -246,3 +246,22 @@ def test_image_that_is_not_an_image_fails_loading_for_inference(root):
 def test_missing_folder_is_a_data_error(tmp_path):
     with pytest.raises(DataError):
         load_socialnav(tmp_path / "nope")
+
+
+def test_a_release_bank_reaches_the_prompt_verbatim(root):
+    # README: with the release's own prompts/survey_prompt.json, every text of a prompt is the release's
+    from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
+
+    path = root / "prompts" / "survey_prompt.json"
+    bank = _json(path)
+    bank["survey_instructions"] = ["Release line one.", "Release line two."]
+    bank["goal_location_instructions"] = ["Release goal block."]
+    bank["answers_format_mc"] = "\nRelease answer format."
+    path.write_text(json.dumps(bank))
+    ds = load_socialnav(root)
+    prompt = build_prompt(ds.bank, ds.items[0].question("q_goal_position_begin"))
+    assert prompt == (
+        "Release line one.\nRelease line two.\n\nRelease goal block.\n\n"
+        "In the beginning frame, the goal is ___ of the robot.\n"
+        'Possible answers: "ahead", "to the left", "to the right"\nRelease answer format.'
+    )
