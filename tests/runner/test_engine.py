@@ -197,3 +197,27 @@ def test_the_reasoning_section_reaches_the_outcome_and_comes_back_from_the_cache
     cached = run(Engine(m, retry=FAST, cache=cache).run(Request(prompt=PROMPT)))
     assert (fresh.text, fresh.reasoning) == ('{"answer": "yes"}', "the robot waits")
     assert (cached.cached, cached.reasoning, m.calls) == (True, "the robot waits", 1)
+
+
+def test_an_unusable_cache_entry_is_a_miss_the_model_answers_and_replaces(tmp_path):
+    import sqlite3
+
+    from socialbench.runner.cache import cache_key
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    m = mock()
+    key = cache_key(m.identity(), Request(prompt=PROMPT))
+    db = sqlite3.connect(str(tmp_path / "c.sqlite"))
+    db.execute(
+        "INSERT INTO responses (key, model, text, usage, created) VALUES (?, 'm', 'stale', '{not json', 0)", (key,)
+    )
+    db.commit()
+    db.close()
+
+    async def go():
+        eng = Engine(m, retry=FAST, cache=cache)
+        return await eng.run(Request(prompt=PROMPT)), eng.stats
+
+    out, stats = run(go())
+    assert out.error is None and not out.cached and len(m.calls) == 1 and stats.cache_errors == 1
+    assert cache.get(key).text == '{"answer": "yes"}'
