@@ -104,3 +104,19 @@ def test_epochs_that_sample_give_no_warning(release: Path, tmp_path: Path) -> No
         flags = ["--epochs", "2", "--temperature", "1", "--out", str(tmp_path / "e"), "--no-cache"]
         result = CliRunner().invoke(app, [*args, *flags])
     assert result.exit_code == 0 and "same answers" not in result.output
+
+
+def test_anthropic_thinking_is_recorded_apart_from_the_parsed_answer(release: Path, tmp_path: Path) -> None:
+    pytest.importorskip("anthropic")
+    from socialbench.testing.anthropic_server import THINKING_TEXT, ScriptedAnthropicServer
+
+    with ScriptedAnthropicServer(responder=valid_responder) as srv:
+        args = ["eval", "-b", "roboteq-bj", "-d", str(release), "-m", "anthropic:claude-opus-4-6", "--no-progress"]
+        opts = ["--model-opt", f"base_url={srv.base_url}", "--reasoning-effort", "low"]
+        main([*args, *opts, "--out", str(tmp_path / "run"), "--no-cache", "--no-render-cache"])
+        budgets = {b["thinking"]["budget_tokens"] for b in srv.requests}
+    rows = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert budgets == {2048} and {r["reasoning"] for r in rows} == {THINKING_TEXT}
+    assert all(r["parsed"] in ("proper", "improper") for r in rows)
+    assert "max_tokens" in run["generation_adapted"]
