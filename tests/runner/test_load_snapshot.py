@@ -281,3 +281,34 @@ def test_a_snapshot_is_unpickled_with_the_collector_paused(tmp_path: Path, monke
     monkeypatch.setattr(load_snapshot.SnapshotUnpickler, "load", lambda self: seen.append(gc.isenabled()) or real(self))
     assert store.read("k", sig, [Loaded]) is not None
     assert (seen, gc.isenabled()) == ([False], True)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "folder"])
+def test_a_snapshot_that_is_no_regular_file_is_a_miss_without_reading_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, kind: str
+) -> None:
+    data, bench = _data(tmp_path), Reader()
+    _load(bench, data, tmp_path / "cache")
+    path = _only_snapshot(tmp_path / "cache")
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)  # nobody writes: reading it would block forever
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")  # reading it whole would exhaust memory
+    else:
+        path.mkdir()
+    with caplog.at_level(logging.WARNING, logger="socialbench"):
+        loaded = _load(bench, data, tmp_path / "cache")
+    assert (loaded.lines, bench.loads) == (("one", "two", "three"), 2)
+    assert "not a regular file" in caplog.text
+
+
+def test_a_snapshot_larger_than_the_cap_is_a_miss(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, bench = _data(tmp_path), Reader()
+    _load(bench, data, tmp_path / "cache")
+    monkeypatch.setattr(load_snapshot, "MAX_SNAPSHOT_BYTES", 8)
+    with caplog.at_level(logging.WARNING, logger="socialbench"):
+        loaded = _load(bench, data, tmp_path / "cache")
+    assert (loaded.lines, bench.loads, "bytes" in caplog.text) == (("one", "two", "three"), 2, True)

@@ -25,6 +25,9 @@ with the same key whose inputs are unchanged unpickles it instead (~0.03 s).
   the benchmark's listed types, ``pathlib`` paths and plain containers: a tampered file
   cannot make the loader call anything else. Such a file, a corrupt one or one written by
   an incompatible version is reported as a warning and the data are loaded again.
+* **Untrusted file**: a snapshot that is not a regular file of at most
+  :data:`MAX_SNAPSHOT_BYTES` (a FIFO, a link to ``/dev/zero``, a folder) is never read
+  whole: it is reported and the data are loaded again, like a corrupt one.
 * **Log**: warnings the loader logged are stored with the snapshot and logged again when it
   is used, so a re-run reports the same data problems.
 
@@ -48,7 +51,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from socialbench.errors import DataError
 from socialbench.files.atomic_write import write_bytes_atomic
+from socialbench.files.safe_read import file_kind, read_regular_bytes
 from socialbench.records import json_digest
 from socialbench.runner.heap import collector_paused
 from socialbench.versions import installed_version
@@ -63,6 +68,8 @@ RACY_NS = 4_000_000_000
 _FOLDER = "datasets"
 _SUFFIX = ".snapshot"
 _MAGIC = b"socialbench-dataset-snapshot\n"
+#: Largest snapshot read (bytes); the release of SocialNav-SUB snapshots to a few MB.
+MAX_SNAPSHOT_BYTES = 512 * 1024**2
 #: Globals any snapshot may name besides the benchmark's types.
 _PLAIN_GLOBALS: frozenset[tuple[str, str]] = frozenset(
     {
@@ -212,9 +219,12 @@ class SnapshotStore:
         None when there is none or it is stale. A file that is not a snapshot this version
         can use is logged as a warning and ignored."""
         path = self.path(key)
+        if file_kind(path) == "missing":
+            return None
         try:
-            blob = path.read_bytes()
-        except OSError:
+            blob = read_regular_bytes(path, MAX_SNAPSHOT_BYTES)
+        except DataError as exc:  # a FIFO, a device, a folder, too large, unreadable
+            log.warning("dataset snapshot %s is unusable (%s); loading the data folder instead", path, exc)
             return None
         try:
             if not blob.startswith(_MAGIC):

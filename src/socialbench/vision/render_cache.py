@@ -7,14 +7,20 @@ the method or the run is in it, so one composite is rendered once for every run,
 model that sends it. Change any input byte or parameter and the key changes: stale entries
 are never served, only left behind (delete the folder to reclaim the space).
 
-Layout: ``<root>/<key[:2]>/<key>.img``, each file a one-line JSON header (mime, width, height
-and length of each image) followed by the images' bytes. ``<root>/seen/<tag>`` are empty
+Layout: ``<root>/<key[:2]>/<key>.img``, each file a one-line JSON header (mime, width, height,
+length and SHA-256 of each image) followed by the images' bytes. ``<root>/seen/<tag>`` are empty
 files, one per (dataset folder, image settings) whose images a run prepared in full
 (:meth:`RenderCache.mark_seen`): a hint for the next run that its images are likely
 cached, so it need not start its image workers before it knows (never used to serve
 images). Files are written to a temporary
-name and renamed, so concurrent writers (processes, runs) never expose half a file; an
-unreadable or truncated entry is a miss.
+name and renamed, so concurrent writers (processes, runs) never expose half a file.
+
+An entry is read as untrusted (issue 29): anything but a regular file of at most
+:data:`MAX_ENTRY_BYTES` (a FIFO, a link to ``/dev/zero``, a folder) is a miss without being
+opened for long, and so is an entry whose images do not match its header (length, SHA-256)
+or are not whole images (:func:`image_problem`: a PNG or JPEG cut short, even one whose
+header was rewritten to match, is never sent to a model). Every miss is rendered again and
+the entry replaced.
 """
 
 from __future__ import annotations
@@ -24,8 +30,9 @@ import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from socialbench.errors import StorageError
+from socialbench.errors import DataError, StorageError
 from socialbench.files.atomic_write import write_bytes_atomic
+from socialbench.files.safe_read import read_regular_bytes
 from socialbench.records import json_digest
 from socialbench.types import EncodedImage
 from socialbench.versions import installed_version
@@ -36,6 +43,36 @@ RENDERER_VERSION = "3"  # 3: sent-size frames shrunk with HAMMING, not LANCZOS
 
 _SUFFIX = ".img"
 _SEEN = "seen"
+#: Largest render-cache entry read (bytes); a composite of a sample's frames is a few MB.
+MAX_ENTRY_BYTES = 64 * 1024**2
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
+
+
+def image_problem(image: EncodedImage) -> str | None:
+    """Why ``image``'s bytes are not a whole image of its mime type and size, or None.
+
+    A structural check that reads no pixels: a PNG starts with its signature, its IHDR
+    chunk gives ``width`` x ``height`` and it ends with the IEND chunk; a JPEG starts with
+    the SOI marker and ends with the EOI marker (``FF D9``). Any other mime type is refused:
+    socialbench encodes only these two."""
+    data = image.data
+    if image.mime == "image/png":
+        if not data.startswith(_PNG_SIGNATURE) or data[12:16] != b"IHDR":
+            return "not a PNG"
+        size = (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"))
+        if size != (image.width, image.height):
+            return f"a {size[0]}x{size[1]} PNG where the header says {image.width}x{image.height}"
+        if not data.endswith(_PNG_END):
+            return "a PNG cut short (no IEND chunk at its end)"
+        return None
+    if image.mime == "image/jpeg":
+        if not data.startswith(b"\xff\xd8\xff"):
+            return "not a JPEG"
+        if not data.endswith(b"\xff\xd9"):
+            return "a JPEG cut short (no end-of-image marker)"
+        return None
+    return f"an image of type {image.mime[:40]!r}, which socialbench never stores"
 
 
 def default_render_cache_dir() -> Path:
@@ -103,10 +140,11 @@ class RenderCache:
         return self.root / key[:2] / f"{key}{_SUFFIX}"
 
     def get(self, key: str) -> tuple[EncodedImage, ...] | None:
-        """The images stored under ``key``, or None (absent, unreadable or truncated)."""
+        """The images stored under ``key``, or None: absent, not a regular file, too large,
+        or any image not matching its header or not whole (see the module docstring)."""
         try:
-            blob = self._path(key).read_bytes()
-        except OSError:
+            blob = read_regular_bytes(self._path(key), MAX_ENTRY_BYTES)
+        except DataError:
             return None
         head, nl, body = blob.partition(b"\n")
         try:
@@ -115,12 +153,18 @@ class RenderCache:
             pos = 0
             for m in meta["images"]:
                 n = int(m["size"])
+                if n < 0:
+                    return None
                 data = body[pos : pos + n]
                 if len(data) != n:
                     return None
-                out.append(EncodedImage(data=data, mime=str(m["mime"]), width=int(m["width"]), height=int(m["height"])))
+                im = EncodedImage(data=data, mime=str(m["mime"]), width=int(m["width"]), height=int(m["height"]))
+                # the hash is the one the request fingerprint uses: computed once, here
+                if m["sha256"] != im.sha256 or image_problem(im) is not None:
+                    return None
+                out.append(im)
                 pos += n
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             return None
         if not nl or pos != len(body):
             return None
@@ -146,7 +190,8 @@ class RenderCache:
         head = json.dumps(
             {
                 "images": [
-                    {"mime": im.mime, "width": im.width, "height": im.height, "size": len(im.data)} for im in images
+                    {"mime": im.mime, "width": im.width, "height": im.height, "size": len(im.data), "sha256": im.sha256}
+                    for im in images
                 ]
             },
             separators=(",", ":"),
