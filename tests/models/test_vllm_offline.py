@@ -407,3 +407,23 @@ def test_waypoint_task_runs_through_vllm_with_default_settings(fake, tmp_path):
 def test_the_fake_engine_refuses_more_images_than_its_limit_as_vllm_does(fake):
     (err,) = ask(model("limit_mm_per_prompt=2"), Request(prompt="look", images=(png(1, 1),) * 3))
     assert isinstance(err, ModelError) and err.kind == "bad_request" and "At most 2 image(s)" in str(err)
+
+
+def test_reasoning_effort_flag_reaches_the_template_and_the_record_keeps_the_reasoning(fake, tmp_path):
+    """``eval --reasoning-effort high`` on a model whose template has the switch: the switch
+    is on, the reply's <think> section is in samples.jsonl as "reasoning" and the answer
+    parser read only what follows it."""
+    import json
+
+    from socialbench.cli import main
+
+    fake.processor_template = THINKING_TEMPLATE
+    out = tmp_path / "run"
+    main(
+        ["eval", "-b", "socialnav-waypoint", "-m", "vllm:org/tiny-vlm", "--limit", "1", "--out", str(out)]
+        + ["--reasoning-effort", "high", "--no-progress", "--no-cache", "--no-render-cache", "--max-side", "64"]
+    )
+    (record,) = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    assert fake.engine.calls[0].chat_template_kwargs == {"enable_thinking": True}
+    assert record["reasoning"].startswith("about ") and "<think>" not in record["raw"]
+    assert record["usage"]["reasoning_tokens"] > 0
