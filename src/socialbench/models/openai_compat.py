@@ -580,7 +580,7 @@ class OpenAICompatModel(LoopBoundClient):
             return True  # another request adapted already
         elif field in ADAPTABLE_FIELDS and field not in self._dropped:
             self._dropped.add(field)
-            done = f"not sent ({sent[field]!r} refused; the server's default applies)"
+            done = f"not sent ({sent[field]!r} refused, the server's default applies)"
         else:
             return False
         because = f"HTTP 400{' ' + info.code if info.code else ''}: {info.message}"[:_MAX_MESSAGE_CHARS]

@@ -14,7 +14,8 @@ the benchmark it was run as (``run.json``'s ``benchmark``: ``socialnav-sim``, no
 plus the first 12 hex digits of the dataset fingerprint recorded in ``run.json``.
 :func:`label_tables` appends ``— BENCHMARK on DATASET`` (every distinct pair, ``;``-joined)
 to each table's title and adds a note with the fingerprints and, when the runs come from
-more than one source, which run comes from which.
+more than one source, which run comes from which, and the notes of
+:mod:`~socialbench.report.generation_note` (what the runs sent the model).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from socialbench.report.generation_note import generation_notes
 from socialbench.report.loading import RunDir, data_path
 from socialbench.report.table import Table
 
@@ -103,4 +105,5 @@ def label_tables(tables: Sequence[Table], runs: Sequence[RunDir]) -> list[Table]
     if not runs:
         return list(tables)
     suffix, notes = source_caption(runs)
+    notes += generation_notes(runs)  # what the runs sent the model
     return [replace(t, title=t.title + suffix, notes=tuple(t.notes) + notes) for t in tables]

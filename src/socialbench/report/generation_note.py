@@ -1,0 +1,72 @@
+"""What each run sent the model, said under every table: its generation settings.
+
+``run.json`` records the settings a run sends (``generation``: only those that are set; a
+setting left out was not sent and the provider's default applied) and what the backend had
+to change because the server refused them (``generation_adapted``: setting -> what was done,
+then the server's words). :func:`generation_notes` turns them into one note for the runs of
+a table when they agree, else one per group of runs::
+
+    Sent: temperature 0, max_tokens 1024, JSON mode; adapted: max_tokens
+    sent as max_completion_tokens, temperature not sent.
+    Sent: no sampling setting, no token limit (provider defaults), JSON mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from socialbench.report.loading import RunDir
+
+__all__ = ["describe_generation", "generation_notes"]
+
+_ORDER = ("temperature", "top_p", "max_tokens", "reasoning_effort")
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def describe_generation(settings: Mapping[str, Any], adapted: Mapping[str, Any] | None = None) -> str:
+    """One run's generation settings in words (see the module docstring).
+
+    >>> describe_generation({"max_tokens": 1024, "temperature": 0.0, "json_mode": True})
+    'temperature 0, max_tokens 1024, JSON mode'
+    >>> describe_generation({"json_mode": True})
+    'no sampling setting, no token limit (provider defaults), JSON mode'
+    """
+    parts = [f"{name} {_number(settings[name])}" for name in _ORDER if settings.get(name) is not None]
+    if not any(settings.get(name) is not None for name in ("temperature", "top_p")):
+        parts.insert(0, "no sampling setting")
+        if settings.get("max_tokens") is None:
+            parts.insert(1, "no token limit (provider defaults)")
+    elif settings.get("max_tokens") is None:
+        parts.append("no token limit")
+    parts.append("JSON mode" if settings.get("json_mode", True) else "no JSON mode")
+    text = ", ".join(parts)
+    changes = [f"{name} {str(what).split(';')[0]}" for name, what in sorted((adapted or {}).items())]
+    if changes:
+        text += "; adapted: " + ", ".join(changes)
+    return text
+
+
+def _of(run: RunDir) -> str | None:
+    settings = run.run.get("generation")
+    if not isinstance(settings, Mapping):
+        return None
+    adapted = run.run.get("generation_adapted")
+    return describe_generation(settings, adapted if isinstance(adapted, Mapping) else None)
+
+
+def generation_notes(runs: Sequence[RunDir]) -> tuple[str, ...]:
+    """The notes on what ``runs`` sent: none when no run records it (runs made before
+    ``run.json`` did), one when they agree, else one per group (``Sent by A, B: ...``)."""
+    groups: dict[str, list[str]] = {}
+    for r in runs:
+        groups.setdefault(_of(r) or "not recorded", []).append(r.label or r.path.name)
+    if set(groups) <= {"not recorded"}:
+        return ()
+    if len(groups) == 1:
+        (only,) = groups
+        return (f"Sent: {only}.",)
+    return tuple(f"Sent by {', '.join(labels)}: {text}." for text, labels in groups.items())

@@ -1,0 +1,61 @@
+"""The note under every table that says what the runs sent the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from socialbench.report.data_source import label_tables
+from socialbench.report.generation_note import describe_generation, generation_notes
+from socialbench.report.loading import RunDir
+from socialbench.report.table import Table
+
+PAPER_ROBOTEQ = {"max_tokens": 1024, "temperature": 0.0, "json_mode": True}
+OFFICIAL_SOCIALNAV = {"json_mode": True}
+ADAPTED = {
+    "max_tokens": "sent as max_completion_tokens; HTTP 400 unsupported_parameter: Unsupported parameter: ...",
+    "temperature": "not sent (0.0 refused, the server's default applies); HTTP 400 unsupported_value: ...",
+}
+
+
+def _run(name: str, **run: Any) -> RunDir:
+    return RunDir(Path("runs") / name, run, {}, label=name)
+
+
+def test_settings_are_named_with_their_values() -> None:
+    assert describe_generation(PAPER_ROBOTEQ) == "temperature 0, max_tokens 1024, JSON mode"
+
+
+def test_settings_not_sent_are_said_to_be_the_providers() -> None:
+    assert (
+        describe_generation(OFFICIAL_SOCIALNAV) == "no sampling setting, no token limit (provider defaults), JSON mode"
+    )
+
+
+def test_adaptations_are_named_without_the_servers_words() -> None:
+    text = describe_generation(PAPER_ROBOTEQ, ADAPTED)
+    assert text.endswith(
+        "; adapted: max_tokens sent as max_completion_tokens, temperature not sent (0.0 refused, "
+        "the server's default applies)"
+    )
+
+
+def test_runs_that_agree_get_one_note() -> None:
+    runs = [_run("a", generation=PAPER_ROBOTEQ), _run("b", generation=PAPER_ROBOTEQ)]
+    assert generation_notes(runs) == ("Sent: temperature 0, max_tokens 1024, JSON mode.",)
+
+
+def test_runs_that_differ_are_named() -> None:
+    runs = [_run("a", generation=PAPER_ROBOTEQ), _run("b", generation=OFFICIAL_SOCIALNAV), _run("c")]
+    notes = generation_notes(runs)
+    assert [n.split(":")[0] for n in notes] == ["Sent by a", "Sent by b", "Sent by c"]
+    assert notes[2] == "Sent by c: not recorded."
+
+
+def test_runs_that_record_nothing_get_no_note() -> None:
+    assert generation_notes([_run("old")]) == ()
+
+
+def test_every_table_carries_the_note() -> None:
+    (table,) = label_tables([Table("t", "T", ("x",), (), ())], [_run("a", generation=PAPER_ROBOTEQ)])
+    assert table.notes[-1] == "Sent: temperature 0, max_tokens 1024, JSON mode."
