@@ -1,31 +1,126 @@
-"""The run directory's record formats that every layer reads: ``samples.jsonl`` lines and
-the dataset fingerprint.
+"""The run directory's record formats that every layer reads: ``samples.jsonl`` lines,
+``run.json`` and the dataset fingerprint.
 
 ``samples.jsonl`` holds one :class:`~socialbench.types.SampleRecord` per line (see
 :mod:`socialbench.runner.store` for how a run writes it). A dataset fingerprint is the
 SHA-256 over a benchmark's label files (:func:`fingerprint_files`).
+
+A run folder read back (``score``, ``report``, ``compare``, a resumed ``eval``, a context
+run) may come from anyone: :func:`read_samples` and :func:`read_run_json` are the one way to
+read its files. Both read through :mod:`socialbench.files.safe_read` (regular files only, a
+size cap, strict UTF-8 and JSON, a depth limit, no NaN) and then check every field's type
+(:data:`SAMPLE_FIELDS`, :data:`RUN_FIELDS`), so that every wrong value is one line naming
+the file, the line, the field and the fix, never a traceback later.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 from socialbench.errors import DataError
+from socialbench.files.atomic_write import open_append, truncate_file
+from socialbench.files.safe_read import parse_json_bytes, read_json, read_regular_bytes
+from socialbench.files.schema import FieldRule, check_fields
 from socialbench.types import SampleRecord
+
+#: Largest samples.jsonl read (bytes): ~100 times a full SocialNav-SUB run with long replies.
+MAX_SAMPLES_BYTES = 1024**3
+#: Largest run.json read (bytes); one holds a few kB plus ~300 bytes per session.
+MAX_RUN_JSON_BYTES = 16 * 1024**2
+#: Deepest nesting of a samples.jsonl record or run.json (a record nests 3 levels, run.json 4).
+MAX_RECORD_DEPTH = 16
+
+#: The fields of a samples.jsonl record and their JSON kinds (:class:`SampleRecord`).
+SAMPLE_FIELDS: tuple[FieldRule, ...] = (
+    FieldRule("item_id", ("str",), required=True),
+    FieldRule("question_key", ("str",), required=True),
+    FieldRule("request_hash", ("str", "null")),
+    FieldRule("raw", ("str", "null")),
+    FieldRule("parsed", ("str", "list[str]", "null")),
+    FieldRule("parse_method", ("str", "null")),
+    FieldRule("error", ("str", "null")),
+    FieldRule("error_message", ("str", "null")),
+    FieldRule("latency_s", ("number", "null")),
+    FieldRule("usage", ("object[number]", "null")),
+    FieldRule("attempts", ("int", "null")),
+    FieldRule("cached", ("bool",)),
+    FieldRule("extra", ("object", "null")),
+)
+
+_SAMPLE_FIX = "delete or fix that line (a record as `socialbench eval` writes it); other lines are kept"
+
+#: The fields of run.json that socialbench reads back, and their JSON kinds. Fields not
+#: listed (the benchmark's own options, versions, ...) are read by their own code.
+RUN_FIELDS: tuple[FieldRule, ...] = (
+    FieldRule("benchmark", ("str",)),
+    FieldRule("model", ("str",)),
+    FieldRule("status", ("str",)),
+    FieldRule("data", ("str", "null")),
+    FieldRule("protocol", ("str",)),
+    FieldRule("variant", ("str",)),
+    FieldRule("strategy", ("str", "null")),
+    FieldRule("dataset_fingerprint", ("str", "null")),
+    FieldRule("limit", ("int", "null")),
+    FieldRule("seed", ("int", "null")),
+    FieldRule("concurrency", ("int", "null")),
+    FieldRule("started", ("str", "null")),
+    FieldRule("ended", ("str", "null")),
+    FieldRule("error", ("str", "null")),
+    FieldRule("options", ("object", "null")),
+    FieldRule("model_options", ("object", "null")),
+    FieldRule("generation", ("object", "null")),
+    FieldRule("generation_adapted", ("object",)),
+    FieldRule("retry", ("object", "null")),
+    FieldRule("perturb", ("object", "null")),
+    FieldRule("sessions", ("list[object]",)),
+    FieldRule("epochs", ("int",)),
+    FieldRule("epoch_dirs", ("list[str]",)),
+    FieldRule("context_run", ("object", "null")),
+)
+
+#: The fields of each of run.json's ``sessions``: the request counts added up over sessions.
+SESSION_FIELDS: tuple[FieldRule, ...] = tuple(
+    FieldRule(name, ("number",))
+    for name in ("requests", "cache_hits", "retries", "prompt_tokens", "completion_tokens", "reasoning_tokens")
+) + (
+    FieldRule("resumed_from", ("int", "null")),
+    FieldRule("engine", ("object[number]", "null")),
+    FieldRule("wall_time_s", ("number", "null")),
+)
+
+#: run.json's ``perturb``: the image perturbation's name and strength.
+PERTURB_FIELDS: tuple[FieldRule, ...] = (
+    FieldRule("name", ("str", "null")),
+    FieldRule("strength", ("number", "null")),
+)
+
+_RUN_FIX = "give the run.json that `socialbench eval` wrote (or remove run.json to start the run record anew)"
+
+
+def sample_record(obj: Any, file: str, line: int | None = None) -> SampleRecord:
+    """One samples.jsonl record (a parsed JSON object) as a :class:`SampleRecord`;
+    :class:`DataError` naming ``file``, ``line`` and the field for any field of the wrong type."""
+    problem = check_fields(obj, SAMPLE_FIELDS, file, _SAMPLE_FIX, line=line)
+    if problem is not None:
+        raise DataError(problem)
+    return SampleRecord.from_json(obj)
 
 
 def read_samples(path: Path, *, repair: bool = False) -> list[SampleRecord]:
-    """Read a samples.jsonl file. With ``repair``, a torn final line is removed from disk.
-    Without ``repair`` (predictions given to ``score``/``report``), a file whose only line is
-    not a record is an error, not a torn write; anything but a regular file is refused
-    (a FIFO would block the read forever)."""
-    if not path.exists():
+    """Read a samples.jsonl file (missing: no records). With ``repair``, a torn final line
+    is removed from disk (never through a symbolic link). Without ``repair`` (predictions
+    given to ``score``/``report``), a file whose only line is not a record is an error, not
+    a torn write. A line that is JSON but not a record (a field of the wrong type) is always
+    an error naming the line and the field. Anything but a regular file is refused (a FIFO
+    would block the read forever, ``/dev/zero`` never end)."""
+    if not path.exists() and not path.is_symlink():
         return []
-    if not path.is_file():
-        raise DataError.single(path, "", "not a regular file", "give a samples.jsonl file or a run directory")
-    data = path.read_bytes()
+    data = read_regular_bytes(path, MAX_SAMPLES_BYTES)
+    file = str(path)
     records: list[SampleRecord] = []
     lines = data.split(b"\n")
     offset = 0
@@ -35,29 +130,41 @@ def read_samples(path: Path, *, repair: bool = False) -> list[SampleRecord]:
             offset += len(line) + 1
             continue
         try:
-            obj = json.loads(line)
-            records.append(SampleRecord.from_json(obj))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            obj = parse_json_bytes(line, file, line=i, max_depth=MAX_RECORD_DEPTH)
+        except DataError:
             if is_last and (repair or records):  # torn write from an interrupted run (no trailing newline)
                 if repair:
-                    with open(path, "r+b") as fh:
-                        fh.truncate(offset)
+                    truncate_file(path, offset)
                 break
-            raise DataError.single(
-                path,
-                "line",
-                f"not a valid sample record ({exc})",
-                "delete or fix that line; other lines are kept",
-                line=i,
-            ) from exc
+            raise
+        records.append(sample_record(obj, file, i))
         offset += len(line) + 1
     else:
         if repair and data and not data.endswith(b"\n"):
             # the last record is complete but its newline was not written: add it, or the
             # next append would join two records on one line
-            with open(path, "ab") as fh:
-                fh.write(b"\n")
+            fd = open_append(path)
+            try:
+                os.write(fd, b"\n")
+            finally:
+                os.close(fd)
     return records
+
+
+def read_run_json(path: Path) -> dict[str, Any]:
+    """A run's ``run.json`` as a JSON object whose fields socialbench reads back have their
+    types (:data:`RUN_FIELDS`, each session's counts, the perturbation);
+    :class:`DataError` naming the file, the field and the fix otherwise."""
+    file = str(path)
+    run = read_json(path, MAX_RUN_JSON_BYTES, max_depth=MAX_RECORD_DEPTH)
+    problem = check_fields(run, RUN_FIELDS, file, _RUN_FIX)
+    for i, session in enumerate(run.get("sessions") or []) if problem is None else ():
+        problem = problem or check_fields(session, SESSION_FIELDS, file, _RUN_FIX, prefix=f"sessions[{i}].")
+    if problem is None and isinstance(run.get("perturb"), dict):
+        problem = check_fields(run["perturb"], PERTURB_FIELDS, file, _RUN_FIX, prefix="perturb.")
+    if problem is not None:
+        raise DataError(problem)
+    return run
 
 
 def json_digest(doc: object) -> str:

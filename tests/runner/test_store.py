@@ -2,6 +2,7 @@
 
 import errno
 import json
+import os
 
 import pytest
 
@@ -144,12 +145,14 @@ def test_run_directory_under_a_file_is_a_storage_error(tmp_path):
 
 
 def test_read_only_run_directory_is_a_storage_error(tmp_path, monkeypatch):
-    def read_only_open(path, mode="r", *args, **kwargs):
-        if any(c in mode for c in "wax+"):
-            raise OSError(errno.EROFS, "Read-only file system", str(path))
-        return open(path, mode, *args, **kwargs)
+    real_open = os.open
 
-    monkeypatch.setattr(store_module, "open", read_only_open, raising=False)
+    def read_only_open(path, flags, *args, **kwargs):
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(store_module.os, "open", read_only_open)
     with pytest.raises(StorageError) as e:
         RunStore(tmp_path).lock()
     assert str(tmp_path) in str(e.value) and "not writable" in str(e.value)
@@ -164,7 +167,7 @@ def test_failed_run_json_write_keeps_the_previous_one(tmp_path, monkeypatch):
     with pytest.raises(StorageError):
         s.write_run({"status": "complete"})
     assert json.loads((tmp_path / "run.json").read_text()) == {"status": "running"}
-    assert not (tmp_path / "run.json.tmp").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["run.json"]  # no temporary file left
 
 
 def test_sends_are_counted_per_session_with_retries(tmp_path):
@@ -182,3 +185,71 @@ def test_a_torn_last_send_line_is_not_counted(tmp_path):
     with open(tmp_path / "requests.log", "ab") as fh:
         fh.write(b"0")
     assert RunStore(tmp_path).read_sends() == {0: {"requests": 1, "retries": 0}}
+
+
+# a run folder with links planted in it --------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["samples.jsonl", ".lock", "requests.log", "run.json", "metrics.json"])
+def test_a_run_file_linked_outside_is_refused_before_anything_is_written(tmp_path, name):
+    from socialbench.files.atomic_write import LinkRefused
+
+    outside = tmp_path / "outside"
+    outside.write_text(json.dumps(rec("x", "q").to_json()) + "\n")
+    before = outside.read_bytes()
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / name).symlink_to(outside)
+    with pytest.raises(LinkRefused) as e:
+        RunStore(run).lock()
+    assert str(run / name) in str(e.value) and "remove the link" in str(e.value)
+    assert outside.read_bytes() == before
+
+
+def test_an_append_never_writes_through_a_link_planted_after_the_lock(tmp_path):
+    outside = tmp_path / "outside"
+    outside.write_text("keep\n")
+    run = tmp_path / "run"
+    s = RunStore(run)
+    s.lock()
+    (run / "samples.jsonl").symlink_to(outside)
+    with pytest.raises(StorageError):
+        s.append(rec("a", "q1"))
+    s.unlock()
+    assert outside.read_text() == "keep\n"
+
+
+def test_compaction_never_opens_a_planted_tmp_link(tmp_path):
+    outside = tmp_path / "outside"
+    outside.write_text("keep\n")
+    run = tmp_path / "run"
+    s = RunStore(run)
+    s.append(rec("a", "q1"))
+    (run / "samples.jsonl.tmp").symlink_to(outside)
+    s.compact([("a", "q1")])
+    assert outside.read_text() == "keep\n" and len(read_samples(run / "samples.jsonl")) == 1
+
+
+def test_a_run_json_of_the_wrong_types_is_a_data_error(tmp_path):
+    from socialbench.errors import DataError
+
+    (tmp_path / "run.json").write_text(json.dumps({"sessions": "all"}))
+    with pytest.raises(DataError) as e:
+        RunStore(tmp_path).read_run()
+    assert e.value.problems[0].field == "sessions"
+
+
+def test_a_requests_log_fifo_is_refused_without_blocking(tmp_path):
+    from socialbench.errors import DataError
+
+    os.mkfifo(tmp_path / "requests.log")
+    with pytest.raises(DataError):
+        RunStore(tmp_path).read_sends()
+
+
+def test_a_requests_log_linked_to_dev_zero_is_refused(tmp_path):
+    from socialbench.errors import DataError
+
+    (tmp_path / "requests.log").symlink_to("/dev/zero")
+    with pytest.raises(DataError):
+        RunStore(tmp_path).read_sends()

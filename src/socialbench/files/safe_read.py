@@ -1,8 +1,9 @@
-"""Read dataset files defensively: regular files only, bounded sizes, strict JSON.
+"""Read files socialbench did not just write itself: regular files only, bounded sizes, strict JSON.
 
-Every file of a SocialNav-SUB folder goes through :func:`read_regular_bytes` (a FIFO or a
-device in place of a file would block or never end; a directory is not a file) and JSON files
-through :func:`read_json`, which turns every way a JSON file can be unusable into one
+Every file of a SocialNav-SUB folder, and every file of a run folder read back
+(``run.json``, ``samples.jsonl``, ``requests.log``, ``metrics.json``: see
+:mod:`socialbench.records`), goes through :func:`read_regular_bytes` (a FIFO or a device in
+place of a file would block or never end; a directory is not a file) and JSON files through :func:`read_json`, which turns every way a JSON file can be unusable into one
 :class:`~socialbench.errors.Problem` naming the file: invalid UTF-8, invalid syntax (with the
 line), ``NaN``/``Infinity`` (not JSON), numbers too long to convert, nesting deeper than any
 release file (which would exhaust Python's recursion), and lone surrogates in strings (which
@@ -11,6 +12,7 @@ cannot be written back as UTF-8 to ``samples.jsonl`` or a report).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -154,8 +156,10 @@ def check_json_value(value: Any, file: str, max_depth: int = MAX_JSON_DEPTH, *, 
     return None
 
 
-def parse_json_bytes(data: bytes, file: str) -> Any:
-    """Parse JSON ``data`` from ``file``; :class:`DataError` for anything unusable."""
+def parse_json_bytes(data: bytes, file: str, *, line: int | None = None, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """Parse JSON ``data`` from ``file``; :class:`DataError` for anything unusable. ``line``:
+    the line of ``file`` that ``data`` is (one record of a JSON Lines file), named in every
+    problem instead of the line within ``data``."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -164,6 +168,7 @@ def parse_json_bytes(data: bytes, file: str) -> Any:
             "",
             f"not UTF-8 text (byte {exc.start}: {data[exc.start : exc.start + 1]!r})",
             "save the file as UTF-8",
+            line=line,
         ) from None
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -171,21 +176,27 @@ def parse_json_bytes(data: bytes, file: str) -> Any:
         value = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise DataError.single(
-            file, "", f"invalid JSON: {exc.msg} (column {exc.colno})", "fix the JSON syntax", line=exc.lineno
+            file,
+            "",
+            f"invalid JSON: {exc.msg} (column {exc.colno})",
+            "fix the JSON syntax",
+            line=exc.lineno if line is None else line,
         ) from None
     except RecursionError:
         raise DataError.single(
-            file, "", f"nested more than {MAX_JSON_DEPTH} levels deep", "write the structure the release uses"
+            file, "", f"nested more than {max_depth} levels deep", "write the structure the release uses", line=line
         ) from None
     except ValueError as exc:  # NaN/Infinity, a number with too many digits
-        raise DataError.single(file, "", f"invalid JSON: {exc}", "write finite numbers in plain JSON") from None
-    problem = check_json_value(value, file, strings=_SURROGATE_ESCAPE.search(text) is not None)
+        raise DataError.single(
+            file, "", f"invalid JSON: {exc}", "write finite numbers in plain JSON", line=line
+        ) from None
+    problem = check_json_value(value, file, max_depth, strings=_SURROGATE_ESCAPE.search(text) is not None)
     if problem is not None:
-        raise DataError(problem)
+        raise DataError(dataclasses.replace(problem, line=line) if line is not None else problem)
     return value
 
 
-def read_json(path: Path | str, limit: int = MAX_JSON_BYTES) -> Any:
+def read_json(path: Path | str, limit: int = MAX_JSON_BYTES, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """Read and parse the JSON file ``path`` (see the module docstring); :class:`DataError`
     naming the file for anything unusable."""
-    return parse_json_bytes(read_regular_bytes(path, limit), str(path))
+    return parse_json_bytes(read_regular_bytes(path, limit), str(path), max_depth=max_depth)

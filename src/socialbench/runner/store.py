@@ -11,6 +11,12 @@ uninterrupted run leave the same content.
 line (``SESSION ATTEMPT``) per request, so the counts in ``run.json`` stay true for sessions
 that were killed and for requests that were queued but never sent.
 
+Nothing is written through a symbolic link: a run folder whose ``samples.jsonl``,
+``run.json``, ``metrics.json``, ``requests.log`` or ``.lock`` is a link (perhaps to a file
+outside the folder) is refused by :meth:`RunStore.lock` before anything is read or written,
+and every file is opened with ``O_NOFOLLOW`` or replaced through a fresh temporary file
+(:mod:`socialbench.files.atomic_write`), so a link planted later is refused too.
+
 A write that fails (full disk, read-only file system, a file where the folder should be)
 raises :class:`~socialbench.errors.StorageError` naming the path and the fix; whatever was
 written before stays, and the next run resumes from it.
@@ -22,17 +28,24 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from socialbench.errors import DataError, StorageError
-from socialbench.records import read_samples
+from socialbench.errors import StorageError
+from socialbench.files.atomic_write import open_append, open_lock, refuse_link, write_bytes_atomic
+from socialbench.files.safe_read import read_regular_bytes
+from socialbench.records import read_run_json, read_samples
 from socialbench.types import SampleRecord
 
 SAMPLES = "samples.jsonl"
 RUN = "run.json"
 METRICS = "metrics.json"
 SENDS = "requests.log"
+LOCK = ".lock"
 OUT_OPTION = "--out folder"
+#: The files of a run folder that a run writes: none may be a symbolic link.
+WRITTEN = (SAMPLES, RUN, METRICS, SENDS, LOCK)
+#: Largest requests.log read (bytes): ~6 bytes per request sent.
+MAX_SENDS_BYTES = 256 * 1024**2
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -48,25 +61,11 @@ def _line(record: SampleRecord) -> bytes:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Replace ``path`` with ``data`` as JSON, atomically: a failed write leaves the old file."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, sort_keys=False, ensure_ascii=False)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError:
-        _remove_quietly(tmp)
-        raise
-
-
-def _remove_quietly(path: Path) -> None:
-    try:
-        path.unlink()
-    except OSError:
-        pass
+    """Replace ``path`` with ``data`` as JSON, atomically: a failed write leaves the old file.
+    A ``path`` that is a symbolic link is refused (:class:`~socialbench.files.atomic_write.LinkRefused`),
+    never written through."""
+    text = json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    write_bytes_atomic(path, text.encode("utf-8"), root=path.parent, option=OUT_OPTION, fsync=True)
 
 
 class RunStore:
@@ -82,7 +81,7 @@ class RunStore:
         self._fd: int | None = None  # samples.jsonl, opened for appending on first record
         self._sends_fd: int | None = None
         self._broken: StorageError | None = None  # set by the first failed append
-        self._lock_fh: TextIO | None = None
+        self._lock_fd: int | None = None
         # Once load_samples() has read the file, every later append is mirrored here (the
         # latest record per question), so compact() need not read the file again.
         self._mirror: dict[tuple[str, str], SampleRecord] | None = None
@@ -95,45 +94,39 @@ class RunStore:
             import fcntl
         except ImportError:  # pragma: no cover - not on POSIX: no locking
             return
+        self.refuse_links()
+        fd = open_lock(self.dir / LOCK, OUT_OPTION)
         try:
-            fh = open(self.dir / ".lock", "w")
-        except OSError as exc:
-            raise StorageError.from_os_error(exc, self.dir, OUT_OPTION) from None
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            fh.close()
+            os.close(fd)
             from socialbench.errors import UsageError
 
             raise UsageError(
                 f"{self.dir} is in use by another socialbench process; wait for it or choose another --out"
             ) from None
-        self._lock_fh = fh
+        self._lock_fd = fd
+
+    def refuse_links(self) -> None:
+        """:class:`~socialbench.files.atomic_write.LinkRefused` naming the first file of
+        :data:`WRITTEN` that is a symbolic link: a resumed run would write through it (and
+        out of the folder), so nothing is read or written."""
+        for name in WRITTEN:
+            refuse_link(self.dir / name, OUT_OPTION)
 
     def unlock(self) -> None:
-        if self._lock_fh is not None:
-            self._lock_fh.close()
-            self._lock_fh = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     # run.json --------------------------------------------------------------------------
     def read_run(self) -> dict[str, Any] | None:
+        """run.json (None when there is none), its fields type-checked
+        (:func:`~socialbench.records.read_run_json`)."""
         p = self.dir / RUN
-        if not p.exists():
+        if not p.exists() and not p.is_symlink():
             return None
-        try:
-            record = json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise DataError.single(
-                p, "", f"invalid JSON at line {exc.lineno}", "remove run.json to start the run record anew"
-            ) from exc
-        if not isinstance(record, dict):
-            raise DataError.single(
-                p,
-                "",
-                f"expected a JSON object, found {type(record).__name__}",
-                "remove run.json to start the run record anew",
-            )
-        return record
+        return read_run_json(p)
 
     def write_run(self, record: Mapping[str, Any]) -> None:
         self._write_json(self.dir / RUN, record)
@@ -152,7 +145,7 @@ class RunStore:
         """Record that session ``session`` is sending a request (its ``attempt``-th try)."""
         try:
             if self._sends_fd is None:
-                self._sends_fd = os.open(self.dir / SENDS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                self._sends_fd = open_append(self.dir / SENDS, OUT_OPTION)
             _write_all(self._sends_fd, f"{session} {attempt}\n".encode())
         except OSError as exc:
             raise StorageError.from_os_error(exc, self.dir / SENDS, OUT_OPTION) from None
@@ -169,9 +162,9 @@ class RunStore:
         """Per session: ``{"requests": sent, "retries": sent that were not first attempts}``."""
         out: dict[int, dict[str, int]] = {}
         path = self.dir / SENDS
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():
             return out
-        for line in path.read_bytes().split(b"\n"):
+        for line in read_regular_bytes(path, MAX_SENDS_BYTES).split(b"\n"):
             parts = line.split()
             if len(parts) != 2 or not parts[0].isdigit() or not parts[1].isdigit():
                 continue  # a torn last line from a killed process
@@ -199,7 +192,7 @@ class RunStore:
         key = (record.item_id, record.question_key)
         try:
             if self._fd is None:
-                self._fd = os.open(self.samples_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                self._fd = open_append(self.samples_path, OUT_OPTION)
             if self._mirror is not None:
                 # mirrored before the write: an interrupt between the write and this point must
                 # not leave a record on disk that compact() would then drop
@@ -231,15 +224,10 @@ class RunStore:
         keys = sorted(latest, key=lambda k: (rank.get(k, len(rank)), k))
         records = [latest[k] for k in keys]
         lines = self._lines  # this session's appends, as written; older records are encoded again
-        tmp = self.samples_path.with_name(SAMPLES + ".tmp")
-        try:
-            with open(tmp, "wb") as fh:
-                fh.write(b"".join([lines.get(k) or _line(r) for k, r in zip(keys, records)]))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.samples_path)
+        data = b"".join([lines.get(k) or _line(r) for k, r in zip(keys, records)])
+        try:  # through a fresh temporary file; a samples.jsonl link is refused, never replaced
+            write_bytes_atomic(self.samples_path, data, root=self.dir, option=OUT_OPTION, fsync=True)
         except OSError as exc:  # samples.jsonl itself is untouched
-            _remove_quietly(tmp)
             raise StorageError.from_os_error(exc, self.samples_path, OUT_OPTION) from None
         return records
 
