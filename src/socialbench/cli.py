@@ -584,11 +584,14 @@ def perturb_cmd(
     ),
     strength: float = typer.Option(1.0, "--perturb-strength"),
     seed: int = typer.Option(0),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar on stderr"),
 ) -> None:
     """Write a perturbed copy of a dataset's images (deterministic for a seed)."""
+    from socialbench.runner.progress import RunProgress
     from socialbench.vision.perturb import perturb_dataset
 
-    n = perturb_dataset(src, dst, name, strength, seed)
+    with RunProgress(0, enabled=progress, label="data perturb", unit="files") as bar:
+        n = perturb_dataset(src, dst, name, strength, seed, progress=bar.update)
     _line(f"wrote {n} perturbed images to {dst}")
 
 
@@ -602,13 +605,16 @@ def render_cmd(
         0, min=0, help="longest composite side in pixels (0 = the frames' width, as released)"
     ),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace composites that already exist"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar on stderr"),
 ) -> None:
     """Pre-render SocialNav-SUB composites in the release layout (sample_with_bev_<i>.png)."""
     from socialbench.benchmarks.socialnav_sub.prerender import prerender_dataset
+    from socialbench.runner.progress import RunProgress
 
     if not data.exists():
         raise UsageError(f"--data {data} does not exist")
-    summary = prerender_dataset(data, out_dir, max_side=max_side, overwrite=overwrite)
+    with RunProgress(0, enabled=progress, label="data render", unit="samples") as bar:
+        summary = prerender_dataset(data, out_dir, max_side=max_side, overwrite=overwrite, progress=bar.update)
     out.print(
         f"rendered {summary.written} samples into {summary.out / 'prompts'}"
         + (f" ({summary.skipped} already had their composites)" if summary.skipped else "")
@@ -657,20 +663,24 @@ def sim_socialnav_cmd(
         1.3, min=0.0, help="tracker noise before smoothing, metres (1.3 leaves the paper's 0.67 m ADE)"
     ),
     composites: bool = typer.Option(False, "--composites/--no-composites", help="also write pre-rendered composites"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar on stderr"),
 ) -> None:
     """Simulate SocialNav-SUB-format scenes with exact answers (official release layout)."""
     from socialbench.benchmarks.socialnav_sub.simulated import simulate_dataset
+    from socialbench.runner.progress import RunProgress
 
     lo, hi = _parse_range(people, "--people")
-    path = simulate_dataset(
-        out_dir,
-        scenes=scenes,
-        seed=seed,
-        people=(lo, hi),
-        annotators=annotators,
-        noise_m=noise_m,
-        write_composites=composites,
-    )
+    with RunProgress(0, enabled=progress, label="sim socialnav", unit="steps") as bar:
+        path = simulate_dataset(
+            out_dir,
+            scenes=scenes,
+            seed=seed,
+            people=(lo, hi),
+            annotators=annotators,
+            noise_m=noise_m,
+            write_composites=composites,
+            progress=bar.update,
+        )
     _line(f"wrote {scenes} scenes to {path}; evaluate with: socialbench eval -b socialnav-sub -d {path} -m MODEL")
 
 

@@ -334,3 +334,10 @@ def test_score_into_an_eval_run_keeps_its_metrics_json(small_socialnav, tmp_path
     )
     assert (tmp_path / "r" / "metrics.json").read_text() == before
     assert json.loads((tmp_path / "r" / "metrics.score-official.json").read_text())["protocol"] == "official"
+
+
+@pytest.mark.parametrize("flag, shown", [("--progress", True), ("--no-progress", False)])
+def test_sim_socialnav_shows_its_progress_unless_told_not_to(tmp_path, capsys, flag, shown):
+    code = run_cli("sim", "socialnav", "-o", str(tmp_path / "d"), "--scenes", "2", flag)
+    err = capsys.readouterr().err
+    assert (code, "2/2" in err) == (0, shown)

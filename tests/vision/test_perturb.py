@@ -151,3 +151,10 @@ def test_perturb_dataset_lists_unreadable_images(tmp_path: Path) -> None:
         perturb_dataset(src, tmp_path / "dst", "blur", 1.0, 0)
     assert [Path(p.file).name for p in info.value.problems] == ["broken.png"]
     assert (tmp_path / "dst" / "imgs" / "a.png").exists()
+
+
+def test_perturb_dataset_reports_progress_per_file(tmp_path: Path) -> None:
+    make_dataset(tmp_path / "src")
+    calls: list[tuple[int, int]] = []
+    perturb_dataset(tmp_path / "src", tmp_path / "dst", "blur", 1.0, 0, progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(1, 3), (2, 3), (3, 3)]

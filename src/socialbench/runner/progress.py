@@ -1,4 +1,8 @@
-"""A rich progress bar: done/total, rate, ETA, retries, errors and cache hits."""
+"""A rich progress bar: done/total, rate, ETA, retries, errors and cache hits.
+
+:class:`RunProgress` counts an eval's questions; the same bar counts the steps of other long
+commands (``sim socialnav``'s scenes, ``data render``'s samples, ``data perturb``'s files)
+through :meth:`RunProgress.update`, the ``(done, total)`` callback their functions take."""
 
 from __future__ import annotations
 
@@ -20,8 +24,9 @@ from socialbench.runner.engine import EngineStats
 
 
 class RunProgress:
-    def __init__(self, total: int, done: int = 0, *, enabled: bool = True, label: str = "eval"):
+    def __init__(self, total: int, done: int = 0, *, enabled: bool = True, label: str = "eval", unit: str = "q"):
         self.enabled = enabled
+        self.unit = unit  # in the rate column: "q/s"
         self._progress: Progress | None = None
         self._task: TaskID | None = None
         self.total = total
@@ -60,7 +65,15 @@ class RunProgress:
         if self._progress is not None and self._task is not None:
             task = self._progress.tasks[0]
             speed = task.speed
-            self._progress.update(self._task, advance=n, rate=f"{speed:.1f} q/s" if speed else "")
+            self._progress.update(self._task, advance=n, rate=f"{speed:.1f} {self.unit}/s" if speed else "")
+
+    def update(self, done: int, total: int) -> None:
+        """Show ``done`` of ``total`` steps: the callback of work that counts its steps
+        itself (and may learn its total as it goes)."""
+        self.total = total
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, total=total)
+        self.advance(done - self.done)
 
     def update_stats(self, stats: EngineStats) -> None:
         if self._progress is not None and self._task is not None:

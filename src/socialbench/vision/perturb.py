@@ -313,7 +313,9 @@ def _save_like(img: Image.Image, dst: Path, original_format: str | None) -> None
         img.save(dst, format=original_format or "PNG")
 
 
-def perturb_dataset(src: Path, dst: Path, name: str, strength: float, seed: int) -> int:
+def perturb_dataset(
+    src: Path, dst: Path, name: str, strength: float, seed: int, progress: Callable[[int, int], None] | None = None
+) -> int:
     """Write a copy of dataset folder ``src`` to ``dst`` with every image perturbed.
 
     Every file under ``src`` whose suffix is one of :data:`IMAGE_SUFFIXES` is decoded,
@@ -321,6 +323,7 @@ def perturb_dataset(src: Path, dst: Path, name: str, strength: float, seed: int)
     and WebP at quality 95, PNG lossless); every other file is copied unchanged, so label
     files keep pointing at the right images. A ``perturbation.json`` at the root of ``dst``
     records name, strength, seed and source. Returns the number of images written.
+    ``progress(done, total)`` is called after each file (image or not) is written.
 
     Raises :class:`UsageError` when ``src`` is not a folder, ``dst`` exists and is not
     empty, or ``dst`` lies inside ``src``; raises :class:`DataError` listing every image that
@@ -344,16 +347,16 @@ def perturb_dataset(src: Path, dst: Path, name: str, strength: float, seed: int)
     dst.mkdir(parents=True, exist_ok=True)
     written = 0
     problems: list[Problem] = []
+    files: list[tuple[Path, Path]] = []  # (source, destination), in walk order
     for dirpath, dirnames, filenames in os.walk(src):
         dirnames.sort()
         rel_dir = Path(dirpath).relative_to(src)
         (dst / rel_dir).mkdir(parents=True, exist_ok=True)
-        for fname in sorted(filenames):
-            s_path = Path(dirpath) / fname
-            d_path = dst / rel_dir / fname
-            if s_path.suffix.lower() not in IMAGE_SUFFIXES:
-                shutil.copyfile(s_path, d_path)
-                continue
+        files += [(Path(dirpath) / fname, dst / rel_dir / fname) for fname in sorted(filenames)]
+    for done, (s_path, d_path) in enumerate(files, 1):
+        if s_path.suffix.lower() not in IMAGE_SUFFIXES:
+            shutil.copyfile(s_path, d_path)
+        else:
             try:
                 with Image.open(s_path) as img:
                     img.load()
@@ -363,9 +366,11 @@ def perturb_dataset(src: Path, dst: Path, name: str, strength: float, seed: int)
                 problems.append(
                     Problem(str(s_path), "image", f"cannot decode image: {exc}", "replace or remove the file")
                 )
-                continue
-            _save_like(out, d_path, fmt)
-            written += 1
+            else:
+                _save_like(out, d_path, fmt)
+                written += 1
+        if progress is not None:
+            progress(done, len(files))
     (dst / "perturbation.json").write_text(
         json.dumps({**perturb.describe(), "source": str(src), "images": written}, indent=2) + "\n", encoding="utf-8"
     )

@@ -48,3 +48,9 @@ def test_a_partly_rendered_sample_is_refused(raw: Path) -> None:
     with pytest.raises(UsageError, match="--overwrite"):
         prerender_dataset(raw, workers=0)
     assert first.read_bytes() == kept
+
+
+def test_progress_counts_each_rendered_sample(raw: Path) -> None:
+    calls: list[tuple[int, int]] = []
+    prerender_dataset(raw, workers=0, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 2), (2, 2)]

@@ -301,3 +301,16 @@ def test_bundled_default_is_what_the_generator_writes(tmp_path):
     names = sorted(_files(regenerated))
     assert names == sorted(_files(bundled))
     assert [n for n in names if not _same_file(regenerated / n, bundled / n)] == []
+
+
+def test_progress_counts_every_scene_then_every_scenes_composites(tmp_path):
+    calls: list[tuple[int, int]] = []
+    simulate_dataset(
+        tmp_path / "d",
+        scenes=2,
+        seed=1,
+        people=(1, 2),
+        write_composites=True,
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]

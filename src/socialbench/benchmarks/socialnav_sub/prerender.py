@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,12 +40,19 @@ def composite_paths(out: Path, sample_id: str) -> list[Path]:
 
 
 def prerender_dataset(
-    data: Path, out: Path | None = None, *, max_side: int = 0, overwrite: bool = False, workers: int | None = None
+    data: Path,
+    out: Path | None = None,
+    *,
+    max_side: int = 0,
+    overwrite: bool = False,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RenderSummary:
     """Render every sample's composites of ``data`` into ``out`` (default ``data``).
 
     ``max_side`` 0 draws at the frames' size (1280×2000 composites for 1280×720 frames, as the
-    release ships them); a positive value draws at most that long a side."""
+    release ships them); a positive value draws at most that long a side.
+    ``progress(done, total)`` is called as each sample to render is written."""
     from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
     from socialbench.navigation.render_job import RenderSample
 
@@ -66,11 +74,17 @@ def prerender_dataset(
         todo.append((item, paths))
     policy = ImagePolicy(max_side=max_side, format="PNG")
 
+    written = 0
+
     async def main() -> None:
         async def one(item: Item, paths: list[Path]) -> None:
+            nonlocal written
             images = await preparer.prepare(RenderSample.of(item.metadata, "img-with-bev", policy))
             for path, img in zip(paths, images):
                 write_bytes_atomic(path, img.data)
+            written += 1
+            if progress is not None:
+                progress(written, len(todo))
 
         await asyncio.gather(*(one(item, paths) for item, paths in todo))
 

@@ -48,7 +48,7 @@ import json
 import math
 import pickle
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -379,6 +379,7 @@ def simulate_dataset(
     noise_m: float = DEFAULT_NOISE_M,
     write_composites: bool = False,
     overwrite: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Path:
     """Write ``scenes`` simulated samples under ``out`` in the SocialNav-SUB layout; returns
     ``out``. ``people`` = (min, max) labelled people per scene; ``annotators`` = 1 stores the
@@ -392,7 +393,10 @@ def simulate_dataset(
 
     ``out`` must be empty or absent. With ``overwrite``, a folder previously written by this
     function (recognised by its README) is cleared first; any other non-empty folder is
-    refused."""
+    refused.
+
+    ``progress(done, total)`` is called after each scene is written and, with
+    ``write_composites``, after each scene's composites are rendered (``total`` counts both)."""
     if isinstance(scenes, bool) or not isinstance(scenes, int) or scenes < 1:
         raise ValueError(f"scenes must be a positive integer, got {scenes!r}")
     lo, hi = (int(people[0]), int(people[1]))
@@ -416,6 +420,7 @@ def simulate_dataset(
     samples: list[SimSample] = []
     goal_info: dict[str, Any] = {}
     metadata: dict[str, Any] = {}
+    steps = scenes * (2 if write_composites else 1)
     for i in range(scenes):
         s = generate_sample(i, seed, (lo, hi), noise_m=noise_m, frame_size=(w, h), annotators=annotators)
         samples.append(s)
@@ -424,6 +429,8 @@ def simulate_dataset(
         goal_info[f"{head}/{f0}.jpg"] = [f"{head}/{f0 + 40}.jpg", f"[{s.goal_mm[0]}, {s.goal_mm[1]}]"]
         metadata[sid] = s.attributes
         write_sample(root, s, annotators, seed)
+        if progress is not None:
+            progress(i + 1, steps)
 
     info = {"samples": [{"folderpath": s.sample_id, "n_people": s.n_people} for s in samples]}
     for rel in ("prompts/sample_info.json", "sample_info.json", "human_labels/sample_info.json"):
@@ -441,7 +448,7 @@ def simulate_dataset(
     }
     write_file(root / "README.md", dataset_card(samples, params).encode())
     if write_composites:
-        _write_composites(root, samples)
+        _write_composites(root, samples, None if progress is None else lambda n: progress(scenes + n, steps))
     return root
 
 
@@ -471,10 +478,11 @@ def _prepare_folder(root: Path, overwrite: bool) -> None:
     root.mkdir(parents=True, exist_ok=True)
 
 
-def _write_composites(root: Path, samples: Sequence[SimSample]) -> None:
+def _write_composites(root: Path, samples: Sequence[SimSample], done: Callable[[int], None] | None = None) -> None:
+    """Render and write every sample's composites; ``done(n)`` after the ``n``-th sample."""
     from socialbench.navigation.render import render_sample, to_png_bytes
 
-    for s in samples:
+    for n, s in enumerate(samples, 1):
         sid, f0 = s.sample_id, s.sim.first_frame
         meta = {
             "sample_dir": str(root / "prompts" / sid),
@@ -487,6 +495,8 @@ def _write_composites(root: Path, samples: Sequence[SimSample]) -> None:
         }
         for t, img in enumerate(render_sample(meta, "img-with-bev")):
             write_file(root / "prompts" / sid / f"sample_with_bev_{t}.png", to_png_bytes(img))
+        if done is not None:
+            done(n)
 
 
 # --------------------------------------------------------------------------- dataset card
