@@ -113,7 +113,7 @@ def test_viewer_orders_confident_failures_first(sn_runs: dict[str, Path], sn_dat
     assert [r["he"] for r in failures] == sorted(r["he"] for r in failures)
     assert sum(r["feat"] for r in recs) == min(3, len(failures)) + min(3, sum(r["sel"] == "success" for r in recs))
     # images copied into the report folder, first and last frame only
-    rel = payload["images"][recs[0]["i"]]
+    rel = payload["images"][recs[0]["i"]][0]["src"]
     assert len(rel) == 2 and all((tmp_path / p).is_file() for p in rel)
 
 

@@ -148,7 +148,13 @@ def build_report(
 
         payload = None
         if item_data.indices:
+            from socialbench.report.sent_images import safe_sent_images
+
             idx = item_data.indices
+            sent: list[Any] = []
+            for i in idx:
+                how, why = safe_sent_images(runs[i], item_data.datasets[i])
+                sent.append(how if how is not None or why is None else why)
             payload = viewer_payload(
                 [runs[i].label for i in idx],
                 [item_data.entries[i] for i in idx],
@@ -160,6 +166,8 @@ def build_report(
                 featured=featured,
                 images=images,
                 models=[answer_source(runs[i].model, runs[i].run).ranked for i in idx],
+                sent=sent,
+                seeds=[_seed(runs[i]) for i in idx],
             )
         else:
             notes.append("no labels loaded: the per-item viewer is not included (pass --data DIR)")
@@ -182,6 +190,12 @@ def build_report(
             )
         )
     return {"files": files, "notes": notes, "tables": [t.name for t in tables.tables]}
+
+
+def _seed(run: RunDir) -> int:
+    """The run's ``--seed`` (0 when run.json records none)."""
+    seed = run.run.get("seed")
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else 0
 
 
 def make_out_folder(out: Path) -> None:

@@ -59,7 +59,7 @@ figure{margin:0;max-width:560px}figure img{max-width:100%;border:1px solid var(-
 #count{margin:8px 0;color:var(--muted)}.card{border:1px solid var(--line);border-radius:6px;margin:12px 0;padding:10px 12px}
 .card h3{font-size:14px;margin:0 0 6px}.tag{display:inline-block;font-size:11px;padding:0 6px;border-radius:8px;background:#eef1f4;margin:0 4px 2px 0}
 .tag.failure{background:#fde2e1}.tag.success{background:#dff3e4}.imgs{display:flex;gap:6px;overflow-x:auto;margin:6px 0}
-.imgs img{height:150px;border:1px solid var(--line);cursor:zoom-in}.qtext{font-weight:600;margin:4px 0}
+.imgs img{height:150px;border:1px solid var(--line);cursor:zoom-in}.imgcap{font-size:12px;color:var(--muted);margin-top:6px}.qtext{font-weight:600;margin:4px 0}
 .card.current{outline:2px solid var(--accent);outline-offset:2px}.keys{font-size:12px;color:var(--muted)}
 #lightbox{position:fixed;inset:0;background:rgba(0,0,0,.9);display:none;z-index:10;overflow:auto}
 #lightbox.open{display:block}#lightbox img{display:block;max-width:none;margin:44px auto 12px;cursor:zoom-out}
@@ -108,10 +108,15 @@ function card(r){
   [r.c, r.bn, "human entropy "+r.he.toFixed(2)+" bits", "model entropy "+r.me.toFixed(2)].concat(r.f).forEach(function(t){tags.appendChild(el("span","tag",t));});
   if(r.sel!=="other"){tags.appendChild(el("span","tag "+r.sel,(r.feat?"§7.6 ":"")+r.sel));}
   c.appendChild(tags);
-  var imgs=data.images[r.i]||[];
-  if(imgs.length){var box=el("div","imgs"); imgs.forEach(function(src,n){var im=document.createElement("img"); im.loading="lazy";
-    im.alt=r.i+" frame "+(n+1); im.src=src; im.title="frame "+(n+1)+" of "+imgs.length+": click to enlarge";
-    im.addEventListener("click",function(){openFrame(r.i,n);}); box.appendChild(im);}); c.appendChild(box);}
+  var rows=data.images[r.i]||[];
+  rows.forEach(function(row,g){
+    var who=rows.length>1?" · "+row.runs.map(function(i){return runs[i];}).join(", "):"";
+    c.appendChild(el("div","imgcap",row.what+who));
+    var box=el("div","imgs"); box.setAttribute("data-row",String(g));
+    row.src.forEach(function(src,n){var im=document.createElement("img"); im.loading="lazy";
+      im.alt=r.i+" frame "+(n+1)+(g?" row "+(g+1):""); im.src=src; im.title=row.cap[n]+" ("+(n+1)+" of "+row.src.length+"): click to enlarge";
+      im.addEventListener("click",function(){openFrame(r.i,n,g);}); box.appendChild(im);});
+    c.appendChild(box);});
   if(r.x){c.appendChild(el("div","note",r.x));}
   c.appendChild(el("div","qtext",r.t));
   var dist=el("div","dist");
@@ -127,12 +132,13 @@ function card(r){
     tr.appendChild(el("td",null,fmt(a[3]))); tr.appendChild(el("td",null,fmt(a[4]))); t.appendChild(tr);});
   c.appendChild(t); return c;
 }
-var lb={box:document.getElementById("lightbox"), img:document.getElementById("lb-img"), cap:document.getElementById("lb-caption"), item:null, idx:0};
-function openFrame(item, n){
-  var imgs=data.images[item]||[]; if(!imgs.length){return;}
-  lb.item=item; lb.idx=((n%imgs.length)+imgs.length)%imgs.length; lb.img.src=imgs[lb.idx]; lb.img.alt=item+" frame "+(lb.idx+1);
-  lb.cap.textContent=item+" · frame "+(lb.idx+1)+" of "+imgs.length+" (full resolution) · ←/→ frames · Esc closes";
-  lb.box.className="open"; lb.box.setAttribute("data-item",item); lb.box.setAttribute("data-frame",String(lb.idx+1));
+var lb={box:document.getElementById("lightbox"), img:document.getElementById("lb-img"), cap:document.getElementById("lb-caption"), item:null, idx:0, row:0};
+function openFrame(item, n, g){
+  var rows=data.images[item]||[]; g=g||0; var row=rows[g]; if(!row||!row.src.length){return;}
+  var imgs=row.src;
+  lb.item=item; lb.row=g; lb.idx=((n%imgs.length)+imgs.length)%imgs.length; lb.img.src=imgs[lb.idx]; lb.img.alt=item+" frame "+(lb.idx+1);
+  lb.cap.textContent=item+" · "+row.cap[lb.idx]+" ("+(lb.idx+1)+" of "+imgs.length+", full size) · "+row.what+" · ←/→ images · Esc closes";
+  lb.box.className="open"; lb.box.setAttribute("data-item",item); lb.box.setAttribute("data-frame",String(lb.idx+1)); lb.box.setAttribute("data-row",String(g));
 }
 function closeFrame(){lb.box.className=""; lb.item=null; lb.box.removeAttribute("data-item"); lb.box.removeAttribute("data-frame");}
 lb.box.addEventListener("click",function(){closeFrame();});
@@ -147,7 +153,7 @@ function onKey(ev){
   var tag=ev.target&&ev.target.tagName; if(tag==="INPUT"||tag==="SELECT"||tag==="TEXTAREA"){return;}
   var k=ev.key;
   if(lb.item!==null){
-    if(k==="ArrowRight"){openFrame(lb.item,lb.idx+1);} else if(k==="ArrowLeft"){openFrame(lb.item,lb.idx-1);}
+    if(k==="ArrowRight"){openFrame(lb.item,lb.idx+1,lb.row);} else if(k==="ArrowLeft"){openFrame(lb.item,lb.idx-1,lb.row);}
     else if(k==="Escape"){closeFrame();} else {return;}
     ev.preventDefault(); return;
   }
@@ -201,7 +207,8 @@ def _viewer_html(payload: Mapping[str, Any]) -> str:
         else f"All {total} questions, ordered by the §7.6 entropy rule."
     )
     if payload.get("missing_images"):
-        note += f" {payload['missing_images']} image file(s) were not found and are not shown."
+        note += f" {payload['missing_images']} image set(s) or file(s) could not be shown"
+        note += (": " + "; ".join(payload["image_notes"]) + ".") if payload.get("image_notes") else "."
     return f"""
 <section id="viewer"><h2>Items</h2>
 <p class="note">{e(note)} Statuses: correct = a most common human answer; partial = an answer some human gave;
@@ -220,7 +227,8 @@ failed = a valid answer no human gave; invalid = unparseable or failed call. Pro
 <label>item <input id="f-q" type="search" placeholder="id contains"></label>
 </div>
 <p class="keys">Keys: j / k next / previous item · n / p next / previous page · o or Enter enlarges the item's
-frames · ← / → previous / next frame · Esc closes. Click a frame to see it at full resolution. The page address can
+images · ← / → previous / next image · Esc closes. Each row of images is what the named runs sent to the model
+(rendered as the run rendered them: numbered people, BEV, waypoint candidates); click one to see it at the size sent. The page address can
 open a frame (<code>#open=ITEM/3</code>) or replay keys (<code>#keys=j,j,o</code>).</p>
 <div id="count"></div><div id="cards"></div>
 <div id="lightbox" role="dialog" aria-modal="true" aria-label="frame at full resolution"><div class="lb-bar" id="lb-caption"></div><img id="lb-img" alt=""></div>

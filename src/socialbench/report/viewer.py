@@ -1,6 +1,16 @@
 """The data of the per-item viewer of the HTML report (:mod:`socialbench.report.html`).
 
-Item images are copied into ``images/`` of the report folder.
+Item images are written into ``images/`` of the report folder: for every run the images it
+sent with the item's questions (:mod:`socialbench.report.sent_images`: the run's image mode,
+size and perturbation, prepared by the benchmark's own image jobs, so a demo run shows the
+rendered frames with numbered people and the BEV, a waypoint run its candidate image A-E, a
+mirror run the mirrored scene). Runs that sent the same bytes share one row of images, captioned
+with the runs and the settings. A run whose images cannot be prepared again, and a benchmark
+that sends its image files as they are (RobotEQ), show the source files, captioned as such.
+
+A metamorphic run (``--perturb mirror``, ``shuffle-options``) answers each question's variant
+``K@name``; its card is question ``K``'s, beside the other runs' answers, with its answer
+mapped back to ``K``'s options and the reply as given to the variant in brackets.
 
 Viewer
 ------
@@ -30,11 +40,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from socialbench.errors import SocialbenchError
 from socialbench.metrics.agreement import ScoringEntry
 from socialbench.metrics.failures import choice_label, entropy_bits, entry_answer, rank_cases
+from socialbench.prompting.metamorphic import make_variant, split_variant
 from socialbench.report.loading import model_item_score
+from socialbench.report.sent_images import SentImages
 from socialbench.report.socialnav_tables import QUESTION_NAMES
-from socialbench.types import Item
+from socialbench.types import EncodedImage, Item
 
 __all__ = ["STATUSES", "status_of", "item_images", "viewer_payload"]
 
@@ -122,6 +135,99 @@ def _context(item: Item | None, text: str) -> str:
     return ""
 
 
+def _as_original(entry: ScoringEntry, item: Item | None, seed: int, protocol: str) -> tuple[ScoringEntry, str | None]:
+    """A variant's entry (``K@name``) as an entry of question ``K`` (its answer mapped back
+    through the variant, its votes ``K``'s), with the answer as given to the variant; a
+    plain entry (or one whose item is unknown) unchanged, with None."""
+    base, name = split_variant(entry.question.key)
+    if name is None or item is None:
+        return entry, None
+    original = item.question(base)
+    variant = make_variant(original, name, seed=seed, item_id=entry.item_id)
+    given = entry_answer(entry, protocol)
+    mapped = None if given is None else variant.to_original(given)
+    as_original = ScoringEntry(entry.item_id, original, item.votes[base], mapped, None, entry.error)
+    return as_original, None if given is None else choice_label(given)
+
+
+def _write_image(img_dir: Path, item_id: str, image: EncodedImage) -> Path:
+    """``image`` under ``img_dir/<item>/<sha256 prefix>.<jpg|png>`` (written once)."""
+    ext = ".png" if image.mime == "image/png" else ".jpg"
+    dest = img_dir / _safe_name(item_id) / f"{image.sha256[:24]}{ext}"
+    if not dest.exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(image.data)
+    return dest
+
+
+def _pick(paths: list[Any], mode: str) -> list[Any]:
+    if mode == "none":
+        return []
+    if mode == "first-last" and len(paths) > 2:
+        return [paths[0], paths[-1]]
+    return paths
+
+
+class _ImageRows:
+    """The image rows of each item's card: one per distinct set of images the runs sent."""
+
+    def __init__(self, out_dir: Path, mode: str, sent: Sequence[SentImages | str | None]):
+        self.out_dir = out_dir
+        self.img_dir = out_dir / "images"
+        self.mode = mode
+        self.sent = sent
+        self.missing = 0
+        self.notes: list[str] = []
+
+    def _sent(self, s: SentImages, item_id: str) -> tuple[list[str], list[str]] | None:
+        try:
+            images, captions = s.images_with_captions(item_id)
+        except (SocialbenchError, OSError, ValueError) as exc:
+            self.missing += 1
+            if len(self.notes) < 5:
+                self.notes.append(f"{item_id}: the images sent could not be prepared again ({exc})")
+            return None
+        paths = [_write_image(self.img_dir, item_id, im).relative_to(self.out_dir).as_posix() for im in images]
+        return paths, captions
+
+    def _files(self, item: Item, item_id: str) -> tuple[list[str], list[str]]:
+        paths: list[str] = []
+        for i, src in enumerate(item_images(item, "all")):
+            sp = Path(src)
+            if not sp.is_file():
+                self.missing += 1
+                continue
+            dest = self.img_dir / _safe_name(item_id) / f"{i:02d}_{_safe_name(sp.stem)}{sp.suffix.lower()}"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(sp, dest)
+            paths.append(dest.relative_to(self.out_dir).as_posix())
+        return paths, [f"image {n + 1}" for n in range(len(paths))]
+
+    def rows(self, item_id: str, item: Item | None) -> list[dict[str, Any]]:
+        """``[{"src": paths, "cap": captions, "what": text, "runs": run indices}]``."""
+        if self.mode == "none":
+            return []
+        made: dict[Any, tuple[tuple[list[str], list[str]] | None, str]] = {}
+        rows: dict[tuple[str, ...], dict[str, Any]] = {}
+        for r, s in enumerate(self.sent):
+            if isinstance(s, SentImages):
+                key: Any = s.key()
+                if key not in made:
+                    made[key] = (self._sent(s, item_id), "sent to the model: " + s.describe())
+            else:
+                key = "files"
+                if key not in made:
+                    what = "image files as stored" if s is None else f"source files, not the images sent ({s})"
+                    made[key] = (None if item is None else self._files(item, item_id), what)
+            got, what = made[key]
+            if got is None or not got[0]:
+                continue
+            src, cap = _pick(got[0], self.mode), _pick(got[1], self.mode)
+            row = rows.setdefault(tuple(src), {"src": src, "cap": cap, "what": what, "runs": []})
+            row["runs"].append(r)
+        return list(rows.values())
+
+
 def viewer_payload(
     labels: Sequence[str],
     entries_per_run: Sequence[Sequence[ScoringEntry]],
@@ -134,41 +240,54 @@ def viewer_payload(
     featured: int = 12,
     images: str = "all",
     models: Sequence[bool] | None = None,
+    sent: Sequence[SentImages | str | None] | None = None,
+    seeds: Sequence[int] | None = None,
 ) -> dict[str, Any]:
-    """The viewer's data: runs, questions in §7.6 order, images copied under ``out_dir``.
+    """The viewer's data: runs, questions in §7.6 order, images written under ``out_dir``.
 
     ``entries_per_run[r]`` are run ``r``'s scoring entries; questions are the union over the
-    runs (a run without a record shows ``missing``). ``models[r]`` False: run ``r`` is kept
-    apart from the models (human-derived or perception-assisted,
-    :mod:`socialbench.report.provenance`); it is shown, but the §7.6 order and the featured
-    failures and successes come from the other runs' answers (from every run's when none is
-    left). Returns the JSON-ready payload.
+    runs, a variant ``K@name`` counting as question ``K`` (a run without a record shows
+    ``missing``). ``models[r]`` False: run ``r`` is kept apart from the models
+    (human-derived or perception-assisted, :mod:`socialbench.report.provenance`); it is
+    shown, but the §7.6 order and the featured failures and successes come from the other
+    runs' answers (from every run's when none is left). ``sent[r]``: how to prepare again
+    the images run ``r`` sent (:class:`~socialbench.report.sent_images.SentImages`), or why
+    that is not possible (text), or None for image files sent as they are; without ``sent``
+    every run shows the item's source files. ``seeds[r]``: run ``r``'s seed (the
+    ``shuffle-options`` variants depend on it). Returns the JSON-ready payload.
     """
+    n_runs = len(entries_per_run)
+    seed_of = list(seeds) if seeds is not None else [0] * n_runs
     order: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    by_run: list[dict[tuple[str, str], ScoringEntry]] = []
+    by_run: list[dict[tuple[str, str], tuple[ScoringEntry, ScoringEntry, str | None]]] = []
     template: dict[tuple[str, str], ScoringEntry] = {}
-    for entries in entries_per_run:
+    for r, entries in enumerate(entries_per_run):
         d = {}
         for e in entries:
-            k = (e.item_id, e.question.key)
-            d[k] = e
-            template.setdefault(k, e)
+            shown, given = _as_original(e, items.get(e.item_id), seed_of[r], protocol)
+            k = (e.item_id, shown.question.key)
+            d[k] = (e, shown, given)
+            template.setdefault(k, shown)  # question K's text and votes, also for a variant
             if k not in seen:
                 seen.add(k)
                 order.append(k)
         by_run.append(d)
-    aligned = [
-        [d.get(k) or ScoringEntry(k[0], template[k].question, template[k].votes, None, None, "missing") for k in order]
-        for d in by_run
-    ]
-    counted = [a for a, m in zip(aligned, models if models is not None else [True] * len(aligned)) if m]
-    ranked = rank_cases(counted or aligned, protocol)
+
+    def missing(k: tuple[str, str]) -> tuple[ScoringEntry, ScoringEntry, str | None]:
+        e = ScoringEntry(k[0], template[k].question, template[k].votes, None, None, "missing")
+        return e, e, None
+
+    aligned = [[d.get(k) or missing(k) for k in order] for d in by_run]
+    as_original = [[t[1] for t in run] for run in aligned]
+    counted = [a for a, m in zip(as_original, models if models is not None else [True] * n_runs) if m]
+    ranked = rank_cases(counted or as_original, protocol)
     counts = {"failure": 0, "success": 0}
     records: list[dict[str, Any]] = []
-    images_out: dict[str, list[str]] = {}
-    img_dir = out_dir / "images"
-    missing_images = 0
+    images_out: dict[str, list[dict[str, Any]]] = {}
+    rows = _ImageRows(
+        out_dir, images, sent if sent is not None else ["the runs' image settings were not given"] * n_runs
+    )
     for pos, case in enumerate(ranked[:max_items]):
         k = order[case.index]
         t = template[k]
@@ -178,29 +297,22 @@ def viewer_payload(
         if case.kind in counts and counts[case.kind] < featured:
             counts[case.kind] += 1
             feat = True
-        if item is not None and k[0] not in images_out:
-            rel = []
-            for i, src in enumerate(item_images(item, images)):
-                sp = Path(src)
-                if not sp.is_file():
-                    missing_images += 1
-                    continue
-                dest = img_dir / _safe_name(k[0]) / f"{i:02d}_{_safe_name(sp.stem)}{sp.suffix.lower()}"
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(sp, dest)
-                rel.append(dest.relative_to(out_dir).as_posix())
-            images_out[k[0]] = rel
+        if k[0] not in images_out:
+            images_out[k[0]] = rows.rows(k[0], item)
         human = [[choice_label(c), votes.probability(c)] for c in q.choices]
         answers: list[list[Any]] = []
         for run_entries in aligned:
-            e = run_entries[case.index]
+            e, shown, given = run_entries[case.index]
             st = status_of(e, protocol)
             if st == "missing":
                 answers.append([None, None, st, None, None, None])
                 continue
             s = model_item_score(e, protocol)
-            a = entry_answer(e, protocol)
+            a = entry_answer(shown, protocol)
             parsed = choice_label(a) if a is not None else _answer_text(e.parsed)
+            name = split_variant(e.question.key)[1]
+            if name is not None and given is not None and parsed is not None:
+                parsed += f" (answered {given!r} to the {name} variant)" if given != parsed else f" ({name} variant)"
             answers.append(
                 [
                     e.raw,
@@ -238,5 +350,6 @@ def viewer_payload(
         "images": images_out,
         "total": len(order),
         "shown": len(records),
-        "missing_images": missing_images,
+        "missing_images": rows.missing,
+        "image_notes": rows.notes,
     }

@@ -44,7 +44,7 @@ from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
 from socialbench.benchmarks.socialnav_sub.options import GIVEN_BY, GIVEN_SOURCES, SocialNavOptions
 from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
 from socialbench.benchmarks.socialnav_sub.scene_context import facts_block, rule_facts
-from socialbench.errors import DataError, Problem, UsageError
+from socialbench.errors import Problem, UsageError
 from socialbench.metrics.agreement import ScoringEntry
 from socialbench.metrics.consistency import ConsistencyPair, consistency_summary
 from socialbench.metrics.failures import failure_summary
@@ -53,11 +53,12 @@ from socialbench.metrics.results import SocialNavResult
 from socialbench.metrics.scoring import score_entries
 from socialbench.prompting.metamorphic import SEEDED, make_variant, split_variant, with_variants
 from socialbench.prompting.parsing import parse_answer
-from socialbench.records import fingerprint_files, read_samples
+from socialbench.records import fingerprint_files, read_run_json, read_samples
 from socialbench.solving.context import SolveContext
 from socialbench.solving.solvers import answer, each_independently, in_order
 from socialbench.types import EncodedImage, HumanVotes, Item, Question, Request, SampleRecord
-from socialbench.vision.prepare import PerturbSpec
+from socialbench.vision.images import ImagePolicy
+from socialbench.vision.prepare import ImageJob, PerturbSpec
 
 __all__ = ["GIVEN_BY", "GIVEN_SOURCES", "SocialNavSub", "label_files", "parse_reply", "dumps_answer"]
 _RUN = object()  # image_job: "the run's perturbation"
@@ -249,18 +250,25 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         tracks (:mod:`socialbench.navigation.mirror`), so their numbers and axis text read
         normally. In a mirror run the unmirrored images are rendered by the same code (not
         taken from the composites), so the two images of a pair differ only by the mirror."""
+        assert ctx.encoder is not None
+        spec = ctx.perturb if perturb is _RUN else perturb
+        assert spec is None or isinstance(spec, PerturbSpec)
+        return self.sent_image_job(item, mode, ctx.encoder.policy, spec)
+
+    def sent_image_job(self, item: Item, mode: str, policy: ImagePolicy, perturb: PerturbSpec | None) -> ImageJob:
+        """The job :meth:`image_job` gives, from the run's settings alone (no solve context):
+        ``item``'s images in ``mode`` under ``policy``, perturbed by ``perturb`` (the run's
+        perturbation for a metamorphic run's variants, None for its originals). The report's
+        item viewer shows what this job prepares, so it shows exactly what was sent."""
         from socialbench.navigation.render_job import RenderSample
         from socialbench.vision.prepare import EncodeFiles
 
-        assert ctx.encoder is not None
         composites = [Path(p) for p in item.metadata.get("composites", [])]
-        spec = ctx.perturb if perturb is _RUN else perturb
-        assert spec is None or isinstance(spec, PerturbSpec)
-        mirror = spec is not None and spec.name == "mirror"
+        mirror = perturb is not None and perturb.name == "mirror"
         rendered = mirror or self.variant == "mirror"
         if not rendered and mode == "img-with-bev" and composites and all(p.exists() for p in composites):
-            return EncodeFiles(tuple(str(p) for p in composites), ctx.encoder.policy, spec)
-        return RenderSample.of(item.metadata, mode, ctx.encoder.policy, None if mirror else spec, mirror=mirror)
+            return EncodeFiles(tuple(str(p) for p in composites), policy, perturb)
+        return RenderSample.of(item.metadata, mode, policy, None if mirror else perturb, mirror=mirror)
 
     async def solve(self, item: Item, dataset: Any, ctx: SolveContext[SocialNavOptions]) -> None:
         """Answer every question of ``item``. Under a metamorphic ``--perturb`` the item also
@@ -401,16 +409,9 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
 
 
 def _read_run_json(path: Path) -> Mapping[str, Any]:
-    """A run's ``run.json`` as a mapping; :class:`DataError` when it is not a JSON object."""
-    try:
-        run = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError.single(path, "", f"not readable as JSON ({exc})", "give the run's own run.json") from exc
-    if not isinstance(run, Mapping):
-        raise DataError.single(
-            path, "", f"expected a JSON object, found {type(run).__name__}", "give the run's own run.json"
-        )
-    return run
+    """A run's ``run.json`` as a mapping, read safely and type-checked
+    (:func:`~socialbench.records.read_run_json`); :class:`DataError` naming the field otherwise."""
+    return read_run_json(path)
 
 
 def _with_variant(options: EvalOptions, variant: str | None, seed: int) -> EvalOptions:

@@ -77,6 +77,8 @@ from socialbench.records import fingerprint_files, read_samples
 from socialbench.solving.context import SolveContext
 from socialbench.solving.solvers import answer
 from socialbench.types import HumanVotes, Item, Question, Request, SampleRecord
+from socialbench.vision.images import ImagePolicy
+from socialbench.vision.prepare import ImageJob, PerturbSpec
 
 if TYPE_CHECKING:
     from socialbench.models.base import Model
@@ -298,9 +300,20 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         return context_block(pairs)
 
     # solving -----------------------------------------------------------------------------
-    async def solve(self, item: Item, dataset: WaypointDataset, ctx: SolveContext[WaypointOptions]) -> None:
+    def sent_image_jobs(
+        self, item: Item, dataset: WaypointDataset, mode: str, policy: ImagePolicy, perturb: PerturbSpec | None
+    ) -> tuple[ImageJob, ImageJob]:
+        """The jobs preparing what one request sends (module docstring, "What is sent"):
+        the clip's images (as SocialNav-SUB sends them) and the waypoint image with the
+        candidates A-E. :meth:`solve` sends them; the report's item viewer shows them."""
         from socialbench.benchmarks.socialnav_waypoint.images import WaypointImage
 
+        source = dataset.sources[item.item_id]
+        cands = tuple((str(c["label"]), float(c["x"]), float(c["y"])) for c in item.metadata["waypoints"]["candidates"])
+        clip = SocialNavSub().sent_image_job(source, mode, policy, perturb)
+        return clip, WaypointImage(dict(source.metadata), dict(dataset.camera), cands, mode, policy, perturb)
+
+    async def solve(self, item: Item, dataset: WaypointDataset, ctx: SolveContext[WaypointOptions]) -> None:
         q = item.questions[0]
         if ctx.finished(item.item_id, q.key) is not None:
             return
@@ -309,20 +322,9 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         n_clip = len(item.metadata.get("frames") or ()) or 10
         if ctx.needs_prompt:
             assert ctx.encoder is not None
-            clip = await ctx.prepare_images(SocialNavSub().image_job(dataset.sources[item.item_id], mode, ctx))
-            cands = tuple(
-                (str(c["label"]), float(c["x"]), float(c["y"])) for c in item.metadata["waypoints"]["candidates"]
-            )
-            last = await ctx.prepare_images(
-                WaypointImage(
-                    dict(dataset.sources[item.item_id].metadata),
-                    dict(dataset.camera),
-                    cands,
-                    mode,
-                    ctx.encoder.policy,
-                    ctx.perturb,
-                )
-            )
+            clip_job, last_job = self.sent_image_jobs(item, dataset, mode, ctx.encoder.policy, ctx.perturb)
+            clip = await ctx.prepare_images(clip_job)
+            last = await ctx.prepare_images(last_job)
             images = tuple(clip) + tuple(last)
             n_clip = len(clip)
         prompt = build_waypoint_prompt(dataset.bank, q, n_clip, mode, self.context_text(item, dataset))
