@@ -152,6 +152,7 @@ def run_json(tmp_path: Path, doc: object) -> Path:
         ({"limit": True}, "limit"),
         ({"sessions": {"0": {}}}, "sessions"),
         ({"sessions": [{"requests": "5"}]}, "sessions[0].requests"),
+        ({"sessions": [{"engine": {"retries": [1]}}]}, "sessions[0].engine.retries"),
         ({"perturb": {"name": "blur", "strength": "high"}}, "perturb.strength"),
         ({"generation_adapted": []}, "generation_adapted"),
         ({"options": "cot"}, "options"),
@@ -192,7 +193,7 @@ def test_a_well_typed_run_json_is_returned(tmp_path):
 # property: any record of random shape is read back or refused with one line ---------------
 
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=8,
 )

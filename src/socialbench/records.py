@@ -82,13 +82,16 @@ RUN_FIELDS: tuple[FieldRule, ...] = (
     FieldRule("context_run", ("object", "null")),
 )
 
-#: The fields of each of run.json's ``sessions``: the request counts added up over sessions.
-SESSION_FIELDS: tuple[FieldRule, ...] = tuple(
+#: The request counts of a session (and of its ``engine`` statistics) added up over sessions.
+COUNT_FIELDS: tuple[FieldRule, ...] = tuple(
     FieldRule(name, ("number",))
     for name in ("requests", "cache_hits", "retries", "prompt_tokens", "completion_tokens", "reasoning_tokens")
-) + (
+)
+
+#: The fields of each of run.json's ``sessions``.
+SESSION_FIELDS: tuple[FieldRule, ...] = COUNT_FIELDS + (
     FieldRule("resumed_from", ("int", "null")),
-    FieldRule("engine", ("object[number]", "null")),
+    FieldRule("engine", ("object", "null")),
     FieldRule("wall_time_s", ("number", "null")),
 )
 
@@ -160,6 +163,8 @@ def read_run_json(path: Path) -> dict[str, Any]:
     problem = check_fields(run, RUN_FIELDS, file, _RUN_FIX)
     for i, session in enumerate(run.get("sessions") or []) if problem is None else ():
         problem = problem or check_fields(session, SESSION_FIELDS, file, _RUN_FIX, prefix=f"sessions[{i}].")
+        if problem is None and isinstance(session.get("engine"), dict):
+            problem = check_fields(session["engine"], COUNT_FIELDS, file, _RUN_FIX, prefix=f"sessions[{i}].engine.")
     if problem is None and isinstance(run.get("perturb"), dict):
         problem = check_fields(run["perturb"], PERTURB_FIELDS, file, _RUN_FIX, prefix="perturb.")
     if problem is not None:
