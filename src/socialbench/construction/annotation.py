@@ -46,10 +46,11 @@ replace each other, even when a verification and a grounding task share an ``ite
 from __future__ import annotations
 
 import base64
-import json
+import dataclasses
 import mimetypes
 import random
 import re
+import reprlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -335,6 +336,13 @@ def split_topics(text: str) -> list[str]:
 
 # --------------------------------------------------------------------------- import
 
+#: Largest Label Studio export read (bytes); an export of the paper's ~6,000 judgment tasks
+#: with three annotations each is ~20 MB.
+MAX_EXPORT_BYTES = 256 * 1024**2
+_EXPORT_FIX = "export the project again from Label Studio in JSON format (not JSON-MIN or CSV)"
+_CONFIG_FIX = "annotate with the exported config"
+_TASK_FIX = "export tasks created by socialbench build annotate export"
+
 
 @dataclass
 class ImportResult:
@@ -344,30 +352,150 @@ class ImportResult:
     skipped_tasks: int = 0  # tasks without annotations
 
 
+class _Bad(Exception):
+    """A field of one task or annotation of the wrong type or value: the field's path (below
+    the task or annotation), what is wrong, and the fix."""
+
+    def __init__(self, field: str, message: str, fix: str = _EXPORT_FIX):
+        super().__init__(message)
+        self.field, self.message, self.fix = field, message, fix
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in words (for "is X, not Y" messages)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _id_text(value: Any, fallback: int) -> str:
+    """A Label Studio id as shown in a problem: the id when it is a number or short text,
+    else ``fallback`` (the position in the file)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str) and value:
+        return repr(value[:40])
+    return f"#{fallback}"
+
+
+def _check_id(value: Any, field: str) -> Any:
+    """A Label Studio id (task or annotation): a number, text or absent."""
+    if value is None or (isinstance(value, (int, str)) and not isinstance(value, bool)):
+        return value
+    raise _Bad(field, f"is {_json_kind(value)}, not a Label Studio id (a number)")
+
+
 def _annotator(ann: Mapping[str, Any]) -> str:
+    """Who submitted ``ann``: ``completed_by`` (a user id, or an object with ``email`` /
+    ``id``), else ``created_username``, else ``unknown``."""
     who = ann.get("completed_by")
     if isinstance(who, dict):
-        return str(who.get("email") or who.get("id"))
+        name = who.get("email") or who.get("id")
+        if isinstance(name, (str, int)) and not isinstance(name, bool):
+            return str(name)
+        raise _Bad("completed_by", "has no email or id (text or a number)")
     if who is None:
-        return str(ann.get("created_username") or "unknown")
-    return str(who)
+        user = ann.get("created_username")
+        if user is None or user == "":
+            return "unknown"
+        if isinstance(user, str):
+            return user
+        raise _Bad("created_username", f"is {_json_kind(user)}, not text")
+    if isinstance(who, (str, int)) and not isinstance(who, bool):
+        return str(who)
+    raise _Bad("completed_by", f"is {_json_kind(who)}, not a user id or user object")
 
 
 def _results(ann: Mapping[str, Any]) -> dict[str, Any]:
+    """Control name -> its choices (a list of text) or text, from ``ann["result"]``; a
+    result without a control name (``from_name``) is skipped."""
+    results = ann.get("result")
+    if results is None:
+        return {}
+    if not isinstance(results, list):
+        raise _Bad("result", f"is {_json_kind(results)}, not a list of results")
     out: dict[str, Any] = {}
-    for res in ann.get("result") or []:
+    for i, res in enumerate(results):
         if not isinstance(res, dict):
-            continue
-        value = res.get("value") or {}
+            raise _Bad(f"result[{i}]", f"is {_json_kind(res)}, not a result object")
         name = res.get("from_name")
         if not isinstance(name, str):  # results are looked up by control name; an unnamed one has none
             continue
+        value = res.get("value")
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise _Bad(f"result[{i}].value", f"is {_json_kind(value)}, not an object")
         if "choices" in value:
-            out[name] = list(value["choices"])
+            choices = value["choices"]
+            if not isinstance(choices, list) or not all(isinstance(c, str) for c in choices):
+                raise _Bad(f"result[{i}].value.choices", f"is {_json_kind(choices)}, not a list of choices (text)")
+            out[name] = list(choices)
         elif "text" in value:
             t = value["text"]
-            out[name] = "\n".join(t) if isinstance(t, list) else str(t)
+            if isinstance(t, list) and all(isinstance(x, str) for x in t):
+                out[name] = "\n".join(t)
+            elif isinstance(t, str):
+                out[name] = t
+            else:
+                raise _Bad(f"result[{i}].value.text", f"is {_json_kind(t)}, not text or a list of text")
     return out
+
+
+def _behavior_number(data: Mapping[str, Any]) -> int:
+    """``data["k"]`` of a judgment task: the behavior's number (a whole number)."""
+    if "k" not in data:
+        raise _Bad("data.k", "is missing: a judgment task names its behavior by k", _TASK_FIX)
+    k = data["k"]
+    if not isinstance(k, int) or isinstance(k, bool):
+        raise _Bad("data.k", f"is {_json_kind(k)}, not the behavior's number (a whole number)", _TASK_FIX)
+    return k
+
+
+def _choice_row(kind: str, res: Mapping[str, Any], k: int | None) -> tuple[dict[str, Any], str]:
+    """The fields ``kind`` adds to a row from the annotation's results, and the row id's
+    suffix; :class:`_Bad` for a choice outside the config."""
+    if kind in ("judgment", NO_IMAGE_KIND):
+        labels = res.get("label") or []
+        allowed = JUDGMENT_LABELS if kind == "judgment" else NO_IMAGE_LABELS
+        if len(labels) != 1 or labels[0] not in allowed:
+            raise _Bad("", f"label {labels!r} is not one of {allowed}", _CONFIG_FIX)
+        facets = res.get("facets") or []
+        if not isinstance(facets, list):  # a text area named "facets"
+            raise _Bad("", "facets are text, not choices", _CONFIG_FIX)
+        unknown = [f for f in facets if f not in FACETS]
+        if unknown:
+            raise _Bad("", f"unknown facets {unknown}", _CONFIG_FIX)
+        return {"k": k, "label": labels[0], "facets": facets}, f"#b{k}"
+    if kind == "grounding":
+        sel = res.get("regions") or []
+        bad = [s for s in sel if s not in GROUNDING_CHOICES] if isinstance(sel, list) else [sel]
+        if bad or not sel:
+            raise _Bad("", f"selection {sel!r} is not among {GROUNDING_CHOICES}", _CONFIG_FIX)
+        return {"selection": [x for x in LETTERS if x in sel], "invalid": "invalid" in sel}, ""
+    if kind == "topics":
+        text = res.get("topics") or ""
+        topics = split_topics(text if isinstance(text, str) else "\n".join(text))
+        if not topics:
+            raise _Bad(
+                "",
+                "no topic proposed (the topics text area is empty)",
+                "write one topic per line, or skip the task in Label Studio instead of submitting it",
+            )
+        return {"topics": topics}, ""
+    choice = res.get("choice") or []
+    if not isinstance(choice, list) or len(choice) != 1 or choice[0] not in VERIFICATION_CHOICES:
+        raise _Bad("", f"choice {choice!r} is not one of {VERIFICATION_CHOICES}", _CONFIG_FIX)
+    instructions = res.get("instructions") or ""
+    if not isinstance(instructions, str):
+        raise _Bad("", "instructions are choices, not text", _CONFIG_FIX)
+    return {"choice": choice[0], "instructions": instructions}, ""
 
 
 def _kind_of(data: Mapping[str, Any]) -> str | None:
@@ -416,11 +544,55 @@ def _order(ann: Mapping[str, Any]) -> tuple[datetime, Any]:
     return (when or _EPOCH, aid if isinstance(aid, (int, float)) else 0)
 
 
+def _read_export(path: Path) -> list[Any]:
+    """The tasks of one export file, read as untrusted (:func:`socialbench.files.safe_read.read_json`:
+    a regular file of at most :data:`MAX_EXPORT_BYTES`, strict UTF-8 JSON, bounded depth)."""
+    from socialbench.files.safe_read import read_json
+
+    try:
+        doc = read_json(path, MAX_EXPORT_BYTES)
+    except DataError as exc:
+        raise DataError([dataclasses.replace(p, fix=_EXPORT_FIX) for p in exc.problems]) from None
+    if not isinstance(doc, list):
+        raise DataError.single(
+            path,
+            "",
+            f"export is {_json_kind(doc)}, not a list of tasks",
+            "use Label Studio's JSON export (not JSON-MIN or CSV)",
+        )
+    return doc
+
+
+def _annotation_row(
+    kind: str, item: str, k: int | None, task_id: Any, ann: Mapping[str, Any]
+) -> tuple[dict[str, Any], str]:
+    """The row of one (not cancelled) annotation and its id; :class:`_Bad` naming the field."""
+    who = _annotator(ann)
+    lead_time = ann.get("lead_time")
+    if lead_time is not None and (not isinstance(lead_time, (int, float)) or isinstance(lead_time, bool)):
+        raise _Bad("lead_time", f"is {_json_kind(lead_time)}, not a number of seconds")
+    fields, suffix = _choice_row(kind, _results(ann), k)
+    row: dict[str, Any] = {
+        "kind": kind,
+        "item_id": item,
+        "annotator": who,
+        "ls_task": task_id,
+        "ls_annotation": _check_id(ann.get("id"), "id"),
+        "lead_time": lead_time,
+        **fields,
+    }
+    return row, f"{item}{suffix}@{who}"
+
+
 def import_export(paths: Sequence[str | Path]) -> ImportResult:
     """Rows per kind from Label Studio JSON exports (see the module docstring).
 
-    Raises :class:`DataError` naming the file and task for exports that are not lists of
-    tasks, tasks without ``item_id`` or kind, and choices outside the allowed values.
+    Raises :class:`DataError` with one problem per bad task or annotation, each naming the
+    file, the task (and annotation) and the field, for: a file that is not a regular JSON
+    file of at most :data:`MAX_EXPORT_BYTES` (a FIFO or ``/dev/zero`` is refused without
+    being read), an export that is not a list of tasks, tasks without ``item_id`` or kind,
+    fields of the wrong type (``k``, ``annotations``, ``result``, ``value``, ``choices``,
+    ...), choices outside the allowed values and times that are not ISO 8601.
     """
     problems: list[Problem] = []
     # keyed by (kind, row id): a verification and a grounding task may share an item_id
@@ -428,125 +600,58 @@ def import_export(paths: Sequence[str | Path]) -> ImportResult:
     result = ImportResult(rows={k: [] for k in KINDS})
     for path in paths:
         p = Path(path)
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise DataError.single(
-                p, "", f"cannot read the export as JSON: {exc}", "export the project in JSON format"
-            ) from exc
-        if not isinstance(doc, list):
-            raise DataError.single(
-                p, "", "export is not a list of tasks", "use Label Studio's JSON export (not JSON-MIN or CSV)"
-            )
-        for t_index, task in enumerate(doc):
+        for t_index, task in enumerate(_read_export(p)):
             data = task.get("data") if isinstance(task, dict) else None
-            where = f"task {task.get('id', t_index) if isinstance(task, dict) else t_index}"
+            where = f"task {_id_text(task.get('id'), t_index) if isinstance(task, dict) else f'#{t_index}'}"
             if not isinstance(data, dict):
+                problems.append(Problem(str(p), where, "task has no data", _TASK_FIX))
+                continue
+            if "kind" in data and data["kind"] not in KINDS:
                 problems.append(
                     Problem(
-                        str(p), where, "task has no data", "export tasks created by socialbench build annotate export"
+                        str(p), f"{where}.data.kind", f"{reprlib.repr(data['kind'])} is not one of {KINDS}", _TASK_FIX
                     )
                 )
                 continue
             kind = _kind_of(data)
             item = data.get("item_id")
             if kind is None or not isinstance(item, str):
-                problems.append(
-                    Problem(
-                        str(p),
-                        f"{where}.data",
-                        "task has no kind/item_id",
-                        "export tasks created by socialbench build annotate export",
-                    )
-                )
+                problems.append(Problem(str(p), f"{where}.data", "task has no kind/item_id", _TASK_FIX))
                 continue
-            anns = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
+            try:
+                task_id = _check_id(task.get("id"), "id")
+                k = _behavior_number(data) if kind in ("judgment", NO_IMAGE_KIND) else None
+                anns = task.get("annotations")
+                if anns is None:
+                    anns = []
+                if not isinstance(anns, list):
+                    raise _Bad("annotations", f"is {_json_kind(anns)}, not a list of annotations")
+                for a_index, ann in enumerate(anns):
+                    if not isinstance(ann, dict):
+                        raise _Bad(f"annotations[{a_index}]", f"is {_json_kind(ann)}, not an annotation object")
+            except _Bad as bad:
+                problems.append(Problem(str(p), f"{where}.{bad.field}", bad.message, bad.fix))
+                continue
             if not anns:
                 result.skipped_tasks += 1
-            for ann in anns:
-                if ann.get("was_cancelled"):
+            for a_index, ann in enumerate(anns):
+                at = f"{where}.annotation {_id_text(ann.get('id'), a_index)}"
+                cancelled = ann.get("was_cancelled")
+                if cancelled is not None and not isinstance(cancelled, bool):
+                    problems.append(
+                        Problem(
+                            str(p), f"{at}.was_cancelled", f"is {_json_kind(cancelled)}, not true/false", _EXPORT_FIX
+                        )
+                    )
+                    continue
+                if cancelled:
                     result.cancelled += 1
                     continue
-                who = _annotator(ann)
-                res = _results(ann)
-                row: dict[str, Any] = {
-                    "kind": kind,
-                    "item_id": item,
-                    "annotator": who,
-                    "ls_task": task.get("id"),
-                    "ls_annotation": ann.get("id"),
-                    "lead_time": ann.get("lead_time"),
-                }
-                if kind in ("judgment", NO_IMAGE_KIND):
-                    labels = res.get("label") or []
-                    allowed = JUDGMENT_LABELS if kind == "judgment" else NO_IMAGE_LABELS
-                    if len(labels) != 1 or labels[0] not in allowed:
-                        problems.append(
-                            Problem(
-                                str(p),
-                                f"{where}.annotation {ann.get('id')}",
-                                f"label {labels!r} is not one of {allowed}",
-                                "annotate with the exported config",
-                            )
-                        )
-                        continue
-                    facets = [f for f in res.get("facets") or []]
-                    unknown = [f for f in facets if f not in FACETS]
-                    if unknown:
-                        problems.append(
-                            Problem(
-                                str(p),
-                                f"{where}.annotation {ann.get('id')}",
-                                f"unknown facets {unknown}",
-                                "annotate with the exported config",
-                            )
-                        )
-                        continue
-                    row.update({"k": int(data["k"]), "label": labels[0], "facets": facets})
-                    key = f"{item}#b{int(data['k'])}@{who}"
-                elif kind == "grounding":
-                    sel = res.get("regions") or []
-                    bad = [s for s in sel if s not in GROUNDING_CHOICES]
-                    if bad or not sel:
-                        problems.append(
-                            Problem(
-                                str(p),
-                                f"{where}.annotation {ann.get('id')}",
-                                f"selection {sel!r} is not among {GROUNDING_CHOICES}",
-                                "annotate with the exported config",
-                            )
-                        )
-                        continue
-                    row.update({"selection": [x for x in LETTERS if x in sel], "invalid": "invalid" in sel})
-                    key = f"{item}@{who}"
-                elif kind == "topics":
-                    topics = split_topics(str(res.get("topics") or ""))
-                    if not topics:
-                        problems.append(
-                            Problem(
-                                str(p),
-                                f"{where}.annotation {ann.get('id')}",
-                                "no topic proposed (the topics text area is empty)",
-                                "write one topic per line, or skip the task in Label Studio instead of submitting it",
-                            )
-                        )
-                        continue
-                    row["topics"] = topics
-                    key = f"{item}@{who}"
-                else:
-                    choice = res.get("choice") or []
-                    if len(choice) != 1 or choice[0] not in VERIFICATION_CHOICES:
-                        problems.append(
-                            Problem(
-                                str(p),
-                                f"{where}.annotation {ann.get('id')}",
-                                f"choice {choice!r} is not one of {VERIFICATION_CHOICES}",
-                                "annotate with the exported config",
-                            )
-                        )
-                        continue
-                    row.update({"choice": choice[0], "instructions": res.get("instructions") or ""})
-                    key = f"{item}@{who}"
+                try:
+                    row, key = _annotation_row(kind, item, k, task_id, ann)
+                except _Bad as bad:
+                    problems.append(Problem(str(p), f"{at}.{bad.field}" if bad.field else at, bad.message, bad.fix))
+                    continue
                 row["id"] = key
                 try:
                     order = _order(ann)
@@ -555,8 +660,8 @@ def import_export(paths: Sequence[str | Path]) -> ImportResult:
                     problems.append(
                         Problem(
                             str(p),
-                            f"{where}.annotation {ann.get('id')}.updated_at",
-                            f"{stamp!r} is not an ISO 8601 time",
+                            f"{at}.updated_at",
+                            f"{reprlib.repr(stamp)} is not an ISO 8601 time",
                             "keep Label Studio's updated_at / created_at values as exported",
                         )
                     )

@@ -136,11 +136,12 @@ def _finish(work: Path, run: StageRun, t0: float) -> None:
     """Write the stage summary, print what was done (and rejected), exit 2 on open
     failures (retried by the next run) and 1 when the stage rejected some input."""
     from socialbench.construction.stages.common import close_stage
+    from socialbench.messages import terminal_safe  # messages and notes quote files' text
 
     for line in run.messages:
-        out.print(line, markup=False, highlight=False)
+        out.print(terminal_safe(line), markup=False, highlight=False)
     for line in run.problems:
-        err.print(line, markup=False, highlight=False)
+        err.print(terminal_safe(line), markup=False, highlight=False)
     failures = close_stage(work, run, t0)
     summary = run.summary
     removed = ", ".join(f"{k} {v}" for k, v in summary.removed.items())
@@ -152,7 +153,7 @@ def _finish(work: Path, run: StageRun, t0: float) -> None:
         highlight=False,
     )
     for note in summary.notes:
-        out.print(f"  note: {note}", markup=False, highlight=False)
+        out.print(f"  note: {terminal_safe(note)}", markup=False, highlight=False)
     if failures:
         kinds = summary.failure_kinds
         err.print(
