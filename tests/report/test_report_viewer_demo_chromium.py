@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
+from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub import bundled_demo_data
 from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
-from socialbench.benchmarks.options import EvalOptions
 from socialbench.models.mock import make_mock
 from socialbench.models.registry import ModelOptions
 from socialbench.navigation.colors import label_colors
