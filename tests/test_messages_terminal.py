@@ -22,3 +22,25 @@ def test_new_lines_tabs_and_letters_are_kept() -> None:
 def test_say_escapes_a_model_name_with_terminal_sequences(capsys: pytest.CaptureFixture[str]) -> None:
     say("error: model \x1b[31mred\x1b[0m failed")
     assert "\x1b" not in capsys.readouterr().err
+
+
+def _rendered(renderable: object) -> str:
+    from rich.console import Console
+
+    console = Console(width=200, force_terminal=True, color_system=None)
+    with console.capture() as cap:
+        console.print(renderable)
+    return cap.get()
+
+
+def test_table_text_shows_rich_markup_as_written() -> None:
+    from socialbench.messages import table_text
+
+    assert "[red]x[/]" in _rendered(table_text("[red]x[/]"))
+
+
+def test_table_text_escapes_control_characters() -> None:
+    from socialbench.messages import table_text
+
+    shown = _rendered(table_text("m\x1b]0;pwned\x07"))
+    assert "\x1b]0" not in shown and "\\x1b]0;pwned\\x07" in shown

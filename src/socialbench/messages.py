@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 #: Characters a terminal acts on instead of showing: C0/C1 controls (ESC starts colour,
 #: cursor and title sequences) except new line and tab, DEL, and bidirectional overrides.
@@ -26,3 +30,12 @@ def say(text: str) -> None:
     """Write ``text`` and a newline to stderr, unwrapped and unstyled, control characters
     escaped (:func:`terminal_safe`)."""
     print(terminal_safe(text), file=sys.stderr, flush=True)
+
+
+def table_text(value: object) -> Text:
+    """``value`` as a rich table cell or title that shows exactly its text: control
+    characters escaped (:func:`terminal_safe`) and square brackets never read as rich markup
+    (a model name ``[red]x`` or ``[/]`` from a plan or a run folder stays as written)."""
+    from rich.text import Text
+
+    return Text(terminal_safe(str(value)))

@@ -16,6 +16,7 @@ from rich import box
 from rich.table import Table
 
 from socialbench.errors import UsageError
+from socialbench.messages import table_text
 from socialbench.sweep.cells import CellOutcome, previous_status
 from socialbench.sweep.plan import Cell, expand, load_plan
 
@@ -57,7 +58,12 @@ def dry_run_table(cells: Sequence[Cell]) -> Table:
         local = cell.model.spec.startswith(_LOCAL_MODELS)
         total += 0 if local else requests
         state = previous_status(cell.run_dir) or "new"
-        table.add_row(cell.name, state, str(questions), f"{requests} (in-process)" if local else str(requests))
+        table.add_row(
+            table_text(cell.name),
+            table_text(state),
+            str(questions),
+            f"{requests} (in-process)" if local else str(requests),
+        )
     table.caption = f"{total} model requests in all (at most: cached answers and complete cells cost none)"
     return table
 
@@ -69,7 +75,13 @@ def status_table(cells: Sequence[Cell], outcomes: Sequence[CellOutcome]) -> Tabl
         table.add_column(col, overflow="fold")
     for cell, o in zip(cells, outcomes):
         answered = "" if o.answered is None else f"{o.answered}/{o.questions}"
-        table.add_row(cell.name, o.status, answered, "" if o.requests is None else str(o.requests), o.message)
+        table.add_row(
+            table_text(cell.name),
+            o.status,
+            answered,
+            "" if o.requests is None else str(o.requests),
+            table_text(o.message),
+        )
     return table
 
 
