@@ -127,8 +127,10 @@ def _resolve_data(benchmark_name: str, data: Path | None):
 
 def print_metrics(bench: Any, metrics: dict[str, Any]) -> None:
     summary = getattr(bench, "format_summary", None)
-    if summary is not None:
-        out.print(summary(metrics), markup=False, highlight=False, soft_wrap=True)
+    if summary is not None:  # its text quotes metrics.json (model names, notes): escaped
+        from socialbench.messages import terminal_safe
+
+        out.print(terminal_safe(summary(metrics)), markup=False, highlight=False, soft_wrap=True)
     else:
         print_scores(metrics)
 
@@ -140,8 +142,11 @@ def print_scores(metrics: dict[str, Any]) -> None:
         return
     groups = ["All", "Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning"]
     present = [g for g in groups if any(g in b for b in scores.values())]
+    from socialbench.messages import table_text
+
     table = Table(
-        title=f"{metrics.get('benchmark', '')} — mean±SE ({metrics.get('protocol')} protocol)", box=box.SIMPLE
+        title=table_text(f"{metrics.get('benchmark', '')} — mean±SE ({metrics.get('protocol')} protocol)"),
+        box=box.SIMPLE,
     )
     table.add_column("scorer", no_wrap=True)
     table.add_column("metric")
