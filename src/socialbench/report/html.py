@@ -53,7 +53,8 @@ h2{font-size:17px;margin:28px 0 10px;border-bottom:1px solid var(--line);padding
 .sb-table tr.section-start th,.sb-table tr.section-start td{border-top:2px solid #9aa4ae}
 .note{color:var(--muted);font-size:12px;margin:2px 0 14px}.figs{display:flex;flex-wrap:wrap;gap:16px}
 figure{margin:0;max-width:560px}figure img{max-width:100%;border:1px solid var(--line)}figcaption{color:var(--muted);font-size:12px}
-.runs td,.runs th{padding:2px 10px 2px 0;text-align:left;font-size:12.5px}
+.runs td,.runs th{padding:2px 10px 2px 0;text-align:left;font-size:12.5px;vertical-align:top}
+.runs td.path{overflow-wrap:anywhere;word-break:break-all;min-width:12em}
 #filters{display:flex;flex-wrap:wrap;gap:10px 16px;align-items:center;padding:10px;background:#f4f6f8;border:1px solid var(--line)}
 #filters label{font-size:12.5px}#filters select,#filters input{font-size:12.5px}
 #count{margin:8px 0;color:var(--muted)}.card{border:1px solid var(--line);border-radius:6px;margin:12px 0;padding:10px 12px}
@@ -255,7 +256,7 @@ def write_report_html(
     run_rows = "".join(
         "<tr>"
         + "".join(
-            f"<td>{e(str(r.get(k, '')))}</td>"
+            ('<td class="path">' if k == "path" else "<td>") + f"{e(str(r.get(k, '')))}</td>"
             for k in ("label", "model", "benchmark", "protocol", "status", "questions", "path")
         )
         + "</tr>"
@@ -278,9 +279,12 @@ def write_report_html(
         if script
         else "default-src 'none'; img-src 'self' data: file:; style-src 'unsafe-inline'; base-uri 'none'"
     )
-    nav = '<a href="#tables">Tables</a><a href="#figures">Figures</a>' + (
-        '<a href="#viewer">Items</a>' if viewer is not None else ""
+    nav = (
+        '<a href="#tables">Tables</a>'
+        + ('<a href="#figures">Figures</a>' if figs else "")
+        + ('<a href="#viewer">Items</a>' if viewer is not None else "")
     )
+    figures_section = f'<section id="figures"><h2>Figures</h2><div class="figs">{"".join(figs)}</div></section>'
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{e(csp)}">
@@ -292,7 +296,7 @@ def write_report_html(
 <section id="runs"><h2>Runs</h2><table class="runs"><tr><th>label</th><th>model</th><th>benchmark</th><th>protocol</th><th>status</th><th>questions</th><th>run directory</th></tr>{run_rows}</table>
 {"".join(f'<p class="note">{e(n)}</p>' for n in notes)}</section>
 <section id="tables"><h2>Tables</h2>{body_tables}</section>
-<section id="figures"><h2>Figures</h2><div class="figs">{"".join(figs)}</div></section>
+{figures_section if figs else ""}
 {_viewer_html(viewer) if viewer is not None else ""}
 </main>
 {f"<script>{script}</script>" if script else ""}
