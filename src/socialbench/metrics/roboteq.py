@@ -237,6 +237,9 @@ def request_costs(records: Sequence[SampleRecord]) -> RequestCosts:
     the response cache has latency 0 and would understate the time per query. When every
     request was cached the averages are None and ``latency_note`` says why.
 
+    ``reasoning_tokens`` (only when a reasoning model reported some) is the part of
+    ``completion_tokens`` spent thinking.
+
     RAG fields (``rag_added_tokens``, ``rag_retrieval_us`` in a record's usage) give the
     Table 2 figures: added prompt tokens and retrieval seconds per query (retrieval runs for
     cached requests too, so these cover every query), plus the mean time per query (model
@@ -258,6 +261,9 @@ def request_costs(records: Sequence[SampleRecord]) -> RequestCosts:
     }
     if not live:
         out["latency_note"] = "every request was answered from the response cache: no latency was measured"
+    reasoning = sum(int(r.usage.get("reasoning_tokens", 0)) for r in unique)
+    if reasoning:  # a reasoning model's thinking, part of completion_tokens (billed as such)
+        out["reasoning_tokens"] = reasoning
     rag = [r for r in unique if "rag_added_tokens" in r.usage]
     if rag:
 

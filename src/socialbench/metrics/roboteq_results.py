@@ -54,6 +54,7 @@ class RequestCosts(TypedDict, total=False):
     cached: int
     prompt_tokens: int
     completion_tokens: int
+    reasoning_tokens: int
     latency_s_per_request: float | None
     latency_note: str
     rag: RagCosts
@@ -245,6 +246,8 @@ def _requests(data: object, what: str) -> RequestCosts:
         out["prompt_tokens"] = required_int(d["prompt_tokens"], f"{what}.prompt_tokens")
     if "completion_tokens" in d:
         out["completion_tokens"] = required_int(d["completion_tokens"], f"{what}.completion_tokens")
+    if "reasoning_tokens" in d:
+        out["reasoning_tokens"] = required_int(d["reasoning_tokens"], f"{what}.reasoning_tokens")
     if "latency_s_per_request" in d:
         out["latency_s_per_request"] = optional_float(d["latency_s_per_request"], f"{what}.latency_s_per_request")
     if "latency_note" in d:

@@ -80,6 +80,13 @@ def test_eval_against_a_reasoning_model_completes_and_records_what_was_adapted(r
     assert run["reasoning_tokens"] == 30 * SCENES
 
 
+def test_reasoning_tokens_are_counted_in_the_request_costs(release: Path, tmp_path: Path) -> None:
+    with ScriptedOpenAIServer(responder=valid_responder, served=openai_reasoning_model(reasoning_tokens=30)) as srv:
+        _eval(release, tmp_path / "run", srv.base_url)
+    costs = json.loads((tmp_path / "run" / "metrics.json").read_text())["requests"]
+    assert costs["reasoning_tokens"] == 30 * SCENES and costs["completion_tokens"] > costs["reasoning_tokens"]
+
+
 def test_changed_settings_get_a_run_folder_of_their_own(release: Path, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     with ScriptedOpenAIServer(responder=valid_responder) as srv:
