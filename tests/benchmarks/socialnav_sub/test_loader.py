@@ -72,6 +72,22 @@ def test_multi_select_answers_are_put_in_option_order(root):
     assert v.answers == (("moving ahead", "turning left"), ("turning right",))
 
 
+@pytest.mark.parametrize("probabilities, n", [([0.5, 0.5], 3), ([0.5, 0.5], 5)], ids=["0.5+0.5 of 3", "0.5+0.5 of 5"])
+def test_probabilities_that_are_not_whole_votes_are_one_error_naming_the_key(root, probabilities, n):
+    # round(p*n) must add up to n: the human-agreement rows count the votes (issue 29)
+    path = root / "human_labels" / SID / "common_answers.json"
+    data = _json(path)
+    data["q_robot_moving_direction"] = [["moving ahead"], ["turning left"]]
+    data["q_robot_moving_direction_probabilities"] = probabilities
+    data["q_robot_moving_direction_n_answers"] = n
+    path.write_text(json.dumps(data))
+    with pytest.raises(DataError) as err:
+        load_socialnav(root)
+    (problem,) = err.value.problems
+    assert (problem.file, problem.field) == (str(path), "q_robot_moving_direction_probabilities")
+    assert "not whole votes" in problem.message and problem.fix
+
+
 def test_metadata_keys_and_paths(source):
     item = load_socialnav(source).items[0]
     meta = item.metadata

@@ -174,6 +174,16 @@ def parse_votes(
                 file, k, "the same answer is listed twice", "merge duplicate answers and add their probabilities"
             )
             continue
+        counted = sum(int(round(p * n)) for p in probs)
+        if counted != n:  # the human-agreement rows count votes (metrics.agreement._exact_counts)
+            report.error(
+                file,
+                f"{k}_probabilities",
+                f"the vote counts round(p*n) add up to {counted}, not to the {n} answers of {k}_n_answers "
+                f"(probabilities {probs}: not whole votes of {n} annotators)",
+                "give count/n for every answer, the counts adding up to n",
+            )
+            continue
         for a, p in zip(canon, probs):
             exact = p * n
             if abs(exact - round(exact)) > PROB_TOL:
