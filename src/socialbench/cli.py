@@ -89,6 +89,39 @@ def _line(text: str) -> None:
     out.print(terminal_safe(text), soft_wrap=True, markup=False, highlight=False)
 
 
+def check_model_benchmark(spec: str, benchmark: str, model: Any = None) -> None:
+    """Refuse model ``spec`` on ``benchmark`` when the model comes with another benchmark's
+    code (``baseline:rule-based`` with SocialNav-SUB's, ``baseline:waypoint-*`` with the
+    waypoint task's): a :class:`UsageError` naming the benchmarks that run it. ``model``:
+    the model made from ``spec``; None when making it failed (unknown while the other
+    benchmarks' code is not loaded: it is loaded here to find the owner)."""
+    from socialbench.benchmarks.base import benchmark_entry, benchmark_names, load_benchmark_code
+    from socialbench.models.registry import ModelOptions, create_model
+
+    def package(module: str) -> str | None:
+        parts = module.split(".")
+        return ".".join(parts[:3]) if parts[:2] == ["socialbench", "benchmarks"] and len(parts) > 3 else None
+
+    def benchmark_package(name: str) -> str | None:
+        factory = benchmark_entry(name).factory
+        return package(factory.partition(":")[0]) if isinstance(factory, str) else None
+
+    if model is None:
+        load_benchmark_code()
+        try:
+            model = create_model(spec, ModelOptions())
+        except SocialbenchError:
+            return  # unknown everywhere (or refused for its options): the original error stands
+    owner = package(type(model).__module__)
+    if owner is None or owner == benchmark_package(benchmark):
+        return
+    names = [n for n in benchmark_names() if benchmark_package(n) == owner]
+    raise UsageError(
+        f"{spec} is a model of {', '.join(names)} only (it answers from their data), not of -b {benchmark}; "
+        f"run it with -b {names[0] if names else '...'}, or choose a model for {benchmark} (`socialbench models`)"
+    )
+
+
 def _slug(text: str) -> str:
     from socialbench.benchmarks.options import slug
 
@@ -337,7 +370,12 @@ def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tupl
     model_options = _model_options(list(v["model_opt"]), seed, timeout)
     if declared is not None:
         model_options = replace(model_options, max_images=declared(typed))
-    mdl = create_model(v["model"], model_options)
+    try:
+        mdl = create_model(v["model"], model_options)
+    except UsageError:
+        check_model_benchmark(v["model"], benchmark)  # a model another benchmark's code brings
+        raise
+    check_model_benchmark(v["model"], benchmark, mdl)
     if options.generation:  # a run with other generation settings gets a folder of its own
         variant += "-" + options.generation.tag()
     run_dir = v["out_dir"] or runs_root / benchmark / _slug(mdl.spec) / variant  # spec: no credentials
@@ -426,7 +464,7 @@ def _eval(values: dict[str, Any]) -> None:
         say("interrupted: answered questions are saved; run the same command again to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
     if run.get("model_errors"):
-        say(failure_message(run, benchmark, path))
+        say(failure_message(run, benchmark, path, first_error_messages(run_dir)))
         raise typer.Exit(EXIT_MODEL_ERRORS)
 
 
@@ -470,17 +508,50 @@ def _warn_identical_epochs(values: dict[str, Any]) -> None:
         )
 
 
-def failure_message(run: dict[str, Any], benchmark: str, data: Path) -> str:
-    """What failed (each error kind with its count) and what helps: a retry for model
-    failures, a fix of the dataset for data failures (a retry would fail the same way)."""
+#: Error kinds of models that answer from a fixed source (a replay file, rules): running
+#: again fails the same way, so the advice names the cause instead of a retry.
+FIXED_ANSWER_KINDS = {
+    "missing_answer": "the replay source has no answer for those questions (its predictions were made on other "
+    "data, another --limit or other variants), so replaying it again fails the same way: replay predictions "
+    "made on this dataset with these options",
+    "unsupported_question": "the model has no answer for those questions, so running again fails the same way: "
+    "evaluate a model that answers them",
+}
+
+
+def first_error_messages(run_dir: Path) -> dict[str, str]:
+    """The first ``error_message`` of each error kind in ``run_dir``'s samples.jsonl (empty
+    when it cannot be read): what :func:`failure_message` shows as each kind's example."""
+    from socialbench.records import read_samples
+
+    try:
+        records = read_samples(run_dir / "samples.jsonl")
+    except (SocialbenchError, OSError):  # the count is still reported; the example is extra
+        return {}
+    out: dict[str, str] = {}
+    for r in records:
+        if r.error is not None and r.error not in out and r.error_message:
+            out[r.error] = r.error_message[:240]
+    return out
+
+
+def failure_message(run: dict[str, Any], benchmark: str, data: Path, examples: dict[str, str] | None = None) -> str:
+    """What failed (each error kind with its count, and the first message of each kind in
+    ``examples``) and what helps: a retry for model failures, a fix of the dataset for data
+    failures, the source for a replay's missing answers (a retry would fail the same way)."""
     from socialbench.runner.run import DATA_ERROR_KINDS
 
     kinds: dict[str, int] = run.get("error_kinds") or {}
-    named = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "kinds not recorded"
+    shown = examples or {}
+    named = (
+        ", ".join(f"{k} {n}" + (f": {shown[k]}" if k in shown else "") for k, n in sorted(kinds.items()))
+        or "kinds not recorded"
+    )
     text = f"{run['model_errors']} questions failed ({named})"
     data_kinds = sorted(k for k in kinds if k in DATA_ERROR_KINDS)
-    model_kinds = sorted(k for k in kinds if k not in DATA_ERROR_KINDS)
-    advice = []
+    fixed_kinds = sorted(k for k in kinds if k in FIXED_ANSWER_KINDS)
+    model_kinds = sorted(k for k in kinds if k not in DATA_ERROR_KINDS and k not in FIXED_ANSWER_KINDS)
+    advice = [f"{k}: {FIXED_ANSWER_KINDS[k]}" for k in fixed_kinds]
     if data_kinds:
         advice.append(
             f"{' and '.join(data_kinds)} come from the dataset, not the model: see error_message in samples.jsonl "

@@ -49,3 +49,22 @@ def test_message_counts_each_kind():
 def test_model_failures_alone_advise_a_retry():
     text = failure_message({"model_errors": 2, "error_kinds": {"rate_limit": 2}}, "socialnav-sub", "DATA")
     assert "run the same command again to retry" in text and "data validate" not in text
+
+
+def test_replay_without_answers_names_the_source_not_a_retry():
+    text = failure_message({"model_errors": 2, "error_kinds": {"missing_answer": 2}}, "socialnav-sub", "DATA")
+    assert "replay predictions made on this dataset" in text and "run the same command again" not in text
+
+
+def test_each_kind_shows_its_first_message():
+    run = {"model_errors": 3, "error_kinds": {"connection": 3}}
+    text = failure_message(run, "socialnav-sub", "DATA", {"connection": "cannot connect to http://h:1/v1"})
+    assert "connection 3: cannot connect to http://h:1/v1" in text
+
+
+def test_replay_of_a_limited_run_on_the_whole_dataset_says_what_is_missing(small_socialnav, tmp_path, capsys):
+    args = ("-b", "socialnav-sub", "-d", str(small_socialnav), "--no-progress", "--no-cache")
+    run_cli("eval", *args, "-m", "baseline:random", "--limit", "1", "-o", str(tmp_path / "first"))
+    code = run_cli("eval", *args, "-m", f"replay:{tmp_path / 'first'}", "-o", str(tmp_path / "replayed"))
+    err = capsys.readouterr().err
+    assert code == 2 and "has no answer for" in err and "run the same command again" not in err

@@ -223,6 +223,16 @@ def test_closed_port_is_connection_error() -> None:
     assert info.value.kind == "connection"
 
 
+def test_closed_port_error_names_the_url() -> None:
+    srv = ScriptedAnthropicServer().start()
+    model = _model(srv)
+    url = srv.base_url.rstrip("/")
+    srv.stop()
+    with pytest.raises(RetryableModelError) as info:
+        _generate(model, Request(prompt=PROMPT))
+    assert f"cannot connect to {url}" in info.value.message
+
+
 def test_parse_message_counts_cache_tokens_as_input() -> None:
     body = {
         "content": [{"type": "text", "text": "hi"}],

@@ -242,6 +242,17 @@ def test_connection_refused_maps_to_connection() -> None:
     assert info.value.kind == "connection"
 
 
+def test_connection_refused_names_the_url_without_its_credentials() -> None:
+    with ScriptedOpenAIServer() as srv:
+        host = srv.base_url.split("//", 1)[1]
+        model = create_openai_model(f"test-model@http://bob:hunter2@{host}?api-key=s3cret", ModelOptions())
+    with pytest.raises(RetryableModelError) as info:  # the server is gone now
+        _generate(model, Request(prompt="hi"))
+    message = info.value.message
+    assert f"cannot connect to http://{host}/chat/completions" in message
+    assert "hunter2" not in message and "s3cret" not in message
+
+
 def test_body_that_is_not_utf8_maps_to_malformed_response() -> None:
     with pytest.raises(RetryableModelError) as info:
         parse_completion(b'{"choices": [{"message": {"content": "\xff"}}]}')

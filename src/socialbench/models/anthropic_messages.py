@@ -324,7 +324,10 @@ class AnthropicModel(LoopBoundClient):
             raise RetryableModelError("timeout", f"no answer within {self.timeout_s:g} s") from None
         except anthropic.APIConnectionError as exc:
             cause = exc.__cause__ or exc
-            raise RetryableModelError("connection", self._redact(f"{type(cause).__name__}: {cause}")) from None
+            where = self.base_url or "the Anthropic API (the SDK's default URL)"
+            raise RetryableModelError(
+                "connection", self._redact(f"cannot connect to {where}: {type(cause).__name__}: {cause}")
+            ) from None
         except anthropic.APIResponseValidationError as exc:
             raise RetryableModelError("malformed_response", self._redact(str(exc))) from None
         return parse_message(body_text)

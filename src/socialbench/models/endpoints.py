@@ -327,7 +327,10 @@ class MultiEndpointModel:
         while True:
             ep = await self.pool.acquire(exclude=unreachable)
             if ep is None:  # every endpoint refused the connection during this attempt
-                raise RetryableModelError("connection", f"none of the {len(self.urls)} endpoints accepted a connection")
+                raise RetryableModelError(
+                    "connection",
+                    f"none of the {len(self.urls)} endpoints accepted a connection ({redact_url(', '.join(self.urls))})",
+                )
             try:
                 generation = await self._members[ep.url].generate(request)
             except EndpointUnreachable:

@@ -31,6 +31,7 @@ from typing import Any
 import aiohttp
 
 from socialbench.models.base import FatalModelError, RetryableModelError
+from socialbench.models.redact import redact_url
 
 #: Longest reply body read (bytes). A chat completion of 32k tokens of text, reasoning
 #: included, is about 150 kB: the cap leaves a wide margin and bounds memory and parsing.
@@ -97,7 +98,9 @@ async def post_bytes(
 ) -> HttpReply:
     """POST ``body``; the reply whatever its status. Raises :class:`Unreachable`,
     :class:`RetryableModelError` ``timeout`` / ``connection``, or :class:`FatalModelError`
-    ``reply_too_large`` (messages name no URL, so they carry no credentials)."""
+    ``reply_too_large``. A connection failure names the URL, its credentials masked
+    (:func:`~socialbench.models.redact.redact_url`)."""
+    where = f"cannot connect to {redact_url(url)}"
     try:
         async with session.post(
             url, data=body, headers=headers, params=params or None, timeout=aiohttp.ClientTimeout(total=timeout_s)
@@ -105,10 +108,10 @@ async def post_bytes(
             data = await read_capped(resp, max_reply_bytes)
             return HttpReply(resp.status, dict(resp.headers), data)
     except aiohttp.ClientConnectorError as exc:
-        raise Unreachable(f"{type(exc).__name__}: {exc.os_error}") from None
+        raise Unreachable(f"{where}: {type(exc).__name__}: {exc.os_error}") from None
     except asyncio.TimeoutError as exc:
         if type(exc).__name__ == "ConnectionTimeoutError":  # aiohttp >= 3.10: connect phase only
-            raise Unreachable("ConnectionTimeoutError: could not connect in time") from None
+            raise Unreachable(f"{where}: ConnectionTimeoutError: could not connect in time") from None
         raise RetryableModelError("timeout", f"no answer within {timeout_s:g} s") from None
     except aiohttp.ClientError as exc:
-        raise RetryableModelError("connection", f"{type(exc).__name__}: {exc}"[:300]) from None
+        raise RetryableModelError("connection", f"{where}: {type(exc).__name__}: {exc}"[:300]) from None

@@ -388,3 +388,12 @@ def test_a_file_given_as_the_dataset_folder_is_named_a_file(tmp_path):
     f.write_bytes(b"PK")
     problems = validate_socialnav(f)
     assert [p.message for p in problems] == ["is a file, not a folder"]
+
+
+def test_a_roboteq_folder_is_named_as_one_with_the_benchmarks_to_use(tmp_path):
+    (tmp_path / "behavior_judgment").mkdir()
+    (tmp_path / "behavior_judgment" / "metadata.jsonl").write_text("{}\n")
+    problems = validate_socialnav(tmp_path)
+    robot_eq = [p for p in _errors(problems) if "looks like a RobotEQ dataset" in p.message]
+    assert len(robot_eq) == 1 and "-b roboteq-bj" in robot_eq[0].fix
+    assert not any("sample_info.json with" in p.fix for p in problems)

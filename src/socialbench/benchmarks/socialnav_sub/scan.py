@@ -127,10 +127,35 @@ def _check_sample_images(
     return bool(missing) and not frames_needed
 
 
+#: Label files of a RobotEQ dataset (its root, or a subset folder such as behavior_judgment/).
+ROBOT_EQ_LABELS = ("roboteq.jsonl", "metadata.jsonl", "metadata.csv")
+
+
+def _robot_eq_label_file(root: Path) -> Path | None:
+    """A RobotEQ label file in ``root`` or a folder just below it, or None: what tells a
+    RobotEQ folder given to a SocialNav-SUB command apart from a broken SocialNav-SUB one."""
+    for pattern in ("", "*/"):
+        for name in ROBOT_EQ_LABELS:
+            found = sorted(p for p in root.glob(pattern + name) if p.is_file())
+            if found:
+                return found[0]
+    return None
+
+
 def _sample_list(root: Path, report: ValidationReport, inside: Containment) -> list[tuple[str, int, int]]:
     """(sample id, n_people, F0) of every well-formed entry of sample_info.json."""
     path = next((root / c for c in SAMPLE_INFO_CANDIDATES if file_kind(root / c) != "missing"), None)
     if path is None:
+        robot_eq = _robot_eq_label_file(root)
+        if robot_eq is not None:
+            report.error(
+                root,
+                "",
+                f"this looks like a RobotEQ dataset ({robot_eq.relative_to(root)}), not a SocialNav-SUB one "
+                "(no prompts/sample_info.json)",
+                "evaluate it with -b roboteq-bj (behavior judgment) or -b roboteq-sg (spatial grounding)",
+            )
+            return []
         report.error(
             root / SAMPLE_INFO_CANDIDATES[0],
             "",
