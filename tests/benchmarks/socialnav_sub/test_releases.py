@@ -70,6 +70,23 @@ def test_eval_of_a_vision_model_on_a_labels_only_folder_says_so_in_one_line(data
     assert (code, len(lines)) == (1, 1) and "labels only" in lines[0] and "missing frame" not in lines[0]
 
 
+def test_rule_based_on_a_labels_only_folder_is_refused_before_the_run(data, tmp_path, capsys):
+    shutil.rmtree(data / "front_view")
+    for png in data.glob("prompts/*/*.png"):
+        png.unlink()
+    code = _eval(data, tmp_path / "r", "-m", "baseline:rule-based")
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert (code, len(lines), (tmp_path / "r").exists()) == (1, 1, False)
+    assert "baseline:rule-based answers from the pedestrian tracks" in lines[0] and "3 of 3 sample(s)" in lines[0]
+
+
+def test_rule_based_names_the_one_sample_without_odometry(data, tmp_path, capsys):
+    sid = _first_sample(data)
+    (data / "front_view" / sid / "traj_data.pkl").unlink()
+    code = _eval(data, tmp_path / "r", "-m", "baseline:rule-based")
+    assert code == 1 and f"which 1 of 3 sample(s) lack (e.g. {sid}: no odometry" in capsys.readouterr().err
+
+
 def test_astronomical_n_answers_stops_eval_before_the_run(data, tmp_path, capsys):
     sid = _first_sample(data)
     labels = data / "human_labels" / sid / "common_answers.json"

@@ -41,6 +41,7 @@ from socialbench.benchmarks.socialnav_sub import loader as _loader
 from socialbench.benchmarks.socialnav_sub.bank import SOCIAL, BankQuestion, PromptBank
 from socialbench.benchmarks.socialnav_sub.image_text import bank_for_images
 from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
+from socialbench.benchmarks.socialnav_sub.model_needs import check_rule_based_inputs
 from socialbench.benchmarks.socialnav_sub.options import GIVEN_BY, GIVEN_SOURCES, SocialNavOptions
 from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
 from socialbench.benchmarks.socialnav_sub.scene_context import facts_block, rule_facts
@@ -51,6 +52,7 @@ from socialbench.metrics.failures import failure_summary
 from socialbench.metrics.protocols import PROTOCOL_NAMES, ProtocolArg, as_protocol
 from socialbench.metrics.results import SocialNavResult
 from socialbench.metrics.scoring import score_entries
+from socialbench.models.base import Model
 from socialbench.prompting.metamorphic import SEEDED, make_variant, split_variant, with_variants
 from socialbench.prompting.parsing import parse_answer
 from socialbench.records import fingerprint_files, read_run_json, read_samples
@@ -200,6 +202,13 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         self.image_mode = options.images
         self.variant = run.perturb if run.perturb in self.metamorphic else None
         self.variant_seed = run.seed
+
+    def check_run(self, dataset: Any, model: Model, options: EvalOptions) -> None:
+        """``baseline:rule-based`` answers from each sample's tracks and odometry: refuse it,
+        before the run, when a sample lacks them (one line naming how many, an example and
+        the fix) instead of failing every question of those samples."""
+        if isinstance(model, _baselines.RuleBasedModel):
+            check_rule_based_inputs(dataset.items)
 
     def max_tokens(self, options: SocialNavOptions) -> int | None:
         """None: the official harness sends no token limit (``gpt4o.py``, ``gemini.py``
