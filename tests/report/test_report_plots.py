@@ -99,3 +99,106 @@ def test_roboteq_ablation_bars_compare_strategies(tmp_path: Path) -> None:
     files = {p.name: p for p in plots.roboteq_figures(runs, tmp_path / "out")}
     text = files["ablation_bars.svg"].read_text()
     assert "No image" in text and "CoT" in text
+
+
+# --------------------------------------------------------------------------- 13 runs stay readable
+
+RUNS13 = [f"model-{i:02d} (cot-img-with-bev, seed {i})" for i in range(13)]
+
+
+@pytest.fixture()
+def drawn(monkeypatch: pytest.MonkeyPatch) -> list:
+    """The matplotlib figures the plot functions draw, kept open (saved as usual)."""
+    figures = []
+
+    def keep(fig, stem):
+        fig.canvas.draw()
+        figures.append(fig)
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(stem.with_suffix(".svg"))
+        return []
+
+    monkeypatch.setattr(plots, "save", keep)
+    yield figures
+    for fig in figures:
+        plots._plt().close(fig)
+
+
+def _overlap(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def _legend_outside(fig) -> None:
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        assert legend is not None
+        box = legend.get_window_extent(renderer)
+        assert not _overlap(box, ax.get_window_extent(renderer))
+        for t in ax.get_xticklabels() + ax.get_yticklabels():
+            if t.get_text():
+                assert not _overlap(box, t.get_window_extent(renderer)), t.get_text()
+
+
+def _styles(ax) -> list[tuple[str, str]]:
+    """(colour, marker) of each of the 13 runs' legend entries."""
+    from matplotlib.colors import to_hex
+    from matplotlib.patches import Rectangle
+
+    out = []
+    for handle, label in zip(*ax.get_legend_handles_labels()):
+        if label not in RUNS13:
+            continue
+        artist = handle[0] if isinstance(handle, tuple) else handle  # an error bar's or bars' first part
+        if isinstance(artist, Rectangle):  # bars
+            out.append((to_hex(artist.get_facecolor()), ""))
+        elif hasattr(artist, "get_marker"):
+            out.append((to_hex(artist.get_color()), str(artist.get_marker())))
+        elif hasattr(artist, "get_paths") and hasattr(artist, "get_facecolor"):  # a scatter
+            out.append((to_hex(artist.get_facecolor()[0]), str(artist.get_paths()[0].vertices.round(3).tolist())))
+    return out
+
+
+def test_thirteen_runs_get_distinct_colours_and_markers(drawn, tmp_path: Path) -> None:
+    plots.radar(["a", "b", "c", "d"], {r: [0.5, 0.6, 0.7, 0.8] for r in RUNS13}, "t", tmp_path / "radar")
+    plots.question_errorbars(["q1", "q2"], {r: [(0.5, 0.1), (0.4, 0.1)] for r in RUNS13}, "PA", "t", tmp_path / "q")
+    plots.agreement_scatter({r: [("q1", 0.6, 0.5)] for r in RUNS13}, "t", tmp_path / "s")
+    for fig in drawn:
+        styles = _styles(fig.axes[0])
+        assert len(styles) == 13
+        assert len({c for c, _ in styles}) == 13 and len({m for _, m in styles}) == 13
+
+
+def test_thirteen_bars_get_distinct_colours(drawn, tmp_path: Path) -> None:
+    plots.category_bars(["All", "Social"], {r: [(0.5, 0.1), (0.6, 0.1)] for r in RUNS13}, "PA", "t", tmp_path / "b")
+    styles = _styles(drawn[0].axes[0])
+    assert len({c for c, _ in styles}) == 13
+
+
+def test_legends_sit_outside_the_axes(drawn, tmp_path: Path) -> None:
+    plots.radar(["a", "b", "c", "d"], {r: [0.5, 0.6, 0.7, 0.8] for r in RUNS13}, "t", tmp_path / "radar")
+    plots.category_bars(["All", "Social"], {r: [(0.5, 0.1), (0.6, 0.1)] for r in RUNS13}, "PA", "t", tmp_path / "b")
+    plots.question_errorbars(["q1", "q2"], {r: [(0.5, 0.1), (0.4, 0.1)] for r in RUNS13}, "PA", "t", tmp_path / "q")
+    plots.agreement_scatter({r: [("q1", 0.6, 0.5)] for r in RUNS13}, "t", tmp_path / "s")
+    plots.drop_bars(RUNS13, {"blur": [0.01] * 13, "low-light": [0.02] * 13}, "drop", "t", tmp_path / "d")
+    assert len(drawn) == 5
+    for fig in drawn:
+        _legend_outside(fig)
+
+
+def test_labels_under_thirteen_bar_groups_do_not_overlap(drawn, tmp_path: Path) -> None:
+    plots.drop_bars(RUNS13, {"blur": [0.01] * 13}, "drop", "t", tmp_path / "d")
+    plots.category_bars(RUNS13, {"standard": [(0.5, 0.1)] * 13, "cot": [(0.4, 0.1)] * 13}, "F1", "t", tmp_path / "c")
+    for fig in drawn:
+        renderer = fig.canvas.get_renderer()
+        boxes = [t.get_window_extent(renderer) for t in fig.axes[0].get_xticklabels() if t.get_text()]
+        assert len(boxes) == 13
+        assert not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+
+
+def test_long_labels_under_few_bar_groups_do_not_overlap(drawn, tmp_path: Path) -> None:
+    cats = ["Cultural and religious sites", "Industrial and logistics", "Offices and education", "Public spaces"]
+    plots.category_bars(cats, {r: [(0.5, 0.1)] * 4 for r in RUNS13}, "F1", "t", tmp_path / "c")
+    renderer = drawn[0].canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in drawn[0].axes[0].get_xticklabels() if t.get_text()]
+    assert len(boxes) == 4 and not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])

@@ -24,6 +24,49 @@ from socialbench.report.loading import RunDir
 
 #: Line styles of the human reference rows, in the order they are given.
 HUMAN_STYLES = ({"linestyle": "--", "color": "black"}, {"linestyle": ":", "color": "dimgray"})
+#: Colours of the runs, in order: matplotlib's tab10, then ten more of distinct hue and
+#: lightness, so that 20 runs get 20 colours (none is the humans' black or grey).
+RUN_COLORS = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#7f7f7f",
+    "#000080", "#808000", "#800000", "#00ced1", "#ff1493", "#9acd32", "#4b0082", "#daa520", "#2f4f4f", "#d2691e",
+)  # fmt: skip
+#: Markers of the runs, in order: each run also differs from every other by its marker.
+RUN_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">", "p", "d", "8", "H", "1", "2", "3", "4", "+")
+#: Labels longer than this are wrapped onto several lines under bars.
+LABEL_WRAP = 18
+#: Where every legend goes: right of the axes, outside them.
+LEGEND_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0, "fontsize": 7}
+
+
+def run_style(j: int) -> dict[str, Any]:
+    """The colour and marker of the ``j``-th run of a figure (both differ between any two
+    of the first :data:`RUN_COLORS` runs; past that the pairs still differ)."""
+    n_c, n_m = len(RUN_COLORS), len(RUN_MARKERS)
+    return {"color": RUN_COLORS[j % n_c], "marker": RUN_MARKERS[(j + j // n_c) % n_m]}
+
+
+def _wrap(label: str) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(label, LABEL_WRAP, break_long_words=True)) or label
+
+
+def _bar_axis(ax: Any, labels: Sequence[str]) -> None:
+    """Tick labels under groups of bars that do not overlap: wrapped at :data:`LABEL_WRAP`
+    characters, and upright (turned 90°) when there are more than four, so that each takes
+    a few lines' height of the group's width (at least 0.9 in, see :func:`_bar_width`)."""
+    many = len(labels) > 4
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels([_wrap(lab) for lab in labels], fontsize=8, rotation=90 if many else 0, ha="center")
+
+
+def _bar_width(labels: Sequence[str], n_series: int) -> float:
+    """Figure width (inches) for groups of ``n_series`` bars under ``labels``: per group at
+    least 0.9 in (room for an upright wrapped label), 0.12 in per bar, and where the labels
+    lie flat (four groups or fewer) the width of the longest wrapped line at 8 pt."""
+    longest = max((len(line) for lab in labels for line in _wrap(lab).splitlines()), default=0)
+    flat = 0.08 * longest + 0.2 if len(labels) <= 4 else 0.0
+    return max(6.0, len(labels) * max(0.9, 0.12 * n_series + 0.3, flat) + 1.0)
 
 
 def _human_style(label: str, human: Sequence[str]) -> dict[str, Any]:
@@ -68,18 +111,20 @@ def radar(
     angles = [2 * math.pi * i / n for i in range(n)] + [0.0]
     fig = plt.figure(figsize=(7, 7))
     ax = fig.add_subplot(111, polar=True)
+    runs = [label for label in series if label not in human]
     for label, values in series.items():
         vals = [_finite(v) for v in values]
         vals = vals + vals[:1]
-        style = _human_style(label, human) if label in human else {}
-        ax.plot(angles, vals, label=label, linewidth=1.5, **style)
-        if label not in human:
-            ax.fill(angles, [0 if math.isnan(v) else v for v in vals], alpha=0.08)
+        style = _human_style(label, human) if label in human else run_style(runs.index(label))
+        ax.plot(angles, vals, label=label, linewidth=1.5, markersize=4, **style)
+        if label not in human and len(runs) <= 4:  # more fills would hide each other
+            ax.fill(angles, [0 if math.isnan(v) else v for v in vals], alpha=0.08, color=style["color"])
     ax.set_xticks(angles[:-1])
     ax.set_xticklabels(list(spokes), fontsize=7)
     ax.set_ylim(0, 1)
     ax.set_title(title, fontsize=11, pad=18)
-    ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.1), fontsize=8)
+    # right of the circle and its spoke labels, never over them
+    ax.legend(**{**LEGEND_OUTSIDE, "bbox_to_anchor": (1.22, 1.0)})
     return save(fig, stem)
 
 
@@ -94,23 +139,17 @@ def category_bars(
     plt = _plt()
     k = max(len(series), 1)
     width = 0.8 / k
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(categories) + 0.3 * k), 4))
+    fig, ax = plt.subplots(figsize=(_bar_width(categories, k), 4))
     for j, (label, values) in enumerate(series.items()):
         xs = [i - 0.4 + width * (j + 0.5) for i in range(len(categories))]
         ys = [_finite(v) for v, _ in values]
         err = [0.0 if se is None else _finite(se) for _, se in values]
-        ax.bar(xs, ys, width, yerr=err, capsize=2, label=label)
-    ax.set_xticks(range(len(categories)))
-    ax.set_xticklabels(
-        list(categories),
-        fontsize=8,
-        rotation=20 if len(categories) > 4 else 0,
-        ha="right" if len(categories) > 4 else "center",
-    )
+        ax.bar(xs, ys, width, yerr=err, capsize=2 if k <= 6 else 0, label=label, color=run_style(j)["color"])
+    _bar_axis(ax, categories)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     # the legend sits right of the axes, never over the bars
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    ax.legend(**LEGEND_OUTSIDE)
     ax.grid(axis="y", alpha=0.3)
     return save(fig, stem)
 
@@ -122,16 +161,15 @@ def drop_bars(
     plt = _plt()
     k = max(len(drops), 1)
     width = 0.8 / k
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(models)), 4))
+    fig, ax = plt.subplots(figsize=(_bar_width(models, k), 4))
     for j, (pert, values) in enumerate(drops.items()):
         xs = [i - 0.4 + width * (j + 0.5) for i in range(len(models))]
-        ax.bar(xs, [_finite(v) for v in values], width, label=pert)
+        ax.bar(xs, [_finite(v) for v in values], width, label=pert, color=run_style(j)["color"])
     ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_xticks(range(len(models)))
-    ax.set_xticklabels(list(models), fontsize=8, rotation=20, ha="right")
+    _bar_axis(ax, models)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize=8)
+    ax.legend(**LEGEND_OUTSIDE)
     return save(fig, stem)
 
 
@@ -148,11 +186,16 @@ def question_errorbars(
     k = max(len(series), 1)
     step = 0.7 / k
     fig, ax = plt.subplots(figsize=(7, max(3, 0.4 * len(questions) + 1)))
+    runs = [label for label in series if label not in human]
     for j, (label, values) in enumerate(series.items()):
         ys = [i - 0.35 + step * (j + 0.5) for i in range(len(questions))]
         xs = [_finite(v) for v, _ in values]
         err = [0.0 if se is None else _finite(se) for _, se in values]
-        style = {"color": _human_style(label, human)["color"], "marker": "|"} if label in human else {"marker": "o"}
+        style = (
+            {"color": _human_style(label, human)["color"], "marker": "|"}
+            if label in human
+            else run_style(runs.index(label))
+        )
         ax.errorbar(xs, ys, xerr=err, linestyle="none", markersize=4, capsize=2, label=label, **style)
     ax.set_yticks(range(len(questions)))
     ax.set_yticklabels(list(questions), fontsize=8)
@@ -161,7 +204,7 @@ def question_errorbars(
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(**LEGEND_OUTSIDE)
     return save(fig, stem)
 
 
@@ -170,14 +213,14 @@ def agreement_scatter(points: Mapping[str, Sequence[tuple[str, float, float]]], 
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.5, 5.5))
     ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle=":")
-    for label, pts in points.items():
-        ax.scatter([_finite(p[1]) for p in pts], [_finite(p[2]) for p in pts], label=label, s=18)
+    for j, (label, pts) in enumerate(points.items()):
+        ax.scatter([_finite(p[1]) for p in pts], [_finite(p[2]) for p in pts], label=label, s=18, **run_style(j))
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("human agreement (Average Human PA)")
     ax.set_ylabel("model agreement with humans (PA)")
     ax.set_title(title)
-    ax.legend(fontsize=7)
+    ax.legend(**LEGEND_OUTSIDE)
     ax.grid(alpha=0.3)
     return save(fig, stem)
 
