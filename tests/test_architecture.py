@@ -20,7 +20,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 
 #: Top to bottom: a package may import packages of its own layer or of a layer below it.
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("commands and test support", frozenset({"__main__", "cli", "command_index", "sweep", "testing"})),
+    ("commands and test support", frozenset({"__main__", "cli", "command_index", "inspect_tasks", "sweep", "testing"})),
     ("readers and writers of run folders and datasets", frozenset({"report", "construction", "export"})),
     ("runner", frozenset({"runner"})),
     ("benchmarks", frozenset({"benchmarks"})),

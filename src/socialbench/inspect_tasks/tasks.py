@@ -1,0 +1,291 @@
+"""The four Inspect AI tasks: ``socialnav_sub``, ``socialnav_waypoint``, ``roboteq_bj`` and
+``roboteq_sg``.
+
+Each task argument (``-T name=value``) is the ``socialbench eval`` flag of the same name:
+the benchmark's own options (``method``, ``images``, ``context``, ``strategy``, ...), the
+shared run options that change what is asked (``seed``, ``perturb``, ``perturb_strength``,
+``max_side``, ``images_first``) and ``limit``. One Inspect sample is one item; its solver
+runs the benchmark's ``solve`` (which builds every prompt and image, and feeds earlier
+answers forward under ``method=cot``) with each request sent to Inspect's model, and appends
+each request and reply to the sample's messages. Its scorer keeps the item's records; the
+metrics are the benchmark's own ``score`` of all of them (:mod:`.metrics`).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageUser,
+    Content,
+    ContentImage,
+    ContentText,
+    GenerateConfig,
+    get_model,
+)
+from inspect_ai.scorer import Metric, SampleScore, Score, Target, metric, scorer
+from inspect_ai.solver import Generate as InspectGenerate
+from inspect_ai.solver import Solver, TaskState, solver
+
+from socialbench.benchmarks.prepared import PreparedEval, prepare_eval
+from socialbench.inspect_tasks.metrics import RECORDS_KEY, benchmark_metrics, records_of
+from socialbench.prompting.turns import user_content
+from socialbench.types import Item, Outcome, Request, Usage
+
+#: The prepared evals of the tasks made in this process, by key: solvers, scorers and
+#: metrics name their eval by this key (a string, which Inspect can log as an argument).
+_PREPARED: dict[str, PreparedEval] = {}
+#: The error kind a record gets when Inspect's model raised (after Inspect's own retries).
+MODEL_ERROR = "inspect_error"
+
+
+def request_messages(request: Request, images_first: bool = False) -> list[ChatMessage]:
+    """The Inspect messages of one socialbench request: its system text, then the user turn
+    laid out by :func:`~socialbench.prompting.turns.user_content` (the prompt text, then
+    each image as a data URL, as the ``openai:`` backend sends them)."""
+    images: list[Content] = [ContentImage(image=f"data:{img.mime};base64,{img.b64}") for img in request.images]
+    content = user_content(ContentText(text=request.prompt), images, images_first)
+    messages: list[ChatMessage] = []
+    if request.system:
+        messages.append(ChatMessageSystem(content=request.system))
+    messages.append(ChatMessageUser(content=content))
+    return messages
+
+
+def make_task(
+    benchmark: str,
+    data: str | None,
+    options: Mapping[str, object],
+    *,
+    limit: int | None,
+    seed: int,
+    perturb: str | None,
+    perturb_strength: float,
+    max_side: int,
+    images_first: bool,
+) -> Task:
+    """The Inspect task of ``benchmark`` on ``data`` with its ``options`` (by name)."""
+    given = {k: v for k, v in options.items() if v is not None}
+    prepared = prepare_eval(
+        benchmark,
+        None if data is None else Path(data),
+        given,
+        limit=limit,
+        seed=seed,
+        perturb=perturb,
+        perturb_strength=perturb_strength,
+        max_side=max_side,
+    )
+    key = uuid.uuid4().hex
+    _PREPARED[key] = prepared
+    items = prepared.dataset.items
+    samples = [
+        Sample(
+            id=item.item_id,
+            input=f"{prepared.benchmark.name} item {item.item_id}: {len(item.questions)} question(s), "
+            "asked one request at a time by socialbench's solver (the requests and replies follow)",
+            metadata={"item_id": item.item_id, "questions": [q.key for q in item.questions]},
+        )
+        for item in items
+    ]
+    gen = prepared.generation
+    return Task(
+        dataset=MemoryDataset(samples, name=prepared.name),
+        solver=answer_item(key, images_first),
+        scorer=item_records(key),
+        metrics=[papers_metrics(key)],
+        # the paper's settings; Inspect's --temperature, --max-tokens, ... override them
+        config=GenerateConfig(temperature=gen.temperature, max_tokens=gen.max_tokens, top_p=gen.top_p),
+        metadata={"socialbench_benchmark": prepared.benchmark.name, "socialbench_options": {**given, "seed": seed}},
+    )
+
+
+@solver
+def answer_item(key: str, images_first: bool = False) -> Solver:
+    """Answer every question of the sample's item with the benchmark's ``solve``."""
+    prepared = _PREPARED[key]
+    by_id: dict[str, Item] = {str(item.item_id): item for item in prepared.dataset.items}
+
+    async def solve(state: TaskState, generate: InspectGenerate) -> TaskState:
+        item = by_id[str(state.sample_id)]
+        model = get_model()
+
+        async def send(request: Request) -> Outcome:
+            messages = request_messages(request, images_first)
+            t0 = time.perf_counter()
+            try:
+                output = await model.generate(messages)
+            except Exception as exc:  # recorded as the question's error, as a run records a failed call
+                state.messages.extend(messages)
+                return Outcome(None, MODEL_ERROR, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
+            state.messages.extend([*messages, output.message])
+            state.output = output
+            usage = output.usage
+            return Outcome(
+                output.completion,
+                None,
+                latency_s=time.perf_counter() - t0,
+                usage=Usage(usage.input_tokens, usage.output_tokens) if usage is not None else Usage(),
+            )
+
+        records = await prepared.solve(item, send)
+        state.metadata[RECORDS_KEY] = [r.to_json() for r in records]
+        return state
+
+    return solve
+
+
+@metric
+def papers_metrics(key: str) -> Metric:
+    """The benchmark's own ``score`` of every sample's records (:mod:`.metrics`)."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float | int | str | bool | None]:
+        records = records_of(s.score.metadata for s in scores)
+        return dict(benchmark_metrics(_PREPARED[key], records))
+
+    return compute
+
+
+@scorer(metrics=[])
+def item_records(key: str) -> Any:
+    """Keep the item's records (the value: the share of its questions answered without an
+    error); the papers' metrics come from :func:`papers_metrics` over all samples."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        raw = state.metadata.get(RECORDS_KEY, [])
+        answered = sum(1 for r in raw if r.get("error") is None)
+        return Score(
+            value=answered / len(raw) if raw else 0.0,
+            answer=", ".join(f"{r['question_key']}={r.get('parsed')!r}" for r in raw),
+            metadata={RECORDS_KEY: raw},
+        )
+
+    return score
+
+
+# the four tasks: arguments are the eval flags of the same name ------------------------------
+
+
+@task
+def socialnav_sub(
+    data: str | None = None,
+    method: str | None = None,
+    images: str | None = None,
+    gt_without_obstruction: bool | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    perturb: str | None = None,
+    perturb_strength: float = 1.0,
+    max_side: int = 768,
+    images_first: bool = False,
+) -> Task:
+    """SocialNav-SUB VQA (``socialbench eval -b socialnav-sub``); the bundled simulated scenes
+    when ``data`` is not given (``-b socialnav-sim``)."""
+    options = {"method": method, "images": images, "gt_without_obstruction": gt_without_obstruction}
+    return _task(
+        "socialnav-sub" if data is not None else "socialnav-sim",
+        data,
+        options,
+        limit=limit,
+        seed=seed,
+        perturb=perturb,
+        perturb_strength=perturb_strength,
+        max_side=max_side,
+        images_first=images_first,
+    )
+
+
+@task
+def socialnav_waypoint(
+    data: str | None = None,
+    images: str | None = None,
+    context: str | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    perturb: str | None = None,
+    perturb_strength: float = 1.0,
+    max_side: int = 768,
+    images_first: bool = False,
+) -> Task:
+    """SocialNav-SUB waypoint selection (``socialbench eval -b socialnav-waypoint``); the
+    bundled simulated scenes when ``data`` is not given."""
+    return _task(
+        "socialnav-waypoint",
+        data,
+        {"images": images, "context": context},
+        limit=limit,
+        seed=seed,
+        perturb=perturb,
+        perturb_strength=perturb_strength,
+        max_side=max_side,
+        images_first=images_first,
+    )
+
+
+@task
+def roboteq_bj(
+    data: str | None = None,
+    strategy: str | None = None,
+    rag_backend: str | None = None,
+    rag_k: int | None = None,
+    per_behavior: bool | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    perturb: str | None = None,
+    perturb_strength: float = 1.0,
+    max_side: int = 768,
+    images_first: bool = False,
+) -> Task:
+    """RobotEQ behavior judgment (``socialbench eval -b roboteq-bj``)."""
+    options = {"strategy": strategy, "rag_backend": rag_backend, "rag_k": rag_k, "per_behavior": per_behavior}
+    return _task(
+        "roboteq-bj",
+        data,
+        options,
+        limit=limit,
+        seed=seed,
+        perturb=perturb,
+        perturb_strength=perturb_strength,
+        max_side=max_side,
+        images_first=images_first,
+    )
+
+
+@task
+def roboteq_sg(
+    data: str | None = None,
+    strategy: str | None = None,
+    rag_backend: str | None = None,
+    rag_k: int | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    perturb: str | None = None,
+    perturb_strength: float = 1.0,
+    max_side: int = 768,
+    images_first: bool = False,
+) -> Task:
+    """RobotEQ spatial grounding (``socialbench eval -b roboteq-sg``)."""
+    options = {"strategy": strategy, "rag_backend": rag_backend, "rag_k": rag_k}
+    return _task(
+        "roboteq-sg",
+        data,
+        options,
+        limit=limit,
+        seed=seed,
+        perturb=perturb,
+        perturb_strength=perturb_strength,
+        max_side=max_side,
+        images_first=images_first,
+    )
+
+
+def _task(benchmark: str, data: str | None, options: Mapping[str, object], **run: Any) -> Task:
+    return make_task(benchmark, data, options, **run)

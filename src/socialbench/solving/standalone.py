@@ -1,0 +1,63 @@
+"""A :class:`~socialbench.solving.context.SolveContext` outside the runner: one item solved
+with a caller's ``generate``, its records kept in memory.
+
+The Inspect AI tasks (:mod:`socialbench.inspect_tasks`) answer each item through Inspect's
+model, and ``socialbench export inspect`` replays a run's recorded replies to rebuild the
+requests it sent: both call the benchmark's own ``solve`` with the context made here, so the
+prompts, images and chain of earlier answers are built by the code a run uses. There is no
+engine, cache or run store behind it: nothing is resumed (``finished`` is always None) and
+images are prepared in a worker thread, one job at a time per item.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from socialbench.solving.context import Generate, SolveContext
+from socialbench.types import EncodedImage, GenerationConfig, SampleRecord
+from socialbench.vision.images import ImageEncoder
+from socialbench.vision.prepare import ImageJob, PerturbSpec, run_job
+
+T = TypeVar("T")
+
+
+def standalone_context(
+    generate: Generate,
+    records: list[SampleRecord],
+    *,
+    options: Any,
+    generation: GenerationConfig,
+    encoder: ImageEncoder,
+    perturb: PerturbSpec | None,
+    seed: int,
+) -> SolveContext[Any]:
+    """A context whose requests go to ``generate`` and whose records are appended to
+    ``records`` (in the order the solver records them)."""
+
+    def record(rec: SampleRecord) -> None:
+        records.append(rec)
+
+    def finished(item_id: str, key: str) -> SampleRecord | None:
+        return None  # nothing was answered before: every question is asked
+
+    async def prepare(fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.to_thread(fn, *args)
+
+    async def prepare_images(job: ImageJob) -> tuple[EncodedImage, ...]:
+        return await asyncio.to_thread(run_job, job)
+
+    return SolveContext(
+        generate=generate,
+        record=record,
+        finished=finished,
+        prepare=prepare,
+        prepare_images=prepare_images,
+        options=options,
+        generation=generation,
+        needs_prompt=True,
+        encoder=encoder,
+        perturb=perturb,
+        seed=seed,
+    )

@@ -1,0 +1,115 @@
+"""socialbench's benchmarks as Inspect AI tasks: Inspect's metrics are socialbench's own
+``score`` of the answers, both ways (issue 31 §1)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("inspect_ai", reason="inspect_ai (optional extra inspect) is not installed")
+
+from inspect_ai.model import ChatMessageUser, ContentImage  # noqa: E402
+
+from inspect_helpers import mock_model, prompt_text, run_inspect, varied_answer  # noqa: E402
+from socialbench.benchmarks.base import get_benchmark  # noqa: E402
+from socialbench.cli import main  # noqa: E402
+from socialbench.errors import UsageError  # noqa: E402
+from socialbench.inspect_tasks.metrics import RECORDS_KEY, flatten_numbers, records_of  # noqa: E402
+from socialbench.inspect_tasks.tasks import roboteq_bj, roboteq_sg, socialnav_sub, socialnav_waypoint  # noqa: E402
+from socialbench.metrics.protocols import PROTOCOL_NAMES  # noqa: E402
+from socialbench.models.mock import first_option_answer  # noqa: E402
+
+_FIXTURES = Path(__file__).resolve().parents[1] / "benchmarks" / "roboteq" / "roboteq_fixtures.py"
+
+
+def _release(root: Path) -> Path:
+    spec = importlib.util.spec_from_file_location("roboteq_fixtures_for_inspect", _FIXTURES)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build_release(root)
+
+
+def _logged_metrics(log) -> dict[str, float]:
+    (score,) = log.results.scores
+    return {name: m.value for name, m in score.metrics.items()}
+
+
+def _socialbench_metrics(benchmark: str, data: Path | None, log, limit: int | None = None) -> dict[str, float]:
+    """socialbench's own score of the answers in the Inspect log, flattened as Inspect's."""
+    bench, bundled = get_benchmark(benchmark)
+    dataset = bench.load(data or bundled or bench.default_data(), require_images=True, limit=limit)
+    records = records_of(s.scores["item_records"].metadata for s in log.samples)
+    out: dict[str, float] = {}
+    for protocol in PROTOCOL_NAMES:
+        flat = flatten_numbers(bench.score(dataset, records, protocol).to_json())
+        out.update({f"{protocol}/{k}": v for k, v in flat.items()})
+    return out
+
+
+def test_socialnav_cot_metrics_are_socialbench_scores_of_its_answers(tmp_path):
+    log = run_inspect(socialnav_sub(method="cot", limit=2), mock_model(varied_answer), tmp_path)
+    metrics = _logged_metrics(log)
+    assert metrics == _socialbench_metrics("socialnav-sim", None, log, limit=2)
+    assert {"paper/scores/model/All/CWPA", "official/scores/model/All/CWPA"} <= set(metrics)
+    assert "paper/scores/model/Social reasoning/PA" in metrics  # per-category breakdown
+
+
+def test_cot_prompts_carry_the_models_earlier_answers(tmp_path):
+    log = run_inspect(socialnav_sub(method="cot", limit=1), mock_model(varied_answer), tmp_path)
+    sample = log.samples[0]
+    records = sample.scores["item_records"].metadata[RECORDS_KEY]
+    prompts = [prompt_text([m]) for m in sample.messages[1:] if isinstance(m, ChatMessageUser)]
+    assert len(prompts) == len(records)  # one question at a time, in the chain's order
+    bench, data = get_benchmark("socialnav-sim")
+    item = bench.load(data, require_images=False, limit=1).items[0]
+    parsed = {r["question_key"]: r["parsed"] for r in records}
+    fed = 0
+    for record, prompt in zip(records, prompts):
+        for dep in item.question(record["question_key"]).depends_on:
+            assert json.dumps({"answer": parsed[dep]}) in prompt
+            fed += 1
+    assert fed > 0
+
+
+def test_requests_carry_the_clips_images(tmp_path):
+    log = run_inspect(socialnav_sub(images="img", limit=1), mock_model(varied_answer), tmp_path)
+    users = [m for m in log.samples[0].messages[1:] if isinstance(m, ChatMessageUser)]
+    assert users and all(sum(isinstance(c, ContentImage) for c in m.content) == 10 for m in users)
+
+
+def test_inspect_eval_gives_socialbench_evals_requests_and_numbers(tmp_path):
+    out = tmp_path / "run"
+    main(["eval", "-b", "socialnav-sim", "-m", "mock:first-option", "--limit", "2", "--out", str(out)])
+    own = flatten_numbers(json.loads((out / "metrics.json").read_text()))
+    log = run_inspect(socialnav_sub(limit=2), mock_model(first_option_answer), tmp_path / "logs")
+    metrics = _logged_metrics(log)
+    paper = {k.removeprefix("paper/"): v for k, v in metrics.items() if k.startswith("paper/")}
+    assert paper == {k: own[k] for k in paper}
+    sent = {(r["item_id"], r["question_key"]): r["request_hash"] for r in map(json.loads, open(out / "samples.jsonl"))}
+    asked = {
+        (r.item_id, r.question_key): r.request_hash
+        for r in records_of(s.scores["item_records"].metadata for s in log.samples)
+    }
+    assert asked == sent  # same prompts, images and settings, question by question
+
+
+def test_waypoint_metrics_are_socialbench_scores_of_its_answers(tmp_path):
+    log = run_inspect(socialnav_waypoint(limit=3), mock_model(varied_answer), tmp_path)
+    assert _logged_metrics(log) == _socialbench_metrics("socialnav-waypoint", None, log, limit=3)
+
+
+@pytest.mark.parametrize("task,name", [(roboteq_bj, "roboteq-bj"), (roboteq_sg, "roboteq-sg")])
+def test_roboteq_metrics_are_socialbench_scores_of_its_answers(tmp_path, task, name):
+    data = _release(tmp_path / "release")
+    log = run_inspect(task(data=str(data)), mock_model(varied_answer), tmp_path / "logs")
+    metrics = _logged_metrics(log)
+    assert metrics and metrics == _socialbench_metrics(name, data, log)
+
+
+def test_an_option_value_outside_its_choices_is_refused():
+    with pytest.raises(UsageError, match="method"):
+        socialnav_sub(method="telepathy", limit=1)
