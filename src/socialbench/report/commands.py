@@ -21,6 +21,7 @@ from pathlib import Path
 import typer
 
 from socialbench.errors import UsageError
+from socialbench.messages import terminal_safe
 from socialbench.report.loading import RunDir, benchmark_family, load_runs
 
 __all__ = ["register"]
@@ -79,7 +80,7 @@ def register(app: typer.Typer) -> None:
                 figures=not no_plots,
             )
             for n in res["notes"]:
-                typer.echo(f"note: {n}", err=True)
+                typer.echo(terminal_safe(f"note: {n}"), err=True)
             typer.echo(f"report written to {where} ({len(res['files'])} files: {', '.join(res['tables'])})")
             if "html" in formats:
                 typer.echo(f"open {where / 'index.html'} in a browser")
@@ -111,7 +112,7 @@ def register(app: typer.Typer) -> None:
         result = compare_runs(runs, protocol=protocol, data=data, seed=seed, n_boot=n_boot, n_perm=n_perm, level=level)
         tables = compare_tables(result)
         text = "\n".join(to_markdown(t) for t in tables)
-        typer.echo(text)
+        typer.echo(terminal_safe(text))  # run names and notes come from the run folders
         if out is not None:
             make_out_folder(out)
             (out / "compare.md").write_text(text, encoding="utf-8")
