@@ -150,6 +150,7 @@ def run_json(tmp_path: Path, doc: object) -> Path:
         ({"model": 3}, "model"),
         ({"limit": "10"}, "limit"),
         ({"limit": True}, "limit"),
+        ({"limit": 0}, "limit"),
         ({"sessions": {"0": {}}}, "sessions"),
         ({"sessions": [{"requests": "5"}]}, "sessions[0].requests"),
         ({"sessions": [{"engine": {"retries": [1]}}]}, "sessions[0].engine.retries"),

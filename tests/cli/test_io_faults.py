@@ -3,6 +3,7 @@ leave what was written before untouched."""
 
 import errno
 import json
+import os
 
 import pytest
 
@@ -78,13 +79,16 @@ def test_cache_that_is_not_sqlite_leaves_the_run_untouched(small_socialnav, tmp_
 
 
 def test_read_only_run_directory(small_socialnav, tmp_path, capsys, monkeypatch):
-    # root ignores file modes, so the read-only file system is simulated at the store's open()
-    def read_only_open(path, mode="r", *args, **kwargs):
-        if any(c in mode for c in "wax+"):
-            raise OSError(errno.EROFS, "Read-only file system", str(path))
-        return open(path, mode, *args, **kwargs)
+    # root ignores file modes, so the read-only file system is simulated at os.open (run folder only)
+    real_open = os.open
+    run = str(tmp_path / "run")
 
-    monkeypatch.setattr(store_module, "open", read_only_open, raising=False)
+    def read_only_open(path, flags, *args, **kwargs):
+        if str(path).startswith(run) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(store_module.os, "open", read_only_open)
     code = run_cli(*eval_args(small_socialnav, tmp_path / "run", "--no-cache"))
     line = one_error_line(capsys.readouterr().err)
     assert code == 1 and str(tmp_path / "run") in line and "not writable" in line

@@ -156,6 +156,27 @@ def test_refuses_a_non_empty_output_folder(release: Path, tmp_path: Path) -> Non
     assert (tmp_path / "sft" / "keep.txt").read_text() == "mine"
 
 
+@pytest.mark.parametrize("name", ["train.jsonl", "README.md", "images"])
+def test_overwrite_never_writes_through_a_link_in_the_output_folder(release: Path, tmp_path: Path, name: str) -> None:
+    from socialbench.files.atomic_write import LinkRefused
+
+    out = tmp_path / "sft"
+    write_sft(release, out, fmt="messages")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("mine")
+    target = elsewhere if name == "images" else elsewhere / "keep.txt"
+    moved = out / name
+    moved.rename(tmp_path / "old")  # the file or folder socialbench wrote, swapped for a link
+    moved.symlink_to(target)
+    with pytest.raises(LinkRefused) as e:
+        write_sft(release, out, fmt="messages", overwrite=True)
+    assert str(moved) in str(e.value)
+    assert (
+        sorted(p.name for p in elsewhere.iterdir()) == ["keep.txt"] and (elsewhere / "keep.txt").read_text() == "mine"
+    )
+
+
 def test_unknown_format_is_a_usage_error(release: Path, tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="--format must be one of"):
         write_sft(release, tmp_path / "sft", fmt="alpaca")

@@ -33,3 +33,9 @@ def test_a_boolean_is_not_a_number() -> None:
 def test_a_long_value_is_shown_short_and_escaped() -> None:
     problem = check_fields({"id": "\x1b[31m" + "a" * 500}, (FieldRule("id", ("int",)),), "f", "fix")
     assert problem is not None and len(problem.message) < 120 and "\x1b" not in problem.message
+
+
+@pytest.mark.parametrize("value", [0, -3, True, 2.0])
+def test_a_count_is_a_positive_integer(value) -> None:
+    problem = check_fields({"n": value}, (FieldRule("n", ("count",)),), "run.json", "fix")
+    assert problem is not None and "a positive integer" in problem.message

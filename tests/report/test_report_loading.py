@@ -35,8 +35,9 @@ def test_missing_metrics_names_the_file_and_the_fix(tmp_path: Path) -> None:
 
 def test_invalid_metrics_json_names_the_line(tmp_path: Path) -> None:
     (tmp_path / "metrics.json").write_text('{"scores": \n oops}')
-    with pytest.raises(DataError, match="line 2"):
+    with pytest.raises(DataError) as exc:
         load_run(tmp_path)
+    assert exc.value.problems[0].line == 2 and "metrics.json:2: invalid JSON" in str(exc.value)
 
 
 def test_metrics_without_scores_is_an_error(tmp_path: Path) -> None:

@@ -127,7 +127,12 @@ def _settings(
 
 
 def _run(work: Path, stage: Callable[[], StageRun]) -> None:
-    """Run one stage (timed) and finish it with :func:`_finish`."""
+    """Run one stage (timed) and finish it with :func:`_finish`. A work folder that holds a
+    symbolic link anywhere is refused first: the stage would write through it, out of the
+    folder (socialbench never makes links there)."""
+    from socialbench.files.atomic_write import refuse_links_in
+
+    refuse_links_in(work, "--work folder")
     t0 = time.perf_counter()
     _finish(work, stage(), t0)
 

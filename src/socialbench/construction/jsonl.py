@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from socialbench.errors import DataError, Problem
+from socialbench.files.atomic_write import open_append, refuse_link, write_bytes_atomic
 
 __all__ = [
     "read_jsonl",
@@ -127,7 +128,9 @@ def latest_by_id(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, An
 
 
 def _repair_tail(path: Path) -> None:
-    """Cut a truncated last line (no trailing newline) so the next append starts clean."""
+    """Cut a truncated last line (no trailing newline) so the next append starts clean;
+    never through a symbolic link."""
+    refuse_link(path)
     if not path.is_file() or path.stat().st_size == 0:
         return
     with open(path, "rb+") as fh:
@@ -147,10 +150,12 @@ def _repair_tail(path: Path) -> None:
 
 
 def append_jsonl(path: str | Path, record: Mapping[str, Any], *, fsync: bool = True) -> None:
-    """Append one record as a line, flush and (by default) fsync."""
+    """Append one record as a line, flush and (by default) fsync; never through a symbolic
+    link (:class:`~socialbench.files.atomic_write.LinkRefused`)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    with open(p, "a", encoding="utf-8") as fh:
+    fd = open_append(p)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(json.dumps(record, ensure_ascii=False) + "\n")
         fh.flush()
         if fsync:
@@ -158,17 +163,13 @@ def append_jsonl(path: str | Path, record: Mapping[str, Any], *, fsync: bool = T
 
 
 def write_jsonl(path: str | Path, records: Iterable[Mapping[str, Any]]) -> int:
-    """Write records to ``path`` atomically (temp file + rename); returns the count."""
+    """Write records to ``path`` atomically (a fresh temporary file + rename; a ``path``
+    that is a symbolic link is refused, never written through); returns the count."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    n = 0
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for r in records:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-            n += 1
-    os.replace(tmp, p)
-    return n
+    lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in records]
+    write_bytes_atomic(p, "".join(lines).encode("utf-8"), root=p.parent)
+    return len(lines)
 
 
 def failures_path(output: str | Path) -> Path:
@@ -331,9 +332,8 @@ def write_summary(work: str | Path, summary: StageSummary) -> Path:
     if summary.cost_usd is not None:
         totals["cost_usd"] = (totals.get("cost_usd") or 0.0) + summary.cost_usd
     doc = {**run, "runs": int(previous.get("runs") or 0) + 1, "totals": totals}
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    write_bytes_atomic(path, text.encode("utf-8"), root=path.parent)  # never through a link
     return path
 
 

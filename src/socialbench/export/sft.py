@@ -42,7 +42,6 @@ is a dataset card with the counts and the provenance.
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -54,8 +53,12 @@ from socialbench.benchmarks.roboteq.loader import load_roboteq
 from socialbench.benchmarks.roboteq.prompts import grounding_prompt, scene_prompt
 from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG
 from socialbench.errors import UsageError
+from socialbench.files.atomic_write import ensure_folder, refuse_links_in, write_bytes_atomic
+from socialbench.files.safe_read import read_regular_bytes
 from socialbench.prompting.turns import user_turn
 from socialbench.types import Item
+
+_OUT = "--out folder"
 
 __all__ = ["FORMATS", "TASKS", "SUBSETS", "SftExample", "examples_from_items", "write_sft", "SftResult"]
 
@@ -246,6 +249,7 @@ def write_sft(
         raise UsageError("--train-subset none leaves nothing to train on; use synthetic, real or all")
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise UsageError(f"{out} is not empty; pass --overwrite to replace its SFT files, or choose another --out")
+    refuse_links_in(out, _OUT)  # --overwrite would write through a link planted in --out
     root = resolve_data(str(data))
     examples: list[SftExample] = []
     for t in TASKS[task]:
@@ -257,8 +261,14 @@ def write_sft(
         raise UsageError(
             f"no {train_subset} examples to train on in {data} (subsets found: {found}); choose another --train-subset"
         )
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_folder(out, out, _OUT)
     result = SftResult()
+
+    def write(name: str, text: str) -> Path:
+        path = out / name
+        write_bytes_atomic(path, text.encode("utf-8"), root=out, option=_OUT)
+        return path
+
     copied: set[str] = set()
     for split, rows in chosen.items():
         if split == "eval" and eval_subset == "none":
@@ -266,26 +276,23 @@ def write_sft(
         for e in rows:
             rel = _safe_rel(e.image_rel)
             if rel not in copied:
-                dest = out / "images" / rel
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(e.image, dest)
+                write_bytes_atomic(out / "images" / rel, read_regular_bytes(e.image), root=out, option=_OUT)
                 copied.add(rel)
         if fmt == "llava":
-            path = out / f"{split}.json"
-            path.write_text(
+            path = write(
+                f"{split}.json",
                 json.dumps([_row(e, fmt, images_first) for e in rows], ensure_ascii=False, indent=1) + "\n",
-                encoding="utf-8",
             )
         else:
-            path = out / f"{split}.jsonl"
-            path.write_text(
+            path = write(
+                f"{split}.jsonl",
                 "".join(json.dumps(_row(e, fmt, images_first), ensure_ascii=False) + "\n" for e in rows),
-                encoding="utf-8",
             )
         result.files[split] = path
         result.counts[split] = len(rows)
     result.images = len(copied)
-    (out / "split.json").write_text(
+    write(
+        "split.json",
         json.dumps(
             {
                 split: {"subset": splits[split], "ids": [f"{e.task}:{e.id}" for e in chosen[split]]}
@@ -294,7 +301,6 @@ def write_sft(
             indent=1,
         )
         + "\n",
-        encoding="utf-8",
     )
     if fmt == "sharegpt":
         info = {
@@ -311,8 +317,6 @@ def write_sft(
             }
             for split, path in result.files.items()
         }
-        (out / "dataset_info.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
-    (out / "README.md").write_text(
-        _card("RobotEQ SFT data", str(data), fmt, result, splits, TASKS[task], images_first), encoding="utf-8"
-    )
+        write("dataset_info.json", json.dumps(info, indent=1) + "\n")
+    write("README.md", _card("RobotEQ SFT data", str(data), fmt, result, splits, TASKS[task], images_first))
     return result

@@ -34,6 +34,7 @@ __all__ = [
     "open_append",
     "open_lock",
     "refuse_link",
+    "refuse_links_in",
     "truncate_file",
     "write_bytes_atomic",
 ]
@@ -69,6 +70,21 @@ def refuse_link(path: Path, option: str = "") -> None:
         raise StorageError.from_os_error(exc, path, option) from None
     if stat.S_ISLNK(st.st_mode):
         raise _link_error(path, option)
+
+
+def refuse_links_in(folder: Path, option: str = "") -> None:
+    """:class:`LinkRefused` naming the first symbolic link found anywhere below ``folder``
+    (not following links; ``folder`` itself may be one, the user named it). socialbench
+    never makes links in its outputs, so a link there was planted: an output folder that
+    holds one (a shared report folder, an SFT export, a construction work folder) is
+    refused before anything is written. Nothing when ``folder`` does not exist."""
+    if not folder.is_dir():
+        return
+    for top, dirs, files in os.walk(folder):
+        for name in sorted(dirs + files):
+            path = Path(top) / name
+            if path.is_symlink():
+                raise _link_error(path, option)
 
 
 def ensure_folder(root: Path, folder: Path, option: str = "") -> Path:

@@ -6,7 +6,7 @@ JSON, depth); its objects are then checked here against a list of :class:`FieldR
 that code using the values can rely on their types (an ``item_id`` that is a list or a score
 that is a string would otherwise fail deep inside, as a traceback).
 
-Kinds are JSON kinds: ``"str"``, ``"int"`` (not a boolean), ``"number"`` (int or float, not a
+Kinds are JSON kinds: ``"str"``, ``"int"`` (not a boolean), ``"count"`` (an int >= 1), ``"number"`` (int or float, not a
 boolean), ``"bool"``, ``"null"``, ``"object"``, ``"list"``, ``"list[str]"``, ``"list[object]"``
 and ``"object[number]"`` (an object whose values are numbers).
 """
@@ -21,11 +21,14 @@ from socialbench.errors import Problem
 
 __all__ = ["FieldRule", "Kind", "check_fields", "json_kind"]
 
-Kind = Literal["str", "int", "number", "bool", "null", "object", "list", "list[str]", "list[object]", "object[number]"]
+Kind = Literal[
+    "str", "int", "count", "number", "bool", "null", "object", "list", "list[str]", "list[object]", "object[number]"
+]
 
 _SAYS: dict[str, str] = {
     "str": "a string",
     "int": "an integer",
+    "count": "a positive integer",
     "number": "a number",
     "bool": "true or false",
     "null": "null",
@@ -56,6 +59,8 @@ def _fits(value: Any, kind: Kind) -> bool:
         return isinstance(value, str)
     if kind == "int":
         return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "count":
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 1
     if kind == "number":
         return _is_number(value)
     if kind == "bool":

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from socialbench.errors import StorageError, UsageError
+from socialbench.files.atomic_write import refuse_links_in, write_bytes_atomic
 from socialbench.report.data_source import label_tables
 from socialbench.report.item_data import ItemData, auto_attributes, protocol_of
 from socialbench.report.loading import RunDir, check_same_benchmark
@@ -123,13 +124,13 @@ def build_report(
             continue
         ext, render = RENDERERS[fmt]
         for t in tables.tables:
-            tdir.mkdir(parents=True, exist_ok=True)
             p = tdir / f"{t.name}{ext}"
-            p.write_text(render(t), encoding="utf-8")
+            write_bytes_atomic(p, render(t).encode("utf-8"), root=out, option="--out folder")
             files.append(p)
     if "md" in formats:
         p = out / "report.md"
-        p.write_text("\n".join(to_markdown(t) for t in tables.tables), encoding="utf-8")
+        text = "\n".join(to_markdown(t) for t in tables.tables)
+        write_bytes_atomic(p, text.encode("utf-8"), root=out, option="--out folder")
         files.append(p)
     figs: list[Path] = []
     if figures or "html" in formats:
@@ -199,7 +200,11 @@ def _seed(run: RunDir) -> int:
 
 
 def make_out_folder(out: Path) -> None:
-    """Create the --out folder, or raise a StorageError naming it and the fix."""
+    """Create the --out folder, or raise a StorageError naming it and the fix; a folder that
+    holds a symbolic link anywhere below it is refused before anything is written
+    (:func:`~socialbench.files.atomic_write.refuse_links_in`: the report's files would be
+    written through it, out of the folder)."""
+    refuse_links_in(out, "--out folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

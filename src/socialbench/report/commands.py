@@ -56,16 +56,21 @@ def register(app: typer.Typer) -> None:
         no_plots: bool = typer.Option(False, "--no-plots", help="skip the figures (HTML reports always draw them)"),
     ) -> None:
         """Tables (md/csv/tex), figures (PNG/SVG) and a static HTML report of run directories."""
+        from socialbench.files.atomic_write import refuse_link
         from socialbench.report.build import build_report, parse_formats
 
         formats = parse_formats(fmt)
         runs = load_runs(run_dirs, label)
         target = out or (run_dirs[0] / "report" if len(run_dirs) == 1 else Path("report"))
+        if out is None:  # a report/ link in the run folder would take the report out of it
+            refuse_link(target, "--out folder")
         families: dict[str, list[RunDir]] = {}
         for r in runs:  # a sweep folder may mix benchmarks: one report per family, in a subfolder
             families.setdefault(benchmark_family(r), []).append(r)
         for family, group in families.items():
             where = target / family if len(families) > 1 else target
+            if where != target:
+                refuse_link(where, "--out folder")
             res = build_report(
                 group,
                 where,
@@ -114,8 +119,13 @@ def register(app: typer.Typer) -> None:
         text = "\n".join(to_markdown(t) for t in tables)
         typer.echo(terminal_safe(text))  # run names and notes come from the run folders
         if out is not None:
-            make_out_folder(out)
-            (out / "compare.md").write_text(text, encoding="utf-8")
-            (out / "compare.csv").write_text(compare_csv(result), encoding="utf-8")
-            (out / "compare.json").write_text(compare_json(result), encoding="utf-8")
+            from socialbench.files.atomic_write import write_bytes_atomic
+
+            make_out_folder(out)  # refuses a folder holding a symbolic link
+            for name, content in (
+                ("compare.md", text),
+                ("compare.csv", compare_csv(result)),
+                ("compare.json", compare_json(result)),
+            ):
+                write_bytes_atomic(out / name, content.encode("utf-8"), root=out, option="--out folder")
             typer.echo(f"written to {out}")

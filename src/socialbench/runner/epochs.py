@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from socialbench.files.atomic_write import write_bytes_atomic
+from socialbench.files.atomic_write import refuse_link, write_bytes_atomic
+from socialbench.records import read_run_json
 
 __all__ = ["EpochsResult", "combine_metrics", "run_epochs", "epoch_dir"]
 
@@ -102,7 +103,8 @@ class EpochsResult(Generic[R]):
 
 
 def _write_json(path: Path, data: object) -> None:
-    write_bytes_atomic(path, (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode("utf-8"))
+    text = json.dumps(data, indent=2, sort_keys=True, default=str) + "\n"
+    write_bytes_atomic(path, text.encode("utf-8"), root=path.parent, option="--out folder")  # never through a link
 
 
 def run_epochs(out: Path, epochs: int, seed: int, run_one: Callable[[int, int, Path], R]) -> EpochsResult[R]:
@@ -120,6 +122,7 @@ def run_epochs(out: Path, epochs: int, seed: int, run_one: Callable[[int, int, P
     out.mkdir(parents=True, exist_ok=True)
     results: list[R] = []
     for e in range(1, epochs + 1):
+        refuse_link(epoch_dir(out, e), "--out folder")  # an epoch-E link out of --out is never written through
         res = run_one(e, seed + e - 1, epoch_dir(out, e))
         results.append(res)
         if res.interrupted:
@@ -131,12 +134,10 @@ def run_epochs(out: Path, epochs: int, seed: int, run_one: Callable[[int, int, P
     combined["note"] = "numbers are means over the epochs; *_se / se are standard errors across epochs"
     complete = len(results) == epochs and all(r.complete for r in results)
     combined["run"] = {"complete": complete, "epochs": [m.get("run") for m in per_epoch]}
-    run_json = json.loads((epoch_dir(out, 1) / "run.json").read_text(encoding="utf-8"))
-    statuses = []
-    for e in range(1, len(results) + 1):
-        statuses.append(
-            json.loads((epoch_dir(out, e) / "run.json").read_text(encoding="utf-8")).get("status", "running")
-        )
+    run_json = read_run_json(epoch_dir(out, 1) / "run.json")
+    statuses = [
+        read_run_json(epoch_dir(out, e) / "run.json").get("status", "running") for e in range(1, len(results) + 1)
+    ]
     worst = max(statuses, key=lambda s: _STATUS_ORDER.index(s) if s in _STATUS_ORDER else len(_STATUS_ORDER))
     run_json.update(
         {

@@ -245,12 +245,12 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         directory ``path`` or beside a ``samples.jsonl``), so that ``socialbench score``
         records the context the prompts carried, and for ``model:RUN_DIR`` that run
         (``context_run``), instead of ``none``."""
-        from socialbench.files.safe_read import read_json
+        from socialbench.records import read_run_json
 
         run_json = (path if path.is_dir() else path.parent) / "run.json"
         if not run_json.is_file():
             return options
-        run = read_json(run_json)
+        run = read_run_json(run_json)  # regular file, strict JSON, fields of their types
         details = run.get("options") if isinstance(run, dict) else None
         context = details.get("context") if isinstance(details, dict) else None
         if context is None or context == "none":
