@@ -635,12 +635,12 @@ def _refuse_nothing_scored(
 def _recorded_limit(predictions: Path) -> int | None:
     """The ``--limit`` recorded in the run.json of the eval that wrote ``predictions`` (a
     run directory, or a samples.jsonl beside its run.json); None without one."""
-    from socialbench.files.safe_read import read_json
+    from socialbench.records import read_run_json
 
     run_json = (predictions if predictions.is_dir() else predictions.parent) / "run.json"
     if not run_json.is_file():
         return None
-    run = read_json(run_json)  # DataError naming the file and line when it is not JSON
+    run = read_run_json(run_json)  # DataError naming the file, line and field when it is unusable
     limit = run.get("limit") if isinstance(run, dict) else None
     if limit is None:
         return None
