@@ -22,7 +22,6 @@ perturbation), and its benchmark when the report mixes benchmarks (``roboteq-bj`
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,9 +31,12 @@ import numpy as np
 
 from socialbench.benchmarks.options import EvalOptions
 from socialbench.errors import DataError, UsageError
+from socialbench.files.safe_read import read_json
+from socialbench.files.schema import FieldRule, check_fields
 from socialbench.metrics.agreement import ItemScore, ScoringEntry
 from socialbench.metrics.protocols import OFFICIAL, ProtocolArg, ScoringProtocol, as_protocol, protocol_named
 from socialbench.metrics.results import JsonResult
+from socialbench.records import read_run_json
 from socialbench.types import Answer, Item, SampleRecord
 
 SOCIALNAV_NAMES = ("socialnav-sub", "socialnav-sim")
@@ -56,18 +58,48 @@ KNOWN_NAMES = {
 BASELINE_PREFIXES = ("baseline:", "human:", "mock:", "replay:human")
 
 
-def _read_json(path: Path, what: str) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError.single(
-            path,
-            "",
-            f"{what} is not valid JSON (line {exc.lineno}: {exc.msg})",
-            "re-create it with `socialbench score` or restore the file",
-        ) from exc
-    if not isinstance(data, dict):
-        raise DataError.single(path, "", f"{what} must hold a JSON object", "re-create it with `socialbench score`")
+#: The top-level fields of metrics.json the report reads, and their JSON kinds.
+METRICS_FIELDS: tuple[FieldRule, ...] = (
+    FieldRule("benchmark", ("str", "null")),
+    FieldRule("model", ("str", "null")),
+    FieldRule("protocol", ("str", "null")),
+    FieldRule("note", ("str", "null")),
+    FieldRule("context", ("str", "null")),
+    FieldRule("n_scored", ("int", "null")),
+    *(
+        FieldRule(name, ("object", "null"))
+        for name in (
+            "scores",
+            "overall",
+            "by_category",
+            "by_facet",
+            "by_subset",
+            "run",
+            "source",
+            "epochs",
+            "requests",
+            "context_run",
+        )
+    ),
+)
+#: metrics.json's ``run``: what the seconds-per-query column reads.
+METRICS_RUN_FIELDS: tuple[FieldRule, ...] = (
+    FieldRule("wall_time_s", ("number", "null")),
+    FieldRule("answered", ("number", "null")),
+)
+_METRICS_FIX = "re-create it with `socialbench score` or restore the file"
+
+
+def read_metrics_json(path: Path) -> dict[str, Any]:
+    """A run's ``metrics.json``, read safely (:func:`~socialbench.files.safe_read.read_json`:
+    a regular file, size-capped, strict UTF-8 and JSON) with its top-level fields of their
+    kinds (:data:`METRICS_FIELDS`); :class:`DataError` naming the file and field otherwise."""
+    data = read_json(path)
+    problem = check_fields(data, METRICS_FIELDS, str(path), _METRICS_FIX)
+    if problem is None and isinstance(data.get("run"), Mapping):
+        problem = check_fields(data["run"], METRICS_RUN_FIELDS, str(path), _METRICS_FIX, prefix="run.")
+    if problem is not None:
+        raise DataError(problem)
     return data
 
 
@@ -291,14 +323,15 @@ def load_run(path: str | Path, data: Path | None = None) -> RunDir:
             "missing: the run was not scored",
             f"run `socialbench score --predictions {p} ...` (or finish the eval) to write it",
         )
-    metrics = _read_json(mpath, "metrics.json")
+    metrics = read_metrics_json(mpath)
     if not isinstance(metrics.get("scores"), Mapping) and not isinstance(metrics.get("overall"), Mapping):
         note = metrics.get("note") or "it holds no scores"
         raise DataError.single(
             mpath, "scores", f"nothing to report: {note}", "re-score the run with `socialbench score`"
         )
     rpath = p / "run.json"
-    run = _read_json(rpath, "run.json") if rpath.is_file() else {}
+    # anything at run.json is read: a FIFO or a device there is refused, not taken for none
+    run = read_run_json(rpath) if rpath.exists() or rpath.is_symlink() else {}
     return RunDir(path=p, run=run, metrics=metrics)
 
 
