@@ -584,6 +584,7 @@ def score_cmd(
     # the items the eval loaded: a --limit run counts only its first items as missing
     dataset = bench.load(path, require_images=False, limit=_recorded_limit(predictions))
     metrics = bench.score(dataset, records, protocol).to_json()
+    metrics["benchmark"] = benchmark  # as given: socialnav-sim, not the socialnav-sub that scores it
     _refuse_nothing_scored(metrics, records, predictions, benchmark, path)
     if out_dir is not None:
         target = out_dir

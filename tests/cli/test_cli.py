@@ -336,6 +336,21 @@ def test_score_into_an_eval_run_keeps_its_metrics_json(small_socialnav, tmp_path
     assert json.loads((tmp_path / "r" / "metrics.score-official.json").read_text())["protocol"] == "official"
 
 
+def test_a_socialnav_sim_run_is_named_socialnav_sim_in_its_metrics_and_summary(tmp_path, capsys):
+    args = ("-m", "baseline:random", "--limit", "1", "--no-progress", "--no-cache")
+    assert run_cli("eval", "-b", "socialnav-sim", "-o", str(tmp_path / "r"), *args) == 0
+    out = capsys.readouterr().out
+    assert json.loads((tmp_path / "r" / "metrics.json").read_text())["benchmark"] == "socialnav-sim"
+    assert "socialnav-sim — mean±SE" in out and "socialnav-sub" not in out
+
+
+def test_score_names_the_benchmark_as_given(tmp_path):
+    args = ("-m", "baseline:random", "--limit", "1", "--no-progress", "--no-cache")
+    run_cli("eval", "-b", "socialnav-sim", "-o", str(tmp_path / "r"), *args)
+    code = run_cli("score", "-b", "socialnav-sim", "-p", str(tmp_path / "r"), "-o", str(tmp_path / "s"))
+    assert code == 0 and json.loads((tmp_path / "s" / "metrics.json").read_text())["benchmark"] == "socialnav-sim"
+
+
 @pytest.mark.parametrize("flag, shown", [("--progress", True), ("--no-progress", False)])
 def test_sim_socialnav_shows_its_progress_unless_told_not_to(tmp_path, capsys, flag, shown):
     code = run_cli("sim", "socialnav", "-o", str(tmp_path / "d"), "--scenes", "2", flag)

@@ -477,6 +477,7 @@ def _run_session(
     wall = time.perf_counter() - t0
     records = [r for r in store.compact(order) if (r.item_id, r.question_key) in wanted]
     metrics = benchmark.score(dataset, records, req.options.protocol).to_json()
+    metrics["benchmark"] = req.benchmark_name  # as run: socialnav-sim, not the socialnav-sub that scores it
     answered = {(r.item_id, r.question_key) for r in records if r.error is None}
     errors = sum(1 for r in records if r.error is not None)
     complete = len(answered) == total
