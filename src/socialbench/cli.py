@@ -478,9 +478,10 @@ def _eval_epochs(values: dict[str, Any], out: Path, path: Path) -> None:
         bench, _, mdl, req = prepare_eval(dict(values, seed=seed, out_dir=run_dir, epochs=1))
         return run_eval(req, bench, mdl)
 
-    _warn_identical_epochs(values)
+    bench, _, mdl, req = prepare_eval(dict(values, epochs=1))
+    if mdl.needs_prompt:  # baselines draw from the seed, which differs per epoch
+        _warn_identical_epochs(values, bench, req.options)
     res = run_epochs(out, values["epochs"], values["seed"], one)
-    bench = prepare_eval(dict(values, epochs=1))[0]
     print_metrics(bench, res.metrics)
     errors = sum(int((r.metrics.get("run") or {}).get("model_errors") or 0) for r in res.results)
     _line(
@@ -495,11 +496,9 @@ def _eval_epochs(values: dict[str, Any], out: Path, path: Path) -> None:
         raise typer.Exit(EXIT_MODEL_ERRORS)
 
 
-def _warn_identical_epochs(values: dict[str, Any]) -> None:
-    """Warn when ``--epochs N`` runs at temperature 0: greedy decoding gives the same answers
-    every epoch, so the standard error across epochs is 0 and says nothing."""
-    bench, _ = _resolve_data(values["benchmark"], values["data"])
-    options = eval_options(values)
+def _warn_identical_epochs(values: dict[str, Any], bench: Any, options: Any) -> None:
+    """Warn when ``--epochs N`` runs a model at temperature 0: greedy decoding gives the
+    same answers every epoch, so the standard error across epochs is 0 and says nothing."""
     config = options.generation.apply(bench.generation_config(bench.check_options(options), values["seed"]))
     if config.deterministic:
         say(
