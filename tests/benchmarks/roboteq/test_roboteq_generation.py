@@ -127,3 +127,9 @@ def test_anthropic_thinking_is_recorded_apart_from_the_parsed_answer(release: Pa
     assert budgets == {2048} and {r["reasoning"] for r in rows} == {THINKING_TEXT}
     assert all(r["parsed"] in ("proper", "improper") for r in rows)
     assert "max_tokens" in run["generation_adapted"]
+
+
+def test_epochs_of_a_baseline_give_no_warning(release: Path, tmp_path: Path) -> None:
+    args = ["eval", "-b", "roboteq-bj", "-d", str(release), "-m", "baseline:random", "--no-progress", "--no-cache"]
+    result = CliRunner().invoke(app, [*args, "--epochs", "2", "--out", str(tmp_path / "e")])
+    assert result.exit_code == 0 and "same answers" not in result.output
