@@ -269,3 +269,41 @@ def test_cli_aggregate_rejects_a_resolution_for_an_unknown_question(cli, work):
     assert isinstance(res.exception, DataError)
     assert "resolutions.jsonl:1" in str(res.exception) and "'g1' is not among" in str(res.exception)
     assert not (work / "aggregated" / "verification.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("row", "field"),
+    [
+        ({"item_id": ["s1"], "question_key": "b1", "parsed": "proper"}, "item_id"),
+        ({"item_id": "s1", "question_key": 1, "parsed": "proper"}, "question_key"),
+    ],
+)
+def test_a_text_only_run_record_of_the_wrong_type_is_one_line(tmp_path, row, field):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "samples.jsonl").write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n")
+    with pytest.raises(DataError) as e:
+        load_text_only_predictions([tmp_path / "run"])
+    assert len(e.value.problems) == 1 and e.value.problems[0].field == field and e.value.problems[0].line == 1
+
+
+@pytest.mark.parametrize(("row", "field"), [({"item_id": "s1", "k": "one"}, "k"), ({"k": 1}, "item_id")])
+def test_a_text_only_label_row_of_the_wrong_type_is_one_line(tmp_path, row, field):
+    (tmp_path / "labels.jsonl").write_text(json.dumps(row) + "\n")
+    with pytest.raises(DataError) as e:
+        load_text_only_predictions([tmp_path / "labels.jsonl"])
+    assert e.value.problems[0].field == field
+
+
+def test_a_missing_text_only_run_is_an_error(tmp_path):
+    (tmp_path / "run").mkdir()
+    with pytest.raises(DataError, match="file not found"):
+        load_text_only_predictions([tmp_path / "run"])
+
+
+def test_a_text_only_run_whose_samples_are_a_fifo_is_refused_without_blocking(tmp_path):
+    import os
+
+    (tmp_path / "run").mkdir()
+    os.mkfifo(tmp_path / "run" / "samples.jsonl")
+    with pytest.raises(DataError, match="not a regular file"):
+        load_text_only_predictions([tmp_path / "run"])

@@ -90,3 +90,38 @@ def test_unique_name_differs_for_ids_that_sanitise_alike():
     assert len(set(names)) == len(ids)
     assert unique_name("cafe__s-1") == "cafe__s-1" and unique_name("cafe/s-1").startswith("cafe__s-1-")
     assert all(safe_name(n) == n for n in names)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_jsonl_that_is_no_regular_file_is_refused_without_reading_it(tmp_path, kind):
+    import os
+
+    path = tmp_path / "scenarios.jsonl"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    with pytest.raises(DataError, match="not a regular file"):
+        read_jsonl(path)
+
+
+def test_a_jsonl_line_nested_100000_deep_is_a_bad_line_not_a_recursion_error(tmp_path):
+    path = tmp_path / "scenarios.jsonl"
+    path.write_text('{"id": "a"}\n' + "[" * 100_000 + "]" * 100_000 + '\n{"id": "b"}\n')
+    with pytest.raises(DataError) as e:
+        read_jsonl(path)
+    assert [p.line for p in e.value.problems] == [2]
+
+
+def test_append_jsonl_never_writes_through_a_link(tmp_path):
+    from socialbench.construction.jsonl import append_jsonl, write_jsonl
+    from socialbench.files.atomic_write import LinkRefused
+
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("keep\n")
+    (tmp_path / "out.jsonl").symlink_to(outside)
+    with pytest.raises(LinkRefused):
+        append_jsonl(tmp_path / "out.jsonl", {"id": "a"})
+    with pytest.raises(LinkRefused):
+        write_jsonl(tmp_path / "out.jsonl", [{"id": "a"}])
+    assert outside.read_text() == "keep\n"

@@ -47,9 +47,12 @@ from typing import Any, TypeVar
 
 from socialbench.benchmarks.roboteq.schema import LETTERS
 from socialbench.construction.annotation import GROUNDING_CHOICES, JUDGMENT_LABELS, VERIFICATION_CHOICES
-from socialbench.construction.jsonl import iter_jsonl
+from socialbench.construction.jsonl import numbered_jsonl
 from socialbench.construction.resolutions import grounding_decision, judgment_decision
+from socialbench.errors import DataError
+from socialbench.files.schema import FieldRule, check_fields
 from socialbench.metrics.reliability import agreement_summary
+from socialbench.records import SAMPLE_FIELDS, read_samples
 
 #: A rated unit (a behavior ``(item_id, k)``, a grounding option ``(item_id, letter)``, ...).
 Unit = TypeVar("Unit", bound=Hashable)
@@ -411,22 +414,41 @@ def load_text_only_predictions(paths: Sequence[str | Path]) -> list[dict[tuple[s
     rows ``{"item_id", "k", "label"}``. A failed or invalid answer maps to None (it never
     counts as correct).
     """
+    label_rules = (
+        FieldRule("item_id", ("str",), required=True),
+        FieldRule("k", ("int",), required=True),
+        FieldRule("label", ("str", "null")),
+    )
     runs = []
     for path in paths:
         p = Path(path)
         if p.is_dir():
             p = p / "samples.jsonl"
         preds: dict[tuple[str, int], str | None] = {}
-        for row in iter_jsonl(p, require_id=False):
+        if p.name == "samples.jsonl" and (p.exists() or p.is_symlink()):  # a run's: the run-folder reader
+            for r in read_samples(p):
+                qk = r.question_key
+                if qk.startswith("b") and qk[1:].isdigit():
+                    preds[(r.item_id, int(qk[1:]))] = r.parsed if isinstance(r.parsed, str) else None
+            runs.append(preds)
+            continue
+        for line_no, row in numbered_jsonl(p, require_id=False):
             if "question_key" in row:
-                qk = str(row["question_key"])
-                if not qk.startswith("b") or not qk[1:].isdigit():
-                    continue
-                preds[(str(row["item_id"]), int(qk[1:]))] = (
-                    row.get("parsed") if isinstance(row.get("parsed"), str) else None
-                )
+                problem = check_fields(row, SAMPLE_FIELDS, str(p), "give a run's samples.jsonl", line=line_no)
+                if problem is not None:
+                    raise DataError(problem)
+                qk = row["question_key"]
+                if qk.startswith("b") and qk[1:].isdigit():
+                    preds[(row["item_id"], int(qk[1:]))] = (
+                        row.get("parsed") if isinstance(row.get("parsed"), str) else None
+                    )
             elif "k" in row:
-                preds[(str(row["item_id"]), int(row["k"]))] = row.get("label")
+                problem = check_fields(
+                    row, label_rules, str(p), 'write {"item_id": ..., "k": N, "label": ...}', line=line_no
+                )
+                if problem is not None:
+                    raise DataError(problem)
+                preds[(row["item_id"], row["k"])] = row.get("label")
         runs.append(preds)
     return runs
 

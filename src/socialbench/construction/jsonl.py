@@ -31,6 +31,7 @@ from typing import Any
 
 from socialbench.errors import DataError, Problem
 from socialbench.files.atomic_write import open_append, refuse_link, write_bytes_atomic
+from socialbench.files.safe_read import parse_json_bytes, read_regular_bytes
 
 __all__ = [
     "read_jsonl",
@@ -50,28 +51,34 @@ __all__ = [
 ]
 
 
+#: Largest JSONL file read (bytes).
+MAX_JSONL_BYTES = 1024**3
+
+
 def _parse_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
-    """(line number, object or None when unparseable, raw text) for every non-blank line."""
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    ends_with_newline = text.endswith("\n")
+    """(line number, object or None when unusable, raw text) for every non-blank line. Read
+    as untrusted input (:mod:`socialbench.files.safe_read`): a regular file only (a FIFO or
+    ``/dev/zero`` is a :class:`DataError`, never read), size-capped; each line strict UTF-8
+    JSON (no NaN, bounded depth: 100,000 nested brackets are an unusable line, not a
+    RecursionError)."""
+    data = read_regular_bytes(path, MAX_JSONL_BYTES)
+    lines = data.split(b"\n")
     for i, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            is_last = i == len(lines) and not ends_with_newline
-            if is_last:
-                return  # a line cut short by a kill: ignore it, the next append replaces it
-            yield i, None, line
+            obj = parse_json_bytes(line, str(path), line=i)
+        except DataError:
+            if i == len(lines):  # no newline after it: a line cut short by a kill
+                return  # ignore it, the next append replaces it
+            yield i, None, line.decode("utf-8", "replace")
             continue
-        yield i, obj if isinstance(obj, dict) else None, line
+        yield i, obj if isinstance(obj, dict) else None, line.decode("utf-8")
 
 
 def _checked_lines(path: str | Path, require_id: bool) -> list[tuple[int, dict[str, Any]]]:
     p = Path(path)
-    if not p.is_file():
+    if not p.exists() and not p.is_symlink():  # anything else there is refused by _parse_lines
         raise DataError.single(
             p, "", "file not found", "run the previous build stage first or pass the right --in path"
         )
