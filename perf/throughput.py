@@ -283,16 +283,9 @@ def _bare_images(metadata: dict[str, Any], composites_ok: bool) -> list[str]:
     ]
 
 
-#: The chat-completions parameters socialbench sends, as the start of a JSON object.
-_BODY_HEAD = json.dumps(
-    {
-        "model": BENCH_MODEL,
-        "temperature": 0.0,
-        "max_tokens": 1024,
-        "seed": 0,
-        "response_format": {"type": "json_object"},
-    }
-)[:-1]
+#: The chat-completions parameters socialbench sends for SocialNav-SUB (as the official
+#: harness: no sampling setting or token limit), as the start of a JSON object.
+_BODY_HEAD = json.dumps({"model": BENCH_MODEL, "response_format": {"type": "json_object"}})[:-1]
 
 
 def _request_body(text_part: str, image_parts: str) -> bytes:
