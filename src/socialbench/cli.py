@@ -459,6 +459,7 @@ def _eval(values: dict[str, Any]) -> None:
     _line(
         f"run directory: {run_dir} · answered {run.get('answered')}/{run.get('questions')} · "
         f"requests {result.stats['requests']} · cache hits {result.stats['cache_hits']} · retries {result.stats['retries']}"
+        + (f" · reasoning tokens {result.stats['reasoning_tokens']}" if result.stats.get("reasoning_tokens") else "")
     )
     if result.interrupted:
         say("interrupted: answered questions are saved; run the same command again to resume")
