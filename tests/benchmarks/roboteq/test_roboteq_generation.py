@@ -133,3 +133,10 @@ def test_epochs_of_a_baseline_give_no_warning(release: Path, tmp_path: Path) -> 
     args = ["eval", "-b", "roboteq-bj", "-d", str(release), "-m", "baseline:random", "--no-progress", "--no-cache"]
     result = CliRunner().invoke(app, [*args, "--epochs", "2", "--out", str(tmp_path / "e")])
     assert result.exit_code == 0 and "same answers" not in result.output
+
+
+def test_the_summary_line_shows_reasoning_tokens(release: Path, tmp_path: Path) -> None:
+    with ScriptedOpenAIServer(responder=valid_responder, served=openai_reasoning_model(reasoning_tokens=30)) as srv:
+        args = ["eval", "-b", "roboteq-bj", "-d", str(release), "-m", f"openai:o4-mini@{srv.base_url}"]
+        result = CliRunner().invoke(app, [*args, "--no-progress", "--no-cache", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0 and f"reasoning tokens {30 * SCENES}" in result.output
