@@ -212,7 +212,7 @@ def test_compare_command_prints_and_writes_results(sn_runs: dict[str, Path], tmp
         ["compare", str(sn_runs["rule"]), str(sn_runs["first"]), "--seed", "2", "--n-boot", "100", "--out", str(out)],
     )
     assert res.exit_code == 0, res.output
-    assert "Paired comparison" in res.output and "Rule-Based" in res.output
+    assert "Paired comparison — socialnav-sub on data folder 'data'" in res.output and "Rule-Based" in res.output
     data = json.loads((out / "compare.json").read_text())
     assert data["seed"] == 2 and len(data["pairs"]) == 1
     rows = (out / "compare.csv").read_text().splitlines()

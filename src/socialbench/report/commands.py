@@ -109,13 +109,14 @@ def register(app: typer.Typer) -> None:
         """Paired significance tests between runs on the same questions."""
         from socialbench.report.build import make_out_folder
         from socialbench.report.compare import compare_csv, compare_json, compare_runs, compare_tables
+        from socialbench.report.data_source import label_tables
         from socialbench.report.renderers import to_markdown
 
         if len(run_dirs) < 2:
             raise UsageError("compare needs at least two run directories")
         runs = load_runs(run_dirs, label, data)
         result = compare_runs(runs, protocol=protocol, data=data, seed=seed, n_boot=n_boot, n_perm=n_perm, level=level)
-        tables = compare_tables(result)
+        tables = label_tables(compare_tables(result), runs)  # titles name the benchmark and dataset
         text = "\n".join(to_markdown(t) for t in tables)
         typer.echo(terminal_safe(text))  # run names and notes come from the run folders
         if out is not None:
