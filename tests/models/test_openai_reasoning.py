@@ -160,3 +160,18 @@ def test_reply_cut_off_inside_its_reasoning_says_to_raise_max_tokens() -> None:
     with pytest.raises(FatalModelError, match="--max-tokens") as info:
         parse_completion(json.dumps(body))
     assert info.value.kind == "empty_response"
+
+
+def test_a_value_out_of_range_is_the_runs_to_fix_not_adapted() -> None:
+    too_large = openai_error(
+        "max_tokens is too large: 100000. This model supports at most 16384 completion tokens, "
+        "whereas you provided 100000.",
+        "max_tokens",
+        "invalid_value",
+    )
+    with ScriptedOpenAIServer() as srv:
+        srv.push(status(400, too_large))
+        model = _model(srv)
+        with pytest.raises(FatalModelError, match="max_tokens is too large") as info:
+            _generate(model, Request(prompt=PROMPT, config=GenerationConfig(max_tokens=100000)))
+    assert (info.value.kind, model.adaptations()) == ("bad_request", {})

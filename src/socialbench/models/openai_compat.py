@@ -410,6 +410,8 @@ class _FieldRejected(Exception):
         self.info = info
 
 
+#: Error codes that say a field is not supported (OpenAI's), as opposed to a bad value.
+REFUSAL_CODES = frozenset({"unsupported_parameter", "unsupported_value"})
 #: Generation fields the backend adapts when a server refuses them (see :meth:`OpenAICompatModel.generate`).
 ADAPTABLE_FIELDS = frozenset(
     {"max_tokens", "max_completion_tokens", "temperature", "top_p", "reasoning_effort", "seed"}
@@ -543,7 +545,9 @@ class OpenAICompatModel(LoopBoundClient):
         reasoning models); ``temperature``, ``top_p``, ``reasoning_effort``, ``seed`` (or a
         refused ``max_completion_tokens``) are left out, so the server's default applies.
         Each change is logged once and kept for run.json (:meth:`adaptations`). A refused
-        ``response_format`` turns JSON mode off, as before. Anything else is ``bad_request``.
+        ``response_format`` turns JSON mode off, as before. Anything else is ``bad_request``,
+        as is a refusal whose code says the value is wrong rather than unsupported (OpenAI's
+        ``invalid_value``: a ``max_tokens`` above the model's limit is the run's to fix).
         """
         cfg = request.config
         for _ in range(len(ADAPTABLE_FIELDS) + 2):  # each field adapts at most once
@@ -612,7 +616,11 @@ class OpenAICompatModel(LoopBoundClient):
             code = reply.status
             if code == 400 and json_mode and ("response_format" in message.lower() or param == "response_format"):
                 raise _ResponseFormatRejected() from None
-            field = rejected_field(info) if code == 400 and sent is not None else ""
+            # an error that names its code adapts only when the code says "not supported"
+            # (an OpenAI invalid_value, such as a max_tokens above the model's limit, is the
+            # run's to fix); servers without string codes (Gemini) are read by field name
+            refusable = not info.code or info.code in REFUSAL_CODES
+            field = rejected_field(info) if code == 400 and sent is not None and refusable else ""
             if sent is not None and field in ADAPTABLE_FIELDS and field in sent:
                 raise _FieldRejected(field, ErrorInfo(message, field, info.code)) from None
             raise classify_status(code, message, parse_retry_after(reply.headers)) from None
