@@ -141,7 +141,14 @@ def sent_images_of(run: RunDir, dataset: Any) -> SentImages | None:
         ) from exc
     perturb_doc = record.get("perturb")
     name = perturb_doc.get("name") if isinstance(perturb_doc, Mapping) else None
-    strength = float(perturb_doc.get("strength", 1.0)) if isinstance(perturb_doc, Mapping) else 1.0
+    strength = perturb_doc.get("strength", 1.0) if isinstance(perturb_doc, Mapping) else 1.0
+    if (name is not None and not isinstance(name, str)) or not isinstance(strength, (int, float)):
+        raise DataError.single(
+            run.path / "run.json",
+            "perturb",
+            f"expected {{name: text, strength: number}}, found {perturb_doc!r}",
+            "give the run's own run.json",
+        )
     seed_doc = record.get("seed")
     seed = seed_doc if isinstance(seed_doc, int) and not isinstance(seed_doc, bool) else 0
     bench, _ = get_benchmark(run.benchmark)
@@ -149,7 +156,7 @@ def sent_images_of(run: RunDir, dataset: Any) -> SentImages | None:
     bench.check_options(
         EvalOptions(protocol=run.protocol, seed=seed, perturb=name, perturb_strength=strength, extra={"images": mode})
     )
-    spec = PerturbSpec(name, strength, seed) if name and has_image_part(name) else None
+    spec = PerturbSpec(name, float(strength), seed) if name and has_image_part(name) else None
     folder = record.get("render_cache")
     cache = RenderCache(folder) if isinstance(folder, str) and Path(folder).is_dir() else None
     return SentImages(bench, dataset, mode, policy, spec, cache)
