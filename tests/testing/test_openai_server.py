@@ -17,7 +17,15 @@ from typing import Any
 import httpx
 import pytest
 
-from socialbench.testing.openai_server import ScriptedOpenAIServer, elide_inline_images, ok, status, wait_until
+from socialbench.testing.openai_server import (
+    ScriptedOpenAIServer,
+    elide_inline_images,
+    gemini_model,
+    ok,
+    openai_reasoning_model,
+    status,
+    wait_until,
+)
 
 SINGLE_PROMPT = (
     "Is the person moving toward the robot?\n"
@@ -248,3 +256,53 @@ def test_subprocess_mode_prints_ready_and_answers() -> None:
     finally:
         proc.kill()
         proc.communicate(timeout=10)
+
+
+# --------------------------------------------------------------------------- served models
+
+
+def test_reasoning_model_refuses_max_tokens_with_openais_body() -> None:
+    with ScriptedOpenAIServer(served=openai_reasoning_model()) as srv:
+        code, resp = _post(srv.base_url, {**_chat(SINGLE_PROMPT), "max_tokens": 10})
+    assert code == 400
+    assert resp == {
+        "error": {
+            "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead.",
+            "type": "invalid_request_error",
+            "param": "max_tokens",
+            "code": "unsupported_parameter",
+        }
+    }
+
+
+def test_reasoning_model_refuses_temperature_0_but_takes_1() -> None:
+    with ScriptedOpenAIServer(served=openai_reasoning_model()) as srv:
+        refused = _post(srv.base_url, {**_chat(SINGLE_PROMPT), "temperature": 0})
+        taken = _post(srv.base_url, {**_chat(SINGLE_PROMPT), "temperature": 1})
+    assert (refused[0], refused[1]["error"]["code"], taken[0]) == (400, "unsupported_value", 200)
+
+
+def test_reasoning_model_reports_reasoning_tokens() -> None:
+    with ScriptedOpenAIServer(served=openai_reasoning_model(reasoning_tokens=12)) as srv:
+        _, resp = _post(srv.base_url, {**_chat(SINGLE_PROMPT), "max_completion_tokens": 100})
+    assert resp["usage"]["completion_tokens_details"]["reasoning_tokens"] == 12
+
+
+def test_gemini_model_answers_an_unknown_field_with_a_list() -> None:
+    with ScriptedOpenAIServer(served=gemini_model(["seed"])) as srv:
+        code, resp = _post(srv.base_url, {**_chat(SINGLE_PROMPT), "seed": 1})
+    assert code == 400 and isinstance(resp, list)
+    assert resp[0]["error"]["status"] == "INVALID_ARGUMENT" and 'Unknown name "seed"' in resp[0]["error"]["message"]
+
+
+def test_subprocess_mode_serves_a_reasoning_model() -> None:
+    argv = [sys.executable, "-m", "socialbench.testing.openai_server", "--port", "0", "--served", "openai-reasoning"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        base_url = _read_ready_line(proc, timeout=20).split(" ", 1)[1]
+        code, resp = _post(base_url, {**_chat(SINGLE_PROMPT), "max_tokens": 10})
+    finally:
+        proc.kill()
+        proc.communicate(timeout=10)
+    assert (code, resp["error"]["param"]) == (400, "max_tokens")

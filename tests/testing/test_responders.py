@@ -19,6 +19,7 @@ from socialbench.testing.responders import (
     first_option_responder,
     get_responder,
     parse_possible_answers,
+    sampling_responder,
     valid_responder,
 )
 
@@ -136,3 +137,36 @@ def test_default_responder_reads_text_parts_of_the_last_user_message() -> None:
 
 def test_parse_possible_answers_keeps_commas_inside_quotes() -> None:
     assert parse_possible_answers('Possible answers: "a, b", "c"') == ["a, b", "c"]
+
+
+# --------------------------------------------------------------------------- sampling
+
+CHOICE_PROMPT = 'Where is person 1?\nPossible answers: "left", "ahead", "right", "behind"\nRespond as JSON.'
+
+
+def _body(temperature: float | None = None, prompt: str = CHOICE_PROMPT) -> dict[str, Any]:
+    body: dict[str, Any] = {"messages": [{"role": "user", "content": prompt}]}
+    if temperature is not None:
+        body["temperature"] = temperature
+    return body
+
+
+def test_sampling_at_temperature_0_answers_like_the_valid_responder() -> None:
+    respond = sampling_responder(seed=1)
+    assert {respond(_body(0.0)) for _ in range(5)} == {valid_responder(_body(0.0))}
+
+
+def test_sampling_at_the_default_temperature_varies_between_asks() -> None:
+    respond = sampling_responder(seed=1)
+    answers = {json.loads(respond(_body()))["answer"] for _ in range(20)}
+    assert len(answers) > 1 and answers <= {"left", "ahead", "right", "behind"}
+
+
+def test_sampling_draws_depend_on_the_seed_not_on_the_responder_instance() -> None:
+    first, again = sampling_responder(seed=4), sampling_responder(seed=4)
+    assert [first(_body(1.0)) for _ in range(10)] == [again(_body(1.0)) for _ in range(10)]
+
+
+def test_sampling_is_selectable_by_name() -> None:
+    respond = get_responder("sampling")
+    assert json.loads(respond(_body(1.0)))["answer"] in {"left", "ahead", "right", "behind"}

@@ -697,10 +697,20 @@ async def serve_forever(
     model_name: str = DEFAULT_MODEL_NAME,
     reject_response_format: bool = False,
     responder: Responder | None = None,
+    served: ServedModel | None = None,
 ) -> None:
     """Serve with ``responder`` (default :func:`first_option_responder`) until cancelled;
-    prints ``READY <base_url>`` first."""
-    core = _Core(responder, delay_s, reject_response_format, max_concurrency, overflow, model_name, keep_requests=False)
+    prints ``READY <base_url>`` first. ``served``: how the model treats generation settings."""
+    core = _Core(
+        responder,
+        delay_s,
+        reject_response_format,
+        max_concurrency,
+        overflow,
+        model_name,
+        keep_requests=False,
+        served=served,
+    )
     await serve_core(core, host, port, "/v1")
 
 
@@ -729,11 +739,11 @@ def server_arg_parser(prog: str, description: str) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--responder",
-        choices=["valid", "first-option"],
+        choices=["valid", "first-option", "sampling"],
         default="valid",
         help="valid: a well-formed answer to every socialbench prompt (default); first-option: the "
-        'first \'Possible answers:\' option, else {"answer": "ok"} '
-        "(see socialbench.testing.responders)",
+        'first \'Possible answers:\' option, else {"answer": "ok"}; sampling: a random option at a '
+        "temperature above 0 (see socialbench.testing.responders)",
     )
     return p
 
@@ -755,6 +765,13 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--model-name", default=DEFAULT_MODEL_NAME)
     p.add_argument("--reject-response-format", action="store_true")
+    p.add_argument(
+        "--served",
+        choices=["plain", "openai-reasoning"],
+        default="plain",
+        help="openai-reasoning: refuse max_tokens and a temperature but 1 with OpenAI's error bodies, "
+        "report reasoning tokens (openai_reasoning_model)",
+    )
     return parse_server_args(p, argv)
 
 
@@ -771,6 +788,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 model_name=args.model_name,
                 reject_response_format=args.reject_response_format,
                 responder=get_responder(args.responder),
+                served=openai_reasoning_model() if args.served == "openai-reasoning" else None,
             )
         )
     except KeyboardInterrupt:

@@ -338,8 +338,11 @@ RESPONDERS: dict[str, Responder] = {"valid": valid_responder, "first-option": fi
 
 
 def get_responder(name: str) -> Responder:
-    """The responder called ``name``; ValueError naming the choices for an unknown one."""
+    """The responder called ``name`` (``sampling``: a new :func:`sampling_responder`);
+    ValueError naming the choices for an unknown one."""
+    if name == "sampling":
+        return sampling_responder()
     try:
         return RESPONDERS[name]
     except KeyError:
-        raise ValueError(f"unknown responder {name!r} (choose from {', '.join(RESPONDERS)})") from None
+        raise ValueError(f"unknown responder {name!r} (choose from {', '.join(RESPONDERS)}, sampling)") from None
