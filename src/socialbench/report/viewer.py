@@ -215,7 +215,7 @@ class _ImageRows:
                 if key not in made:
                     made[key] = (self._sent(s, item_id), "sent to the model: " + s.describe())
             else:
-                key = "files"
+                key = ("files", s)
                 if key not in made:
                     what = "image files as stored" if s is None else f"source files, not the images sent ({s})"
                     made[key] = (None if item is None else self._files(item, item_id), what)
