@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, LoopBoundClient, RetryableModelError, warm_platform_probe
+from socialbench.models.error_body import error_info
 from socialbench.models.openai_compat import classify_status, parse_retry_after, split_base_url, usage_count
 from socialbench.models.redact import install_log_redaction, redact_url, scrub, secret_digest, url_secrets
 from socialbench.models.registry import ModelOptions, register
@@ -146,16 +147,10 @@ def build_params(
 
 
 def error_message(body: Any, fallback: str) -> str:
-    """``error.message`` of an Anthropic error body (``{"type": "error", "error": {...}}``)."""
-    if isinstance(body, Mapping):
-        err = body.get("error", body)
-        if isinstance(err, Mapping) and err.get("message"):
-            return str(err["message"])
-        if isinstance(err, str) and err:
-            return err
-    elif isinstance(body, str) and body:
-        return body
-    return fallback
+    """``error.message`` of an Anthropic error body (``{"type": "error", "error": {...}}``),
+    or the message of any other shape a proxy answers with
+    (:func:`~socialbench.models.error_body.error_info`)."""
+    return error_info(body, fallback).message
 
 
 def parse_message(body_text: str) -> Generation:

@@ -51,6 +51,7 @@ from socialbench.models.base import (
     ModelError,
     RetryableModelError,
 )
+from socialbench.models.error_body import ErrorInfo, error_info
 from socialbench.models.redact import install_log_redaction, redact, redact_url, scrub, secret_digest, url_secrets
 from socialbench.models.registry import ModelOptions
 from socialbench.prompting.turns import user_content
@@ -237,43 +238,6 @@ def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = Non
             return seconds
         return 0.0
     return None
-
-
-@dataclass(frozen=True)
-class ErrorInfo:
-    """What an error body says: its message, the request field it names (``param``) and
-    its ``code`` (``unsupported_parameter``, ``unsupported_value``, ...), '' when absent."""
-
-    message: str
-    param: str = ""
-    code: str = ""
-
-
-def error_info(body: Any, fallback: str) -> ErrorInfo:
-    """The message, param and code of an error body, tolerant of odd shapes: OpenAI's
-    ``{"error": {"message", "type", "param", "code"}}``, Gemini's OpenAI-compatible
-    endpoint's list ``[{"error": {"code": 400, "message", "status"}}]``, a bare string."""
-    if isinstance(body, list) and body and isinstance(body[0], Mapping):
-        body = body[0]
-    message, param, code = "", "", ""
-    if isinstance(body, Mapping):
-        err = body.get("error", body)
-        if isinstance(err, Mapping):
-            message = str(err.get("message") or "")
-            param = str(err.get("param") or "")
-            raw_code = err.get("code")
-            code = raw_code if isinstance(raw_code, str) else ""
-        elif isinstance(err, str):
-            message = err
-    elif isinstance(body, str):
-        message = body
-    return ErrorInfo(message or fallback, param, code)
-
-
-def _error_text(body: Any, fallback: str) -> tuple[str, str]:
-    """(message, param) of an error body (see :func:`error_info`)."""
-    info = error_info(body, fallback)
-    return info.message, info.param
 
 
 #: How servers name a request field they refuse, when the error has no ``param``:
@@ -611,7 +575,7 @@ class OpenAICompatModel(LoopBoundClient):
         except RetryableModelError as exc:
             raise RetryableModelError(exc.kind, self._redact(exc.message)) from None
         if reply.status >= 400:
-            info = error_info(reply.json_or_text(), f"HTTP {reply.status}")
+            info = error_info(reply.json_or_text(), "(the error reply has no body)")
             message, param = self._redact(info.message), info.param
             code = reply.status
             if code == 400 and json_mode and ("response_format" in message.lower() or param == "response_format"):
