@@ -221,3 +221,34 @@ def test_an_unusable_cache_entry_is_a_miss_the_model_answers_and_replaces(tmp_pa
     out, stats = run(go())
     assert out.error is None and not out.cached and len(m.calls) == 1 and stats.cache_errors == 1
     assert cache.get(key).text == '{"answer": "yes"}'
+
+
+def test_timeouts_halve_the_requests_in_flight_and_are_recorded():
+    in_flight = most_after_cut = 0
+    cut = False
+
+    async def slow_then_fast(request: Request) -> Generation:
+        nonlocal in_flight, most_after_cut, cut
+        in_flight += 1
+        try:
+            if not cut:
+                cut = True
+                raise RetryableModelError("timeout", "no answer within 1 s")
+            most_after_cut = max(most_after_cut, in_flight)
+            await asyncio.sleep(0.01)
+            return Generation(text="ok")
+        finally:
+            in_flight -= 1
+
+    class Slow(MockModel):
+        async def generate(self, request: Request) -> Generation:
+            return await slow_then_fast(request)
+
+    async def go():
+        eng = Engine(Slow("mock:slow", lambda r: "ok"), concurrency=8, retry=FAST)
+        await asyncio.gather(*(eng.run(Request(prompt=PROMPT)) for _ in range(8)))
+        return eng.stats
+
+    stats = run(go())
+    assert most_after_cut <= 4
+    assert stats.as_dict()["concurrency"]["cuts"] == 1 and stats.as_dict()["concurrency"]["lowest"] == 4

@@ -88,3 +88,34 @@ def test_a_waiter_cancelled_after_being_handed_a_slot_passes_it_on() -> None:
         return first.cancelled()
 
     assert asyncio.run(scenario())
+
+
+def test_a_lower_limit_takes_effect_as_holders_release():
+    async def scenario() -> list[int]:
+        slots = PrioritySlots(4)
+        for _ in range(4):
+            await slots.acquire()
+        slots.set_limit(2)
+        waiter = asyncio.ensure_future(slots.acquire())
+        held_after = []
+        for _ in range(3):  # 4 held -> 1 held: only then is there room under 2
+            slots.release()
+            await _settle()
+            held_after.append(int(waiter.done()))
+        await waiter
+        return held_after
+
+    assert asyncio.run(scenario()) == [0, 0, 1]
+
+
+def test_a_higher_limit_hands_slots_to_waiters_at_once():
+    async def scenario() -> int:
+        slots = PrioritySlots(1)
+        await slots.acquire()
+        waiters = [asyncio.ensure_future(slots.acquire()) for _ in range(3)]
+        await _settle()
+        slots.set_limit(3)
+        await _settle()
+        return sum(w.done() for w in waiters)
+
+    assert asyncio.run(scenario()) == 2

@@ -8,6 +8,12 @@ slot is held only while a call is in flight, not while backing off.
 Requests and retries are counted when a request is handed to the model (holding a slot), not
 when it is queued: a run stopped with requests still waiting for a slot counts only what it
 sent. ``on_send`` (e.g. the run store's request log) hears of each send as it happens.
+
+When attempts time out, the engine sends fewer at once: the concurrency limit is halved on a
+timeout and grows back by one slot per limit's worth of answers (AIMD,
+:mod:`socialbench.runner.aimd`), so retries do not queue behind the requests a slow server
+is still working on. ``EngineStats.concurrency`` records the limit asked for, the lowest it
+went, where it ended and how often it was cut.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 from socialbench.errors import StorageError
 from socialbench.models.base import FatalModelError, Model, ModelError, RetryableModelError
 from socialbench.models.redact import redact
+from socialbench.runner.aimd import AimdLimit
 from socialbench.runner.cache import ResponseCache, cache_key
 from socialbench.runner.slots import PrioritySlots
 from socialbench.types import Generation, Outcome, Request, Usage
@@ -63,6 +70,8 @@ class EngineStats:
     #: The part of completion_tokens reasoning models spent thinking (Usage.reasoning_tokens).
     reasoning_tokens: int = 0
     error_kinds: dict[str, int] = field(default_factory=dict)
+    #: The AIMD concurrency limit (:meth:`AimdLimit.as_dict`): asked, lowest, end, cuts.
+    concurrency: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -76,6 +85,7 @@ class EngineStats:
             "completion_tokens": self.completion_tokens,
             "reasoning_tokens": self.reasoning_tokens,
             "error_kinds": dict(sorted(self.error_kinds.items())),
+            "concurrency": dict(self.concurrency),
         }
 
 
@@ -125,6 +135,8 @@ class Engine:
         self.cache = cache if getattr(model, "cacheable", False) else None
         self.stats = EngineStats()
         self._slots = PrioritySlots(concurrency)
+        self._limit = AimdLimit(concurrency)
+        self.stats.concurrency = self._limit.as_dict()
         self._rng = random.Random(seed)
         self._identity = model.identity()
         # A model that times its own calls (e.g. a pool whose requests may first wait for a
@@ -146,13 +158,36 @@ class Engine:
         if self._on_slot is not None:
             self._on_slot()
 
-    def _sending(self, attempt: int) -> None:
-        """Count a request as it is handed to the model (``attempt`` 1 is the first try)."""
+    def _sending(self, attempt: int) -> int:
+        """Count a request as it is handed to the model (``attempt`` 1 is the first try);
+        its number in send order (for :meth:`_timed_out`)."""
+        number = self._limit.sent()
         self.stats.requests += 1
         if attempt > 1:
             self.stats.retries += 1
         if self._on_send is not None:
             self._on_send(attempt)
+        return number
+
+    def _timed_out(self, number: int) -> None:
+        """Attempt ``number`` timed out: halve the concurrency limit (once per cluster)."""
+        if self._limit.timed_out(number):
+            self._slots.set_limit(self._limit.limit)
+            self.stats.concurrency = self._limit.as_dict()
+            log.warning(
+                "requests are timing out: sending at most %d at once (from %d asked); "
+                "the limit grows back as answers come",
+                self._limit.limit,
+                self._limit.ceiling,
+            )
+
+    def _answered(self) -> None:
+        """An attempt was answered: let the concurrency limit grow back."""
+        before = self._limit.limit
+        self._limit.answered()
+        if self._limit.limit != before:
+            self._slots.set_limit(self._limit.limit)
+        self.stats.concurrency = self._limit.as_dict()
 
     def _notify(self) -> None:
         if self._on_update is not None:
@@ -180,13 +215,19 @@ class Engine:
             try:
                 await self._acquire(priority)
                 try:
-                    self._sending(attempt)
+                    number = self._sending(attempt)
                     t0 = time.perf_counter()
                     try:
                         gen = await _within(self.model.generate(request), self._attempt_timeout)
                     except asyncio.TimeoutError as exc:
+                        self._timed_out(number)
                         raise RetryableModelError("timeout", f"no answer within {self.retry.timeout_s:g} s") from exc
+                    except RetryableModelError as exc:
+                        if exc.kind == "timeout":
+                            self._timed_out(number)
+                        raise
                     latency = time.perf_counter() - t0
+                    self._answered()
                 finally:
                     self._slots.release()
             except ModelError as exc:

@@ -5,6 +5,10 @@ The engine's requests wait here for one of ``n`` slots. A run gives each request
 item's place in the dataset order (:mod:`socialbench.runner.feeding`), so the questions of
 an earlier sample go out before those of a later one even when both are queued: samples
 do not interleave, and a sample's images are needed only while its questions are sent.
+
+The number of slots can change while requests hold them (:meth:`PrioritySlots.set_limit`,
+the engine's back-off when timeouts cluster): a lower limit takes effect as holders release
+(nobody is interrupted), a higher one hands the new slots to waiters at once.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ class PrioritySlots:
     with the lowest ``(priority, arrival)``."""
 
     def __init__(self, n: int) -> None:
-        self._free = max(1, n)
+        self._limit = max(1, n)
+        self._held = 0
         self._queue: list[tuple[int, int, asyncio.Future[None]]] = []
         self._arrivals = itertools.count()
         self._waiting = 0
@@ -29,10 +34,21 @@ class PrioritySlots:
         """Callers waiting for a slot now."""
         return self._waiting
 
+    @property
+    def limit(self) -> int:
+        """How many slots may be held at once now."""
+        return self._limit
+
+    def set_limit(self, n: int) -> None:
+        """Allow ``n`` (at least 1) slots from now on: waiters get the new ones at once; when
+        ``n`` is lower than the slots held, releases are kept until the count is below it."""
+        self._limit = max(1, n)
+        self._hand_out()
+
     async def acquire(self, priority: int = 0) -> None:
         """Take a slot, waiting behind every earlier caller of lower or equal priority."""
-        if self._free > 0 and self._waiting == 0:
-            self._free -= 1
+        if self._held < self._limit and self._waiting == 0:
+            self._held += 1
             return
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._queue, (priority, next(self._arrivals), fut))
@@ -48,10 +64,14 @@ class PrioritySlots:
 
     def release(self) -> None:
         """Give a slot back: to the first waiter in priority order, else to the pool."""
-        while self._queue:
+        self._held -= 1
+        self._hand_out()
+
+    def _hand_out(self) -> None:
+        """Give free slots (held below the limit) to waiters in priority order."""
+        while self._queue and self._held < self._limit:
             _, _, fut = heapq.heappop(self._queue)
             if not fut.done():
                 self._waiting -= 1
+                self._held += 1
                 fut.set_result(None)
-                return
-        self._free += 1
