@@ -179,3 +179,13 @@ def test_a_build_stage_never_writes_through_a_link_in_the_work_folder(
     code = run_cli("build", "taxonomy", "-w", work)
     line = one_error_line(capsys.readouterr().err)
     assert code == 1 and str(work / "taxonomy.jsonl") in line and outside.read_text() == "keep\n"
+
+
+def test_report_of_a_score_that_is_text_is_one_line(done_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    metrics = json.loads((done_run / "metrics.json").read_text())
+    scorer = next(iter(metrics["scores"]))
+    metrics["scores"][scorer]["All"]["PA"] = "0.3"
+    (done_run / "metrics.json").write_text(json.dumps(metrics))
+    code = run_cli("report", done_run, "--format", "md", "--no-plots")
+    line = one_error_line(capsys.readouterr().err)
+    assert code == 1 and f"scores.{scorer}.All.PA" in line and "must be a number" in line

@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 
 from socialbench.benchmarks.options import EvalOptions
-from socialbench.errors import DataError, UsageError
+from socialbench.errors import DataError, Problem, UsageError
 from socialbench.files.safe_read import read_json
-from socialbench.files.schema import FieldRule, check_fields
+from socialbench.files.schema import FieldRule, check_fields, json_kind
 from socialbench.metrics.agreement import ItemScore, ScoringEntry
 from socialbench.metrics.protocols import OFFICIAL, ProtocolArg, ScoringProtocol, as_protocol, protocol_named
 from socialbench.metrics.results import JsonResult
@@ -98,9 +98,34 @@ def read_metrics_json(path: Path) -> dict[str, Any]:
     problem = check_fields(data, METRICS_FIELDS, str(path), _METRICS_FIX)
     if problem is None and isinstance(data.get("run"), Mapping):
         problem = check_fields(data["run"], METRICS_RUN_FIELDS, str(path), _METRICS_FIX, prefix="run.")
+    for name in SCORE_BLOCKS if problem is None else ():
+        found = _not_a_number(data.get(name), name)
+        if found is not None:
+            where, value = found
+            problem = Problem(str(path), where, f"must be a number or null, found {json_kind(value)}", _METRICS_FIX)
+            break
     if problem is not None:
         raise DataError(problem)
     return data
+
+
+#: metrics.json's blocks of scores: every value in them is a number (or null), at any depth.
+SCORE_BLOCKS = ("scores", "overall", "by_category", "by_facet", "by_subset")
+
+
+def _not_a_number(block: Any, name: str) -> tuple[str, Any] | None:
+    """The first (path, value) in ``block`` (objects and lists, walked without recursion)
+    whose value is neither a number nor null, or None."""
+    stack: list[tuple[str, Any]] = [(name, block)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, Mapping):
+            stack += [(f"{where}.{k}", v) for k, v in reversed(list(value.items()))]
+        elif isinstance(value, list):
+            stack += [(f"{where}[{i}]", v) for i, v in reversed(list(enumerate(value)))]
+        elif value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            return where, value
+    return None
 
 
 def display_name(spec: str) -> str:
