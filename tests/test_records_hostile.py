@@ -212,3 +212,20 @@ def test_records_of_random_shape_are_read_or_refused_in_one_line(tmp_path_factor
         return
     assert isinstance(record.item_id, str) and isinstance(record.question_key, str)
     assert isinstance(record.latency_s, float) and all(isinstance(v, (int, float)) for v in record.usage.values())
+
+
+_run_fields = st.sampled_from(["benchmark", "model", "limit", "seed", "sessions", "perturb", "options", "status"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(changes=st.dictionaries(_run_fields, _json, max_size=4))
+def test_run_json_of_random_shape_is_read_or_refused_in_one_line(tmp_path_factory, changes):
+    p = run_json(tmp_path_factory.mktemp("r"), {"benchmark": "socialnav-sub", "sessions": [], **changes})
+    try:
+        run = read_run_json(p)
+    except DataError as exc:
+        assert len(exc.problems) == 1 and exc.problems[0].field.split(".")[0].split("[")[0] in changes
+        return
+    assert isinstance(run.get("benchmark", ""), str) and isinstance(run.get("sessions", []), list)
+    limit = run.get("limit")
+    assert limit is None or (isinstance(limit, int) and not isinstance(limit, bool) and limit >= 1)

@@ -189,3 +189,16 @@ def test_report_of_a_score_that_is_text_is_one_line(done_run: Path, capsys: pyte
     code = run_cli("report", done_run, "--format", "md", "--no-plots")
     line = one_error_line(capsys.readouterr().err)
     assert code == 1 and f"scores.{scorer}.All.PA" in line and "must be a number" in line
+
+
+def test_compare_of_a_run_whose_samples_are_a_fifo_is_one_line(
+    small_socialnav: Path, done_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "run-b"
+    assert evaluate(small_socialnav, other) == 0
+    (other / "samples.jsonl").unlink()
+    os.mkfifo(other / "samples.jsonl")  # nobody writes: reading it would block forever
+    capsys.readouterr()
+    code = run_cli("compare", done_run, other, "-d", small_socialnav)
+    line = one_error_line(capsys.readouterr().err)
+    assert code == 1 and str(other / "samples.jsonl") in line and "not a regular file" in line

@@ -258,7 +258,8 @@ class RunDir:
 
             latest: dict[tuple[str, str], SampleRecord] = {}
             own = self.path / "samples.jsonl"
-            records = read_samples(own) if own.is_file() else self._scored_predictions()
+            # anything at samples.jsonl is read (a FIFO there is refused, not taken for none)
+            records = read_samples(own) if own.exists() or own.is_symlink() else self._scored_predictions()
             for r in records:
                 latest[(r.item_id, r.question_key)] = r
             self._samples = list(latest.values())
