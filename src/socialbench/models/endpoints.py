@@ -317,6 +317,14 @@ class MultiEndpointModel:
                 merged.setdefault(field, what)
         return merged
 
+    def json_mode_sent(self) -> dict[str, int]:
+        """The endpoints' :meth:`OpenAICompatModel.json_mode_sent` counts, added up."""
+        total: dict[str, int] = {}
+        for member in self._members.values():
+            for name, count in member.json_mode_sent().items():
+                total[name] = total.get(name, 0) + count
+        return total
+
     @property
     def members(self) -> dict[str, OpenAICompatModel]:
         """The single-endpoint model of each URL."""

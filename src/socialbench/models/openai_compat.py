@@ -266,6 +266,43 @@ def rejected_field(info: ErrorInfo) -> str:
     return ""
 
 
+#: What a refusal of JSON mode names: OpenAI's and vLLM's ``response_format``, TGI's
+#: ``json_object`` variant, structured-output words (json_schema, guided decoding, grammar).
+_JSON_MODE_WORDS = re.compile(r"response.?format|json.?object|json.?schema|guided|structured output|grammar", re.I)
+
+
+def refuses_json_mode(status: int, info: ErrorInfo) -> bool:
+    """Whether an error answer refuses JSON mode (``response_format``): a 400 or 422
+    (FastAPI's and TGI's validation status) whose param is ``response_format`` or whose
+    message names it or structured output (any body shape, :func:`error_info`).
+
+    >>> refuses_json_mode(422, ErrorInfo("Failed to deserialize the JSON body into the target type: "
+    ...     "response_format: unknown variant `json_object`, expected `json` or `regex`"))
+    True
+    >>> refuses_json_mode(400, ErrorInfo("max_tokens is too large"))
+    False
+    """
+    if status not in (400, 422):
+        return False
+    return info.param == "response_format" or bool(_JSON_MODE_WORDS.search(info.message))
+
+
+def is_json_text(text: str) -> bool:
+    """Whether ``text`` is one JSON value (what JSON mode promises), markdown fences allowed.
+
+    >>> [is_json_text(t) for t in ('{"answer": "left"}', '```json\n{"a": 1}\n```', 'left')]
+    [True, True, False]
+    """
+    body = text.strip()
+    if body.startswith("```"):
+        body = body.strip("`").removeprefix("json").strip()
+    try:
+        json.loads(body)
+    except ValueError:
+        return False
+    return True
+
+
 def classify_status(code: int, message: str, retry_after: float | None = None) -> ModelError:
     """Map an HTTP error status (and its message) to a socialbench model error."""
     text = f"HTTP {code}: {message}"[:_MAX_MESSAGE_CHARS]
@@ -362,7 +399,12 @@ class EndpointUnreachable(RetryableModelError):
 
 
 class _ResponseFormatRejected(Exception):
-    """Internal: the server answered 400 to ``response_format``."""
+    """Internal: the server refused ``response_format`` (:func:`refuses_json_mode`)."""
+
+    def __init__(self, status: int, info: ErrorInfo) -> None:
+        super().__init__(info.message)
+        self.status = status
+        self.info = info
 
 
 class _FieldRejected(Exception):
@@ -424,7 +466,13 @@ class OpenAICompatModel(LoopBoundClient):
         self._api_key = key
         self._secrets = url_secrets(target_url) if target_url else []
         self._target_url = target_url
+        #: ``--model-opt json_mode=false``: never send ``response_format`` (a server that
+        #: takes it but answers worse, or refuses it in words the fallback does not know).
+        self.json_mode_allowed = options.get_flag("json_mode", default=True)
         self._response_format_ok = True
+        #: Requests sent with and without ``response_format``, and replies to the former
+        #: that were not JSON (the server ignored it): run.json's ``json_mode_sent``.
+        self._json_counts = {"with_response_format": 0, "without_response_format": 0, "replies_not_json": 0}
         #: ``--model-opt send_seed=true``: send the run's seed (the papers send none).
         self.send_seed = options.get_flag("send_seed")
         #: What the server made this backend change, learnt from its 400 answers: the name
@@ -445,12 +493,21 @@ class OpenAICompatModel(LoopBoundClient):
     def identity(self) -> str:
         """``openai|MODEL|URL``: the URL with its credentials and query values masked and,
         when it has any, a salted hash of them (URLs differing only there differ here)."""
+        no_json = "" if self.json_mode_allowed else "|no-json-mode"
         if self._target_url is None:
-            return f"openai|{self.model}|default" + ("|seed" if self.send_seed else "")
+            return f"openai|{self.model}|default" + ("|seed" if self.send_seed else "") + no_json
         # The query and user info select the endpoint too (deployment, key, account): they
         # enter the identity as a salted hash (slow to compute, so only when asked), never as text.
         digest = secret_digest(self._target_url)
-        return f"openai|{self.model}|{redact_url(self._target_url)}" + (f"|{digest}" if digest else "")
+        return f"openai|{self.model}|{redact_url(self._target_url)}" + (f"|{digest}" if digest else "") + no_json
+
+    def json_mode_sent(self) -> dict[str, int]:
+        """What this model sent for JSON mode (run.json's ``json_mode_sent`` per session):
+        requests ``with_response_format`` and ``without_response_format`` (JSON mode not
+        asked, ``--model-opt json_mode=false``, or after the server refused it), and
+        ``replies_not_json``: replies to a request with ``response_format`` whose text is
+        not JSON (the server ignored it). Requests refused and sent again count once each time."""
+        return dict(self._json_counts)
 
     @property
     def response_format_supported(self) -> bool:
@@ -509,28 +566,40 @@ class OpenAICompatModel(LoopBoundClient):
         reasoning models); ``temperature``, ``top_p``, ``reasoning_effort``, ``seed`` (or a
         refused ``max_completion_tokens``) are left out, so the server's default applies.
         Each change is logged once and kept for run.json (:meth:`adaptations`). A refused
-        ``response_format`` turns JSON mode off, as before. Anything else is ``bad_request``,
+        ``response_format`` (a 400 or 422 naming it in any body shape, :func:`refuses_json_mode`)
+        turns JSON mode off, logged and kept the same way. Anything else is ``bad_request``,
         as is a refusal whose code says the value is wrong rather than unsupported (OpenAI's
         ``invalid_value``: a ``max_tokens`` above the model's limit is the run's to fix).
         """
         cfg = request.config
         for _ in range(len(ADAPTABLE_FIELDS) + 2):  # each field adapts at most once
             params = self.chat_params(request)
-            json_mode = cfg.json_mode and self._response_format_ok
+            if cfg.json_mode and not self.json_mode_allowed and "response_format" not in self._adapted:
+                self._adapted["response_format"] = "not sent (JSON mode off by --model-opt json_mode=false)"
+            json_mode = cfg.json_mode and self.json_mode_allowed and self._response_format_ok
             if json_mode:
                 params["response_format"] = {"type": "json_object"}
+            self._json_counts["with_response_format" if json_mode else "without_response_format"] += 1
             try:
-                return await self._send(encode_chat_body(request, params), json_mode=json_mode, sent=params)
-            except _ResponseFormatRejected:
+                gen = await self._send(encode_chat_body(request, params), json_mode=json_mode, sent=params)
+            except _ResponseFormatRejected as exc:
                 if self._response_format_ok:
                     self._response_format_ok = False
-                    log.info(
-                        "%s rejected response_format=json_object; sending requests without it",
+                    because = f"HTTP {exc.status}: {exc.info.message}"[:_MAX_MESSAGE_CHARS]
+                    self._adapted["response_format"] = f"not sent (JSON mode off); {because}"
+                    log.warning(
+                        "%s refused response_format=json_object; sending requests without it (%s)",
                         self.spec,
+                        because,
                     )
+                continue
             except _FieldRejected as exc:
                 if not self._adapt(exc.field, exc.info, params):
                     raise classify_status(400, exc.info.message) from None
+                continue
+            if json_mode and not is_json_text(gen.text):
+                self._json_counts["replies_not_json"] += 1
+            return gen
         raise FatalModelError("bad_request", f"{self.spec}: the server kept refusing the adapted request")
 
     def _adapt(self, field: str, info: ErrorInfo, sent: Mapping[str, Any]) -> bool:
@@ -578,8 +647,8 @@ class OpenAICompatModel(LoopBoundClient):
             info = error_info(reply.json_or_text(), "(the error reply has no body)")
             message, param = self._redact(info.message), info.param
             code = reply.status
-            if code == 400 and json_mode and ("response_format" in message.lower() or param == "response_format"):
-                raise _ResponseFormatRejected() from None
+            if json_mode and refuses_json_mode(code, ErrorInfo(message, param, info.code)):
+                raise _ResponseFormatRejected(code, ErrorInfo(message, param, info.code)) from None
             # an error that names its code adapts only when the code says "not supported"
             # (an OpenAI invalid_value, such as a max_tokens above the model's limit, is the
             # run's to fix); servers without string codes (Gemini) are read by field name

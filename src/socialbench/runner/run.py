@@ -554,11 +554,17 @@ def _record_adaptations(record: dict[str, Any], model: Model) -> None:
     """Add to run.json's ``generation_adapted`` what the model changed in what it sends
     because the server refused the settings as asked (``max_tokens`` sent as
     ``max_completion_tokens``, a temperature left out, ...): setting -> what was done and
-    why. Kept across sessions; absent when nothing was adapted."""
+    why. Kept across sessions; absent when nothing was adapted. Also this session's
+    ``json_mode_sent`` (requests with and without ``response_format``, replies not JSON)
+    for a model that counts them."""
     adapted = getattr(model, "adaptations", None)
     changes = dict(adapted()) if callable(adapted) else {}
     if changes:
         record["generation_adapted"] = {**record.get("generation_adapted", {}), **changes}
+    # what this session actually sent for JSON mode (the config says what was asked)
+    json_sent = getattr(model, "json_mode_sent", None)
+    if callable(json_sent):
+        record["sessions"][-1]["json_mode_sent"] = dict(json_sent())
 
 
 def _add_up_sessions(record: dict[str, Any], store: RunStore) -> None:

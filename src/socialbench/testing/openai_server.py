@@ -163,7 +163,8 @@ def _error_body(code: int) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Rejection:
-    """A 400 answer a served model gives to a setting it does not take."""
+    """A 400 (or 422) answer a served model gives to a setting it does not take; a ``str``
+    body is sent as plain text, anything else as JSON."""
 
     status: int
     body: Any
@@ -384,6 +385,8 @@ class _Core:
             )
         rejection = self.served.check(body) if self.served is not None and self.served.check is not None else None
         if rejection is not None:
+            if isinstance(rejection.body, str):  # a plain-text rejection (TGI's, axum's 422)
+                return web.Response(status=rejection.status, text=rejection.body)
             return web.json_response(rejection.body, status=rejection.status)
         return await self.dispatch(body)
 
