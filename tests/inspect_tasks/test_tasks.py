@@ -17,7 +17,7 @@ from inspect_helpers import mock_model, prompt_text, run_inspect, varied_answer 
 from socialbench.benchmarks.base import get_benchmark  # noqa: E402
 from socialbench.cli import main  # noqa: E402
 from socialbench.errors import UsageError  # noqa: E402
-from socialbench.inspect_tasks.metrics import RECORDS_KEY, flatten_numbers, records_of  # noqa: E402
+from socialbench.export.inspect_format import RECORDS_KEY, flatten_numbers, records_of  # noqa: E402
 from socialbench.inspect_tasks.tasks import roboteq_bj, roboteq_sg, socialnav_sub, socialnav_waypoint  # noqa: E402
 from socialbench.metrics.protocols import PROTOCOL_NAMES  # noqa: E402
 from socialbench.models.mock import first_option_answer  # noqa: E402

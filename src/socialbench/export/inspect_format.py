@@ -1,4 +1,8 @@
-"""The papers' metrics of an Inspect eval, from the benchmark's own ``score``.
+"""What socialbench's Inspect AI tasks and ``socialbench export inspect`` share: a request as
+Inspect messages, and the papers' metrics from the benchmark's own ``score``.
+
+Imported only where ``inspect_ai`` is installed (the ``inspect`` extra): by
+:mod:`socialbench.inspect_tasks` and, lazily, by ``export inspect``.
 
 Every sample's score carries the item's :class:`~socialbench.types.SampleRecord` s (as
 ``samples.jsonl`` lines) in its metadata; :func:`benchmark_metrics` gathers them and calls
@@ -13,9 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Content, ContentImage, ContentText
+
 from socialbench.benchmarks.prepared import PreparedEval
 from socialbench.metrics.protocols import PROTOCOL_NAMES
-from socialbench.types import SampleRecord
+from socialbench.prompting.turns import user_content
+from socialbench.types import Request, SampleRecord
 
 #: Where a sample score's metadata keeps the item's records.
 RECORDS_KEY = "socialbench_records"
@@ -57,3 +64,16 @@ def benchmark_metrics(
         result = prepared.benchmark.score(prepared.dataset, records, protocol).to_json()
         out.update({f"{protocol}/{k}": v for k, v in flatten_numbers(result).items()})
     return out
+
+
+def request_messages(request: Request, images_first: bool = False) -> list[ChatMessage]:
+    """The Inspect messages of one socialbench request: its system text, then the user turn
+    laid out by :func:`~socialbench.prompting.turns.user_content` (the prompt text, then
+    each image as a data URL, as the ``openai:`` backend sends them)."""
+    images: list[Content] = [ContentImage(image=f"data:{img.mime};base64,{img.b64}") for img in request.images]
+    content = user_content(ContentText(text=request.prompt), images, images_first)
+    messages: list[ChatMessage] = []
+    if request.system:
+        messages.append(ChatMessageSystem(content=request.system))
+    messages.append(ChatMessageUser(content=content))
+    return messages

@@ -8,7 +8,8 @@ shared run options that change what is asked (``seed``, ``perturb``, ``perturb_s
 runs the benchmark's ``solve`` (which builds every prompt and image, and feeds earlier
 answers forward under ``method=cot``) with each request sent to Inspect's model, and appends
 each request and reply to the sample's messages. Its scorer keeps the item's records; the
-metrics are the benchmark's own ``score`` of all of them (:mod:`.metrics`).
+metrics are the benchmark's own ``score`` of all of them
+(:mod:`socialbench.export.inspect_format`).
 """
 
 from __future__ import annotations
@@ -22,12 +23,6 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import (
-    ChatMessage,
-    ChatMessageSystem,
-    ChatMessageUser,
-    Content,
-    ContentImage,
-    ContentText,
     GenerateConfig,
     get_model,
 )
@@ -36,8 +31,7 @@ from inspect_ai.solver import Generate as InspectGenerate
 from inspect_ai.solver import Solver, TaskState, solver
 
 from socialbench.benchmarks.prepared import PreparedEval, prepare_eval
-from socialbench.inspect_tasks.metrics import RECORDS_KEY, benchmark_metrics, records_of
-from socialbench.prompting.turns import user_content
+from socialbench.export.inspect_format import RECORDS_KEY, benchmark_metrics, records_of, request_messages
 from socialbench.types import Item, Outcome, Request, Usage
 
 #: The prepared evals of the tasks made in this process, by key: solvers, scorers and
@@ -45,19 +39,6 @@ from socialbench.types import Item, Outcome, Request, Usage
 _PREPARED: dict[str, PreparedEval] = {}
 #: The error kind a record gets when Inspect's model raised (after Inspect's own retries).
 MODEL_ERROR = "inspect_error"
-
-
-def request_messages(request: Request, images_first: bool = False) -> list[ChatMessage]:
-    """The Inspect messages of one socialbench request: its system text, then the user turn
-    laid out by :func:`~socialbench.prompting.turns.user_content` (the prompt text, then
-    each image as a data URL, as the ``openai:`` backend sends them)."""
-    images: list[Content] = [ContentImage(image=f"data:{img.mime};base64,{img.b64}") for img in request.images]
-    content = user_content(ContentText(text=request.prompt), images, images_first)
-    messages: list[ChatMessage] = []
-    if request.system:
-        messages.append(ChatMessageSystem(content=request.system))
-    messages.append(ChatMessageUser(content=content))
-    return messages
 
 
 def make_task(
@@ -145,7 +126,8 @@ def answer_item(key: str, images_first: bool = False) -> Solver:
 
 @metric
 def papers_metrics(key: str) -> Metric:
-    """The benchmark's own ``score`` of every sample's records (:mod:`.metrics`)."""
+    """The benchmark's own ``score`` of every sample's records
+    (:func:`~socialbench.export.inspect_format.benchmark_metrics`)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float | int | str | bool | None]:
         records = records_of(s.score.metadata for s in scores)
