@@ -117,14 +117,77 @@ def test_system_prompt_and_max_tokens_are_sent() -> None:
     assert (body["system"], body["max_tokens"], body["model"]) == ("You are a robot.", 77, "claude-test")
 
 
-def test_temperature_is_sent_only_when_asked() -> None:
+def test_the_runs_temperature_and_top_p_are_sent_by_default() -> None:
+    request = Request(prompt=PROMPT, config=GenerationConfig(temperature=0.0, top_p=0.9))
+    with ScriptedAnthropicServer() as srv:
+        model = _model(srv)
+        _generate(model, request)
+        body = srv.requests[0]
+    assert (body["temperature"], body["top_p"], model.adaptations()) == (0.0, 0.9, {})
+
+
+def test_unset_sampling_settings_are_not_sent() -> None:
+    with ScriptedAnthropicServer() as srv:
+        _generate(_model(srv), Request(prompt=PROMPT, config=GenerationConfig(temperature=None)))
+        body = srv.requests[0]
+    assert ("temperature" in body, "top_p" in body) == (False, False)
+
+
+def test_send_temperature_false_leaves_it_out_and_records_it() -> None:
     request = Request(prompt=PROMPT, config=GenerationConfig(temperature=0.0))
     with ScriptedAnthropicServer() as srv:
-        _generate(_model(srv), request)
-        _generate(_model(srv, send_temperature="true"), request)
-        bodies = srv.requests
-    assert "temperature" not in bodies[0]
-    assert bodies[1]["temperature"] == 0.0
+        model = _model(srv, send_temperature="false")
+        _generate(model, request)
+        body = srv.requests[0]
+    assert "temperature" not in body
+    assert "send_temperature=false" in model.adaptations()["temperature"]
+
+
+def test_send_temperature_false_has_an_identity_of_its_own() -> None:
+    with ScriptedAnthropicServer() as srv:
+        sending, not_sending = _model(srv), _model(srv, send_temperature="false")
+    assert not_sending.identity() == sending.identity() + "|no-temperature"
+
+
+def test_a_refused_temperature_is_dropped_and_the_request_sent_again(caplog: pytest.LogCaptureFixture) -> None:
+    from socialbench.testing.anthropic_server import claude_temperature_deprecated
+
+    request = Request(prompt=PROMPT, config=GenerationConfig(temperature=0.0))
+    with ScriptedAnthropicServer(served=claude_temperature_deprecated()) as srv:
+        model = _model(srv)
+        with caplog.at_level("WARNING", logger="socialbench.models.anthropic_messages"):
+            first = _generate(model, request)
+            _generate(model, request)
+        sent = [("temperature" in body) for body in srv.requests]
+    assert json.loads(first.text) == {"answer": "left"}
+    assert sent == [True, False, False]  # refused once, then never sent again
+    assert model.adaptations()["temperature"] == (
+        "not sent (0.0 refused, the server's default applies); "
+        "HTTP 400 invalid_request_error: `temperature` is deprecated for this model."
+    )
+    assert sum("refused temperature" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_temperature_and_top_p_refused_together_drop_top_p() -> None:
+    from socialbench.testing.anthropic_server import claude_sampling_exclusive
+
+    request = Request(prompt=PROMPT, config=GenerationConfig(temperature=0.0, top_p=0.9))
+    with ScriptedAnthropicServer(served=claude_sampling_exclusive()) as srv:
+        model = _model(srv)
+        _generate(model, request)
+        last = srv.requests[-1]
+    assert (last["temperature"], "top_p" in last, sorted(model.adaptations())) == (0.0, False, ["top_p"])
+    assert "cannot both be specified" in model.adaptations()["top_p"]
+
+
+def test_a_400_about_something_else_is_a_bad_request_not_an_adaptation() -> None:
+    request = Request(prompt=PROMPT, config=GenerationConfig(temperature=0.0))
+    with ScriptedAnthropicServer() as srv:
+        srv.push(status(400))
+        model = _model(srv)
+        with pytest.raises(FatalModelError) as info:
+            _generate(model, request)
+    assert (info.value.kind, model.adaptations()) == ("bad_request", {})
 
 
 def test_api_key_from_named_env_var_is_sent(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -359,7 +422,7 @@ def test_thinking_budget_below_the_apis_minimum_is_refused() -> None:
 
 def test_with_thinking_a_temperature_other_than_1_is_not_sent_and_recorded() -> None:
     with ScriptedAnthropicServer() as srv:
-        model = _model(srv, send_temperature="true")
+        model = _model(srv)
         _generate(model, Request(prompt=PROMPT, config=EFFORT_LOW))
         body = srv.requests[0]
     assert "temperature" not in body

@@ -13,6 +13,8 @@ import pytest
 
 from socialbench.testing.anthropic_server import (
     ScriptedAnthropicServer,
+    claude_sampling_exclusive,
+    claude_temperature_deprecated,
     refusal,
     stall,
     status,
@@ -72,6 +74,26 @@ def test_529_is_overloaded_error() -> None:
         srv.push(status(529))
         resp = _post(srv, _body())
     assert (resp.status_code, resp.json()["error"]["type"]) == (529, "overloaded_error")
+
+
+def test_a_temperature_deprecated_model_refuses_temperature_in_the_apis_body() -> None:
+    with ScriptedAnthropicServer(served=claude_temperature_deprecated()) as srv:
+        refused = _post(srv, _body(temperature=0.0))
+        default = _post(srv, _body(temperature=1))
+    error = refused.json()
+    assert (refused.status_code, error["type"], error["error"]["type"]) == (400, "error", "invalid_request_error")
+    assert error["error"]["message"] == "`temperature` is deprecated for this model."
+    assert default.status_code == 200
+
+
+def test_a_sampling_exclusive_model_refuses_temperature_with_top_p_only() -> None:
+    with ScriptedAnthropicServer(served=claude_sampling_exclusive()) as srv:
+        both = _post(srv, _body(temperature=0.0, top_p=0.9))
+        alone = _post(srv, _body(temperature=0.0))
+    assert (both.status_code, alone.status_code) == (400, 200)
+    assert both.json()["error"]["message"] == (
+        "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
+    )
 
 
 def test_refusal_action_sets_stop_reason_refusal() -> None:

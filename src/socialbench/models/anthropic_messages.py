@@ -11,9 +11,20 @@ field. The key comes from the environment variable named by ``api_key_env`` (def
 
 Options (``--model-opt KEY=VALUE``): ``api_key_env``, ``base_url`` (a local or proxy
 server; without a key the placeholder ``EMPTY`` is sent there), ``images_first``,
-``send_temperature`` (the SDK no longer has a ``temperature`` argument and newer models
-reject it, so the request's temperature is sent only when this is ``true``),
-``thinking_budget`` (extended thinking with that ``budget_tokens`` on every request).
+``send_temperature=false`` (never send the run's temperature; recorded in run.json and in
+the identity), ``thinking_budget`` (extended thinking with that ``budget_tokens`` on every
+request).
+
+Generation settings: the run's ``temperature`` and ``top_p`` are sent whenever the run sets
+them (RobotEQ: temperature 0, App. G.5; SocialNav-SUB sets none), ``max_tokens`` always (the
+API requires it). The SDKs of the declared range have no ``temperature`` argument, so both go
+in ``extra_body``. A model that refuses one of them answers HTTP 400 in Anthropic's shape,
+``{"type": "error", "error": {"type": "invalid_request_error", "message": "`temperature` is
+deprecated for this model."}}`` (Opus 4.7 and later) or ``"... `temperature` and `top_p`
+cannot both be specified for this model. Please use only one."`` (Sonnet 4.5 and later): the
+backend then sends the same request again without the refused setting (``top_p`` in the
+second case; temperature is the benchmark's), and from then on, logged once and kept for
+run.json (``generation_adapted``) as the OpenAI backend does (:func:`refused_setting`).
 
 Extended thinking: ``--reasoning-effort`` turns it on with the budget of
 :data:`THINKING_BUDGETS` (``none``: off), or ``thinking_budget`` fixes one. Its rules are
@@ -38,6 +49,7 @@ import base64
 import json
 import logging
 import os
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +58,7 @@ from socialbench.models.base import FatalModelError, LoopBoundClient, RetryableM
 from socialbench.models.error_body import error_info
 from socialbench.models.openai_compat import classify_status, parse_retry_after, split_base_url, usage_count
 from socialbench.models.redact import install_log_redaction, redact_url, scrub, secret_digest, url_secrets
-from socialbench.models.registry import ModelOptions, register
+from socialbench.models.registry import ModelOption, ModelOptions, register
 from socialbench.prompting.turns import user_content
 from socialbench.types import EncodedImage, Generation, Request, Usage
 
@@ -78,6 +90,36 @@ THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384,
 MIN_THINKING_BUDGET = 1024
 #: Extended thinking allows ``top_p`` only from 0.95 (or unset) and ``temperature`` only 1.
 MIN_TOP_P_WITH_THINKING = 0.95
+#: Sampling settings the backend leaves out when the server refuses them (:func:`refused_setting`).
+ADAPTABLE_SETTINGS = ("temperature", "top_p")
+
+#: A refused setting named in an error message: "`temperature` is deprecated for this
+#: model." (Anthropic's words), or "... is not supported" as proxies put it.
+_DEPRECATED = re.compile(r"`?\b(temperature|top_p)\b`? (?:is deprecated|is not supported|is no longer supported)")
+#: "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
+_NOT_BOTH = re.compile(r"`?temperature`? and `?top_p`? cannot both be specified")
+
+
+def refused_setting(status: int, message: str, sent: Mapping[str, Any]) -> str:
+    """The sampling setting (of :data:`ADAPTABLE_SETTINGS`) a 400 answer refuses, if ``sent``
+    (the request's ``extra_body``) carried it; '' otherwise. Read from the message, in
+    any wrapping a proxy adds: a deprecated setting is that setting; "cannot both be
+    specified" is ``top_p`` (temperature is what the benchmark declares).
+
+    >>> refused_setting(400, "`temperature` is deprecated for this model.", {"temperature": 0.0})
+    'temperature'
+    >>> msg = "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
+    >>> refused_setting(400, msg, {"temperature": 0.0, "top_p": 0.9})
+    'top_p'
+    >>> refused_setting(400, "max_tokens: must be an integer >= 1", {"temperature": 0.0})
+    ''
+    """
+    if status != 400:
+        return ""
+    if _NOT_BOTH.search(message):
+        return "top_p" if "top_p" in sent else ""
+    found = _DEPRECATED.search(message)
+    return found.group(1) if found and found.group(1) in sent else ""
 
 
 def thinking_budget(request: Request, fixed: int | None = None) -> int | None:
@@ -94,11 +136,16 @@ def build_params(
     request: Request,
     *,
     images_first: bool = False,
-    send_temperature: bool = False,
+    send_temperature: bool = True,
     budget: int | None = None,
     adapted: dict[str, str] | None = None,
+    dropped: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """Keyword arguments of ``messages.create`` for a request (pure but for ``adapted``).
+
+    The request's ``temperature`` and ``top_p`` go in ``extra_body`` when set, except those
+    in ``dropped`` (refused by the server earlier) and the temperature when
+    ``send_temperature`` is false (written into ``adapted``).
 
     ``budget``: extended thinking with that ``budget_tokens``. Its rules are kept, and each
     change they force is written into ``adapted`` (setting -> what was done): the API
@@ -128,12 +175,14 @@ def build_params(
         )
     if request.system:
         params["system"] = request.system
-    if send_temperature and cfg.temperature is not None:
+    if not send_temperature and cfg.temperature is not None:
+        notes["temperature"] = f"not sent ({cfg.temperature!r}): --model-opt send_temperature=false"
+    elif cfg.temperature is not None and "temperature" not in dropped:
         if budget is not None and cfg.temperature != 1:
             notes["temperature"] = f"not sent ({cfg.temperature!r}): extended thinking allows only temperature 1"
         else:
             extra["temperature"] = cfg.temperature
-    if cfg.top_p is not None:
+    if cfg.top_p is not None and "top_p" not in dropped:
         if budget is not None and cfg.top_p < MIN_TOP_P_WITH_THINKING:
             notes["top_p"] = f"not sent ({cfg.top_p!r}): extended thinking allows top_p from 0.95 only"
         else:
@@ -223,7 +272,8 @@ class AnthropicModel(LoopBoundClient):
         if raw_base and secret_digest(raw_base):
             self._endpoint += f"|{secret_digest(raw_base)}"
         self.images_first = options.get_flag("images_first")
-        self.send_temperature = options.get_flag("send_temperature")
+        #: ``--model-opt send_temperature=false``: the run's temperature is never sent.
+        self.send_temperature = options.get_flag("send_temperature", default=True)
         #: ``--model-opt thinking_budget=N``: extended thinking with that budget on every
         #: request (else the request's ``--reasoning-effort`` chooses, see THINKING_BUDGETS).
         self.thinking_budget = options.get_count("thinking_budget")
@@ -233,6 +283,8 @@ class AnthropicModel(LoopBoundClient):
                 f"least {MIN_THINKING_BUDGET} tokens"
             )
         self._adapted: dict[str, str] = {}
+        #: Sampling settings the server refused (:func:`refused_setting`): no longer sent.
+        self._dropped: set[str] = set()
         warm_platform_probe()
         key_env = options.get("api_key_env", DEFAULT_API_KEY_ENV) or DEFAULT_API_KEY_ENV
         key = os.environ.get(key_env)
@@ -251,12 +303,16 @@ class AnthropicModel(LoopBoundClient):
     def identity(self) -> str:
         """``anthropic|MODEL|URL``: credentials and query values masked, plus their salted
         hash when the URL has any (see :func:`socialbench.models.redact.secret_digest`);
-        ``|thinking=N`` with a fixed thinking budget."""
+        ``|thinking=N`` with a fixed thinking budget, ``|no-temperature`` with
+        ``send_temperature=false`` (what is sent differs from what the run sets)."""
         fixed = f"|thinking={self.thinking_budget}" if self.thinking_budget is not None else ""
-        return f"anthropic|{self.model}|{self._endpoint}{fixed}"
+        no_temperature = "" if self.send_temperature else "|no-temperature"
+        return f"anthropic|{self.model}|{self._endpoint}{fixed}{no_temperature}"
 
     def adaptations(self) -> dict[str, str]:
-        """The settings extended thinking's rules changed (run.json's ``generation_adapted``)."""
+        """The settings not sent as the run set them (run.json's ``generation_adapted``):
+        changed by extended thinking's rules, refused by the server, or turned off by
+        ``send_temperature=false``; setting -> what was done and why."""
         return dict(self._adapted)
 
     def _get_client(self) -> anthropic.AsyncAnthropic:
@@ -293,28 +349,54 @@ class AnthropicModel(LoopBoundClient):
         return scrub(text, secrets)[:_MAX_MESSAGE_CHARS]
 
     async def generate(self, request: Request) -> Generation:
+        """Send the request; when the server refuses a sampling setting it carried
+        (:func:`refused_setting`), leave it out from then on and send the request again."""
+        for _ in range(len(ADAPTABLE_SETTINGS) + 1):  # each setting is dropped at most once
+            before = set(self._adapted)
+            params = build_params(
+                self.model,
+                request,
+                images_first=self.images_first,
+                send_temperature=self.send_temperature,
+                budget=thinking_budget(request, self.thinking_budget),
+                adapted=self._adapted,
+                dropped=frozenset(self._dropped),
+            )
+            for name in sorted(set(self._adapted) - before):  # each change logged once
+                log.warning("%s: %s %s", self.spec, name, self._adapted[name])
+            try:
+                return await self._send(params)
+            except _SettingRefused as exc:
+                self._drop(exc.setting, exc.value, exc.message)
+        raise FatalModelError("bad_request", f"{self.spec}: the server kept refusing the adapted request")
+
+    def _drop(self, setting: str, value: Any, message: str) -> None:
+        """Stop sending ``setting`` (refused with ``message``): logged and recorded once
+        (concurrent requests refused for the same setting only send again)."""
+        if setting in self._dropped:
+            return
+        self._dropped.add(setting)
+        done = f"not sent ({value!r} refused, the server's default applies)"
+        because = f"HTTP 400 invalid_request_error: {message}"[:_MAX_MESSAGE_CHARS]
+        self._adapted[setting] = f"{done}; {because}"
+        log.warning("%s: the server refused %s; from now on %s (%s)", self.spec, setting, done, because)
+
+    async def _send(self, params: dict[str, Any]) -> Generation:
+        """Post one request; a 400 refusing a sampling setting it carried raises
+        :class:`_SettingRefused`, other failures the model error of their kind."""
         import anthropic
 
         client = self._get_client()
-        before = set(self._adapted)
-        params = build_params(
-            self.model,
-            request,
-            images_first=self.images_first,
-            send_temperature=self.send_temperature,
-            budget=thinking_budget(request, self.thinking_budget),
-            adapted=self._adapted,
-        )
-        for name in sorted(set(self._adapted) - before):  # each change logged once
-            log.warning("%s: %s %s", self.spec, name, self._adapted[name])
         try:
             raw = await client.messages.with_raw_response.create(**params)
             body_text = raw.http_response.text
         except anthropic.APIStatusError as exc:
-            message = error_message(exc.body, str(exc.message))
-            raise classify_status(
-                exc.status_code, self._redact(message), parse_retry_after(exc.response.headers)
-            ) from None
+            message = self._redact(error_message(exc.body, str(exc.message)))
+            sent = params.get("extra_body") or {}
+            setting = refused_setting(exc.status_code, message, sent)
+            if setting:
+                raise _SettingRefused(setting, sent[setting], message) from None
+            raise classify_status(exc.status_code, message, parse_retry_after(exc.response.headers)) from None
         except anthropic.APITimeoutError:
             raise RetryableModelError("timeout", f"no answer within {self.timeout_s:g} s") from None
         except anthropic.APIConnectionError as exc:
@@ -328,6 +410,16 @@ class AnthropicModel(LoopBoundClient):
         return parse_message(body_text)
 
 
+class _SettingRefused(Exception):
+    """The server refused a sampling setting the request carried (HTTP 400)."""
+
+    def __init__(self, setting: str, value: Any, message: str) -> None:
+        super().__init__(setting)
+        self.setting = setting
+        self.value = value
+        self.message = message
+
+
 @register(
     "anthropic",
     summary=(
@@ -335,6 +427,13 @@ class AnthropicModel(LoopBoundClient):
         "(options: api_key_env, base_url, images_first, send_temperature, thinking_budget)"
     ),
     example="anthropic:claude-sonnet-4-5",
+    options=(
+        ModelOption("api_key_env", "text", "environment variable holding the API key (default ANTHROPIC_API_KEY)"),
+        ModelOption("base_url", "text", "the Messages API's base URL (a proxy or a local server)"),
+        ModelOption("images_first", "flag", "true: images before the prompt text (default false)"),
+        ModelOption("send_temperature", "flag", "false: never send the run's temperature (default true)"),
+        ModelOption("thinking_budget", "count", "extended thinking with this token budget (>= 1024)"),
+    ),
 )
 def create_anthropic_model(rest: str, options: ModelOptions) -> AnthropicModel:
     """Anthropic Messages API: ``anthropic:MODEL``."""

@@ -12,6 +12,12 @@ base64 image blocks, ``system``, ``usage``), errors in Anthropic's shape
         client = anthropic.AsyncAnthropic(base_url=srv.base_url, api_key="test", max_retries=0)
         ...                                   # 429, then 529 overloaded, then answers
 
+``served`` makes the server behave like a model that refuses sampling settings, with the
+real API's 400 bodies: :func:`claude_temperature_deprecated` (Opus 4.7 and later:
+"`temperature` is deprecated for this model.") and :func:`claude_sampling_exclusive`
+(Sonnet 4.5 and later: "`temperature` and `top_p` cannot both be specified for this model.
+Please use only one.").
+
 Actions (:func:`ok`, :func:`status`, :func:`stall`, :func:`malformed`, :func:`refusal`,
 :func:`empty`) behave as in the OpenAI server; :func:`refusal` answers
 ``stop_reason: "refusal"``. Without a queued action the responder answers; the default
@@ -42,7 +48,9 @@ from socialbench.testing.openai_server import (
     DEFAULT_MODEL_NAME,
     Action,
     Overflow,
+    Rejection,
     ScriptedOpenAIServer,
+    ServedModel,
     _Core,
     empty,
     malformed,
@@ -66,6 +74,8 @@ __all__ = [
     "refusal",
     "empty",
     "error_body",
+    "claude_temperature_deprecated",
+    "claude_sampling_exclusive",
     "validate_messages_request",
     "request_api_key",
     "serve_forever",
@@ -94,6 +104,39 @@ def error_body(code: int, message: str | None = None) -> dict[str, Any]:
         "error": {"type": kind, "message": message or default},
         "request_id": f"req_scripted_{code}",
     }
+
+
+def _invalid_request(message: str) -> Rejection:
+    return Rejection(400, error_body(400, message))
+
+
+def _temperature_deprecated_check(body: Mapping[str, Any]) -> Rejection | None:
+    # the API keeps taking temperature 1 (the default) for backward compatibility
+    if "temperature" in body and body["temperature"] != 1:
+        return _invalid_request("`temperature` is deprecated for this model.")
+    return None
+
+
+def claude_temperature_deprecated() -> ServedModel:
+    """A model like Claude Opus 4.7 and later: a ``temperature`` other than 1 is refused
+    with the API's 400, ``{"type": "error", "error": {"type": "invalid_request_error",
+    "message": "`temperature` is deprecated for this model."}, "request_id": ...}``."""
+    return ServedModel("claude-temperature-deprecated", _temperature_deprecated_check)
+
+
+def _sampling_exclusive_check(body: Mapping[str, Any]) -> Rejection | None:
+    if "temperature" in body and "top_p" in body:
+        return _invalid_request(
+            "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
+        )
+    return None
+
+
+def claude_sampling_exclusive() -> ServedModel:
+    """A model like Claude Sonnet 4.5 and later: ``temperature`` and ``top_p`` together are
+    refused with the API's 400 ("`temperature` and `top_p` cannot both be specified for this
+    model. Please use only one."); either alone is taken."""
+    return ServedModel("claude-sampling-exclusive", _sampling_exclusive_check)
 
 
 def _text_blocks_ok(value: Any, where: str) -> str | None:
@@ -279,6 +322,9 @@ class _MessagesCore(_Core):
         message = validate_messages_request(body)
         if message is not None:
             return web.json_response(error_body(400, message), status=400)
+        rejection = self.served.check(body) if self.served is not None and self.served.check is not None else None
+        if rejection is not None:
+            return web.json_response(rejection.body, status=rejection.status)
         return await self.dispatch(body)
 
     def _message(self, body: dict[str, Any], text: str | None, stop_reason: str) -> web.Response:
@@ -311,8 +357,10 @@ class ScriptedAnthropicServer(ScriptedOpenAIServer):
     """A Messages-API server on 127.0.0.1 in a background thread.
 
     ``base_url`` is ``http://127.0.0.1:PORT`` (what the ``anthropic`` SDK takes; it adds
-    ``/v1/messages``). ``api_key``: when set, other keys get a 401. ``requests`` holds the
-    JSON bodies and ``request_headers`` the headers, for every request received.
+    ``/v1/messages``). ``api_key``: when set, other keys get a 401. ``served``: how the
+    model treats sampling settings (:func:`claude_temperature_deprecated`, ...).
+    ``requests`` holds the JSON bodies and ``request_headers`` the headers, for every
+    request received.
     """
 
     url_path = ""
@@ -328,6 +376,7 @@ class ScriptedAnthropicServer(ScriptedOpenAIServer):
         model_name: str = DEFAULT_MODEL_NAME,
         host: str = "127.0.0.1",
         port: int = 0,
+        served: ServedModel | None = None,
     ) -> None:
         super().__init__(
             responder,
@@ -338,7 +387,9 @@ class ScriptedAnthropicServer(ScriptedOpenAIServer):
             host=host,
             port=port,
         )
-        self._core = _MessagesCore(responder, delay_s, False, max_concurrency, overflow, model_name, api_key=api_key)
+        self._core = _MessagesCore(
+            responder, delay_s, False, max_concurrency, overflow, model_name, served=served, api_key=api_key
+        )
 
 
 # --------------------------------------------------------------------------- subprocess

@@ -129,6 +129,38 @@ def test_anthropic_thinking_is_recorded_apart_from_the_parsed_answer(release: Pa
     assert "max_tokens" in run["generation_adapted"]
 
 
+def _anthropic_eval(release: Path, out: Path, url: str, *flags: str) -> dict[str, Any]:
+    args = ["eval", "-b", "roboteq-bj", "-d", str(release), "-m", "anthropic:claude-sonnet-4-5", "--no-progress"]
+    main([*args, "--model-opt", f"base_url={url}", "--out", str(out), "--no-cache", "--no-render-cache", *flags])
+    return json.loads((out / "run.json").read_text())
+
+
+@pytest.mark.parametrize(("strategy", "max_tokens"), [("standard", 1024), ("cot", 2048)])
+def test_anthropic_body_has_temperature_0_and_the_papers_max_tokens(
+    release: Path, tmp_path: Path, strategy: str, max_tokens: int
+) -> None:
+    pytest.importorskip("anthropic")
+    from socialbench.testing.anthropic_server import ScriptedAnthropicServer
+
+    with ScriptedAnthropicServer(responder=valid_responder) as srv:
+        run = _anthropic_eval(release, tmp_path / "run", srv.base_url, "--strategy", strategy)
+        sent = {(b["temperature"], b["max_tokens"]) for b in srv.requests}
+    assert sent == {(0.0, max_tokens)}
+    assert (run["status"], "generation_adapted" in run) == ("complete", False)
+
+
+def test_anthropic_model_that_refuses_temperature_completes_without_it(release: Path, tmp_path: Path) -> None:
+    pytest.importorskip("anthropic")
+    from socialbench.testing.anthropic_server import ScriptedAnthropicServer, claude_temperature_deprecated
+
+    with ScriptedAnthropicServer(responder=valid_responder, served=claude_temperature_deprecated()) as srv:
+        run = _anthropic_eval(release, tmp_path / "run", srv.base_url)
+        answered_bodies = [b for b in srv.requests if "temperature" not in b]
+    assert (run["status"], run["answered"], len(answered_bodies)) == ("complete", 7, SCENES)
+    assert sorted(run["generation_adapted"]) == ["temperature"]
+    assert "`temperature` is deprecated for this model." in run["generation_adapted"]["temperature"]
+
+
 def test_epochs_of_a_baseline_give_no_warning(release: Path, tmp_path: Path) -> None:
     args = ["eval", "-b", "roboteq-bj", "-d", str(release), "-m", "baseline:random", "--no-progress", "--no-cache"]
     result = CliRunner().invoke(app, [*args, "--epochs", "2", "--out", str(tmp_path / "e")])
