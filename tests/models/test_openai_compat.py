@@ -106,7 +106,7 @@ def test_unset_settings_are_not_sent() -> None:
     with ScriptedOpenAIServer() as srv:
         _generate(_model(srv), Request(prompt=PROMPT, config=cfg))
         (body,) = srv.requests
-    assert set(body) == {"model", "messages", "response_format"}
+    assert set(body) == {"model", "messages", "response_format", "stream", "stream_options"}
 
 
 def test_json_mode_off_sends_no_response_format() -> None:

@@ -51,6 +51,7 @@ from socialbench.models.base import (
     ModelError,
     RetryableModelError,
 )
+from socialbench.models.chat_stream import assemble_stream
 from socialbench.models.error_body import ErrorInfo, error_info
 from socialbench.models.redact import install_log_redaction, redact, redact_url, scrub, secret_digest, url_secrets
 from socialbench.models.registry import ModelOptions
@@ -303,6 +304,33 @@ def is_json_text(text: str) -> bool:
     return True
 
 
+_STREAM_OPTIONS_WORDS = re.compile(r"stream.?options|include.?usage", re.I)
+_STREAM_WORDS = re.compile(r"\bstream(?:ing)?\b", re.I)
+
+
+def stream_refusal(status: int, info: ErrorInfo) -> str:
+    """The streaming field an error answer to a streamed request refuses: ``stream_options``
+    (its param, or its message names it or ``include_usage``), ``stream`` (its param, or its
+    message names streaming), or '' (not a refusal of streaming: a 400 or 422 only).
+
+    >>> stream_refusal(400, ErrorInfo("Unrecognized request argument supplied: stream_options"))
+    'stream_options'
+    >>> stream_refusal(422, ErrorInfo("Streaming is not supported by this server"))
+    'stream'
+    >>> stream_refusal(400, ErrorInfo("max_tokens is too large"))
+    ''
+    """
+    if status not in (400, 422):
+        return ""
+    if info.param in ("stream", "stream_options"):
+        return info.param
+    if _STREAM_OPTIONS_WORDS.search(info.message):
+        return "stream_options"
+    if _STREAM_WORDS.search(info.message):
+        return "stream"
+    return ""
+
+
 def classify_status(code: int, message: str, retry_after: float | None = None) -> ModelError:
     """Map an HTTP error status (and its message) to a socialbench model error."""
     text = f"HTTP {code}: {message}"[:_MAX_MESSAGE_CHARS]
@@ -398,6 +426,16 @@ class EndpointUnreachable(RetryableModelError):
         super().__init__("connection", message)
 
 
+class _StreamRefused(Exception):
+    """Internal: the server refused ``stream`` or ``stream_options`` (:func:`stream_refusal`)."""
+
+    def __init__(self, field: str, status: int, info: ErrorInfo) -> None:
+        super().__init__(field)
+        self.field = field
+        self.status = status
+        self.info = info
+
+
 class _ResponseFormatRejected(Exception):
     """Internal: the server refused ``response_format`` (:func:`refuses_json_mode`)."""
 
@@ -480,6 +518,16 @@ class OpenAICompatModel(LoopBoundClient):
         self._token_field = "max_tokens"
         self._dropped: set[str] = set()
         self._adapted: dict[str, str] = {}
+        #: Replies come streamed (``--model-opt stream=false``: never), so that an attempt
+        #: given up on closes its connection and frees the server (a non-streamed request
+        #: keeps running there). A server that refuses ``stream_options`` gets streams
+        #: without it, one that refuses ``stream`` gets plain requests: logged once, recorded
+        #: in :meth:`adaptations`.
+        self._stream = options.get_flag("stream", default=True)
+        self._stream_usage = True
+        #: Seconds to the first byte of a reply (connect, the server's queue, the prompt), or
+        #: None: only the total ``timeout_s`` applies.
+        self.first_byte_timeout_s = options.first_byte_timeout_s
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel(model={self.model!r}, base_url={self.base_url!r})"
@@ -579,6 +627,10 @@ class OpenAICompatModel(LoopBoundClient):
             json_mode = cfg.json_mode and self.json_mode_allowed and self._response_format_ok
             if json_mode:
                 params["response_format"] = {"type": "json_object"}
+            if self._stream:  # transport, not generation: the reply is the same (chat_stream.py)
+                params["stream"] = True
+                if self._stream_usage:
+                    params["stream_options"] = {"include_usage": True}
             self._json_counts["with_response_format" if json_mode else "without_response_format"] += 1
             try:
                 gen = await self._send(encode_chat_body(request, params), json_mode=json_mode, sent=params)
@@ -597,10 +649,28 @@ class OpenAICompatModel(LoopBoundClient):
                 if not self._adapt(exc.field, exc.info, params):
                     raise classify_status(400, exc.info.message) from None
                 continue
+            except _StreamRefused as exc:
+                self._stop_streaming(exc.field, exc.status, exc.info)
+                continue
             if json_mode and not is_json_text(gen.text):
                 self._json_counts["replies_not_json"] += 1
             return gen
         raise FatalModelError("bad_request", f"{self.spec}: the server kept refusing the adapted request")
+
+    def _stop_streaming(self, field: str, status: int, info: ErrorInfo) -> None:
+        """The server refused ``field`` (``stream`` or ``stream_options``): send without it
+        from now on; logged and recorded once (concurrent refusals only send again)."""
+        if field == "stream_options" and self._stream_usage:
+            self._stream_usage = False
+            done = "not sent (streamed replies may then carry no token counts)"
+        elif field == "stream" and self._stream:
+            self._stream = False
+            done = "not sent (replies come whole; a timed-out request may keep running at the server)"
+        else:
+            return
+        because = f"HTTP {status}: {info.message}"[:_MAX_MESSAGE_CHARS]
+        self._adapted[field] = f"{done}; {because}"
+        log.warning("%s: the server refused %s; from now on %s (%s)", self.spec, field, done, because)
 
     def _adapt(self, field: str, info: ErrorInfo, sent: Mapping[str, Any]) -> bool:
         """Change what is sent after the server refused ``field`` of ``sent`` (True), or
@@ -638,7 +708,16 @@ class OpenAICompatModel(LoopBoundClient):
 
         url, headers, query = self._request_target()
         try:
-            reply = await post_bytes(self._get_client(), url, body, headers, query, self.timeout_s)
+            reply = await post_bytes(
+                self._get_client(),
+                url,
+                body,
+                headers,
+                query,
+                self.timeout_s,
+                first_byte_s=self.first_byte_timeout_s,
+                stream=bool(sent and sent.get("stream")),
+            )
         except Unreachable as exc:
             raise EndpointUnreachable(self._redact(str(exc))[:_MAX_MESSAGE_CHARS]) from None
         except RetryableModelError as exc:
@@ -649,6 +728,9 @@ class OpenAICompatModel(LoopBoundClient):
             code = reply.status
             if json_mode and refuses_json_mode(code, ErrorInfo(message, param, info.code)):
                 raise _ResponseFormatRejected(code, ErrorInfo(message, param, info.code)) from None
+            refused = stream_refusal(code, ErrorInfo(message, param, info.code)) if sent and sent.get("stream") else ""
+            if refused:
+                raise _StreamRefused(refused, code, ErrorInfo(message, param, info.code)) from None
             # an error that names its code adapts only when the code says "not supported"
             # (an OpenAI invalid_value, such as a max_tokens above the model's limit, is the
             # run's to fix); servers without string codes (Gemini) are read by field name
@@ -657,4 +739,6 @@ class OpenAICompatModel(LoopBoundClient):
             if sent is not None and field in ADAPTABLE_FIELDS and field in sent:
                 raise _FieldRejected(field, ErrorInfo(message, field, info.code)) from None
             raise classify_status(code, message, parse_retry_after(reply.headers)) from None
+        if reply.events is not None:  # streamed: put the chunks back together
+            return parse_completion(json.dumps(assemble_stream(reply.events)))
         return parse_completion(reply.body)

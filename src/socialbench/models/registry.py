@@ -25,6 +25,8 @@ class ModelOptions:
 
     seed: int = 0
     timeout_s: float = 120.0
+    #: Seconds to the first byte of a reply (``--first-byte-timeout``); None: only ``timeout_s``.
+    first_byte_timeout_s: float | None = None
     data: Any = None  # the loaded benchmark, for baselines that read human votes
     extra: tuple[tuple[str, str], ...] = ()  # --model-opt KEY=VALUE pairs
     #: The most images one request of the run carries, as the benchmark declares it (None:
