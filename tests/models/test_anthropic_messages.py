@@ -463,3 +463,23 @@ def test_reply_cut_off_while_thinking_says_to_raise_max_tokens() -> None:
     with pytest.raises(FatalModelError, match="--max-tokens") as info:
         parse_message(json.dumps(body))
     assert info.value.kind == "empty_response"
+
+
+def test_concurrent_refusals_drop_the_setting_once(caplog: pytest.LogCaptureFixture) -> None:
+    from socialbench.testing.anthropic_server import claude_temperature_deprecated
+
+    request = Request(prompt=PROMPT, config=GenerationConfig(temperature=0.0))
+    with ScriptedAnthropicServer(served=claude_temperature_deprecated()) as srv:
+        model = _model(srv)
+
+        async def go() -> list[Generation]:
+            try:
+                return await asyncio.gather(*(model.generate(request) for _ in range(4)))
+            finally:
+                await model.aclose()
+
+        with caplog.at_level("WARNING", logger="socialbench.models.anthropic_messages"):
+            gens = asyncio.run(go())
+        answered = [body for body in srv.requests if "temperature" not in body]
+    assert (len(gens), len(answered), list(model.adaptations())) == (4, 4, ["temperature"])
+    assert sum("refused temperature" in r.getMessage() for r in caplog.records) == 1
