@@ -201,3 +201,30 @@ def test_subprocess_mode_prints_ready_and_serves() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_subprocess_served_option_refuses_temperature() -> None:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "socialbench.testing.anthropic_server",
+            "--port",
+            "0",
+            "--served",
+            "claude-temperature-deprecated",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip().split(" ", 1)[1]
+        resp = httpx.post(url + "/v1/messages", json=_body(temperature=0.0), headers=HEADERS, timeout=5.0)
+        assert (resp.status_code, resp.json()["error"]["message"]) == (
+            400,
+            "`temperature` is deprecated for this model.",
+        )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

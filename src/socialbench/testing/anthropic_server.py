@@ -39,7 +39,7 @@ import base64
 import binascii
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from aiohttp import web
@@ -394,6 +394,13 @@ class ScriptedAnthropicServer(ScriptedOpenAIServer):
 
 # --------------------------------------------------------------------------- subprocess
 
+#: ``--served`` choices of the subprocess server: name -> the served model (None: takes every setting).
+SERVED_MODELS: dict[str, Callable[[], ServedModel | None]] = {
+    "plain": lambda: None,
+    "claude-temperature-deprecated": claude_temperature_deprecated,
+    "claude-sampling-exclusive": claude_sampling_exclusive,
+}
+
 
 async def serve_forever(
     port: int = 0,
@@ -403,10 +410,20 @@ async def serve_forever(
     overflow: Overflow = "queue",
     api_key: str | None = None,
     responder: Responder | None = None,
+    served: ServedModel | None = None,
 ) -> None:
-    """Serve with ``responder`` (default: first option) until cancelled; prints ``READY <base_url>`` first."""
+    """Serve with ``responder`` (default: first option) until cancelled; prints ``READY <base_url>`` first.
+    ``served``: how the model treats sampling settings (:func:`claude_temperature_deprecated`, ...)."""
     core = _MessagesCore(
-        responder, delay_s, False, max_concurrency, overflow, DEFAULT_MODEL_NAME, keep_requests=False, api_key=api_key
+        responder,
+        delay_s,
+        False,
+        max_concurrency,
+        overflow,
+        DEFAULT_MODEL_NAME,
+        keep_requests=False,
+        served=served,
+        api_key=api_key,
     )
     await serve_core(core, host, port, "")
 
@@ -416,6 +433,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "python -m socialbench.testing.anthropic_server", "Scripted local Anthropic Messages API server."
     )
     p.add_argument("--api-key", default=None, help="accept only this x-api-key")
+    p.add_argument(
+        "--served",
+        choices=sorted(SERVED_MODELS),
+        default="plain",
+        help="how the model treats sampling settings: claude-temperature-deprecated refuses a temperature "
+        "but 1, claude-sampling-exclusive refuses temperature with top_p (the API's error bodies)",
+    )
     args = parse_server_args(p, argv)
     from socialbench.testing.responders import get_responder
 
@@ -429,6 +453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.overflow,
                 args.api_key,
                 get_responder(args.responder),
+                SERVED_MODELS[args.served](),
             )
         )
     except KeyboardInterrupt:
