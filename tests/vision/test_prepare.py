@@ -77,7 +77,9 @@ class CountingJob:
 
     def run(self) -> tuple[EncodedImage, ...]:
         self.runs.append(1)
-        return (EncodedImage(Path(self.source).read_bytes(), "image/png", 1, 1),)
+        with Image.open(self.source) as picture:
+            width, height = picture.size
+        return (EncodedImage(Path(self.source).read_bytes(), "image/png", width, height),)
 
 
 def test_a_cached_job_is_not_run_again(pictures: tuple[str, ...], tmp_path: Path) -> None:
