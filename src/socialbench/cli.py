@@ -128,7 +128,9 @@ def _slug(text: str) -> str:
     return slug(text)
 
 
-def _model_options(pairs: list[str], seed: int, timeout: float, data: Any = None):
+def _model_options(
+    pairs: list[str], seed: int, timeout: float, data: Any = None, first_byte_timeout: float | None = None
+):
     from socialbench.models.registry import ModelOptions
 
     extra = []
@@ -139,7 +141,9 @@ def _model_options(pairs: list[str], seed: int, timeout: float, data: Any = None
 
             raise UsageError(f"--model-opt takes KEY=VALUE (got {redact(p)!r})")
         extra.append((k.strip(), v.strip()))
-    return ModelOptions(seed=seed, timeout_s=timeout, data=data, extra=tuple(extra))
+    return ModelOptions(
+        seed=seed, timeout_s=timeout, first_byte_timeout_s=first_byte_timeout, data=data, extra=tuple(extra)
+    )
 
 
 def _resolve_data(benchmark_name: str, data: Path | None):
@@ -305,7 +309,7 @@ def eval_value_problem(name: str, value: Any) -> str | None:
         return None
     if not math.isfinite(value):
         return f"must be a finite number (got {value})"
-    if name == "timeout" and value <= 0:
+    if name in ("timeout", "first_byte_timeout") and value <= 0:
         return f"must be more than 0 seconds (got {value:g})"
     info = next((p.default for p in eval_parameters() if p.name == name), None)
     low, high = getattr(info, "min", None), getattr(info, "max", None)
@@ -367,7 +371,8 @@ def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tupl
     typed = bench.check_options(options)
     variant = typed.variant(options.perturbation)
     declared = getattr(bench, "max_images_per_request", None)  # a benchmark may leave it undeclared
-    model_options = _model_options(list(v["model_opt"]), seed, timeout)
+    first_byte = v.get("first_byte_timeout")
+    model_options = _model_options(list(v["model_opt"]), seed, timeout, first_byte_timeout=first_byte)
     if declared is not None:
         model_options = replace(model_options, max_images=declared(typed))
     try:
@@ -386,7 +391,7 @@ def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tupl
         out=run_dir,
         options=options,
         concurrency=v["concurrency"],
-        retry=RetryPolicy(max_attempts=v["max_attempts"], timeout_s=timeout),
+        retry=RetryPolicy(max_attempts=v["max_attempts"], timeout_s=timeout, first_byte_timeout_s=first_byte),
         cache_path=None if v["no_cache"] else (v["cache"] or default_cache_path()),
         model_options=model_options.extra,
         image_policy=ImagePolicy(max_side=v["max_side"]),
@@ -424,6 +429,10 @@ def eval_cmd(
         False, "--no-render-cache", help="render and encode every image and load the data anew; store nothing"
     ),
     timeout: float = typer.Option(120.0, help="seconds per attempt"),
+    first_byte_timeout: float | None = typer.Option(
+        None,
+        help="openai: seconds per attempt to the reply's first byte (connecting, the server's queue); default: only --timeout",
+    ),
     max_attempts: int = typer.Option(6, min=1, help="attempts per request (retries + 1)"),
     max_side: int = typer.Option(768, min=0, help="longest image side in pixels (0 = original)"),
     model_opt: list[str] = typer.Option([], "--model-opt", help="backend option KEY=VALUE (repeatable)"),

@@ -47,6 +47,9 @@ class RetryPolicy:
     base_delay_s: float = 1.0
     max_delay_s: float = 60.0
     timeout_s: float = 120.0  # per attempt
+    #: Per attempt, to the reply's first byte (``--first-byte-timeout``); the HTTP backends
+    #: enforce it (``openai:``, ModelOptions.first_byte_timeout_s). None: only ``timeout_s``.
+    first_byte_timeout_s: float | None = None
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
         backoff = min(self.max_delay_s, self.base_delay_s * 2.0 ** (attempt - 1))

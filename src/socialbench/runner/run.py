@@ -300,6 +300,7 @@ def _run_locked(
             "base_delay_s": req.retry.base_delay_s,
             "max_delay_s": req.retry.max_delay_s,
             "timeout_s": req.retry.timeout_s,
+            "first_byte_timeout_s": req.retry.first_byte_timeout_s,
         },
         "cache": str(req.cache_path) if req.cache_path else None,
         "render_cache": str(req.render_cache) if req.render_cache else None,
