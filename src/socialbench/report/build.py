@@ -20,7 +20,7 @@ from socialbench.files.atomic_write import refuse_links_in, write_bytes_atomic
 from socialbench.report.data_source import label_tables
 from socialbench.report.item_data import ItemData, auto_attributes, protocol_of
 from socialbench.report.loading import RunDir, check_same_benchmark
-from socialbench.report.provenance import answer_source
+from socialbench.report.provenance import answer_source, completeness, mark_partial, note_partial, rankable
 from socialbench.report.renderers import RENDERERS, to_markdown
 from socialbench.report.roboteq_human import roboteq_human, roboteq_human_grounding, roboteq_human_image
 from socialbench.report.roboteq_tables import (
@@ -70,8 +70,14 @@ def build_report(
     seed: int = 0,
     n_boot: int = 1000,
     figures: bool = True,
+    include_incomplete: bool = False,
 ) -> dict[str, Any]:
-    """Write the report of ``runs`` into ``out``; returns ``{"files", "notes", "tables"}``."""
+    """Write the report of ``runs`` into ``out``; returns ``{"files", "notes", "tables"}``.
+
+    Partial runs (:func:`~socialbench.report.provenance.completeness`) are marked wherever
+    they are shown and left out of the ranked tables and the figures unless
+    ``include_incomplete``; the per-question Tables 10-12, the RobotEQ run coverage, the HTML
+    run list and the item viewer show them (marked)."""
     if images not in IMAGE_MODES:
         raise UsageError(f"--images must be one of {', '.join(IMAGE_MODES)} (got {images!r})")
     family = check_same_benchmark(runs)
@@ -80,43 +86,59 @@ def build_report(
     notes: list[str] = []
     item_data = ItemData(runs, data)
     notes += item_data.notes
+    mark_partial(runs)
+    ranked, left_out = rankable(runs, include_incomplete)
+    notes += left_out
+    # the ranked tables' item-level data: the same loaded labels, for the runs they take
+    ranked_data = item_data.subset([i for i, r in enumerate(runs) if any(r is k for k in ranked)])
     human_facets = None
     attrs: list[str] = []
     if family == "socialnav":
-        tables.add(socialnav_table1(runs))
+        if ranked:
+            tables.add(socialnav_table1(ranked))
         tables.add(socialnav_question_table(runs, "models"))
         tables.add(socialnav_question_table(runs, "baselines"))
-        tables.add(socialnav_ablation_table(runs))
-        tables.add(socialnav_gt_table(runs))
-        if item_data.indices:
+        if ranked:
+            tables.add(socialnav_ablation_table(ranked))
+            tables.add(socialnav_gt_table(ranked))
+        if ranked_data.indices:
             if attributes is not None:
                 attrs = list(attributes)
             else:
                 from socialbench.navigation.scene_features import FEATURES
 
                 attrs = list(FEATURES) + auto_attributes(list(item_data.items().values()))
-            for t in socialnav_item_tables(runs, item_data, attrs, seed=seed, n_boot=n_boot):
+            for t in socialnav_item_tables(ranked_data.runs, ranked_data, attrs, seed=seed, n_boot=n_boot):
                 tables.add(t)
     elif family == "socialnav-waypoint":
-        tables.add(waypoint_table(runs))
+        if ranked:
+            tables.add(waypoint_table(ranked))
     else:
-        bj = [r for r in runs if r.benchmark == "roboteq-bj"]
+        bj = [r for r in ranked if r.benchmark == "roboteq-bj"]
         human_subset, human_facets = roboteq_human(item_data)
-        sg = [r for r in runs if r.benchmark == "roboteq-sg"]
+        sg = [r for r in ranked if r.benchmark == "roboteq-sg"]
         if bj:
             tables.add(roboteq_table1(bj, human_subset))
             tables.add(roboteq_human_image_table(roboteq_human_image(item_data)))  # Figure 6(a), when labelled
             tables.add(roboteq_ablation_table(bj))
             tables.add(roboteq_rag_table(bj))
-        tables.add(roboteq_grounding_table(runs, roboteq_human_grounding(item_data)))
+        if ranked:
+            tables.add(roboteq_grounding_table(ranked, roboteq_human_grounding(item_data)))
         tables.add(roboteq_ablation_table(sg))  # "roboteq_sg_ablation"
         tables.add(roboteq_rag_table(sg))  # "roboteq_sg_rag"
-    tables.add(robustness_table(runs))
+    if ranked:
+        tables.add(robustness_table(ranked))
     if family not in ("socialnav", "socialnav-waypoint"):
-        coverage, hidden = roboteq_run_coverage(runs, tables.tables)
+        apart = {
+            id(r): f"{completeness(r).why}; pass --include-incomplete to include it"
+            for r in runs
+            if not any(r is k for k in ranked)
+        }
+        coverage, hidden = roboteq_run_coverage(runs, tables.tables, apart)
         tables.add(coverage)
         notes += hidden
     tables.tables = label_tables(tables.tables, runs)  # each title names its benchmark and dataset
+    tables.tables = note_partial(tables.tables, runs)  # a partial run's mark is explained where shown
     files: list[Path] = []
     tdir = out / "tables"
     for fmt in formats:
@@ -133,14 +155,14 @@ def build_report(
         write_bytes_atomic(p, text.encode("utf-8"), root=out, option="--out folder")
         files.append(p)
     figs: list[Path] = []
-    if figures or "html" in formats:
+    if (figures or "html" in formats) and ranked:
         from socialbench.report import plots
 
         fdir = out / "plots"
         figs = (
-            plots.socialnav_figures(runs, fdir)
+            plots.socialnav_figures(ranked, fdir)
             if family == "socialnav"
-            else plots.roboteq_figures(runs, fdir, human_facets)
+            else plots.roboteq_figures(ranked, fdir, human_facets)
         )
         files += figs
     if "html" in formats:
@@ -178,7 +200,7 @@ def build_report(
                 "model": r.model,
                 "benchmark": r.benchmark,
                 "protocol": r.protocol,
-                "status": r.run.get("status", ""),
+                "status": "; ".join(s for s in (r.run.get("status", ""), completeness(r).why) if s),
                 "questions": r.metrics.get("n_scored", (r.metrics.get("run") or {}).get("questions", "")),
                 "path": str(r.path),
             }

@@ -54,6 +54,11 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, help="seed of the bootstrap"),
         n_boot: int = typer.Option(1000, min=10, help="bootstrap replicates for the confidence intervals"),
         no_plots: bool = typer.Option(False, "--no-plots", help="skip the figures (HTML reports always draw them)"),
+        include_incomplete: bool = typer.Option(
+            False,
+            "--include-incomplete",
+            help="rank partial runs (interrupted, or not every question answered) too; they are marked either way",
+        ),
     ) -> None:
         """Tables (md/csv/tex), figures (PNG/SVG) and a static HTML report of run directories."""
         from socialbench.files.atomic_write import refuse_link
@@ -83,6 +88,7 @@ def register(app: typer.Typer) -> None:
                 seed=seed,
                 n_boot=n_boot,
                 figures=not no_plots,
+                include_incomplete=include_incomplete,
             )
             for n in res["notes"]:
                 typer.echo(terminal_safe(f"note: {n}"), err=True)
@@ -105,6 +111,11 @@ def register(app: typer.Typer) -> None:
         n_boot: int = typer.Option(2000, min=10, help="bootstrap replicates"),
         n_perm: int = typer.Option(10000, min=10, help="random sign patterns when exact enumeration is too large"),
         level: float = typer.Option(0.95, help="confidence level"),
+        include_incomplete: bool = typer.Option(
+            False,
+            "--include-incomplete",
+            help="compare partial runs (interrupted, or not every question answered) too, marked",
+        ),
     ) -> None:
         """Paired significance tests between runs on the same questions."""
         from socialbench.report.build import make_out_folder
@@ -114,9 +125,22 @@ def register(app: typer.Typer) -> None:
 
         if len(run_dirs) < 2:
             raise UsageError("compare needs at least two run directories")
-        runs = load_runs(run_dirs, label, data)
+        from socialbench.report.provenance import mark_partial, note_partial, rankable
+
+        loaded = load_runs(run_dirs, label, data)
+        mark_partial(loaded)
+        runs, left_out = rankable(loaded, include_incomplete)
+        for line in left_out:
+            typer.echo(terminal_safe(f"note: {line}"), err=True)
+        if len(runs) < 2:
+            raise UsageError(
+                f"compare needs at least two complete runs, and {len(runs)} of the {len(loaded)} given "
+                "answered every question; finish the partial ones (run the same eval command again) or pass "
+                "--include-incomplete to compare them, marked"
+            )
         result = compare_runs(runs, protocol=protocol, data=data, seed=seed, n_boot=n_boot, n_perm=n_perm, level=level)
         tables = label_tables(compare_tables(result), runs)  # titles name the benchmark and dataset
+        tables = note_partial(tables, runs)  # a partial run's mark is explained where shown
         text = "\n".join(to_markdown(t) for t in tables)
         typer.echo(terminal_safe(text))  # run names and notes come from the run folders
         if out is not None:

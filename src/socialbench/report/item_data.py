@@ -45,6 +45,15 @@ class ItemData:
             except (SocialbenchError, OSError, ValueError) as exc:  # say what is missing, keep the rest
                 self.notes.append(f"{r.label}: labels not loaded ({exc}); item-level analyses skip this run")
 
+    def subset(self, keep: Sequence[int]) -> ItemData:
+        """The item data of the runs at ``keep`` (in that order, renumbered from 0), sharing
+        the labels already loaded; the notes stay with ``self``."""
+        out = ItemData([], None)
+        out.runs = [self.runs[i] for i in keep]
+        out.datasets = {j: self.datasets[i] for j, i in enumerate(keep) if i in self.datasets}
+        out.entries = {j: self.entries[i] for j, i in enumerate(keep) if i in self.entries}
+        return out
+
     @property
     def indices(self) -> list[int]:
         return sorted(self.entries)

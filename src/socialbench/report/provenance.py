@@ -18,23 +18,40 @@ put such runs in their own section, never rank or bold them, and say why
 (:func:`sources_note`). Inside a run, :func:`given_keys` lists the questions whose records
 were not answered by the model at all (``parse_method`` ``human-mode`` / ``rule-based``):
 failure rates count the model's own answers only.
+
+A run may also be **partial** (:func:`completeness`): its ``run.json`` status is not
+``complete`` (``running`` when it was killed, ``interrupted``, ``failed``,
+``finished_with_errors``) or it answered fewer questions than it was asked (``metrics.json``'s
+``run.answered`` < ``run.questions``; a ``--limit`` run is asked its limited questions). Its
+scores cover other questions than a complete run's, so :func:`rankable` leaves it out of every
+ranked table (Table 1, the bootstrap and failure tables, Tables 2/3/13/14, the RobotEQ tables,
+the robustness table, the figures and ``compare``) unless ``--include-incomplete`` is given.
+Wherever it is shown its label carries :data:`PARTIAL_MARK` (:func:`mark_partial`) and the
+table a note saying how much it answered (:func:`note_partial`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from socialbench.benchmarks.socialnav_sub.options import GIVEN_SOURCES
 from socialbench.report.loading import RunDir
+from socialbench.report.table import Table
 
 __all__ = [
     "ASSISTED",
     "HUMAN_DERIVED",
     "MODEL",
+    "PARTIAL_MARK",
     "AnswerSource",
+    "Completeness",
     "answer_source",
+    "completeness",
+    "mark_partial",
+    "note_partial",
+    "rankable",
     "given_keys",
     "section_of",
     "sources_note",
@@ -132,3 +149,113 @@ def given_keys(r: RunDir) -> set[tuple[str, str]]:
     """The (item, question) keys of ``r`` whose answer the model never gave: records with
     ``parse_method`` ``human-mode`` (cot-gt) or ``rule-based`` (scene-context)."""
     return {(s.item_id, s.question_key) for s in r.samples() if s.parse_method in GIVEN_SOURCES}
+
+
+#: Appended to the label of a partial run wherever it is shown (every table format).
+PARTIAL_MARK = "\u2020"  # dagger
+#: run.json statuses of a run that finished asking every question.
+FINISHED = ("complete",)
+
+
+@dataclass(frozen=True)
+class Completeness:
+    """How much of its questions a run answered: ``status`` (run.json's, ``""`` when it has
+    none), ``answered`` and ``expected`` (questions answered / asked; None when unknown) and
+    ``complete_flag`` (metrics.json's ``run.complete``; None when absent)."""
+
+    status: str
+    answered: int | None
+    expected: int | None
+    complete_flag: bool | None = None
+
+    @property
+    def partial(self) -> bool:
+        """Whether the run did not answer every question it was asked (module docstring)."""
+        if self.status and self.status not in FINISHED:
+            return True
+        if self.complete_flag is False:
+            return True
+        return self.answered is not None and self.expected is not None and self.answered < self.expected
+
+    @property
+    def why(self) -> str:
+        """``partial: 44/1,104 questions answered (run.json status: interrupted)``; ``""`` for
+        a complete run."""
+        if not self.partial:
+            return ""
+        counts = (
+            f"{self.answered:,}/{self.expected:,} questions answered"
+            if self.answered is not None and self.expected is not None
+            else "questions answered unknown"
+        )
+        status = f" (run.json status: {self.status})" if self.status else ""
+        return f"partial: {counts}{status}"
+
+
+def _count(value: Any) -> int | None:
+    """``value`` as a count (None unless a non-negative whole number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+        return None
+    return int(value) if float(value).is_integer() else None
+
+
+def completeness(r: RunDir) -> Completeness:
+    """The :class:`Completeness` of a loaded run: run.json's ``status``; metrics.json's
+    ``run.answered`` / ``run.questions`` (summed over the epochs of an ``--epochs`` run),
+    else run.json's ``answered``; metrics.json's ``run.complete``."""
+    status = r.run.get("status")
+    block = r.metrics.get("run")
+    block = block if isinstance(block, Mapping) else {}
+    flag = block.get("complete")
+    epochs = block.get("epochs")
+    parts = [e for e in epochs if isinstance(e, Mapping)] if isinstance(epochs, list) else [block]
+    answered = [_count(p.get("answered")) for p in parts]
+    expected = [_count(p.get("questions")) for p in parts]
+    n_answered = sum(a for a in answered if a is not None) if parts and None not in answered else None
+    n_expected = sum(e for e in expected if e is not None) if parts and None not in expected else None
+    if n_answered is None and not isinstance(epochs, list):
+        n_answered = _count(r.run.get("answered"))
+    return Completeness(
+        status if isinstance(status, str) else "",
+        n_answered,
+        n_expected,
+        flag if isinstance(flag, bool) else None,
+    )
+
+
+def mark_partial(runs: Sequence[RunDir]) -> None:
+    """Append :data:`PARTIAL_MARK` to the label of every partial run (once)."""
+    for r in runs:
+        if completeness(r).partial and not r.label.endswith(PARTIAL_MARK):
+            r.label += PARTIAL_MARK
+
+
+def rankable(runs: Sequence[RunDir], include_incomplete: bool = False) -> tuple[list[RunDir], list[str]]:
+    """The runs a ranked table may take, and one line per run left out saying why: every run
+    with ``include_incomplete``, else the complete ones (partial runs are left out, see the
+    module docstring)."""
+    if include_incomplete:
+        return list(runs), []
+    kept = [r for r in runs if not completeness(r).partial]
+    left = [
+        f"{r.label} left out of the ranked tables ({completeness(r).why}); "
+        "pass --include-incomplete to include it, marked"
+        for r in runs
+        if completeness(r).partial
+    ]
+    return kept, left
+
+
+def note_partial(tables: Sequence[Table], runs: Sequence[RunDir]) -> list[Table]:
+    """``tables`` with a note under each table that shows a partial run of ``runs`` (its
+    marked label is a row name or a column group), saying how much each answered."""
+    partial = {r.label: completeness(r) for r in runs if completeness(r).partial}
+    out = []
+    for t in tables:
+        shown = {s for row in t.rows for s in row.stub} | {g for g, _ in t.groups}
+        named = [f"{label} {c.why}" for label, c in partial.items() if label in shown]
+        if named:
+            note = f"{PARTIAL_MARK} Did not answer every question it was asked: " + "; ".join(named) + "."
+            t = replace(t, notes=(*t.notes, note))
+        out.append(t)
+    return out

@@ -141,9 +141,17 @@ _TEX_RE = re.compile(r"[\\&%$#_{}~^]")
 
 
 def tex_escape(text: str) -> str:
-    """Escape LaTeX special characters; ± × − — – § become LaTeX macros / dashes."""
+    """Escape LaTeX special characters; ± × − — – § † become LaTeX macros / dashes."""
     out = _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group()], text)
-    for a, b in (("±", r"$\pm$"), ("×", r"$\times$"), ("−", "$-$"), ("—", "---"), ("–", "--"), ("§", r"\S{}")):
+    for a, b in (
+        ("±", r"$\pm$"),
+        ("×", r"$\times$"),
+        ("−", "$-$"),
+        ("—", "---"),
+        ("–", "--"),
+        ("§", r"\S{}"),
+        ("†", r"\textsuperscript{\dag}"),
+    ):
         out = out.replace(a, b)
     return out
 

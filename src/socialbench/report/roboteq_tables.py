@@ -298,12 +298,17 @@ def roboteq_ablation_table(runs: Sequence[RunDir]) -> Table | None:
     )
 
 
-def roboteq_run_coverage(runs: Sequence[RunDir], tables: Sequence[Table]) -> tuple[Table, list[str]]:
+def roboteq_run_coverage(
+    runs: Sequence[RunDir], tables: Sequence[Table], left_out: Mapping[int, str] | None = None
+) -> tuple[Table, list[str]]:
     """Where each RobotEQ run of a report is shown, and for runs shown nowhere, why:
-    the ``roboteq_runs`` table and one note per run that is not shown."""
+    the ``roboteq_runs`` table and one note per run that is not shown. ``left_out`` maps
+    ``id(run)`` to why the ranked tables did not take it (a partial run)."""
     names = {t.name for t in tables}
+    left_out = left_out or {}
     shown: dict[int, list[str]] = {i: [] for i in range(len(runs))}
     index = {id(r): i for i, r in enumerate(runs)}
+    everything, runs = runs, [r for r in runs if id(r) not in left_out]
     for bench, t1, abl, rag in (
         ("roboteq-bj", "roboteq_table1", "roboteq_ablation", "roboteq_table2"),
         ("roboteq-sg", "roboteq_grounding", "roboteq_sg_ablation", "roboteq_sg_rag"),
@@ -338,19 +343,22 @@ def roboteq_run_coverage(runs: Sequence[RunDir], tables: Sequence[Table]) -> tup
                     if "robustness" not in shown[index[id(x)]]:
                         shown[index[id(x)]].append("robustness")
     rows, notes = [], []
-    for i, r in enumerate(runs):
+    for i, r in enumerate(everything):
         pert = r.perturbation
         if shown[i]:
             where = ", ".join(shown[i])
         else:
-            if r.strategy == "rag":
+            if id(r) in left_out:
+                why = left_out[id(r)]
+            elif r.strategy == "rag":
                 why = "a RAG run without a standard run of the same model and settings to compare with"
             elif pert is not None:
                 why = "a perturbed run without a clean run of the same model and settings to compare with"
             else:
                 why = "no table of this report takes it"
             where = f"not shown: {why}"
-            notes.append(f"run {r.label} ({r.path}) is not shown: {why}")
+            if id(r) not in left_out:  # the caller notes the runs it left out
+                notes.append(f"run {r.label} ({r.path}) is not shown: {why}")
         rows.append(
             Row(
                 (r.label,),
