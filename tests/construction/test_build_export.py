@@ -210,3 +210,16 @@ def test_export_keeps_file_names_of_safe_ids(tmp_path):
     (work / "img").mkdir(parents=True)
     export_dataset([_scene_record(work, "syn-0001", (1, 2, 3))], [], work, dest)
     assert _exported_colours(dest)["syn-0001"][0] == "images/synthetic/syn-0001.png"
+
+
+def test_the_build_report_never_writes_through_a_link(tmp_path):
+    from socialbench.files.atomic_write import LinkRefused
+
+    outside = tmp_path / "outside.md"
+    outside.write_text("keep")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "report.md").symlink_to(outside)
+    with pytest.raises(LinkRefused):
+        write_build_report(work, None)
+    assert outside.read_text() == "keep"

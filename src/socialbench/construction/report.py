@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from socialbench.construction.jsonl import read_summaries
+from socialbench.files.atomic_write import write_bytes_atomic
 from socialbench.report.renderers import to_markdown
 from socialbench.report.table import Cell, Row, Table
 
@@ -195,6 +196,8 @@ def write_build_report(work: Path, out: Path | None = None, dataset: Path | None
         for t in dataset_tables({"behaviors": 0, "categories": {}, "behaviors_by_category": {}}, agreement)[3:]:
             md += [to_markdown(t), ""]
     md_path, json_path = out / "report.md", out / "report.json"
-    md_path.write_text("\n".join(md), encoding="utf-8")
-    json_path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    # never through a link (a report.md link planted in the work folder would be written through)
+    write_bytes_atomic(md_path, "\n".join(md).encode("utf-8"), root=out, option="--out folder")
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    write_bytes_atomic(json_path, text.encode("utf-8"), root=out, option="--out folder")
     return md_path, json_path
