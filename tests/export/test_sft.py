@@ -296,3 +296,177 @@ def test_trl_adapter_evaluates_as_hf_base_plus_adapter(trl_lora: dict[str, Any])
             await model.aclose()
 
     assert isinstance(asyncio.run(answer()), Generation)
+
+
+def test_empty_eval_split_is_a_warning_and_not_registered(tmp_path: Path) -> None:
+    fx = _fixtures()
+    synthetic_only = fx.build_release(tmp_path / "release", judgment=fx.JUDGMENT_ROWS[:2], grounding=[])
+    res = write_sft(synthetic_only, tmp_path / "sft", fmt="sharegpt", task="bj")
+    info = json.loads((tmp_path / "sft" / "dataset_info.json").read_text())
+    assert sorted(info) == ["socialbench_train"] and sorted(res.files) == ["train"]
+    assert not (tmp_path / "sft" / "eval.jsonl").exists()
+    assert any("no real examples" in w and "--eval-subset" in w for w in res.warnings)
+
+
+def test_cli_prints_the_empty_eval_split_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from socialbench.cli import main
+
+    fx = _fixtures()
+    synthetic_only = fx.build_release(tmp_path / "release", judgment=fx.JUDGMENT_ROWS[:2], grounding=[])
+    with pytest.raises(SystemExit) as exc:
+        main(["export", "sft", "--data", str(synthetic_only), "--out", str(tmp_path / "sft"), "--task", "bj"])
+        raise SystemExit(0)
+    assert exc.value.code in (0, None)
+    assert "warning: no real examples" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("first", "second"), [("llava", "messages"), ("sharegpt", "llava"), ("sharegpt", "messages")])
+def test_overwrite_with_another_format_removes_the_old_formats_files(
+    release: Path, tmp_path: Path, first: str, second: str
+) -> None:
+    out = tmp_path / "sft"
+    write_sft(release, out, fmt=first)
+    (out / "notes.txt").write_text("mine")
+    res = write_sft(release, out, fmt=second, overwrite=True)
+    expected = {p.name for p in res.files.values()} | {"split.json", "README.md", "images", "notes.txt"}
+    if second == "sharegpt":
+        expected.add("dataset_info.json")
+    assert {p.name for p in out.iterdir()} == expected
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_overwrite_removes_images_of_the_earlier_export(release: Path, tmp_path: Path) -> None:
+    out = tmp_path / "sft"
+    write_sft(release, out, task="both")
+    res = write_sft(release, out, task="sg", overwrite=True)
+    kept = sorted(str(p.relative_to(out)) for p in (out / "images").rglob("*") if p.is_file())
+    rows = [json.loads(line) for split in res.files.values() for line in split.read_text().splitlines()]
+    assert kept == sorted({r["images"][0] for r in rows}) and len(kept) == 3
+
+
+def _canonical_release(root: Path) -> Path:
+    fx = _fixtures()
+    rows = [
+        {
+            "id": "syn-0001",
+            "task": "behavior_judgment",
+            "image": "images/synthetic/syn-0001.png",
+            "question": fx.ROLE,
+            "subset": "synthetic",
+            "behaviors": [{"k": 1, "text": "Approach the table.", "label": "proper"}],
+        },
+        {
+            "id": "real-0001",
+            "task": "behavior_judgment",
+            "image": "images/real/real-0001.png",
+            "question": fx.ROLE,
+            "subset": "real",
+            "behaviors": [{"k": 1, "text": "Shout the bill.", "label": "improper"}],
+        },
+    ]
+    fx.write_jsonl(root / "roboteq.jsonl", rows)
+    for i, row in enumerate(rows):
+        fx.draw_image(root / row["image"], i)
+    return root
+
+
+@pytest.mark.parametrize("fmt", ["messages", "sharegpt", "llava"])
+def test_image_paths_keep_the_dataset_relative_path_without_a_second_images_folder(tmp_path: Path, fmt: str) -> None:
+    """A build export / canonical folder keeps its images under ``images/``: the export's
+    path is the dataset's own (``images/synthetic/syn-0001.png``), not ``images/images/...``;
+    LLaMA-Factory and the other loaders resolve it against the export folder."""
+    root = _canonical_release(tmp_path / "canonical")
+    res = write_sft(root, tmp_path / "sft", fmt=fmt, task="bj")
+    row = _load(res.files["train"])[0]
+    path = row["image"] if fmt == "llava" else row["images"][0]
+    assert path == "images/synthetic/syn-0001.png"
+    assert (tmp_path / "sft" / path).read_bytes() == (root / "images/synthetic/syn-0001.png").read_bytes()
+
+
+def test_image_paths_of_the_published_layout_go_under_images(release: Path, tmp_path: Path) -> None:
+    res = write_sft(release, tmp_path / "sft", fmt="messages", task="bj")
+    row = next(r for r in _load(res.files["train"]) if r["id"] == "s1")
+    assert row["images"] == ["images/behavior_judgment/images/s1.png"]
+
+
+def test_two_dataset_images_written_to_one_export_path_are_refused(tmp_path: Path) -> None:
+    fx = _fixtures()
+    root = tmp_path / "canonical"
+    rows = [
+        {
+            "id": f"syn-{i}",
+            "task": "behavior_judgment",
+            "image": image,
+            "question": fx.ROLE,
+            "subset": "synthetic",
+            "behaviors": [{"k": 1, "text": "Wait.", "label": "proper"}],
+        }
+        for i, image in enumerate(["images/a.png", "a.png"])
+    ]
+    fx.write_jsonl(root / "roboteq.jsonl", rows)
+    for i, row in enumerate(rows):
+        fx.draw_image(root / row["image"], i)
+    with pytest.raises(UsageError, match=r"images/a\.png.*a\.png|a\.png.*images/a\.png"):
+        write_sft(root, tmp_path / "sft", task="bj", eval_subset="none")
+    assert not (tmp_path / "sft").exists()
+
+
+def _hub_forms(text: str) -> list[str]:
+    """The hub id examples a help or doc text names (``OWNER/NAME`` forms with or without ``hf:``)."""
+    import re
+
+    return re.findall(r"(?:hf:(?://)?)?[A-Za-z][\w.-]*/[\w.-]*[A-Za-z]", text)
+
+
+def _sft_data_help() -> str:
+    import typer
+
+    from socialbench.export.commands import export_app
+
+    command = typer.main.get_command(export_app)
+    if hasattr(command, "get_command"):  # a group when export has more than one command
+        command = command.get_command(None, "sft")
+    return next(str(getattr(p, "help", "")) for p in command.params if p.name == "data")
+
+
+def test_data_help_names_only_hub_ids_that_are_fetched_from_the_hub(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every hub id form ``export sft --help`` shows is one :func:`resolve_data` downloads,
+    and each downloads the repository the help says (OWNER/NAME without the prefix)."""
+    import sys
+    import types
+
+    from socialbench.benchmarks.roboteq.hub import resolve_data
+
+    asked: list[str] = []
+
+    def snapshot_download(repo_id: str, repo_type: str) -> str:
+        asked.append(repo_id)
+        return str(tmp_path)
+
+    fake = types.ModuleType("huggingface_hub")
+    fake.snapshot_download = snapshot_download  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "huggingface_hub", fake)
+    monkeypatch.chdir(tmp_path)  # no local folder of these names
+    forms = _hub_forms(_sft_data_help())
+    assert len(forms) >= 2 and any(f.startswith("hf:") for f in forms)
+    for form in forms:
+        assert resolve_data(form) == tmp_path
+    assert asked == [f.removeprefix("hf:").lstrip("/") for f in forms]
+
+
+_DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def test_training_doc_names_the_hub_id_forms_of_the_help() -> None:
+    doc = (_DOCS / "training.md").read_text(encoding="utf-8")
+    section = doc.split("## 1. Write the SFT files", 1)[1].split("\n## ", 1)[0]
+    paragraph = next(p for p in section.split("\n\n") if p.startswith("`--data`"))
+    assert set(_hub_forms(paragraph)) == set(_hub_forms(_sft_data_help()))
+
+
+def test_dataset_format_doc_names_the_hub_id_forms_of_the_help() -> None:
+    doc = (_DOCS / "roboteq-format.md").read_text(encoding="utf-8")
+    row = next(line for line in doc.splitlines() if "the hub id" in line)
+    assert set(_hub_forms(row)) == set(_hub_forms(_sft_data_help()))

@@ -14,8 +14,12 @@ with ``images_first=True`` (``--images-first``; for a model evaluated with the m
 ``images_first=true``). A model fine-tuned on the export is evaluated on the layout it was
 trained on.
 
-Formats (one file per split, images copied under ``images/`` with their dataset-relative
-path, paths in the files relative to the output folder):
+Formats (one file per split; images copied under ``images/`` with their dataset-relative
+path, which keeps its place when it already starts with ``images/`` (a build export's
+``images/synthetic/x.png`` stays ``images/synthetic/x.png``; the published layout's
+``behavior_judgment/images/x.png`` becomes ``images/behavior_judgment/images/x.png``);
+paths in the files are relative to the output folder, which is what LLaMA-Factory's
+``dataset_dir`` / ``media_dir`` and the recipes of docs/training.md resolve them against):
 
 ``messages``  ``train.jsonl`` rows ``{"id", "messages": [{"role": "user", "content":
               [{"type": "text", "text": PROMPT}, {"type": "image"}]}, {"role": "assistant",
@@ -36,7 +40,10 @@ path, paths in the files relative to the output folder):
               that trainer the layout is LLaVA's, not ``eval``'s).
 
 ``split.json`` lists the ids of each split and the subsets they came from; ``README.md``
-is a dataset card with the counts and the provenance.
+is a dataset card with the counts and the provenance. An eval split with no example (say
+``--eval-subset real`` on a dataset without real scenes) is not written and not registered
+in ``dataset_info.json``; :attr:`SftResult.warnings` says so. ``--overwrite`` first removes
+every file an earlier export wrote (:data:`GENERATED`, of any format) and nothing else.
 """
 
 from __future__ import annotations
@@ -54,17 +61,40 @@ from socialbench.benchmarks.roboteq.prompts import grounding_prompt, scene_promp
 from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG
 from socialbench.errors import UsageError
 from socialbench.files.atomic_write import ensure_folder, refuse_links_in, write_bytes_atomic
+from socialbench.files.clear_folder import remove_generated
 from socialbench.files.safe_read import read_regular_bytes
 from socialbench.prompting.turns import user_turn
 from socialbench.types import Item
 
 _OUT = "--out folder"
 
-__all__ = ["FORMATS", "TASKS", "SUBSETS", "SftExample", "examples_from_items", "write_sft", "SftResult"]
+__all__ = [
+    "FORMATS",
+    "GENERATED",
+    "TASKS",
+    "SUBSETS",
+    "SftExample",
+    "examples_from_items",
+    "export_image_path",
+    "write_sft",
+    "SftResult",
+]
 
 FORMATS = ("messages", "sharegpt", "llava")
 TASKS = {"bj": (TASK_BJ,), "sg": (TASK_SG,), "both": (TASK_BJ, TASK_SG)}
 SUBSETS = ("synthetic", "real", "all", "none")
+#: Every name an export writes in its output folder, whatever the format: what
+#: ``--overwrite`` removes before writing (anything else in the folder is left alone).
+GENERATED = (
+    "train.jsonl",
+    "eval.jsonl",
+    "train.json",
+    "eval.json",
+    "dataset_info.json",
+    "split.json",
+    "README.md",
+    "images",
+)
 
 
 @dataclass(frozen=True)
@@ -132,8 +162,40 @@ def flat_user_text(turn: dict[str, Any], sep: str) -> str:
     return sep.join(IMAGE_TAG if part["type"] == "image" else str(part["text"]) for part in turn["content"])
 
 
-def _row(e: SftExample, fmt: str, images_first: bool = False) -> dict[str, Any]:
-    path = f"images/{e.image_rel}"
+def export_image_path(image_rel: str) -> str:
+    """Where an image with the dataset-relative path ``image_rel`` goes in the export,
+    relative to the output folder: its dataset-relative path under ``images/``, a path that
+    already starts with ``images/`` kept as it is rather than nested in a second one
+    (``images/synthetic/x.png`` stays, ``behavior_judgment/images/x.png`` becomes
+    ``images/behavior_judgment/images/x.png``). :class:`UsageError` for a path that is
+    absolute or climbs out with ``..``."""
+    parts = Path(image_rel).parts
+    if Path(image_rel).is_absolute() or ".." in parts:
+        raise UsageError(f"image path {image_rel!r} leaves the dataset folder; fix the dataset's image paths")
+    inner = parts[1:] if parts[:1] == ("images",) else parts
+    return "/".join(("images", *inner))
+
+
+def _image_paths(examples: Iterable[SftExample]) -> dict[str, str]:
+    """Each source image's export path (:func:`export_image_path`); :class:`UsageError` when
+    two different dataset images would be written to one path."""
+    paths: dict[str, str] = {}
+    source: dict[str, str] = {}
+    for e in examples:
+        if e.image_rel in paths:
+            continue
+        path = export_image_path(e.image_rel)
+        other = source.setdefault(path, e.image_rel)
+        if other != e.image_rel:
+            raise UsageError(
+                f"dataset images {other} and {e.image_rel} would both be exported as {path}; "
+                "rename one of them in the dataset (or keep every image under images/)"
+            )
+        paths[e.image_rel] = path
+    return paths
+
+
+def _row(e: SftExample, fmt: str, path: str, images_first: bool = False) -> dict[str, Any]:
     turn = user_turn(e.prompt, 1, images_first)
     if fmt == "messages":
         return {
@@ -176,13 +238,7 @@ class SftResult:
     files: dict[str, Path] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     images: int = 0
-
-
-def _safe_rel(rel: str) -> str:
-    parts = Path(rel).parts
-    if Path(rel).is_absolute() or ".." in parts:
-        raise UsageError(f"image path {rel!r} leaves the dataset folder; fix the dataset's image paths")
-    return rel
+    warnings: list[str] = field(default_factory=list)
 
 
 def _card(
@@ -236,8 +292,11 @@ def write_sft(
 ) -> SftResult:
     """Write SFT files for ``data`` (a RobotEQ folder or hub id) into ``out`` (see the
     module docstring); ``images_first`` puts the image before the text in the user turn,
-    as ``eval`` does with the model option ``images_first=true``. Raises :class:`UsageError` for a bad option, an existing non-empty
-    ``out`` without ``overwrite``, or a split with no example."""
+    as ``eval`` does with the model option ``images_first=true``. Raises :class:`UsageError`
+    for a bad option, an existing non-empty ``out`` without ``overwrite``, an empty train
+    split or two images exported to one path; an empty eval split is left out with a
+    warning in :attr:`SftResult.warnings`. With ``overwrite`` the files of an earlier export
+    (:data:`GENERATED`) are removed first, links never followed."""
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)} (got {fmt!r})")
     if task not in TASKS:
@@ -261,8 +320,18 @@ def write_sft(
         raise UsageError(
             f"no {train_subset} examples to train on in {data} (subsets found: {found}); choose another --train-subset"
         )
-    ensure_folder(out, out, _OUT)
     result = SftResult()
+    if eval_subset != "none" and not chosen["eval"]:
+        found = ", ".join(f"{k}: {v}" for k, v in sorted(Counter(e.subset for e in examples).items()))
+        result.warnings.append(
+            f"no {eval_subset} examples for the eval split in {data} (subsets found: {found}); "
+            "writing the train split only: choose another --eval-subset, or pass --eval-subset none to export train only"
+        )
+        del chosen["eval"]
+    image_paths = _image_paths(e for rows in chosen.values() for e in rows)
+    if overwrite:
+        remove_generated(out, GENERATED)  # refuse_links_in above: no link left in --out to follow
+    ensure_folder(out, out, _OUT)
 
     def write(name: str, text: str) -> Path:
         path = out / name
@@ -274,19 +343,25 @@ def write_sft(
         if split == "eval" and eval_subset == "none":
             continue
         for e in rows:
-            rel = _safe_rel(e.image_rel)
-            if rel not in copied:
-                write_bytes_atomic(out / "images" / rel, read_regular_bytes(e.image), root=out, option=_OUT)
-                copied.add(rel)
+            image = image_paths[e.image_rel]
+            if image not in copied:
+                write_bytes_atomic(out / image, read_regular_bytes(e.image), root=out, option=_OUT)
+                copied.add(image)
         if fmt == "llava":
             path = write(
                 f"{split}.json",
-                json.dumps([_row(e, fmt, images_first) for e in rows], ensure_ascii=False, indent=1) + "\n",
+                json.dumps(
+                    [_row(e, fmt, image_paths[e.image_rel], images_first) for e in rows], ensure_ascii=False, indent=1
+                )
+                + "\n",
             )
         else:
             path = write(
                 f"{split}.jsonl",
-                "".join(json.dumps(_row(e, fmt, images_first), ensure_ascii=False) + "\n" for e in rows),
+                "".join(
+                    json.dumps(_row(e, fmt, image_paths[e.image_rel], images_first), ensure_ascii=False) + "\n"
+                    for e in rows
+                ),
             )
         result.files[split] = path
         result.counts[split] = len(rows)

@@ -16,8 +16,9 @@ HUB_ID = "Tongji-Emotion/Robot-EQ"
 def resolve_data(data: Path | str) -> Path:
     """A local dataset folder for ``data``: the folder itself, or a hub snapshot.
 
-    ``Tongji-Emotion/Robot-EQ`` (when no such local folder exists) and ``hf://OWNER/NAME``
-    are downloaded (or taken from the local cache) with ``huggingface_hub``. Raises
+    ``Tongji-Emotion/Robot-EQ`` (when no such local folder exists) and ``hf:OWNER/NAME``
+    (the form the help and docs show; ``hf://OWNER/NAME`` is read the same) are
+    downloaded (or taken from the local cache) with ``huggingface_hub``. Raises
     :class:`UsageError` with the fix when the folder does not exist, ``huggingface_hub``
     is not installed, or the download fails (for instance offline without a cached copy).
     """

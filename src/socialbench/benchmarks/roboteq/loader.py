@@ -9,7 +9,7 @@ Sources
 -------
 * a local folder in the **published layout** (the Hugging Face image-folder release);
 * a local folder holding the **canonical JSONL** file ``roboteq.jsonl`` (below);
-* the hub id ``Tongji-Emotion/Robot-EQ`` (or ``hf://OWNER/NAME``), downloaded with
+* the hub id ``Tongji-Emotion/Robot-EQ`` (or ``hf:OWNER/NAME``), downloaded with
   ``huggingface_hub.snapshot_download`` (optional extra ``socialbench[hub]``), see
   :func:`~socialbench.benchmarks.roboteq.hub.resolve_data`.
 
