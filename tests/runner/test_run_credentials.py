@@ -51,7 +51,7 @@ def _eval(monkeypatch: pytest.MonkeyPatch, data: Path, url: str, out: Path, cach
         "-m",
         f"openai:m@{url}",
         "--model-opt",
-        f"endpoint_note={url}",
+        f"api_key_env={url}",  # an option value holding the URL: masked in argv too
         "-o",
         str(out),
         "--cache",

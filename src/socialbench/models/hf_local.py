@@ -76,7 +76,7 @@ from socialbench.models.reasoning import (
     takes_thinking_switch,
     template_kwargs,
 )
-from socialbench.models.registry import ModelOptions, register
+from socialbench.models.registry import ModelOption, ModelOptions, register
 from socialbench.models.worker_thread import STOP, ThreadJob, WorkerThreadModel
 from socialbench.prompting.turns import user_turn
 from socialbench.types import Generation, GenerationConfig, Request, Usage
@@ -653,6 +653,16 @@ def _transformers_major_minor(version: str) -> tuple[int, int]:
     summary="Local Hugging Face Transformers VLM, batched in-process "
     "(options: batch_size, device, dtype, max_pixels, images_first, revision)",
     example="hf:HuggingFaceTB/SmolVLM-Instruct",
+    options=(
+        ModelOption("batch_size", "count", "requests generated together"),
+        ModelOption("batch_wait_ms", "number", "milliseconds to wait for a batch to fill"),
+        ModelOption("device", "text", "auto, cpu, cuda, cuda:N or mps (default auto)"),
+        ModelOption("dtype", "text", "auto, bfloat16, float16 or float32 (default auto)"),
+        ModelOption("max_pixels", "count", "resize images to at most this many pixels"),
+        ModelOption("images_first", "flag", "true: images before the prompt text (default false)"),
+        ModelOption("trust_remote_code", "flag", "true: run the checkpoint's own model code"),
+        ModelOption("revision", "text", "the hub revision (branch, tag or commit) to load"),
+    ),
 )
 def create_hf_model(rest: str, options: ModelOptions) -> HFLocalModel:
     """Local Transformers checkpoint or hub id, optionally with a LoRA adapter folder:

@@ -9,7 +9,19 @@ from __future__ import annotations
 
 from socialbench.models.endpoints import MultiEndpointModel, create_pool_model, split_urls
 from socialbench.models.openai_compat import OpenAICompatModel, parse_spec
-from socialbench.models.registry import ModelOptions, register
+from socialbench.models.registry import ModelOption, ModelOptions, register
+
+#: The ``--model-opt`` keys of ``openai:`` (one endpoint and the pool); others are refused.
+OPENAI_OPTIONS = (
+    ModelOption("api_key_env", "text", "environment variable holding the API key (default OPENAI_API_KEY)"),
+    ModelOption("json_mode", "flag", "false: never send response_format (default true)"),
+    ModelOption("send_seed", "flag", "true: send the run's seed with every request (default false)"),
+    ModelOption("stream", "flag", "false: never ask for streamed replies (default true)"),
+    ModelOption("endpoints_file", "path", "file listing the endpoint URLs of a pool, one a line"),
+    ModelOption("per_endpoint_concurrency", "count", "requests in flight per endpoint of a pool"),
+    ModelOption("cooldown_s", "number", "seconds a failing endpoint of a pool rests at first"),
+    ModelOption("max_cooldown_s", "number", "longest rest of a failing endpoint of a pool (seconds)"),
+)
 
 
 @register(
@@ -17,6 +29,7 @@ from socialbench.models.registry import ModelOptions, register
     summary="Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, SGLang, Ollama, LM Studio); "
     "several URLs spread the load (options: api_key_env, endpoints_file, per_endpoint_concurrency, cooldown_s)",
     example="openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1",
+    options=OPENAI_OPTIONS,
 )
 def create_openai_model(rest: str, options: ModelOptions) -> OpenAICompatModel | MultiEndpointModel:
     """OpenAI-compatible chat-completions endpoint: ``openai:MODEL[@URL1[,URL2,...]]``.

@@ -8,9 +8,10 @@ the backends, not here.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,6 +79,30 @@ class ModelOptions:
         return number
 
 
+@dataclass(frozen=True)
+class ModelOption:
+    """A ``--model-opt`` key a backend reads: its ``name``, the ``kind`` of value it takes
+    (``text``, ``flag`` (true/false), ``count`` (whole number >= 1), ``number`` (>= 0),
+    ``path``) and a one-line ``help``."""
+
+    name: str
+    kind: str
+    help: str
+
+
+def unknown_option_message(prefix: str, key: str, valid: Sequence[str]) -> str:
+    """The one-line refusal of a ``--model-opt`` key the backend ``prefix`` does not read:
+    the closest valid key (:func:`difflib.get_close_matches`) and every valid one.
+
+    >>> unknown_option_message("openai", "api_key_evn", ["api_key_env", "json_mode"])
+    "--model-opt 'api_key_evn' is not an option of openai: did you mean 'api_key_env'? valid keys: api_key_env, json_mode"
+    """
+    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+    hint = f" did you mean {close[0]!r}?" if close else ""
+    listing = f"valid keys: {', '.join(valid)}" if valid else "it takes no --model-opt"
+    return f"--model-opt {redact(key)!r} is not an option of {prefix}:{hint} {listing}"
+
+
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -90,18 +115,31 @@ class BackendInfo:
     factory: Factory
     summary: str
     example: str
+    #: The ``--model-opt`` keys the backend reads; any other key is refused.
+    options: tuple[ModelOption, ...] = ()
+
+    def check_options(self, options: ModelOptions) -> None:
+        """:class:`UsageError` for the first ``--model-opt`` key this backend does not
+        declare (:func:`unknown_option_message`)."""
+        valid = sorted(o.name for o in self.options)
+        for key, _ in options.extra:
+            if key not in valid:
+                raise UsageError(unknown_option_message(self.prefix, key, valid))
 
 
 _BACKENDS: dict[str, BackendInfo] = {}
 _LOADED = False
 
 
-def register(prefix: str, summary: str = "", example: str = "") -> Callable[[Factory], Factory]:
-    """Register ``factory(rest_of_spec, options) -> Model`` for specs ``prefix:...``."""
+def register(
+    prefix: str, summary: str = "", example: str = "", options: Sequence[ModelOption] = ()
+) -> Callable[[Factory], Factory]:
+    """Register ``factory(rest_of_spec, options) -> Model`` for specs ``prefix:...``;
+    ``options`` declares the ``--model-opt`` keys it reads (none: it takes none)."""
 
     def deco(factory: Factory) -> Factory:
         _BACKENDS[prefix] = BackendInfo(
-            prefix, factory, summary or (factory.__doc__ or "").strip().split("\n")[0], example
+            prefix, factory, summary or (factory.__doc__ or "").strip().split("\n")[0], example, tuple(options)
         )
         return factory
 
@@ -126,13 +164,16 @@ def backends() -> list[BackendInfo]:
 
 
 def create_model(spec: str, options: ModelOptions | None = None) -> Model:
-    """Build a model from a spec such as ``openai:gpt-4o`` or ``baseline:random``."""
+    """Build a model from a spec such as ``openai:gpt-4o`` or ``baseline:random``; a
+    ``--model-opt`` key the backend does not declare is refused (:meth:`BackendInfo.check_options`)."""
     _load_all()
     options = options or ModelOptions()
     if spec in _BACKENDS:  # fixed names such as "baseline:random", "human:oracle"
+        _BACKENDS[spec].check_options(options)
         return _BACKENDS[spec].factory("", options)
     prefix, sep, rest = spec.partition(":")
     if sep and prefix in _BACKENDS:
+        _BACKENDS[prefix].check_options(options)
         return _BACKENDS[prefix].factory(rest, options)
     raise UsageError(
         f"unknown model {redact(spec)!r}; known: "

@@ -70,7 +70,7 @@ from socialbench.models.reasoning import (
     takes_thinking_switch,
     template_kwargs,
 )
-from socialbench.models.registry import ModelOptions, register
+from socialbench.models.registry import ModelOption, ModelOptions, register
 from socialbench.models.vllm_chat import (
     check_images,
     openai_messages,
@@ -424,6 +424,18 @@ def map_error(exc: BaseException) -> ModelError:
     summary="vLLM's offline engine in this process on a GPU, batched through LLM.chat (options: "
     "tensor_parallel_size, max_model_len, gpu_memory_utilization, limit_mm_per_prompt, dtype)",
     example="vllm:Qwen/Qwen2.5-VL-3B-Instruct",
+    options=(
+        ModelOption("tensor_parallel_size", "count", "GPUs the model is split over (default 1)"),
+        ModelOption("max_model_len", "count", "the engine's context length in tokens"),
+        ModelOption("gpu_memory_utilization", "number", "fraction of GPU memory the engine takes (0, 1]"),
+        ModelOption("limit_mm_per_prompt", "text", "images per prompt (default: the benchmark's largest request)"),
+        ModelOption("dtype", "text", "auto, bfloat16, float16 or float32 (default auto)"),
+        ModelOption("trust_remote_code", "flag", "true: run the checkpoint's own model code"),
+        ModelOption("revision", "text", "the hub revision (branch, tag or commit) to load"),
+        ModelOption("images_first", "flag", "true: images before the prompt text (default false)"),
+        ModelOption("max_batch", "count", "requests handed to the engine together"),
+        ModelOption("batch_wait_ms", "number", "milliseconds to wait for a batch to fill"),
+    ),
 )
 def create_vllm_model(rest: str, options: ModelOptions) -> VLLMOfflineModel:
     """Local checkpoint or hub id run by vLLM in-process: ``vllm:PATH_OR_ID``."""

@@ -46,7 +46,7 @@ from socialbench.benchmarks.socialnav_sub.official_run import read_official_expe
 from socialbench.errors import DataError, UsageError
 from socialbench.models.base import FatalModelError
 from socialbench.models.baselines import register_replay_folder
-from socialbench.models.registry import ModelOptions, register
+from socialbench.models.registry import ModelOption, ModelOptions, register
 from socialbench.prompting.metamorphic import split_variant
 from socialbench.types import Generation, Item, Request
 
@@ -156,6 +156,11 @@ class RuleBasedModel:
     SPEC,
     summary="the paper's hand-written rules on pedestrian tracks (options: noise_m, smooth, official_offset)",
     example="baseline:rule-based",
+    options=(
+        ModelOption("noise_m", "number", "metres of Gaussian noise added to the pedestrian tracks (default 0)"),
+        ModelOption("smooth", "flag", "true: smooth the tracks before the rules"),
+        ModelOption("official_offset", "flag", "true: the official code's frame offset"),
+    ),
 )
 def make_rule_based(rest: str, options: ModelOptions) -> RuleBasedModel:
     if rest:
