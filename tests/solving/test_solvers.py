@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 from socialbench.solving.context import SolveContext
-from socialbench.solving.solvers import in_order, sample_record
+from socialbench.solving.solvers import LONG_REPLY_CHARS, in_order, parse_off_loop, sample_record
 from socialbench.types import GenerationConfig, Outcome, Question, Request, SampleRecord, Usage
 
 CONFIG = GenerationConfig(max_tokens=16, temperature=0.0, json_mode=True, seed=0)
@@ -100,3 +101,28 @@ def test_a_record_without_reasoning_has_no_reasoning_field():
     request = Request(prompt="p", images=(), config=CONFIG)
     rec = sample_record("i", "q", request, Outcome(text="x", error=None), lambda text: (None, None))
     assert "reasoning" not in rec.to_json()
+
+
+def _thread_of_parse(text: str) -> bool:
+    """Whether ``parse_off_loop`` ran the parser on the event loop's own thread."""
+
+    async def main() -> bool:
+        loop_thread = threading.get_ident()
+        seen: list[int] = []
+
+        def parse(reply: str | None) -> tuple[Any, str | None]:
+            seen.append(threading.get_ident())
+            return (reply[:1] if reply else None, "test")
+
+        await parse_off_loop(parse, text)
+        return seen == [loop_thread]
+
+    return asyncio.run(main())
+
+
+def test_a_long_reply_is_parsed_off_the_event_loop():
+    assert _thread_of_parse("x" * (LONG_REPLY_CHARS + 1)) is False
+
+
+def test_a_short_reply_is_parsed_on_the_event_loop():
+    assert _thread_of_parse("x" * LONG_REPLY_CHARS) is True

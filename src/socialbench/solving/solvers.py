@@ -18,6 +18,12 @@ from socialbench.types import Outcome, Question, Request, SampleRecord
 
 #: A reply's parser: (the answer, how it was read), or (None, ...) for an invalid reply.
 Parse = Callable[[str | None], tuple[Any, str | None]]
+#: Replies longer than this (characters) are parsed in a worker thread, so that one long
+#: reply (a reasoning model's, or a hostile one) never holds up the other requests in flight
+#: on the event loop. Parsing is linear in the reply's length and replies are capped in bytes
+#: (``models.http_post``), so the thread's work is bounded; shorter replies are parsed inline,
+#: where a thread hop would cost more than the parse.
+LONG_REPLY_CHARS = 16_384
 #: Ask one question, given the earlier answers it depends on (None: asked on its own).
 Ask = Callable[[Question, Mapping[str, Any] | None], Awaitable[SampleRecord]]
 
@@ -51,7 +57,21 @@ def sample_record(
         cached=outcome.cached,
         extra=extra,
         reasoning=outcome.reasoning,
+        finish_reason=outcome.finish_reason,
+        retry_causes=outcome.retry_causes,
     )
+
+
+async def parse_off_loop(parse: Callable[[str | None], Any], text: str | None) -> Any:
+    """``parse(text)``: inline for a short reply, in a worker thread for one longer than
+    :data:`LONG_REPLY_CHARS` characters (so the event loop keeps serving other requests)."""
+    if text is not None and len(text) > LONG_REPLY_CHARS:
+        return await asyncio.to_thread(parse, text)
+    return parse(text)
+
+
+def _parsed_already(parsed: tuple[Any, str | None]) -> Parse:
+    return lambda _text: parsed
 
 
 async def answer(
@@ -65,6 +85,8 @@ async def answer(
     answer (with ``extra`` beside it in the record)."""
     assert request.item is not None and request.question is not None
     outcome = await ctx.generate(request)
+    if outcome.error is None:
+        parse = _parsed_already(await parse_off_loop(parse, outcome.text))
     rec = sample_record(request.item.item_id, request.question.key, request, outcome, parse, usage, extra)
     ctx.record(rec)
     return rec

@@ -70,7 +70,7 @@ from socialbench.metrics.roboteq_results import GroundingResult, GroundingScores
 from socialbench.prompting.parsing import parse_answer
 from socialbench.records import fingerprint_files
 from socialbench.solving.context import SolveContext
-from socialbench.solving.solvers import Parse, answer, sample_record
+from socialbench.solving.solvers import Parse, answer, parse_off_loop, sample_record
 from socialbench.types import EncodedImage, Item, Question, Request, SampleRecord
 
 __all__ = ["RobotEQJudgment", "RobotEQGrounding", "judgment_requests", "scene_query", "behavior_query"]
@@ -260,7 +260,11 @@ class RobotEQJudgment(_RobotEQ[JudgmentOptions]):
         request = Request(prompt=prompt, images=images, config=ctx.generation, item=item, question=None)
         outcome = await ctx.generate(request)
         ks = {q.key: item.metadata["behaviors"][q.key]["k"] for q in item.questions}
-        parsed = parse_judgments(outcome.text, list(ks.values())) if outcome.error is None else None
+        parsed = (
+            await parse_off_loop(lambda text: parse_judgments(text, list(ks.values())), outcome.text)
+            if outcome.error is None
+            else None
+        )
         for key in pending:
 
             def judgment(text: str | None, k: int = ks[key]) -> tuple[Any, str | None]:
