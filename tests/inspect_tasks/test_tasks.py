@@ -113,3 +113,27 @@ def test_roboteq_metrics_are_socialbench_scores_of_its_answers(tmp_path, task, n
 def test_an_option_value_outside_its_choices_is_refused():
     with pytest.raises(UsageError, match="method"):
         socialnav_sub(method="telepathy", limit=1)
+
+
+def test_epochs_are_scored_each_and_combined_as_socialbench_combines_them(tmp_path):
+    from inspect_ai import eval
+
+    from socialbench.runner.epochs import combine_metrics
+
+    asked: dict[str, int] = {}
+
+    def changing(prompt: str) -> str:  # a different option each time the same prompt comes
+        asked[prompt] = asked.get(prompt, 0) + 1
+        return varied_answer(prompt + "#" * asked[prompt])
+
+    (log,) = eval(
+        socialnav_waypoint(limit=3), model=mock_model(changing), epochs=2, log_dir=str(tmp_path), display="none"
+    )
+    bench, _ = get_benchmark("socialnav-waypoint")
+    dataset = bench.load(bench.default_data(), require_images=True, limit=3)
+    by_epoch = {e: records_of(s.scores["item_records"].metadata for s in log.samples if s.epoch == e) for e in (1, 2)}
+    expected: dict[str, float] = {}
+    for protocol in PROTOCOL_NAMES:
+        trees = [bench.score(dataset, by_epoch[e], protocol).to_json() for e in (1, 2)]
+        expected.update({f"{protocol}/{k}": v for k, v in flatten_numbers(combine_metrics(trees)).items()})
+    assert _logged_metrics(log) == expected

@@ -26,6 +26,9 @@ from socialbench.types import Request, SampleRecord
 
 #: Where a sample score's metadata keeps the item's records.
 RECORDS_KEY = "socialbench_records"
+#: Where a sample score reduced over several epochs keeps each epoch's records (a list of
+#: record lists, epoch 1 first).
+EPOCHS_KEY = "socialbench_epochs"
 #: Parts of ``metrics.json`` that are counts or notes about the scoring, not metrics.
 SKIPPED = frozenset({"header"})
 
@@ -37,6 +40,20 @@ def records_of(metadatas: Iterable[Mapping[str, Any] | None]) -> list[SampleReco
         for rec in (meta or {}).get(RECORDS_KEY, []):
             out.append(SampleRecord.from_json(rec))
     return out
+
+
+def epochs_of(metadatas: Iterable[Mapping[str, Any] | None]) -> list[list[SampleRecord]]:
+    """The records kept in sample scores' metadata, by epoch: a score reduced over epochs
+    holds them under :data:`EPOCHS_KEY`, a score of one epoch under :data:`RECORDS_KEY`."""
+    out: list[list[SampleRecord]] = []
+    for meta in metadatas:
+        meta = meta or {}
+        per_epoch = meta[EPOCHS_KEY] if EPOCHS_KEY in meta else [meta.get(RECORDS_KEY, [])]
+        for i, recs in enumerate(per_epoch):
+            while len(out) <= i:
+                out.append([])
+            out[i].extend(SampleRecord.from_json(r) for r in recs)
+    return out or [[]]
 
 
 def flatten_numbers(data: object, prefix: str = "") -> dict[str, float]:
@@ -59,9 +76,22 @@ def benchmark_metrics(
 ) -> dict[str, float]:
     """``prepared``'s benchmark's ``score`` of ``records`` under each of ``protocols``, as
     ``PROTOCOL/PATH`` -> number (see the module docstring)."""
+    return epoch_metrics(prepared, [records], protocols)
+
+
+def epoch_metrics(
+    prepared: PreparedEval, epochs: Sequence[Sequence[SampleRecord]], protocols: Sequence[str] = PROTOCOL_NAMES
+) -> dict[str, float]:
+    """As :func:`benchmark_metrics`, of repeated epochs (each epoch's records): each epoch is
+    scored on its own and the scores combined as ``socialbench eval --epochs`` combines them
+    (:func:`socialbench.runner.epochs.combine_metrics`: means over the epochs, standard
+    errors across them). One epoch: its scores as they are."""
+    from socialbench.runner.epochs import combine_metrics
+
     out: dict[str, float] = {}
     for protocol in protocols:
-        result = prepared.benchmark.score(prepared.dataset, records, protocol).to_json()
+        trees = [prepared.benchmark.score(prepared.dataset, list(recs), protocol).to_json() for recs in epochs]
+        result = trees[0] if len(trees) == 1 else combine_metrics(trees)
         out.update({f"{protocol}/{k}": v for k, v in flatten_numbers(result).items()})
     return out
 

@@ -20,18 +20,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Task, task
+from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import (
     GenerateConfig,
     get_model,
 )
-from inspect_ai.scorer import Metric, SampleScore, Score, Target, metric, scorer
+from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, Target, metric, score_reducer, scorer
 from inspect_ai.solver import Generate as InspectGenerate
 from inspect_ai.solver import Solver, TaskState, solver
 
 from socialbench.benchmarks.prepared import PreparedEval, prepare_eval
-from socialbench.export.inspect_format import RECORDS_KEY, benchmark_metrics, records_of, request_messages
+from socialbench.export.inspect_format import EPOCHS_KEY, RECORDS_KEY, epoch_metrics, epochs_of, request_messages
 from socialbench.types import Item, Outcome, Request, Usage
 
 #: The prepared evals of the tasks made in this process, by key: solvers, scorers and
@@ -83,6 +83,7 @@ def make_task(
         solver=answer_item(key, images_first),
         scorer=item_records(key),
         metrics=[papers_metrics(key)],
+        epochs=Epochs(1, reducer=keep_epochs()),
         # the paper's settings; Inspect's --temperature, --max-tokens, ... override them
         config=GenerateConfig(temperature=gen.temperature, max_tokens=gen.max_tokens, top_p=gen.top_p),
         metadata={"socialbench_benchmark": prepared.benchmark.name, "socialbench_options": {**given, "seed": seed}},
@@ -130,10 +131,26 @@ def papers_metrics(key: str) -> Metric:
     (:func:`~socialbench.export.inspect_format.benchmark_metrics`)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float | int | str | bool | None]:
-        records = records_of(s.score.metadata for s in scores)
-        return dict(benchmark_metrics(_PREPARED[key], records))
+        return dict(epoch_metrics(_PREPARED[key], epochs_of(s.score.metadata for s in scores)))
 
     return compute
+
+
+@score_reducer(name="socialbench_epochs")
+def keep_epochs() -> ScoreReducer:
+    """Reduce a sample's scores over epochs to their mean value, keeping each epoch's records
+    (Inspect's default reducer would keep one epoch's metadata only), so that the metrics
+    score every epoch (:func:`~socialbench.export.inspect_format.epoch_metrics`)."""
+
+    def reduce(scores: list[Score]) -> Score:
+        values = [float(s.as_float()) for s in scores]
+        return Score(
+            value=sum(values) / len(values),
+            answer=scores[0].answer,
+            metadata={EPOCHS_KEY: [(s.metadata or {}).get(RECORDS_KEY, []) for s in scores]},
+        )
+
+    return reduce
 
 
 @scorer(metrics=[])
