@@ -55,7 +55,11 @@ COMMANDS: tuple[Command, ...] = (
         "Build a RobotEQ-style dataset: one resumable command per stage.",
         "socialbench.construction.commands",
     ),
-    Command("export", "Export benchmark data for training (SFT files).", "socialbench.export.commands"),
+    Command(
+        "export",
+        "Export benchmark data for training (SFT files) and runs as Inspect AI logs.",
+        "socialbench.export.commands",
+    ),
 )
 
 
