@@ -57,3 +57,20 @@ def test_a_records_extra_is_written_and_read_back(tmp_path):
 def test_a_record_without_extra_keeps_its_keys():
     rec = SampleRecord("s1", "q", None, None, None, "timeout", 0.0, {})
     assert "extra" not in rec.to_json() and SampleRecord.from_json(rec.to_json()).extra is None
+
+
+def test_a_records_finish_reason_and_retry_causes_are_written_and_read_back(tmp_path):
+    from dataclasses import replace
+
+    cut = replace(rec("a", "q1"), finish_reason="length", retry_causes=("timeout", "rate_limit"))
+    p = tmp_path / "samples.jsonl"
+    p.write_text(json.dumps(cut.to_json()) + "\n")
+    (back,) = read_samples(p)
+    assert (back.finish_reason, back.truncated, back.retry_causes) == ("length", True, ("timeout", "rate_limit"))
+
+
+def test_a_retry_causes_field_that_is_not_a_list_of_strings_is_an_error_naming_it(tmp_path):
+    p = tmp_path / "samples.jsonl"
+    p.write_text(json.dumps({**rec("a", "q1").to_json(), "retry_causes": "timeout"}) + "\n")
+    with pytest.raises(DataError, match="retry_causes"):
+        read_samples(p)

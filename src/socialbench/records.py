@@ -49,6 +49,9 @@ SAMPLE_FIELDS: tuple[FieldRule, ...] = (
     FieldRule("attempts", ("int", "null")),
     FieldRule("cached", ("bool",)),
     FieldRule("extra", ("object", "null")),
+    FieldRule("finish_reason", ("str", "null")),
+    FieldRule("truncated", ("bool",)),
+    FieldRule("retry_causes", ("list[str]",)),
 )
 
 _SAMPLE_FIX = "delete or fix that line (a record as `socialbench eval` writes it); other lines are kept"

@@ -262,6 +262,10 @@ class Generation:
     text: str
     usage: Usage = Usage()
     reasoning: str | None = None
+    #: Why the reply ended, as the server said it (OpenAI's ``finish_reason``: ``stop``,
+    #: ``length`` = cut off at the token limit; Anthropic's ``stop_reason``: ``end_turn``,
+    #: ``max_tokens``); None when the backend does not say.
+    finish_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -277,6 +281,14 @@ class Outcome:
     cached: bool = False
     #: The reply's reasoning section, apart from ``text`` (:attr:`Generation.reasoning`).
     reasoning: str | None = None
+    #: :attr:`Generation.finish_reason` of the reply (None: not said, a failure, or cached).
+    finish_reason: str | None = None
+    #: The error kind of each failed attempt before the last, in order (why it was retried).
+    retry_causes: tuple[str, ...] = ()
+
+
+#: Finish reasons that say the reply was cut off at the token limit (OpenAI's, Anthropic's).
+TRUNCATED_FINISH_REASONS = frozenset({"length", "max_tokens"})
 
 
 @dataclass(frozen=True)
@@ -301,6 +313,18 @@ class SampleRecord:
     #: A reasoning model's thinking, kept apart from ``raw`` (which the parser read); written
     #: as ``"reasoning"`` only when the reply had a reasoning section.
     reasoning: str | None = None
+    #: Why the reply ended (:attr:`Generation.finish_reason`); written when known, with
+    #: ``"truncated": true`` when the reply was cut off at the token limit.
+    finish_reason: str | None = None
+    #: The error kind of each failed attempt before the last (``timeout``, ``rate_limit``,
+    #: ...), in order; written as ``"retry_causes"`` only when there were retries.
+    retry_causes: tuple[str, ...] = ()
+
+    @property
+    def truncated(self) -> bool:
+        """The reply was cut off at the token limit (``finish_reason`` ``length``, or
+        Anthropic's ``max_tokens``): its answer may be missing or partial."""
+        return self.finish_reason in TRUNCATED_FINISH_REASONS
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -321,6 +345,12 @@ class SampleRecord:
             out["extra"] = dict(self.extra)
         if self.reasoning is not None:
             out["reasoning"] = self.reasoning
+        if self.finish_reason is not None:
+            out["finish_reason"] = self.finish_reason
+            if self.truncated:
+                out["truncated"] = True
+        if self.retry_causes:
+            out["retry_causes"] = list(self.retry_causes)
         return out
 
     @classmethod
@@ -340,4 +370,6 @@ class SampleRecord:
             cached=bool(d.get("cached", False)),
             extra=d["extra"] if isinstance(d.get("extra"), Mapping) else None,
             reasoning=d["reasoning"] if isinstance(d.get("reasoning"), str) else None,
+            finish_reason=d["finish_reason"] if isinstance(d.get("finish_reason"), str) else None,
+            retry_causes=tuple(str(k) for k in d.get("retry_causes") or ()),
         )

@@ -238,6 +238,7 @@ def parse_message(body_text: str) -> Generation:
         text=text,
         usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=usage_count(usage.get("output_tokens"))),
         reasoning=reasoning,
+        finish_reason=stop_reason if isinstance(stop_reason, str) else None,
     )
 
 

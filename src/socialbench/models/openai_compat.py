@@ -415,6 +415,7 @@ def parse_completion(body: bytes | str) -> Generation:
             reasoning_tokens=usage_count(details.get("reasoning_tokens")),
         ),
         reasoning=reasoning,
+        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
     )
 
 

@@ -32,7 +32,7 @@ from socialbench.models.redact import redact
 from socialbench.runner.aimd import AimdLimit
 from socialbench.runner.cache import ResponseCache, cache_key
 from socialbench.runner.slots import PrioritySlots
-from socialbench.types import Generation, Outcome, Request, Usage
+from socialbench.types import TRUNCATED_FINISH_REASONS, Generation, Outcome, Request, Usage
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +73,10 @@ class EngineStats:
     #: The part of completion_tokens reasoning models spent thinking (Usage.reasoning_tokens).
     reasoning_tokens: int = 0
     error_kinds: dict[str, int] = field(default_factory=dict)
+    #: Failed attempts that were retried, by error kind (why the retries happened).
+    retry_causes: dict[str, int] = field(default_factory=dict)
+    #: Replies cut off at the token limit (:attr:`SampleRecord.truncated`).
+    truncated: int = 0
     #: The AIMD concurrency limit (:meth:`AimdLimit.as_dict`): asked, lowest, end, cuts.
     concurrency: dict[str, int] = field(default_factory=dict)
 
@@ -88,6 +92,8 @@ class EngineStats:
             "completion_tokens": self.completion_tokens,
             "reasoning_tokens": self.reasoning_tokens,
             "error_kinds": dict(sorted(self.error_kinds.items())),
+            "retry_causes": dict(sorted(self.retry_causes.items())),
+            "truncated": self.truncated,
             "concurrency": dict(self.concurrency),
         }
 
@@ -213,6 +219,7 @@ class Engine:
                 )
         started = time.perf_counter()
         attempt = 0
+        causes: list[str] = []  # the error kind of each retried attempt
         while True:
             attempt += 1
             try:
@@ -235,10 +242,12 @@ class Engine:
                     self._slots.release()
             except ModelError as exc:
                 if isinstance(exc, RetryableModelError) and attempt < self.retry.max_attempts:
+                    causes.append(exc.kind)
+                    self.stats.retry_causes[exc.kind] = self.stats.retry_causes.get(exc.kind, 0) + 1
                     self._notify()
                     await asyncio.sleep(self.retry.delay(attempt, exc.retry_after, self._rng))
                     continue
-                return self._fail(exc, attempt, time.perf_counter() - started)
+                return self._fail(exc, attempt, time.perf_counter() - started, causes)
             except (asyncio.CancelledError, StorageError):  # stopped; the disk failed
                 raise
             except Exception as exc:  # a backend bug must not kill the run; record it
@@ -246,12 +255,14 @@ class Engine:
                     FatalModelError("backend_error", redact(f"{type(exc).__name__}: {exc}")),
                     attempt,
                     time.perf_counter() - started,
+                    causes,
                 )
             gen = _valid_utf8(gen)
             self.stats.completed += 1
             self.stats.prompt_tokens += gen.usage.prompt_tokens
             self.stats.completion_tokens += gen.usage.completion_tokens
             self.stats.reasoning_tokens += gen.usage.reasoning_tokens
+            self.stats.truncated += int(gen.finish_reason in TRUNCATED_FINISH_REASONS)
             if key is not None:
                 self.cache.put(key, self._identity, gen)  # type: ignore[union-attr]  # never raises
                 self.stats.cache_errors = self.cache.errors  # type: ignore[union-attr]
@@ -263,9 +274,11 @@ class Engine:
                 usage=gen.usage,
                 attempts=attempt,
                 reasoning=gen.reasoning,
+                finish_reason=gen.finish_reason,
+                retry_causes=tuple(causes),
             )
 
-    def _fail(self, exc: ModelError, attempts: int, elapsed: float) -> Outcome:
+    def _fail(self, exc: ModelError, attempts: int, elapsed: float, causes: list[str]) -> Outcome:
         self.stats.completed += 1
         self.stats.errors += 1
         self.stats.error_kinds[exc.kind] = self.stats.error_kinds.get(exc.kind, 0) + 1
@@ -277,4 +290,5 @@ class Engine:
             latency_s=elapsed,
             usage=Usage(),
             attempts=attempts,
+            retry_causes=tuple(causes),
         )

@@ -46,7 +46,7 @@ from aiohttp import web
 
 from socialbench.testing.responders import Responder, first_option_responder, get_responder, message_text
 
-ActionKind = Literal["ok", "status", "stall", "malformed", "refusal", "empty"]
+ActionKind = Literal["ok", "status", "stall", "malformed", "refusal", "empty", "truncated"]
 Overflow = Literal["queue", "reject"]
 
 DEFAULT_MODEL_NAME = "scripted-model"
@@ -71,6 +71,11 @@ class Action:
 def ok(text: str) -> Action:
     """Answer 200 with ``text`` as the message content."""
     return Action("ok", text=text)
+
+
+def truncated(text: str) -> Action:
+    """Answer 200 with ``text`` cut off at the token limit (``finish_reason: "length"``)."""
+    return Action("truncated", text=text)
 
 
 def status(code: int, body: Any = None, headers: Mapping[str, str] | None = None) -> Action:
@@ -431,6 +436,8 @@ class _Core:
             return self.reply(body, self.responder(body))
         if action.kind == "ok":
             return self.reply(body, action.text or "")
+        if action.kind == "truncated":
+            return self._completion(body, action.text or "", "length")
         if action.kind == "stall":
             await asyncio.sleep(action.seconds)
             return self.reply(body, action.text if action.text is not None else self.responder(body))
