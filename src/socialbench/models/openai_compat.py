@@ -291,7 +291,7 @@ def refuses_json_mode(status: int, info: ErrorInfo) -> bool:
 def is_json_text(text: str) -> bool:
     """Whether ``text`` is one JSON value (what JSON mode promises), markdown fences allowed.
 
-    >>> [is_json_text(t) for t in ('{"answer": "left"}', '```json\n{"a": 1}\n```', 'left')]
+    >>> [is_json_text(t) for t in ('{"answer": "left"}', '```json\\n{"a": 1}\\n```', 'left')]
     [True, True, False]
     """
     body = text.strip()
