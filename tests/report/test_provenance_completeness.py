@@ -14,7 +14,7 @@ from socialbench.models.base import FatalModelError
 from socialbench.models.mock import MockModel, first_option_answer
 from socialbench.report.build import build_report
 from socialbench.report.loading import RunDir, load_runs
-from socialbench.report.provenance import completeness, rankable
+from socialbench.report.provenance import PARTIAL_MARK, completeness, rankable
 from socialbench.runner.engine import RetryPolicy
 from socialbench.runner.run import RunRequest, run_eval
 
@@ -105,3 +105,13 @@ def test_a_partial_roboteq_run_is_left_out_of_table1_and_named_in_roboteq_runs(t
     table1 = (tmp_path / "r" / "tables" / "roboteq_table1.md").read_text(encoding="utf-8")
     coverage = (tmp_path / "r" / "tables" / "roboteq_runs.md").read_text(encoding="utf-8")
     assert label not in table1 and "not shown: partial: 44/200 questions answered" in coverage
+
+
+def test_a_row_merging_a_complete_and_a_partial_run_is_marked_and_noted(tmp_path):
+    """The robustness row of a complete clean run and its interrupted blurred run."""
+    blurred = _interrupted_copy("qwen_blur", tmp_path, 44)
+    runs = load_runs([FIXTURES / "qwen", blurred])
+    clean = runs[0].label
+    build_report(runs, tmp_path / "r", formats=["md"], figures=False, include_incomplete=True)
+    md = (tmp_path / "r" / "tables" / "robustness.md").read_text(encoding="utf-8")
+    assert f"| {clean}{PARTIAL_MARK} |" in md and "partial: 44/" in md

@@ -149,3 +149,54 @@ def test_compare_with_include_incomplete_ranks_the_partial_run_marked(sn_runs, p
 def test_compare_of_one_complete_and_one_partial_run_names_the_flag(sn_runs, partial_run):
     code, _, err = _compare(str(sn_runs["random"]), str(partial_run))
     assert code != 0 and "--include-incomplete" in err
+
+
+def _waypoint_runs(tmp_path: Path) -> tuple[Path, Path]:
+    """Two waypoint runs on the bundled samples (first 2): baseline:random, complete; and a
+    mock VLM whose first request is refused, so it finishes with an unanswered question."""
+    from socialbench.benchmarks.base import get_benchmark
+    from socialbench.benchmarks.options import EvalOptions
+    from socialbench.models.base import FatalModelError
+    from socialbench.models.mock import MockModel, first_option_answer
+    from socialbench.runner.engine import RetryPolicy
+    from socialbench.runner.run import RunRequest, run_eval
+    from socialbench.vision.images import ImagePolicy
+
+    bench, _ = get_benchmark("socialnav-waypoint")
+    complete = tmp_path / "random"
+    code = CliRunner().invoke(
+        app,
+        ["eval", "-b", "socialnav-waypoint", "-m", "baseline:random", "--limit", "2", "--out", str(complete)]
+        + ["--no-progress", "--no-cache", "--no-render-cache"],
+    )
+    assert code.exit_code == 0, code.output
+    model = MockModel("mock:first-option", lambda r: first_option_answer(r.prompt))
+    model.script.append(FatalModelError("refusal"))
+    req = RunRequest(
+        "socialnav-waypoint",
+        bench.default_data(),
+        model.spec,
+        tmp_path / "mock",
+        EvalOptions(limit=2),
+        concurrency=1,
+        show_progress=False,
+        image_workers=0,
+        retry=RetryPolicy(max_attempts=1, base_delay_s=0.01, timeout_s=30),
+        image_policy=ImagePolicy(max_side=160),
+    )
+    assert not run_eval(req, bench, model).complete
+    return complete, tmp_path / "mock"
+
+
+def test_waypoint_table3_leaves_a_partial_run_out_unless_include_incomplete(tmp_path):
+    complete, partial = _waypoint_runs(tmp_path)
+    names = {}
+    for flag in ([], ["--include-incomplete"]):
+        out = tmp_path / f"rep{len(flag)}"
+        res = CliRunner().invoke(
+            app, ["report", str(complete), str(partial), "--out", str(out), "--format", "csv", "--no-plots", *flag]
+        )
+        assert res.exit_code == 0, res.output
+        rows = (out / "tables" / "socialnav_table3_waypoints.csv").read_text(encoding="utf-8").splitlines()
+        names[bool(flag)] = [r.split(",")[0] for r in rows[1:]]
+    assert len(names[False]) == 1 and len(names[True]) == 2 and names[True][1].endswith(PARTIAL_MARK)

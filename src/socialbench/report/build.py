@@ -200,7 +200,7 @@ def build_report(
                 "model": r.model,
                 "benchmark": r.benchmark,
                 "protocol": r.protocol,
-                "status": "; ".join(s for s in (r.run.get("status", ""), completeness(r).why) if s),
+                "status": completeness(r).why or r.run.get("status", ""),  # a partial run's count and status
                 "questions": r.metrics.get("n_scored", (r.metrics.get("run") or {}).get("questions", "")),
                 "path": str(r.path),
             }

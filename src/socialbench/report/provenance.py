@@ -50,7 +50,9 @@ __all__ = [
     "answer_source",
     "completeness",
     "mark_partial",
+    "marked",
     "note_partial",
+    "partial_note",
     "rankable",
     "given_keys",
     "section_of",
@@ -246,16 +248,32 @@ def rankable(runs: Sequence[RunDir], include_incomplete: bool = False) -> tuple[
     return kept, left
 
 
+def partial_note(runs: Sequence[RunDir]) -> str | None:
+    """The note explaining :data:`PARTIAL_MARK` for the partial runs among ``runs`` (how much
+    each answered); ``None`` when none is partial."""
+    named = [f"{r.label} {completeness(r).why}" for r in runs if completeness(r).partial]
+    if not named:
+        return None
+    return f"{PARTIAL_MARK} Did not answer every question it was asked: " + "; ".join(named) + "."
+
+
+def marked(label: str, runs: Sequence[RunDir]) -> str:
+    """``label`` of a table row that shows ``runs``, with :data:`PARTIAL_MARK` when one of
+    them is partial (once)."""
+    if any(completeness(r).partial for r in runs) and not label.endswith(PARTIAL_MARK):
+        return label + PARTIAL_MARK
+    return label
+
+
 def note_partial(tables: Sequence[Table], runs: Sequence[RunDir]) -> list[Table]:
-    """``tables`` with a note under each table that shows a partial run of ``runs`` (its
-    marked label is a row name or a column group), saying how much each answered."""
-    partial = {r.label: completeness(r) for r in runs if completeness(r).partial}
+    """``tables`` with a :func:`partial_note` under each table that shows a partial run of
+    ``runs`` (its marked label is a row name or a column group) and has no such note yet (a
+    table whose rows merge several runs adds its own)."""
     out = []
     for t in tables:
         shown = {s for row in t.rows for s in row.stub} | {g for g, _ in t.groups}
-        named = [f"{label} {c.why}" for label, c in partial.items() if label in shown]
-        if named:
-            note = f"{PARTIAL_MARK} Did not answer every question it was asked: " + "; ".join(named) + "."
+        note = partial_note([r for r in runs if r.label in shown])
+        if note is not None and not any(n.startswith(PARTIAL_MARK) for n in t.notes):
             t = replace(t, notes=(*t.notes, note))
         out.append(t)
     return out

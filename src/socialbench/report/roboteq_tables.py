@@ -16,6 +16,7 @@ from typing import Any
 
 from socialbench.report.loading import RunDir
 from socialbench.report.metric_cells import rq_cell, rq_value
+from socialbench.report.provenance import marked, partial_note
 from socialbench.report.robustness_table import robustness_key
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_num, mark_best, mean_se_cell
 
@@ -145,6 +146,7 @@ def roboteq_rag_table(runs: Sequence[RunDir]) -> Table | None:
     rows = []
     basis = set()
     all_cached = False
+    shown: list[RunDir] = []
     for r in runs:
         if r.strategy != "rag" or r.perturbation is not None:
             continue
@@ -164,7 +166,10 @@ def roboteq_rag_table(runs: Sequence[RunDir]) -> Table | None:
             EMPTY if t_raw is None else Cell(f"{t_raw:.2f}", t_raw),
             EMPTY if t_rag is None else Cell(f"{t_rag:.2f}", t_rag),
         )
-        rows.append(Row((r.label, str(r.run.get("model_size") or base.run.get("model_size") or "–")), cells))
+        shown += [base, r]
+        rows.append(
+            Row((marked(r.label, [base, r]), str(r.run.get("model_size") or base.run.get("model_size") or "–")), cells)
+        )
     if not rows:
         return None
     where = (
@@ -179,6 +184,7 @@ def roboteq_rag_table(runs: Sequence[RunDir]) -> Table | None:
     note = f"{what} on the {where}. Time: mean seconds per model request (RAG: including retrieval), over requests not answered from the cache."
     if all_cached:
         note += " —: every request of that run was answered from the response cache, so no time was measured."
+    notes: tuple[str, ...] = (note,) + tuple(n for n in (partial_note(list({id(r): r for r in shown}.values())),) if n)
     if grounding:
         return Table(
             "roboteq_sg_rag",
@@ -187,7 +193,7 @@ def roboteq_rag_table(runs: Sequence[RunDir]) -> Table | None:
             ("Raw", "RAG", "Gain", "Raw", "RAG"),
             tuple(rows),
             (("Macro-F1 (%)", 3), ("Time (s/query)", 2)),
-            (note,),
+            notes,
         )
     return Table(
         "roboteq_table2",
@@ -196,7 +202,7 @@ def roboteq_rag_table(runs: Sequence[RunDir]) -> Table | None:
         ("Raw", "RAG", "Gain", "Raw", "RAG"),
         tuple(rows),
         (("Macro-F1 (%)", 3), ("Time (s/query)", 2)),
-        (note,),
+        notes,
     )
 
 
@@ -263,7 +269,7 @@ def roboteq_ablation_table(runs: Sequence[RunDir]) -> Table | None:
             cells.append(EMPTY if a is None or b0 is None else Cell(f"{100 * (a - b0):+.2f}", 100 * (a - b0)))
         any_run = next(iter(g.values()))
         name = g["standard"].label if "standard" in g else any_run.model
-        rows.append(Row((name,), tuple(cells), "Baseline" if any_run.is_baseline else "VLM"))
+        rows.append(Row((marked(name, list(g.values())),), tuple(cells), "Baseline" if any_run.is_baseline else "VLM"))
     columns = tuple(m for _ in ABLATION_STRATEGIES for m, _ in metrics) + ("No image", "CoT")
     groups_hdr = tuple((title, len(metrics)) for _, title in ABLATION_STRATEGIES) + (("ΔMacF1 vs standard", 2),)
     where = (
@@ -273,10 +279,12 @@ def roboteq_ablation_table(runs: Sequence[RunDir]) -> Table | None:
         if basis == {"overall"}
         else "the synthetic / real average where both subsets are present, else overall"
     )
-    notes = (
+    notes: tuple[str, ...] = (
         f"Percent, on {where}. Rows: one model and settings each (named after its standard run when there is one); "
         "ΔMacF1 = strategy − standard in points (negative: worse). —: no run of that strategy.",
     )
+    if (partial := partial_note([r for g in groups for r in g.values()])) is not None:
+        notes += (partial,)
     if grounding:
         return Table(
             "roboteq_sg_ablation",

@@ -9,6 +9,7 @@ from typing import Any
 
 from socialbench.report.loading import SOCIALNAV_NAMES, RunDir
 from socialbench.report.metric_cells import rq_value, sn_block
+from socialbench.report.provenance import marked, partial_note
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_num
 
 __all__ = ["headline_metric", "robustness_key", "robustness_table"]
@@ -76,11 +77,16 @@ def robustness_table(runs: Sequence[RunDir]) -> Table | None:
                     Cell(fmt_num(v, digits, scale), v * scale),
                     Cell(f"{(v0 - v) * scale:+.{digits}f}", (v0 - v) * scale),
                 ]
-        rows.append(Row((base.label,), tuple(cells)))
+        rows.append(Row((marked(base.label, [base, *by_name.values()]),), tuple(cells)))
     columns = ("Clean",) + tuple(c for _ in perts for c in (metric, "Drop"))
     groups = (("", 1),) + tuple((p, 2) for p in perts)
     unit = "percent" if scale == 100 else "agreement"
-    notes = (f"{metric} ({unit}) on clean and perturbed images; Drop = clean − perturbed (positive: worse).",)
+    notes: tuple[str, ...] = (
+        f"{metric} ({unit}) on clean and perturbed images; Drop = clean − perturbed (positive: worse).",
+    )
+    shown = [r for k, by_name in pairs.items() for r in (clean[k], *by_name.values())]
+    if (note := partial_note(shown)) is not None:
+        notes += (note,)
     return Table(
         "robustness", f"Robustness to visual perturbations ({metric})", ("Model",), columns, tuple(rows), groups, notes
     )

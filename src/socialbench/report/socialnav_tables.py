@@ -21,7 +21,16 @@ from typing import Any
 from socialbench.errors import UsageError
 from socialbench.report.loading import RunDir, display_name
 from socialbench.report.metric_cells import sn_block, sn_pair
-from socialbench.report.provenance import ASSISTED, HUMAN_DERIVED, by_section, section_of, sources_note
+from socialbench.report.provenance import (
+    ASSISTED,
+    HUMAN_DERIVED,
+    by_section,
+    completeness,
+    marked,
+    partial_note,
+    section_of,
+    sources_note,
+)
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_pct, mark_best
 
 SN_GROUPS = ("All", "Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning")
@@ -276,15 +285,17 @@ def socialnav_ablation_table(runs: Sequence[RunDir]) -> Table | None:
         for name, r in present:
             shown.append(r)
             cells = tuple(sn_pair(sn_block(r.metrics, "model", c))[0] for c in cats)
-            rows.append(Row((display_name(r.model), name), cells))
+            rows.append(Row((display_name(r.model), marked(name, [r])), cells))
     if not rows:
         return None
-    notes = (
+    notes: tuple[str, ...] = (
         f"Protocol: {protocol}. Probability of Agreement"
         + (f". {spread} " if (spread := epochs_note(shown)) else ", mean ± standard error over questions. ")
         + "BEV + CoT: --method cot; No CoT: --method independent; No BEV: --method cot --images img "
         "(front view only).",
     )
+    if (note := partial_note(shown)) is not None:
+        notes += (note,)
     return Table(
         "socialnav_table2_ablation",
         "Ablation experiment of querying strategies, PA (SocialNav-SUB Tables 2 and 13)",
@@ -325,6 +336,7 @@ def socialnav_gt_table(runs: Sequence[RunDir]) -> Table | None:
         label = display_name(base.model) + (
             "" if base.run.get("images") in (None, "img-with-bev") else f" ({base.run.get('images')})"
         )
+        label = marked(label, [base, *(r for r in found if r is not None)])
         for key, name in social:
             cells: list[Cell] = []
             for j in shown:
@@ -346,6 +358,10 @@ def socialnav_gt_table(runs: Sequence[RunDir]) -> Table | None:
             "Scene context: the same questions answered by the rule-based module on the tracks instead "
             "(--method scene-context)."
         )
+    in_table = {id(r): r for base, found in blocks for r in (base, *found) if r is not None}
+    note = partial_note(list(in_table.values()))
+    if note is not None:
+        notes.append(note)
     return Table(
         "socialnav_table14_cot_gt",
         "CoT vs CoT with ground-truth spatial and spatiotemporal answers (SocialNav-SUB Table 14)",
@@ -414,6 +430,7 @@ def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
         return None
     rows = []
     any_epochs = False
+    partial: list[RunDir] = []  # partial runs in a row: the row is marked and the note says how much
     # scene-blind baselines (baseline:waypoint-*, baseline:random) first, in their own section
     for (model, images, _), by in sorted(rows_by.items(), key=lambda kv: not str(kv[0][0]).startswith("baseline:")):
         cells = []
@@ -432,6 +449,8 @@ def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
                 )
             )
         label = display_name(str(model)) + ("" if images in (None, "img-with-bev") else f" ({images})")
+        partial += [r for r in by.values() if completeness(r).partial]
+        label = marked(label, list(by.values()))
         rows.append(Row((label,), tuple(cells), "Baseline" if str(model).startswith("baseline:") else ""))
     notes: tuple[str, ...] = (
         "Accuracy of choosing the operator's waypoint, percent. "
@@ -446,6 +465,9 @@ def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
         + "random): every candidate is another sample's operator move, dealt so that a rule blind to the scene "
         + "scores exactly chance (1/5); toward-goal may beat it, as heading for the goal is part of the task.",
     )
+    note = partial_note(partial)
+    if note is not None:
+        notes += (note,)
     if unchecked:
         notes += (
             "Left out of Same-Model: "
