@@ -125,3 +125,23 @@ def test_model_opt_json_mode_false_changes_the_cache_identity() -> None:
 def test_model_opt_json_mode_must_be_a_boolean() -> None:
     with pytest.raises(UsageError, match="json_mode"):
         OpenAICompatModel("m", "http://127.0.0.1:9/v1", ModelOptions(extra=(("json_mode", "sometimes"),)))
+
+
+def test_a_pool_adds_up_what_its_endpoints_sent() -> None:
+    from socialbench.models.endpoints import MultiEndpointModel
+
+    with ScriptedOpenAIServer(served=_refusing(422, TGI_422)) as a, ScriptedOpenAIServer() as b:
+        pool = MultiEndpointModel("m", [a.base_url, b.base_url], ModelOptions(timeout_s=5.0))
+
+        async def go() -> None:
+            try:
+                for i in range(4):
+                    await pool.generate(Request(prompt=f"{PROMPT} {i}", config=GenerationConfig()))
+            finally:
+                await pool.aclose()
+
+        asyncio.run(go())
+        sent = a.requests + b.requests
+    counts = pool.json_mode_sent()
+    assert counts["with_response_format"] + counts["without_response_format"] == len(sent)
+    assert counts["with_response_format"] == sum("response_format" in body for body in sent)
