@@ -137,3 +137,9 @@ def test_epochs_are_scored_each_and_combined_as_socialbench_combines_them(tmp_pa
         trees = [bench.score(dataset, by_epoch[e], protocol).to_json() for e in (1, 2)]
         expected.update({f"{protocol}/{k}": v for k, v in flatten_numbers(combine_metrics(trees)).items()})
     assert _logged_metrics(log) == expected
+
+
+def test_records_keep_why_the_reply_ended(tmp_path):
+    log = run_inspect(socialnav_waypoint(limit=2), mock_model(varied_answer), tmp_path)
+    records = records_of(s.scores["item_records"].metadata for s in log.samples)
+    assert records and {r.finish_reason for r in records} == {"stop"}  # mockllm's stop_reason

@@ -97,7 +97,14 @@ async def _replay(prepared: PreparedEval, item: Item, stored: Sequence[SampleRec
             return Outcome(None, rec.error, rec.error_message, rec.latency_s)
         messages.append(ChatMessageAssistant(content=rec.raw or ""))
         usage = Usage(rec.usage.get("prompt_tokens", 0), rec.usage.get("completion_tokens", 0))
-        return Outcome(rec.raw, None, latency_s=rec.latency_s, usage=usage, reasoning=rec.reasoning)
+        return Outcome(
+            rec.raw,
+            None,
+            latency_s=rec.latency_s,
+            usage=usage,
+            reasoning=rec.reasoning,
+            finish_reason=rec.finish_reason,
+        )
 
     await prepared.solve(item, reply)
     return messages, matched

@@ -116,6 +116,7 @@ def answer_item(key: str, images_first: bool = False) -> Solver:
                 None,
                 latency_s=time.perf_counter() - t0,
                 usage=Usage(usage.input_tokens, usage.output_tokens) if usage is not None else Usage(),
+                finish_reason=output.stop_reason,  # Inspect's "max_tokens" reads as truncated
             )
 
         records = await prepared.solve(item, send)
