@@ -784,6 +784,12 @@ def models_cmd() -> None:
     for b in backends():
         table.add_row(b.prefix if ":" in b.prefix else f"{b.prefix}:...", b.summary, b.example)
     out.print(table)
+    for b in backends():  # the --model-opt keys each backend declares (any other is refused)
+        if b.options:
+            _line("")
+            _line(f"--model-opt keys of {b.prefix}:")
+            for o in b.options:
+                _line(f"  {o.name} ({o.kind}): {o.help}")
 
 
 def _register_subcommands() -> None:
