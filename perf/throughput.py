@@ -284,8 +284,16 @@ def _bare_images(metadata: dict[str, Any], composites_ok: bool) -> list[str]:
 
 
 #: The chat-completions parameters socialbench sends for SocialNav-SUB (as the official
-#: harness: no sampling setting or token limit), as the start of a JSON object.
-_BODY_HEAD = json.dumps({"model": BENCH_MODEL, "response_format": {"type": "json_object"}})[:-1]
+#: harness: no sampling setting or token limit; asking for a streamed reply, which the
+#: scripted server answers whole), as the start of a JSON object.
+_BODY_HEAD = json.dumps(
+    {
+        "model": BENCH_MODEL,
+        "response_format": {"type": "json_object"},
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+)[:-1]
 
 
 def _request_body(text_part: str, image_parts: str) -> bytes:
