@@ -12,19 +12,18 @@ from __future__ import annotations
 import inspect
 import signal
 import sys
-import typing
 from pathlib import Path
-from typing import Any, NoReturn, Optional, Protocol, runtime_checkable
+from typing import Any, NoReturn, Protocol, runtime_checkable
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
-from socialbench.benchmarks.generation import FLAG_HELP
 from socialbench.command_index import COMMANDS, DESCRIPTION, help_of
 from socialbench.errors import DataError, SocialbenchError, StorageError, UsageError
-from socialbench.messages import say
+from socialbench.messages import EXIT_INTERRUPTED, EXIT_MODEL_ERRORS, EXIT_USAGE, say, stdout_console
+from socialbench.messages import line as _line
+from socialbench.runner.eval_options import prepare_eval, resolve_data
 
 #: Commands that live with their (heavy) code: name -> (module with ``register(app)``, help
 #: shown in ``socialbench --help``, which must equal the real command's first help line), from
@@ -70,96 +69,13 @@ app.add_typer(data_app, name="data")
 sim_app = typer.Typer(no_args_is_help=True, help=help_of("sim"))
 app.add_typer(sim_app, name="sim")
 
-out = Console()
-if not out.is_terminal:  # pipes and CI logs: wide enough for the results table
-    out = Console(width=110)
-
-EXIT_OK, EXIT_USAGE, EXIT_MODEL_ERRORS, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-def default_cache_path() -> Path:
-    return Path.home() / ".cache" / "socialbench" / "responses.sqlite3"
-
-
-def _line(text: str) -> None:
-    """One plain line on stdout: never wrapped (a pipe reads the path whole), no markup,
-    control characters escaped (:func:`socialbench.messages.terminal_safe`)."""
-    from socialbench.messages import terminal_safe
-
-    out.print(terminal_safe(text), soft_wrap=True, markup=False, highlight=False)
-
-
-def check_model_benchmark(spec: str, benchmark: str, model: Any = None) -> None:
-    """Refuse model ``spec`` on ``benchmark`` when the model comes with another benchmark's
-    code (``baseline:rule-based`` with SocialNav-SUB's, ``baseline:waypoint-*`` with the
-    waypoint task's): a :class:`UsageError` naming the benchmarks that run it. ``model``:
-    the model made from ``spec``; None when making it failed (unknown while the other
-    benchmarks' code is not loaded: it is loaded here to find the owner)."""
-    from socialbench.benchmarks.base import benchmark_entry, benchmark_names, load_benchmark_code
-    from socialbench.models.registry import ModelOptions, create_model
-
-    def package(module: str) -> str | None:
-        parts = module.split(".")
-        return ".".join(parts[:3]) if parts[:2] == ["socialbench", "benchmarks"] and len(parts) > 3 else None
-
-    def benchmark_package(name: str) -> str | None:
-        factory = benchmark_entry(name).factory
-        return package(factory.partition(":")[0]) if isinstance(factory, str) else None
-
-    if model is None:
-        load_benchmark_code()
-        try:
-            model = create_model(spec, ModelOptions())
-        except SocialbenchError:
-            return  # unknown everywhere (or refused for its options): the original error stands
-    owner = package(type(model).__module__)
-    if owner is None or owner == benchmark_package(benchmark):
-        return
-    names = [n for n in benchmark_names() if benchmark_package(n) == owner]
-    raise UsageError(
-        f"{spec} is a model of {', '.join(names)} only (it answers from their data), not of -b {benchmark}; "
-        f"run it with -b {names[0] if names else '...'}, or choose a model for {benchmark} (`socialbench models`)"
-    )
+out = stdout_console()
 
 
 def _slug(text: str) -> str:
     from socialbench.benchmarks.options import slug
 
     return slug(text)
-
-
-def _model_options(
-    pairs: list[str], seed: int, timeout: float, data: Any = None, first_byte_timeout: float | None = None
-):
-    from socialbench.models.registry import ModelOptions
-
-    extra = []
-    for p in pairs:
-        k, sep, v = p.partition("=")
-        if not sep or not k:
-            from socialbench.models.redact import redact
-
-            raise UsageError(f"--model-opt takes KEY=VALUE (got {redact(p)!r})")
-        extra.append((k.strip(), v.strip()))
-    return ModelOptions(
-        seed=seed, timeout_s=timeout, first_byte_timeout_s=first_byte_timeout, data=data, extra=tuple(extra)
-    )
-
-
-def _resolve_data(benchmark_name: str, data: Path | None):
-    from socialbench.benchmarks.base import get_benchmark
-
-    bench, bundled = get_benchmark(benchmark_name)
-    default = getattr(bench, "default_data", None)  # a benchmark with bundled data of its own
-    path = data or bundled or (default() if default is not None else None)
-    if path is None:
-        raise UsageError(f"--data is required for {benchmark_name} (the folder of the dataset release)")
-    resolve = getattr(bench, "resolve_data", None)  # e.g. a hub id -> a local snapshot
-    if resolve is not None:
-        path = resolve(path)
-    if not path.exists():
-        raise UsageError(f"--data {path} does not exist")
-    return bench, path
 
 
 def print_metrics(bench: Any, metrics: dict[str, Any]) -> None:
@@ -217,57 +133,21 @@ def print_scores(metrics: dict[str, Any]) -> None:
         )
 
 
-def run_variant(benchmark: str, options: Any) -> str:
-    """The last part of a run directory's name: the benchmark's ``variant()`` of its options
-    (``cot-img-with-bev``, ``rag``, ``standard-blur2``)."""
-    from socialbench.benchmarks.base import benchmark_entry, options_of
-
-    return options_of(benchmark, benchmark_entry(benchmark).options, options).variant(options.perturbation)
-
-
-def benchmark_option_parameters() -> list[inspect.Parameter]:
-    """One ``eval`` parameter per option of the registered benchmarks (an option several
-    benchmarks share appears once), each not given (None) unless set on the command line:
-    the chosen benchmark turns the given ones into its options dataclass."""
-    from socialbench.benchmarks.base import benchmark_entries
-    from socialbench.benchmarks.options import option_fields
-
-    owners: dict[str, list[tuple[Any, Any]]] = {}
-    for entry in benchmark_entries():
-        for f in option_fields(entry.options):
-            owners.setdefault(f.name, []).append((entry, f))
-    params = []
-    for name, pairs in owners.items():
-        f = pairs[0][1]
-        titles = ", ".join(dict.fromkeys(e.title for e, _ in pairs))
-        text = f"{titles}: " + (f"{' | '.join(f.info.choices)}; " if f.info.choices else "") + f.info.help
-        if f.is_flag:
-            default = typer.Option(False, f.flag, help=text)
-            annotation: Any = bool
-        else:
-            shown = ", ".join(dict.fromkeys(str(g.default) for _, g in pairs))
-            default = typer.Option(None, f.flag, help=text, min=f.info.min, show_default=shown)
-            annotation = Optional[f.type]  # noqa: UP045 (a run-time type built from a field)
-        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
-    return params
-
-
 def eval_parameters() -> list[inspect.Parameter]:
-    """Every parameter of ``socialbench eval``: the run's own, with every registered
-    benchmark's options after ``--data``."""
-    hints = typing.get_type_hints(eval_cmd)
-    own = [
-        p.replace(annotation=hints[p.name], kind=inspect.Parameter.KEYWORD_ONLY)
-        for p in inspect.signature(eval_cmd).parameters.values()
-    ]
-    at = next(i for i, p in enumerate(own) if p.name == "data") + 1
-    theirs = benchmark_option_parameters()
-    clash = sorted({p.name for p in own} & {p.name for p in theirs})
-    if clash:
-        raise UsageError(
-            f"benchmark option(s) {', '.join(clash)} have the name of an option of every eval; rename them"
+    """Every parameter of ``socialbench eval``: a typer option for each of
+    :func:`socialbench.runner.eval_options.eval_flags` (eval's own, and every registered
+    benchmark's after ``--data``)."""
+    from socialbench.runner.eval_options import eval_flags
+
+    return [
+        inspect.Parameter(
+            f.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=typer.Option(f.default, *f.decls, help=f.help, min=f.min, max=f.max, show_default=f.show_default),
+            annotation=f.annotation,
         )
-    return own[:at] + theirs + own[at:]
+        for f in eval_flags()
+    ]
 
 
 def eval_function() -> Any:
@@ -280,7 +160,7 @@ def eval_function() -> Any:
 
     run.__signature__ = inspect.Signature(params, return_annotation=None)  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in params}
-    run.__doc__ = eval_cmd.__doc__
+    run.__doc__ = "``socialbench eval`` (its help line: :mod:`socialbench.command_index`)."
     run.__name__ = "eval"
     return run
 
@@ -292,164 +172,12 @@ def eval_command() -> Any:
     return typer.main.get_group(real).commands["eval"]
 
 
-def eval_defaults() -> dict[str, Any]:
-    """Every option of ``socialbench eval`` by parameter name, with its default (``...`` when
-    required; None for a benchmark option: not given): what :func:`prepare_eval` takes."""
-    return {p.name: getattr(p.default, "default", p.default) for p in eval_parameters()}
+def _lazy_placeholder() -> None:  # never runs: _LazyGroup replaces it before invoking
+    raise UsageError("internal error: a lazily loaded command was not loaded")
 
 
-def eval_value_problem(name: str, value: Any) -> str | None:
-    """Why ``value`` is no valid value of eval's option ``name``, or None: the bounds its
-    ``--flag`` declares (``min``/``max``: ``--concurrency`` >= 1, ``--limit`` >= 1, ...),
-    numbers finite, ``--timeout`` more than 0. The one check of eval's flags and of a sweep
-    plan's options and axes (:func:`prepare_eval`, :mod:`socialbench.sweep.plan`)."""
-    import math
-
-    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    if not math.isfinite(value):
-        return f"must be a finite number (got {value})"
-    if name in ("timeout", "first_byte_timeout") and value <= 0:
-        return f"must be more than 0 seconds (got {value:g})"
-    info = next((p.default for p in eval_parameters() if p.name == name), None)
-    low, high = getattr(info, "min", None), getattr(info, "max", None)
-    if low is not None and value < low:
-        return f"must be at least {low} (got {value})"
-    if high is not None and value > high:
-        return f"must be at most {high} (got {value})"
-    return None
-
-
-def check_eval_values(values: dict[str, Any]) -> None:
-    """:class:`UsageError` naming the first of eval's option ``values`` (by parameter name)
-    that :func:`eval_value_problem` refuses."""
-    for name, value in values.items():
-        problem = eval_value_problem(name, value)
-        if problem is not None:
-            raise UsageError(f"--{name.replace('_', '-')} {problem}")
-
-
-#: Parameters of ``eval`` that are options of the run, common to every benchmark.
-RUN_OPTIONS = ("protocol", "limit", "seed", "perturb", "perturb_strength")
-
-
-def eval_options(values: dict[str, Any]) -> Any:
-    """The options of an eval (:class:`~socialbench.benchmarks.options.EvalOptions`) from
-    eval's option ``values`` by name: the run's, and the benchmark options given (a flag
-    that is off is not given)."""
-    from socialbench.benchmarks.base import benchmark_entries
-    from socialbench.benchmarks.generation import GenerationOverrides
-    from socialbench.benchmarks.options import EvalOptions, option_fields
-
-    given = {}
-    for entry in benchmark_entries():
-        for f in option_fields(entry.options):
-            value = values.get(f.name)
-            if value is not None and not (f.is_flag and value is False):
-                given[f.name] = value
-    generation = GenerationOverrides.from_values(values)
-    return EvalOptions(**{k: values[k] for k in RUN_OPTIONS}, generation=generation, extra=given)
-
-
-def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tuple[Any, Path, Any, Any]:
-    """The eval command's option handling, shared with ``socialbench sweep``: ``values`` holds
-    every :func:`eval_cmd` parameter by name; returns (benchmark, data path, model, RunRequest).
-    Without ``out_dir`` the run directory is ``runs_root/BENCHMARK/MODEL/VARIANT``."""
-    from dataclasses import replace
-
-    from socialbench.models.registry import create_model
-    from socialbench.runner.engine import RetryPolicy
-    from socialbench.runner.run import RunRequest
-    from socialbench.vision.images import ImagePolicy
-    from socialbench.vision.render_cache import default_render_cache_dir
-
-    v = values
-    check_eval_values(v)
-    benchmark, seed, timeout = v["benchmark"], v["seed"], v["timeout"]
-    bench, path = _resolve_data(benchmark, v["data"])
-    options = eval_options(v)
-    typed = bench.check_options(options)
-    variant = typed.variant(options.perturbation)
-    declared = getattr(bench, "max_images_per_request", None)  # a benchmark may leave it undeclared
-    first_byte = v.get("first_byte_timeout")
-    model_options = _model_options(list(v["model_opt"]), seed, timeout, first_byte_timeout=first_byte)
-    if declared is not None:
-        model_options = replace(model_options, max_images=declared(typed))
-    try:
-        mdl = create_model(v["model"], model_options)
-    except UsageError:
-        check_model_benchmark(v["model"], benchmark)  # a model another benchmark's code brings
-        raise
-    check_model_benchmark(v["model"], benchmark, mdl)
-    if options.generation:  # a run with other generation settings gets a folder of its own
-        variant += "-" + options.generation.tag()
-    run_dir = v["out_dir"] or runs_root / benchmark / _slug(mdl.spec) / variant  # spec: no credentials
-    req = RunRequest(
-        benchmark_name=benchmark,
-        data=path,
-        model_spec=v["model"],
-        out=run_dir,
-        options=options,
-        concurrency=v["concurrency"],
-        retry=RetryPolicy(max_attempts=v["max_attempts"], timeout_s=timeout, first_byte_timeout_s=first_byte),
-        cache_path=None if v["no_cache"] else (v["cache"] or default_cache_path()),
-        model_options=model_options.extra,
-        image_policy=ImagePolicy(max_side=v["max_side"]),
-        render_cache=None if v["no_render_cache"] else (v["render_cache"] or default_render_cache_dir()),
-        show_progress=v["progress"],
-    )
-    return bench, path, mdl, req
-
-
-@app.command("eval", help=help_of("eval"))
-def eval_cmd(
-    benchmark: str = typer.Option(..., "--benchmark", "-b", help="socialnav-sub, socialnav-sim (bundled), ..."),
-    model: str = typer.Option(..., "--model", "-m", help="model spec, e.g. openai:MODEL[@URL], baseline:random"),
-    data: Path | None = typer.Option(None, "--data", "-d", help="dataset folder (optional for bundled benchmarks)"),
-    perturb: str | None = typer.Option(
-        None,
-        help="image perturbation, e.g. blur, fisheye, fisheye-water; SocialNav-SUB also mirror, shuffle-options (consistency)",
-    ),
-    perturb_strength: float = typer.Option(1.0, help="perturbation strength"),
-    protocol: str = typer.Option("paper", help="paper | official (metric protocol)"),
-    concurrency: int = typer.Option(16, min=1, help="requests in flight at once"),
-    limit: int | None = typer.Option(None, min=1, help="only the first N items"),
-    out_dir: Path | None = typer.Option(None, "--out", "-o", help="run directory (re-running into it resumes)"),
-    seed: int = typer.Option(0, help="seed for baselines, jitter and sampling"),
-    cache: Path | None = typer.Option(
-        None, help="SQLite response cache file [default: ~/.cache/socialbench/responses.sqlite3]"
-    ),
-    no_cache: bool = typer.Option(False, "--no-cache", help="do not read or write the response cache"),
-    render_cache: Path | None = typer.Option(
-        None,
-        "--render-cache",
-        help="folder of prepared images and loaded-dataset snapshots shared by every run [default: ~/.cache/socialbench/renders]",
-    ),
-    no_render_cache: bool = typer.Option(
-        False, "--no-render-cache", help="render and encode every image and load the data anew; store nothing"
-    ),
-    timeout: float = typer.Option(120.0, help="seconds per attempt"),
-    first_byte_timeout: float | None = typer.Option(
-        None,
-        help="openai: seconds per attempt to the reply's first byte (connecting, the server's queue); default: only --timeout",
-    ),
-    max_attempts: int = typer.Option(6, min=1, help="attempts per request (retries + 1)"),
-    max_side: int = typer.Option(768, min=0, help="longest image side in pixels (0 = original)"),
-    model_opt: list[str] = typer.Option([], "--model-opt", help="backend option KEY=VALUE (repeatable)"),
-    progress: bool = typer.Option(True, "--progress/--no-progress"),
-    epochs: int = typer.Option(
-        1,
-        min=1,
-        help="repeat the run N times (seeds S..S+N-1, one run directory each under --out/epoch-E) and report mean ± SE across epochs",
-    ),
-    temperature: str | None = typer.Option(None, help=FLAG_HELP["temperature"]),
-    max_tokens: str | None = typer.Option(None, help=FLAG_HELP["max_tokens"]),
-    top_p: str | None = typer.Option(None, help=FLAG_HELP["top_p"]),
-    reasoning_effort: str | None = typer.Option(None, help=FLAG_HELP["reasoning_effort"]),
-) -> None:
-    """``socialbench eval`` (its help line: :mod:`socialbench.command_index`)."""
-    # Each benchmark's own options (--method, --strategy, ...) are added by eval_command().
-    _eval(dict(locals()))
+# A placeholder in the listing: :class:`_LazyGroup` builds the real command when it runs.
+app.command("eval", help=help_of("eval"))(_lazy_placeholder)
 
 
 def _eval(values: dict[str, Any]) -> None:
@@ -585,7 +313,7 @@ def score_cmd(
     from socialbench.benchmarks.options import EvalOptions
     from socialbench.runner.store import write_json_atomic
 
-    bench, path = _resolve_data(benchmark, data)
+    bench, path = resolve_data(benchmark, data)
     records = bench.read_predictions(predictions)
     # the options the predictions were made under, as far as the dataset depends on them
     # (a metamorphic run's variants): the benchmark reads them from the run
@@ -713,7 +441,7 @@ def validate_cmd(
     data: Path | None = typer.Option(None, "--data", "-d"),
 ) -> None:
     """List every problem in a dataset folder (file, field, what is wrong, how to fix)."""
-    bench, path = _resolve_data(benchmark, data)
+    bench, path = resolve_data(benchmark, data)
     problems = bench.validate(path)
     errors = [p for p in problems if not p.message.startswith("warning:")]
     for p in problems:
@@ -801,10 +529,6 @@ def _register_subcommands() -> None:
             app.add_typer(typer.Typer(help=help_text), name=name)
         else:
             app.command(name, help=help_text)(_lazy_placeholder)
-
-
-def _lazy_placeholder() -> None:  # never runs: _LazyGroup replaces it before invoking
-    raise UsageError("internal error: a lazily loaded command was not loaded")
 
 
 _register_subcommands()

@@ -9,10 +9,16 @@ from __future__ import annotations
 
 import re
 import sys
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.text import Text
+
+#: Exit statuses of the commands: ok; usage or data error; the run finished but some
+#: questions failed; interrupted with Ctrl-C.
+EXIT_OK, EXIT_USAGE, EXIT_MODEL_ERRORS, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: Characters a terminal acts on instead of showing: C0/C1 controls (ESC starts colour,
 #: cursor and title sequences) except new line and tab, DEL, and bidirectional overrides.
@@ -30,6 +36,22 @@ def say(text: str) -> None:
     """Write ``text`` and a newline to stderr, unwrapped and unstyled, control characters
     escaped (:func:`terminal_safe`)."""
     print(terminal_safe(text), file=sys.stderr, flush=True)
+
+
+@cache
+def stdout_console() -> Console:
+    """The commands' rich console on stdout (tables, results): a terminal's width, or 110
+    columns on a pipe or CI log (wide enough for the results table)."""
+    from rich.console import Console
+
+    out = Console()
+    return out if out.is_terminal else Console(width=110)
+
+
+def line(text: str) -> None:
+    """One plain line on stdout: never wrapped (a pipe reads the path whole), no markup,
+    control characters escaped (:func:`terminal_safe`)."""
+    stdout_console().print(terminal_safe(text), soft_wrap=True, markup=False, highlight=False)
 
 
 def table_text(value: object) -> Text:

@@ -1,4 +1,4 @@
-"""`eval --timeout` takes a positive, finite number of seconds (cli.eval_value_problem, the
+"""`eval --timeout` takes a positive, finite number of seconds (runner.eval_options.eval_value_problem, the
 check sweep plans share): 0, NaN and infinity are refused before anything runs."""
 
 import pytest
@@ -27,7 +27,7 @@ def test_eval_refuses_a_first_byte_timeout_of_0(tmp_path, capsys):
 def test_the_first_byte_timeout_reaches_the_backend_and_run_json(small_socialnav, tmp_path):
     import json
 
-    from socialbench.cli import eval_defaults, prepare_eval
+    from socialbench.runner.eval_options import eval_defaults, prepare_eval
     from socialbench.testing.openai_server import ScriptedOpenAIServer
 
     with ScriptedOpenAIServer() as srv:

@@ -12,7 +12,8 @@ sys.path.insert(0, str(HERE.parent / "benchmarks" / "roboteq"))
 
 from roboteq_fixtures import build_release  # noqa: E402
 from socialbench.benchmarks.base import get_benchmark  # noqa: E402
-from socialbench.cli import eval_defaults, main  # noqa: E402
+from socialbench.cli import main  # noqa: E402
+from socialbench.runner.eval_options import eval_defaults  # noqa: E402
 from socialbench.sweep.commands import estimate_requests  # noqa: E402
 from sweep_fixtures import run_dirs  # noqa: E402
 

@@ -16,7 +16,7 @@ from rich import box
 from rich.table import Table
 
 from socialbench.errors import UsageError
-from socialbench.messages import table_text
+from socialbench.messages import EXIT_INTERRUPTED, EXIT_MODEL_ERRORS, line, stdout_console, table_text
 from socialbench.sweep.cells import CellOutcome, previous_status
 from socialbench.sweep.plan import Cell, expand, load_plan
 
@@ -29,7 +29,7 @@ _PROMPTLESS_MODELS = ("baseline:", "human:", "replay:")
 def estimate_requests(benchmark: Any, dataset: Any, values: dict[str, Any]) -> tuple[int, int]:
     """(questions, model requests) of one cell from its dataset, as the benchmark counts its
     requests for the cell's options. Cached answers cost nothing; retries add."""
-    from socialbench.cli import eval_options
+    from socialbench.runner.eval_options import eval_options
 
     options = benchmark.check_options(eval_options(values))
     reads_prompt = not values["model"].startswith(_PROMPTLESS_MODELS)
@@ -40,7 +40,7 @@ def estimate_requests(benchmark: Any, dataset: Any, values: dict[str, Any]) -> t
 
 def dry_run_table(cells: Sequence[Cell]) -> Table:
     """Every cell with its run directory, state on disk, questions and requests."""
-    from socialbench.cli import _resolve_data
+    from socialbench.runner.eval_options import resolve_data
 
     table = Table(title=f"sweep plan: {len(cells)} cells", box=box.SIMPLE)
     for col in ("cell", "on disk", "questions", "requests"):
@@ -51,7 +51,7 @@ def dry_run_table(cells: Sequence[Cell]) -> Table:
         v = cell.values
         key = (cell.benchmark, str(v["data"]), v["limit"])
         if key not in sizes:
-            bench, path = _resolve_data(cell.benchmark, v["data"])
+            bench, path = resolve_data(cell.benchmark, v["data"])
             sizes[key] = (bench, bench.load(path, require_images=False, limit=v["limit"]))
         bench, dataset = sizes[key]
         questions, requests = estimate_requests(bench, dataset, v)
@@ -119,8 +119,7 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Run a plan of models x benchmarks x option axes, one run directory per cell."""
-        from socialbench.cli import EXIT_INTERRUPTED, EXIT_MODEL_ERRORS, _line
-        from socialbench.cli import out as console
+        console = stdout_console()
 
         if executor not in EXECUTORS:
             raise UsageError(f"--executor must be one of {', '.join(EXECUTORS)} (got {executor!r})")
@@ -135,7 +134,7 @@ def register(app: typer.Typer) -> None:
             return
 
         def done(cell: Cell, o: CellOutcome) -> None:
-            _line(f"{o.status}: {cell.name}" + (f" ({o.message})" if o.message else ""))
+            line(f"{o.status}: {cell.name}" + (f" ({o.message})" if o.message else ""))
 
         if executor == "ray":
             from socialbench.sweep.executors import run_ray
@@ -146,7 +145,7 @@ def register(app: typer.Typer) -> None:
 
             outcomes = run_local(cells, jobs=jobs, progress=progress, on_done=done)
         console.print(status_table(cells, outcomes))
-        _line(f"report: socialbench report {out}")
+        line(f"report: socialbench report {out}")
         statuses = {o.status for o in outcomes}
         if "interrupted" in statuses:
             raise typer.Exit(EXIT_INTERRUPTED)

@@ -25,7 +25,7 @@ A plan is read as untrusted input (issue 29): it must be a regular file of at mo
 most :data:`MAX_YAML_ALIASES` aliases (``*name``: a few of them can otherwise stand for
 billions of values); the grid is counted before it is built and refused above
 :data:`MAX_CELLS` cells (``--dry-run`` too); option values go through eval's own check
-(:func:`socialbench.cli.eval_value_problem`); refusals show values shortened. Models whose
+(:func:`socialbench.runner.eval_options.eval_value_problem`); refusals show values shortened. Models whose
 folder names would be the same (specs differing only in URL credentials or query, or in
 characters the folder name replaces) get folders told apart by a short salted hash.
 """
@@ -161,14 +161,14 @@ def _refuse(path: Path, where: str, what: str, fix: str) -> UsageError:
 def eval_option_names() -> dict[str, str]:
     """Every name a plan may use for an eval option (``rag-k``, ``rag_k``, ``--rag-k``) ->
     eval's parameter name."""
-    from socialbench.cli import eval_parameters
+    from socialbench.runner.eval_options import eval_flags
 
     names: dict[str, str] = {}
-    for p in eval_parameters():
-        pname = p.name
+    for f in eval_flags():
+        pname = f.name
         names[pname] = pname
         names[pname.replace("_", "-")] = pname
-        for decl in getattr(p.default, "param_decls", ()) or ():
+        for decl in f.decls:
             for d in decl.split("/"):
                 if d.startswith("--"):
                     names[d[2:]] = pname
@@ -176,9 +176,9 @@ def eval_option_names() -> dict[str, str]:
 
 
 def _option_types() -> dict[str, Any]:
-    from socialbench.cli import eval_parameters
+    from socialbench.runner.eval_options import eval_flags
 
-    return {p.name: p.annotation for p in eval_parameters()}
+    return {f.name: f.annotation for f in eval_flags()}
 
 
 def _coerce(value: Any, hint: Any, path: Path, where: str) -> Any:
@@ -364,7 +364,7 @@ def count_cells(models: int, benchmarks: int, axes: dict[str, list[Any]]) -> int
 def _checked(name: str, value: Any, path: Path, where: str) -> Any:
     """``value`` if eval accepts it for its option ``name`` (eval's own check), else a
     refusal naming ``where``."""
-    from socialbench.cli import eval_value_problem
+    from socialbench.runner.eval_options import eval_value_problem
 
     problem = eval_value_problem(name, value)
     if problem is not None:
@@ -377,7 +377,7 @@ def cell_dir_name(benchmark: str, values: dict[str, Any], axes: dict[str, list[A
     (``cot-img-with-bev-seed-1``)."""
     from socialbench.benchmarks.base import benchmark_entry
     from socialbench.benchmarks.options import in_variant, option_fields, slug
-    from socialbench.cli import eval_options, run_variant
+    from socialbench.runner.eval_options import eval_options, run_variant
 
     name = run_variant(benchmark, eval_options(values))
     options = benchmark_entry(benchmark).options
@@ -392,7 +392,7 @@ def _check_axes(plan: Plan, b: BenchmarkEntry, bench: Any, defaults: dict[str, A
     """Refuse the plan when benchmark ``b`` refuses an axis value it does not ignore,
     naming every refused value (an option of another benchmark is refused whatever its
     value), and how to ignore the axis."""
-    from socialbench.cli import eval_options
+    from socialbench.runner.eval_options import eval_options
 
     keys = [k for k in plan.axes if k not in b.ignore_axes]
     refused: dict[str, None] = {}
@@ -449,7 +449,7 @@ def expand(plan: Plan, out: Path) -> list[Cell]:
     """Every cell of ``plan`` (models x benchmarks x axes, ignored axes at eval's default,
     duplicates dropped), each checked by its benchmark; run directories under ``out``."""
     from socialbench.benchmarks.base import get_benchmark
-    from socialbench.cli import eval_defaults
+    from socialbench.runner.eval_options import eval_defaults
 
     defaults = eval_defaults()
     folders = model_folders(plan.models)
