@@ -39,7 +39,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from socialbench.construction.llm import LLMSettings
+from socialbench.construction.stage_options import (
+    Concurrency,
+    LLMOptions,
+    MaxAttempts,
+    Progress,
+    Timeout,
+    with_llm_options,
+)
 from socialbench.errors import UsageError
 
 if TYPE_CHECKING:
@@ -61,15 +68,6 @@ Model = Annotated[
     str,
     typer.Option("--model", "-m", help="Chat/VLM model spec, e.g. openai:gpt-4o or openai:NAME@http://host:8000/v1."),
 ]
-Concurrency = Annotated[int, typer.Option(help="Model calls in flight.")]
-Timeout = Annotated[float, typer.Option(help="Seconds per model call.")]
-MaxAttempts = Annotated[int, typer.Option(help="Transport attempts per call (429/5xx/timeouts are retried).")]
-ParseRetries = Annotated[int, typer.Option(help="Repair requests after invalid JSON or missing fields.")]
-NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not use <work>/llm_cache.sqlite3.")]
-ModelOpt = Annotated[list[str] | None, typer.Option("--model-opt", help="Backend option KEY=VALUE (repeatable).")]
-PriceIn = Annotated[float | None, typer.Option(help="USD per 1M prompt tokens (for the cost report).")]
-PriceOut = Annotated[float | None, typer.Option(help="USD per 1M completion tokens.")]
-Progress = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
 RetryDelay = Annotated[float, typer.Option(help="Base backoff (s) before retrying a failed image call.")]
 InPath = Annotated[
     Path | None, typer.Option("--in", help="Input JSONL (default: the previous stage's file in --work).")
@@ -82,48 +80,6 @@ def register(app: typer.Typer) -> None:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _settings(
-    model: str,
-    work: Path,
-    *,
-    concurrency: int,
-    timeout: float,
-    max_attempts: int,
-    parse_retries: int,
-    no_cache: bool,
-    model_opt: list[str] | None,
-    price_in: float | None,
-    price_out: float | None,
-    progress: bool,
-    temperature: float,
-    max_tokens: int,
-    base_delay_s: float = 1.0,
-) -> LLMSettings:
-    """The chat-model settings of an LLM stage from its options (``--model-opt KEY=VALUE``
-    checked here)."""
-    opts = []
-    for p in model_opt or []:
-        k, sep, v = p.partition("=")
-        if not sep or not k:
-            raise UsageError(f"--model-opt takes KEY=VALUE (got {p!r})")
-        opts.append((k.strip(), v.strip()))
-    return LLMSettings(
-        model=model,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        max_attempts=max_attempts,
-        parse_retries=parse_retries,
-        cache=None if no_cache else work / "llm_cache.sqlite3",
-        model_opts=tuple(opts),
-        price_in=price_in,
-        price_out=price_out,
-        progress=progress,
-        temperature=temperature,
-        max_tokens=max_tokens,
-        base_delay_s=base_delay_s,
-    )
 
 
 def _run(work: Path, stage: Callable[[], StageRun]) -> None:
@@ -193,6 +149,7 @@ def taxonomy_cmd(
 
 
 @build_app.command("scenarios")
+@with_llm_options(timeout=300.0)
 def scenarios_cmd(
     model: Model,
     work: Work = Path("build"),
@@ -221,33 +178,14 @@ def scenarios_cmd(
     ] = None,
     temperature: Annotated[float, typer.Option(help="Sampling temperature of the beam phase.")] = 0.9,
     max_tokens: Annotated[int, typer.Option(help="Max completion tokens per request.")] = 8192,
-    concurrency: Concurrency = 8,
-    timeout: Timeout = 300.0,
-    max_attempts: MaxAttempts = 4,
-    parse_retries: ParseRetries = 2,
-    no_cache: NoCache = False,
-    model_opt: ModelOpt = None,
-    price_in: PriceIn = None,
-    price_out: PriceOut = None,
-    progress: Progress = False,
+    *,
+    llm: LLMOptions,
 ) -> None:
     """Beam-merge scenario generation plus the local near-duplicate filter."""
     from socialbench.construction.stages.generation import scenarios_stage
 
-    common = dict(
-        concurrency=concurrency,
-        timeout=timeout,
-        max_attempts=max_attempts,
-        parse_retries=parse_retries,
-        no_cache=no_cache,
-        model_opt=model_opt,
-        price_in=price_in,
-        price_out=price_out,
-        progress=progress,
-        max_tokens=max_tokens,
-    )
-    beam_s = _settings(model, work, temperature=temperature, **common)  # type: ignore[arg-type]
-    merge_s = _settings(merge_model or model, work, temperature=0.0, **common)  # type: ignore[arg-type]
+    beam_s = llm.settings(model, work, temperature=temperature, max_tokens=max_tokens)
+    merge_s = llm.settings(merge_model or model, work, temperature=0.0, max_tokens=max_tokens)
     _run(
         work,
         lambda: scenarios_stage(
@@ -269,40 +207,20 @@ def scenarios_cmd(
 
 
 @build_app.command("image-prompts")
+@with_llm_options(timeout=120.0)
 def image_prompts_cmd(
     model: Model,
     work: Work = Path("build"),
     inp: InPath = None,
     temperature: Annotated[float, typer.Option()] = 0.3,
     max_tokens: Annotated[int, typer.Option()] = 2048,
-    concurrency: Concurrency = 8,
-    timeout: Timeout = 120.0,
-    max_attempts: MaxAttempts = 4,
-    parse_retries: ParseRetries = 2,
-    no_cache: NoCache = False,
-    model_opt: ModelOpt = None,
-    price_in: PriceIn = None,
-    price_out: PriceOut = None,
-    progress: Progress = False,
+    *,
+    llm: LLMOptions,
 ) -> None:
     """Scenario -> robot first-person visual prompt (layout, people, gaze, posture, cues)."""
     from socialbench.construction.stages.generation import image_prompts_stage
 
-    s = _settings(
-        model,
-        work,
-        concurrency=concurrency,
-        timeout=timeout,
-        max_attempts=max_attempts,
-        parse_retries=parse_retries,
-        no_cache=no_cache,
-        model_opt=model_opt,
-        price_in=price_in,
-        price_out=price_out,
-        progress=progress,
-        temperature=temperature,
-        max_tokens=max_tokens,
-    )
+    s = llm.settings(model, work, temperature=temperature, max_tokens=max_tokens)
     _run(work, lambda: image_prompts_stage(work, inp, s))
 
 
@@ -392,6 +310,7 @@ def images_cmd(
 
 
 @build_app.command("review")
+@with_llm_options(timeout=300.0)
 def review_cmd(
     model: Model,
     image_model: ImageModel,
@@ -407,54 +326,33 @@ def review_cmd(
     price_per_image: Annotated[float | None, typer.Option(help="USD per edited image.")] = None,
     retry_delay: RetryDelay = 2.0,
     max_tokens: Annotated[int, typer.Option()] = 2048,
-    concurrency: Concurrency = 8,
-    timeout: Timeout = 300.0,
-    max_attempts: MaxAttempts = 4,
-    parse_retries: ParseRetries = 2,
-    no_cache: NoCache = False,
-    model_opt: ModelOpt = None,
-    price_in: PriceIn = None,
-    price_out: PriceOut = None,
-    progress: Progress = False,
+    *,
+    llm: LLMOptions,
 ) -> None:
     """VLM review on the 7 criteria of Table 3; mandatory revisions through the edit endpoint."""
     from socialbench.construction.review import ReviewOptions
     from socialbench.construction.stages.generation import review_stage
 
-    s = _settings(
-        model,
-        work,
-        concurrency=concurrency,
-        timeout=timeout,
-        max_attempts=max_attempts,
-        parse_retries=parse_retries,
-        no_cache=no_cache,
-        model_opt=model_opt,
-        price_in=price_in,
-        price_out=price_out,
-        progress=progress,
-        temperature=0.0,
-        max_tokens=max_tokens,
-    )
+    s = llm.settings(model, work, temperature=0.0, max_tokens=max_tokens)
     isettings = _image_settings(
         image_model,
         size,
         None,
         response_format,
         api_key_env,
-        timeout,
-        max_attempts,
+        llm.timeout,
+        llm.max_attempts,
         image_concurrency,
         price_per_image,
-        progress,
+        llm.progress,
         retry_delay,
     )
     opts = ReviewOptions(
         max_rounds=max_rounds,
         optional_edits=optional_edits,
-        parse_retries=parse_retries,
+        parse_retries=llm.parse_retries,
         max_tokens=max_tokens,
-        progress=progress,
+        progress=llm.progress,
     )
     _run(work, lambda: review_stage(work, inp, s, isettings, opts, edit=not no_edit))
 
@@ -463,6 +361,7 @@ def review_cmd(
 
 
 @build_app.command("behaviors")
+@with_llm_options(timeout=180.0)
 def behaviors_cmd(
     model: Model,
     work: Work = Path("build"),
@@ -475,34 +374,13 @@ def behaviors_cmd(
     include_rejected: Annotated[bool, typer.Option(help="Also use images the review rejected.")] = False,
     temperature: Annotated[float, typer.Option()] = 0.7,
     max_tokens: Annotated[int, typer.Option()] = 4096,
-    concurrency: Concurrency = 8,
-    timeout: Timeout = 180.0,
-    max_attempts: MaxAttempts = 4,
-    parse_retries: ParseRetries = 2,
-    no_cache: NoCache = False,
-    model_opt: ModelOpt = None,
-    price_in: PriceIn = None,
-    price_out: PriceOut = None,
-    progress: Progress = False,
+    *,
+    llm: LLMOptions,
 ) -> None:
     """Candidate next actions per scene image (proper and improper, with suggested facets)."""
     from socialbench.construction.stages.generation import behaviors_stage
 
-    s = _settings(
-        model,
-        work,
-        concurrency=concurrency,
-        timeout=timeout,
-        max_attempts=max_attempts,
-        parse_retries=parse_retries,
-        no_cache=no_cache,
-        model_opt=model_opt,
-        price_in=price_in,
-        price_out=price_out,
-        progress=progress,
-        temperature=temperature,
-        max_tokens=max_tokens,
-    )
+    s = llm.settings(model, work, temperature=temperature, max_tokens=max_tokens)
     _run(
         work,
         lambda: behaviors_stage(
@@ -626,6 +504,7 @@ def overlays_cmd(
 
 
 @build_app.command("topics")
+@with_llm_options(timeout=180.0)
 def topics_cmd(
     work: Work = Path("build"),
     source: Annotated[
@@ -636,76 +515,31 @@ def topics_cmd(
     per_scene: Annotated[int, typer.Option(help="Topics per scene the model proposes, at least.")] = 2,
     temperature: Annotated[float, typer.Option()] = 0.7,
     max_tokens: Annotated[int, typer.Option()] = 1024,
-    concurrency: Concurrency = 8,
-    timeout: Timeout = 180.0,
-    max_attempts: MaxAttempts = 4,
-    parse_retries: ParseRetries = 2,
-    no_cache: NoCache = False,
-    model_opt: ModelOpt = None,
-    price_in: PriceIn = None,
-    price_out: PriceOut = None,
-    progress: Progress = False,
+    *,
+    llm: LLMOptions,
 ) -> None:
     """Pool spatial grounding topics per scene image into topics.jsonl (App. E)."""
     from socialbench.construction.stages.grounding import topics_stage
 
-    s = (
-        _settings(
-            model,
-            work,
-            concurrency=concurrency,
-            timeout=timeout,
-            max_attempts=max_attempts,
-            parse_retries=parse_retries,
-            no_cache=no_cache,
-            model_opt=model_opt,
-            price_in=price_in,
-            price_out=price_out,
-            progress=progress,
-            temperature=temperature,
-            max_tokens=max_tokens,
-        )
-        if model
-        else None
-    )
+    s = llm.settings(model, work, temperature=temperature, max_tokens=max_tokens) if model else None
     _run(work, lambda: topics_stage(work, source, inp, s, n=per_scene))
 
 
 @build_app.command("grounding-questions")
+@with_llm_options(timeout=180.0)
 def grounding_questions_cmd(
     model: Model,
     work: Work = Path("build"),
     inp: InPath = None,
     temperature: Annotated[float, typer.Option()] = 0.7,
     max_tokens: Annotated[int, typer.Option()] = 2048,
-    concurrency: Concurrency = 8,
-    timeout: Timeout = 180.0,
-    max_attempts: MaxAttempts = 4,
-    parse_retries: ParseRetries = 2,
-    no_cache: NoCache = False,
-    model_opt: ModelOpt = None,
-    price_in: PriceIn = None,
-    price_out: PriceOut = None,
-    progress: Progress = False,
+    *,
+    llm: LLMOptions,
 ) -> None:
     """Stage 1: topic + image -> multiple-select question and an A-D editing instruction."""
     from socialbench.construction.stages.grounding import grounding_questions_stage
 
-    s = _settings(
-        model,
-        work,
-        concurrency=concurrency,
-        timeout=timeout,
-        max_attempts=max_attempts,
-        parse_retries=parse_retries,
-        no_cache=no_cache,
-        model_opt=model_opt,
-        price_in=price_in,
-        price_out=price_out,
-        progress=progress,
-        temperature=temperature,
-        max_tokens=max_tokens,
-    )
+    s = llm.settings(model, work, temperature=temperature, max_tokens=max_tokens)
     _run(work, lambda: grounding_questions_stage(work, inp, s))
 
 
@@ -766,6 +600,7 @@ def grounding_images_cmd(
 
 
 @build_app.command("real-images")
+@with_llm_options(timeout=120.0)
 def real_images_cmd(
     paths: Annotated[list[Path], typer.Argument(help="Photo files or folders (searched recursively).")],
     work: Work = Path("build"),
@@ -777,15 +612,8 @@ def real_images_cmd(
     model: Annotated[str | None, typer.Option("--model", "-m", help="VLM for relevance screening (optional).")] = None,
     category: Annotated[str | None, typer.Option(help="Category for all photos of this run.")] = None,
     subcategory: Annotated[str | None, typer.Option(help="Subcategory for all photos of this run.")] = None,
-    concurrency: Concurrency = 8,
-    timeout: Timeout = 120.0,
-    max_attempts: MaxAttempts = 4,
-    parse_retries: ParseRetries = 2,
-    no_cache: NoCache = False,
-    model_opt: ModelOpt = None,
-    price_in: PriceIn = None,
-    price_out: PriceOut = None,
-    progress: Progress = False,
+    *,
+    llm: LLMOptions,
 ) -> None:
     """Filter collected photos (MIME, size, duplicates, near-duplicates, resolution, sharpness, VLM relevance)."""
     from socialbench.construction.filters import FilterOptions
@@ -800,21 +628,7 @@ def real_images_cmd(
     )
     s = None
     if model:
-        s = _settings(
-            model,
-            work,
-            concurrency=concurrency,
-            timeout=timeout,
-            max_attempts=max_attempts,
-            parse_retries=parse_retries,
-            no_cache=no_cache,
-            model_opt=model_opt,
-            price_in=price_in,
-            price_out=price_out,
-            progress=progress,
-            temperature=0.0,
-            max_tokens=512,
-        )
+        s = llm.settings(model, work, temperature=0.0, max_tokens=512)
     _run(work, lambda: real_images_stage(work, paths, opts, s, category=category, subcategory=subcategory))
 
 
