@@ -133,6 +133,49 @@ def _agreement(used: Sequence[Mapping[str, int]]) -> tuple[list[float], list[flo
     return [s.pa for s in scores], [s.cwpa for s in scores]
 
 
+def _add_option_counts(
+    counts: np.ndarray, pred: frozenset[str], ref: frozenset[str], options: Sequence[str], weight: float
+) -> None:
+    """Add one (prediction, reference) pair's option decisions to ``counts`` (rows:
+    options; columns TP, FP, FN), each with ``weight``."""
+    for i, o in enumerate(options):
+        if o in pred and o in ref:
+            counts[i, TP] += weight
+        elif o in pred:
+            counts[i, FP] += weight
+        elif o in ref:
+            counts[i, FN] += weight
+
+
+def _judgment_row(
+    n: int, pairs: int, pa: Sequence[float], cwpa: Sequence[float], counts: np.ndarray
+) -> dict[str, object]:
+    """The judgment human row: mean PA (Eq. 1), mean CWPA (Eq. 2), micro / macro F1 of ``counts``."""
+    micro, macro = f1_from_counts(counts)
+    return {
+        "n": n,
+        "pairs": pairs,
+        "pa": float(np.mean(pa)),
+        "cwpa": float(np.mean(cwpa)),
+        "micro_f1": micro,
+        "macro_f1": macro,
+    }
+
+
+def _grounding_row(n: int, exact: Sequence[float], jac: Sequence[float], counts: np.ndarray) -> dict[str, object]:
+    """The grounding human row: mean exact match and Jaccard over the (question, annotator)
+    pairs, option micro / macro F1 of ``counts``."""
+    micro, macro = f1_from_counts(counts)
+    return {
+        "n": n,
+        "pairs": len(exact),
+        "exact_match": float(np.mean(exact)),
+        "jaccard": float(np.mean(jac)),
+        "micro_f1": micro,
+        "macro_f1": macro,
+    }
+
+
 def human_judgment_baseline(
     items: Sequence[Mapping[str, int]], labels: Sequence[str] = JUDGMENT_LABELS
 ) -> dict[str, object] | None:
@@ -154,15 +197,7 @@ def human_judgment_baseline(
                 else:
                     counts[index[pred], FP] += k * w
                     counts[index[ref], FN] += k * w
-    micro, macro = f1_from_counts(counts)
-    return {
-        "n": len(used),
-        "pairs": pairs,
-        "pa": float(np.mean(pa)),
-        "cwpa": float(np.mean(cwpa)),
-        "micro_f1": micro,
-        "macro_f1": macro,
-    }
+    return _judgment_row(len(used), pairs, pa, cwpa, counts)
 
 
 def human_grounding_baseline(
@@ -182,24 +217,10 @@ def human_grounding_baseline(
             for ref, w in loo_option_references(sels, j, options):
                 e += w * (1.0 if pred == ref else 0.0)
                 jc += w * jaccard(ref, pred)
-                for i, o in enumerate(options):
-                    if o in pred and o in ref:
-                        counts[i, TP] += w
-                    elif o in pred:
-                        counts[i, FP] += w
-                    elif o in ref:
-                        counts[i, FN] += w
+                _add_option_counts(counts, pred, ref, options, w)
             exact.append(e)
             jac.append(jc)
-    micro, macro = f1_from_counts(counts)
-    return {
-        "n": len(used),
-        "pairs": len(exact),
-        "exact_match": float(np.mean(exact)),
-        "jaccard": float(np.mean(jac)),
-        "micro_f1": micro,
-        "macro_f1": macro,
-    }
+    return _grounding_row(len(used), exact, jac, counts)
 
 
 def human_judgment_vs_final(
@@ -233,15 +254,7 @@ def human_judgment_vs_final(
                 counts[index[pred], FP] += k
                 counts[index[final], FN] += k
     pa, cwpa = _agreement([c for c, _ in used])
-    micro, macro = f1_from_counts(counts)
-    return {
-        "n": len(used),
-        "pairs": pairs,
-        "pa": float(np.mean(pa)),
-        "cwpa": float(np.mean(cwpa)),
-        "micro_f1": micro,
-        "macro_f1": macro,
-    }
+    return _judgment_row(len(used), pairs, pa, cwpa, counts)
 
 
 def human_grounding_vs_final(
@@ -263,19 +276,5 @@ def human_grounding_vs_final(
         for pred in sels:
             exact.append(1.0 if pred == gold else 0.0)
             jac.append(jaccard(gold, pred))
-            for i, o in enumerate(options):
-                if o in pred and o in gold:
-                    counts[i, TP] += 1
-                elif o in pred:
-                    counts[i, FP] += 1
-                elif o in gold:
-                    counts[i, FN] += 1
-    micro, macro = f1_from_counts(counts)
-    return {
-        "n": len(used),
-        "pairs": len(exact),
-        "exact_match": float(np.mean(exact)),
-        "jaccard": float(np.mean(jac)),
-        "micro_f1": micro,
-        "macro_f1": macro,
-    }
+            _add_option_counts(counts, pred, gold, options, 1.0)
+    return _grounding_row(len(used), exact, jac, counts)
