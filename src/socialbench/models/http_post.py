@@ -86,8 +86,19 @@ def _too_large(limit: int) -> FatalModelError:
     )
 
 
-async def _chunks(resp: aiohttp.ClientResponse, first: bytes = b"") -> AsyncIterator[bytes]:
-    """``first`` (bytes already read), then the rest of ``resp``'s body chunk by chunk."""
+async def _chunks(resp: aiohttp.ClientResponse, limit: int, first: bytes = b"") -> AsyncIterator[bytes]:
+    """``first`` (bytes already read), then the rest of ``resp``'s body chunk by chunk, or
+    :class:`FatalModelError` ``reply_too_large`` as soon as more than ``limit`` bytes were
+    read (the one size check of :func:`read_capped` and :func:`read_events`)."""
+    size = 0
+    async for chunk in _with_first(resp, first):
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        yield chunk
+
+
+async def _with_first(resp: aiohttp.ClientResponse, first: bytes) -> AsyncIterator[bytes]:
     if first:
         yield first
     async for chunk in resp.content.iter_chunked(_CHUNK_BYTES):
@@ -100,14 +111,7 @@ async def read_capped(resp: aiohttp.ClientResponse, limit: int = MAX_REPLY_BYTES
     ``limit`` bytes (its declared length, or the bytes read)."""
     if resp.content_length is not None and resp.content_length > limit:
         raise _too_large(limit)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in _chunks(resp, first):
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
+    return b"".join([chunk async for chunk in _chunks(resp, limit, first)])
 
 
 def sse_data(lines: list[bytes]) -> bytes | None:
@@ -130,11 +134,7 @@ async def read_events(
     events: list[bytes] = []
     pending = b""
     lines: list[bytes] = []
-    size = 0
-    async for chunk in _chunks(resp, first):
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(limit)
+    async for chunk in _chunks(resp, limit, first):
         *complete, pending = (pending + chunk).split(b"\n")
         for raw in complete:
             line = raw.rstrip(b"\r")
