@@ -69,11 +69,11 @@ from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
 from socialbench.models.reasoning import (
     THINK_END,
+    TemplateSwitchMixin,
     no_answer_message,
     reasoning_token_count,
     single_token_id,
     split_reasoning,
-    takes_thinking_switch,
     template_kwargs,
 )
 from socialbench.models.registry import ModelOption, ModelOptions, register
@@ -253,7 +253,7 @@ def checkpoint_fingerprint(folder: Path) -> str:
 # --------------------------------------------------------------------------- the model
 
 
-class HFLocalModel(WorkerThreadModel):
+class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
     """A vision-language model run in this process with Transformers (see module docstring)."""
 
     cacheable = True
@@ -509,19 +509,6 @@ class HFLocalModel(WorkerThreadModel):
         c = job.request.config
         switch = tuple(sorted(template_kwargs(self._template, c.reasoning_effort).items()))
         return (len(job.request.images), c.temperature, c.top_p, c.seed, switch)
-
-    def _template_kwargs(self, request: Request) -> dict[str, bool]:
-        """The reasoning switch for the chat template (warned about once when the run sets
-        an effort and the template has no switch)."""
-        effort = request.config.reasoning_effort
-        if effort is not None and not takes_thinking_switch(self._template) and not self._warned_no_switch:
-            self._warned_no_switch = True
-            log.warning(
-                "%s: the chat template has no reasoning switch (enable_thinking); --reasoning-effort %s is not applied",
-                self.spec,
-                effort,
-            )
-        return template_kwargs(self._template, effort)
 
     def _render(self, request: Request) -> str:
         processor = self._processor

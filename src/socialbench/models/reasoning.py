@@ -15,8 +15,12 @@ generation prompt (the reply then starts inside it and only closes it) are handl
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from socialbench.types import Request
 
 #: The chat-template variable of hybrid reasoning models (Qwen3 and others).
 THINKING_SWITCH = "enable_thinking"
@@ -43,6 +47,30 @@ def template_kwargs(template: str | None, reasoning_effort: str | None) -> dict[
     if switch is None or not takes_thinking_switch(template):
         return {}
     return {THINKING_SWITCH: switch}
+
+
+class TemplateSwitchMixin:
+    """The reasoning switch of a model that renders its own chat template (``hf:``,
+    ``vllm:``): the subclass sets ``spec``, ``_template`` (the template's source, None when
+    unknown) and ``_warned_no_switch = False``."""
+
+    spec: str
+    _template: str | None
+    _warned_no_switch: bool
+
+    def _template_kwargs(self, request: Request) -> dict[str, bool]:
+        """The reasoning switch for the chat template (:func:`template_kwargs`), warned about
+        once (in the subclass's module log) when the run sets an effort and the template has
+        no switch."""
+        effort = request.config.reasoning_effort
+        if effort is not None and not takes_thinking_switch(self._template) and not self._warned_no_switch:
+            self._warned_no_switch = True
+            logging.getLogger(type(self).__module__).warning(
+                "%s: the chat template has no reasoning switch (enable_thinking); --reasoning-effort %s is not applied",
+                self.spec,
+                effort,
+            )
+        return template_kwargs(self._template, effort)
 
 
 @dataclass(frozen=True)

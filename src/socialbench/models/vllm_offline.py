@@ -63,12 +63,11 @@ from socialbench.models.base import FatalModelError, ModelError, RetryableModelE
 from socialbench.models.hf_local import checkpoint_fingerprint
 from socialbench.models.reasoning import (
     THINK_END,
+    TemplateSwitchMixin,
     no_answer_message,
     reasoning_token_count,
     single_token_id,
     split_reasoning,
-    takes_thinking_switch,
-    template_kwargs,
 )
 from socialbench.models.registry import ModelOption, ModelOptions, register
 from socialbench.models.vllm_chat import (
@@ -78,7 +77,7 @@ from socialbench.models.vllm_chat import (
     template_has_system_role,
 )
 from socialbench.models.worker_thread import STOP, ThreadJob, WorkerThreadModel
-from socialbench.types import Generation, GenerationConfig, Request, Usage
+from socialbench.types import Generation, GenerationConfig, Usage
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +188,7 @@ def sampling_kwargs(config: GenerationConfig, defaults: Any) -> dict[str, Any]:
     return out
 
 
-class VLLMOfflineModel(WorkerThreadModel):
+class VLLMOfflineModel(TemplateSwitchMixin, WorkerThreadModel):
     """A vision-language model served by vLLM's offline engine in this process (see the
     module docstring)."""
 
@@ -312,17 +311,6 @@ class VLLMOfflineModel(WorkerThreadModel):
                 )
                 for job in batch:
                     job.resolve(error)
-
-    def _template_kwargs(self, request: Request) -> dict[str, bool]:
-        effort = request.config.reasoning_effort
-        if effort is not None and not takes_thinking_switch(self._template) and not self._warned_no_switch:
-            self._warned_no_switch = True
-            log.warning(
-                "%s: the chat template has no reasoning switch (enable_thinking); --reasoning-effort %s is not applied",
-                self.spec,
-                effort,
-            )
-        return template_kwargs(self._template, effort)
 
     def _groups(self, batch: Sequence[ThreadJob]) -> list[tuple[dict[str, bool], list[ThreadJob]]]:
         """The batch split by chat-template arguments (``LLM.chat`` takes one set a call),
