@@ -43,6 +43,8 @@ from typing import Any, Literal
 from aiohttp import web
 from PIL import Image, ImageDraw
 
+from socialbench.testing.app_thread import AppThread
+
 __all__ = ["ScriptedImagesServer", "draw_image", "edit_image", "main"]
 
 DEFAULT_SIZE = (64, 48)
@@ -118,10 +120,9 @@ class ScriptedImagesServer:
         self._script: collections.deque[_Scripted] = collections.deque()
         self._requests: list[dict[str, Any]] = []
         self._files: dict[str, bytes] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._runner: web.AppRunner | None = None
-        self._ready = threading.Event()
+        self._served = AppThread(
+            self._make_app, name="scripted-images-server", label="ScriptedImagesServer", host=host, port=port
+        )
         self._port = 0
         self._serial = 0
 
@@ -246,44 +247,18 @@ class ScriptedImagesServer:
 
     # -- lifecycle
     def start(self) -> ScriptedImagesServer:
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run, name="scripted-images-server", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(15):
-            raise RuntimeError("ScriptedImagesServer did not start within 15 s")
+        self._port = self._served.start()
         return self
 
-    def _run(self) -> None:
-        loop = self._loop
-        assert loop is not None
-        asyncio.set_event_loop(loop)
-
-        async def setup() -> None:
-            app = web.Application(client_max_size=64 * 1024 * 1024)
-            app.router.add_post("/v1/images/generations", self._generations)
-            app.router.add_post("/v1/images/edits", self._edits)
-            app.router.add_get("/files/{name}", self._file)
-            self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-            await self._runner.setup()
-            site = web.TCPSite(self._runner, self.host, self.bind_port)
-            await site.start()
-            self._port = int(self._runner.addresses[0][1])
-
-        loop.run_until_complete(setup())
-        self._ready.set()
-        try:
-            loop.run_forever()
-        finally:
-            if self._runner is not None:
-                loop.run_until_complete(self._runner.cleanup())
-            loop.close()
+    def _make_app(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/v1/images/generations", self._generations)
+        app.router.add_post("/v1/images/edits", self._edits)
+        app.router.add_get("/files/{name}", self._file)
+        return app
 
     def stop(self) -> None:
-        if self._thread is None or self._loop is None:
-            return
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(15)
-        self._thread = None
+        self._served.stop()
 
     def __enter__(self) -> ScriptedImagesServer:
         return self.start()

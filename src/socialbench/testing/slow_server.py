@@ -31,6 +31,7 @@ from typing import Any
 
 from aiohttp import web
 
+from socialbench.testing.app_thread import AppThread
 from socialbench.testing.responders import first_option_responder
 
 
@@ -48,10 +49,11 @@ class SlowOpenAIServer:
         self.token_s = token_s
         self._lock = threading.Lock()
         self._counts = {"received": 0, "running": 0, "finished": 0, "finished_for_nobody": 0, "client_gone": 0}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._runner: web.AppRunner | None = None
-        self._ready = threading.Event()
+        # no handler cancellation: like a server generating in a thread, a request runs on
+        # when its client goes (aiohttp's default since 3.9)
+        self._served = AppThread(
+            self._make_app, name="slow-openai-server", label="SlowOpenAIServer", handler_cancellation=False
+        )
         self._port = 0
         self._slots: asyncio.Semaphore | None = None
 
@@ -153,38 +155,14 @@ class SlowOpenAIServer:
 
     # -- lifecycle
     def __enter__(self) -> SlowOpenAIServer:
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run, name="slow-openai-server", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(timeout=15):
-            raise RuntimeError("SlowOpenAIServer did not start within 15 s")
+        self._port = self._served.start()
         return self
 
-    def _run(self) -> None:
-        loop = self._loop
-        assert loop is not None
-        asyncio.set_event_loop(loop)
-
-        async def start() -> None:
-            self._slots = asyncio.Semaphore(self.workers)
-            app = web.Application(client_max_size=256 * 1024 * 1024)
-            app.router.add_post("/v1/chat/completions", self._handle)
-            # no handler cancellation: like a server generating in a thread, a request runs on
-            # when its client goes (aiohttp's default since 3.9)
-            self._runner = web.AppRunner(app, access_log=None, handler_cancellation=False, shutdown_timeout=1.0)
-            await self._runner.setup()
-            site = web.TCPSite(self._runner, "127.0.0.1", 0)
-            await site.start()
-            self._port = int(self._runner.addresses[0][1])
-
-        loop.run_until_complete(start())
-        self._ready.set()
-        try:
-            loop.run_forever()
-        finally:
-            if self._runner is not None:
-                loop.run_until_complete(self._runner.cleanup())
-            loop.close()
+    def _make_app(self) -> web.Application:
+        self._slots = asyncio.Semaphore(self.workers)
+        app = web.Application(client_max_size=256 * 1024 * 1024)
+        app.router.add_post("/v1/chat/completions", self._handle)
+        return app
 
     def wait_idle(self, guard_s: float = 60.0) -> dict[str, int]:
         """Wait until no request is running or queued (``guard_s`` only guards against a
@@ -197,6 +175,4 @@ class SlowOpenAIServer:
         return self.snapshot()
 
     def __exit__(self, *exc: object) -> None:
-        if self._loop is not None and self._thread is not None:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(timeout=15)
+        self._served.stop()
