@@ -3,28 +3,17 @@ local OpenAI-compatible server (issue 28 §4)."""
 
 import json
 
-from socialbench.benchmarks.options import EvalOptions
-from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
 from socialbench.models.openai_compat import OpenAICompatModel
 from socialbench.models.registry import ModelOptions
 from socialbench.runner.engine import RetryPolicy
-from socialbench.runner.run import RunRequest, run_eval
 from socialbench.testing.openai_server import ScriptedOpenAIServer, status, truncated
+from socialnav_http_run import run_first_sample
 
 
 def _run(data, out, url):
     model = OpenAICompatModel("m", url, ModelOptions(timeout_s=5.0))
-    req = RunRequest(
-        benchmark_name="socialnav-sub",
-        data=data,
-        model_spec=model.spec,
-        out=out,
-        options=EvalOptions(limit=1),
-        concurrency=1,
-        retry=RetryPolicy(max_attempts=3, base_delay_s=0.01, timeout_s=5.0),
-        show_progress=False,
-    )
-    return run_eval(req, SocialNavSub(), model)
+    retry = RetryPolicy(max_attempts=3, base_delay_s=0.01, timeout_s=5.0)
+    return run_first_sample(data, out, model, concurrency=1, retry=retry)
 
 
 def _rows(out):

@@ -1,28 +1,16 @@
 """A run against a real local OpenAI-compatible server that misbehaves on a script."""
 
-from socialbench.benchmarks.options import EvalOptions
-from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
 from socialbench.models.openai_compat import OpenAICompatModel
 from socialbench.models.registry import ModelOptions
 from socialbench.runner.engine import RetryPolicy
-from socialbench.runner.run import RunRequest, run_eval
 from socialbench.testing.openai_server import ScriptedOpenAIServer, malformed, stall, status
+from socialnav_http_run import run_first_sample
 
 
 def run(data, out, url, timeout=2.0, cache=None):
     model = OpenAICompatModel("m", url, ModelOptions(timeout_s=timeout))
-    req = RunRequest(
-        benchmark_name="socialnav-sub",
-        data=data,
-        model_spec=model.spec,
-        out=out,
-        options=EvalOptions(limit=1),
-        concurrency=2,
-        retry=RetryPolicy(max_attempts=4, base_delay_s=0.01, timeout_s=timeout),
-        cache_path=cache,
-        show_progress=False,
-    )
-    return run_eval(req, SocialNavSub(), model)
+    retry = RetryPolicy(max_attempts=4, base_delay_s=0.01, timeout_s=timeout)
+    return run_first_sample(data, out, model, concurrency=2, retry=retry, cache_path=cache)
 
 
 def test_transient_failures_are_retried_until_every_question_is_answered(small_socialnav, tmp_path):

@@ -4,14 +4,12 @@ within questions x max attempts."""
 
 from pathlib import Path
 
-from socialbench.benchmarks.options import EvalOptions
-from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
 from socialbench.models.openai_compat import OpenAICompatModel
 from socialbench.models.registry import ModelOptions
 from socialbench.records import read_samples
 from socialbench.runner.engine import RetryPolicy
-from socialbench.runner.run import RunRequest, run_eval
 from socialbench.testing.slow_server import SlowOpenAIServer
+from socialnav_http_run import run_first_sample
 
 MAX_ATTEMPTS = 6
 
@@ -21,18 +19,8 @@ def _run(data: Path, out: Path, url: str, stream: bool):
     # past the 0.5 s first-byte timeout, whatever the machine's speed (slower only waits longer)
     options = ModelOptions(timeout_s=60.0, first_byte_timeout_s=0.5, extra=(("stream", str(stream).lower()),))
     model = OpenAICompatModel("m", url, options)
-    req = RunRequest(
-        benchmark_name="socialnav-sub",
-        data=data,
-        model_spec=model.spec,
-        out=out,
-        options=EvalOptions(limit=1),
-        concurrency=16,
-        retry=RetryPolicy(max_attempts=MAX_ATTEMPTS, base_delay_s=0.01, max_delay_s=0.05, timeout_s=60.0),
-        cache_path=None,
-        show_progress=False,
-    )
-    return run_eval(req, SocialNavSub(), model)
+    retry = RetryPolicy(max_attempts=MAX_ATTEMPTS, base_delay_s=0.01, max_delay_s=0.05, timeout_s=60.0)
+    return run_first_sample(data, out, model, concurrency=16, retry=retry, cache_path=None)
 
 
 def test_streamed_attempts_given_up_on_leave_no_work_at_the_server(small_socialnav, tmp_path):
