@@ -77,7 +77,7 @@ from socialbench.models.reasoning import (
     template_kwargs,
 )
 from socialbench.models.registry import ModelOption, ModelOptions, register
-from socialbench.models.worker_thread import STOP, ThreadJob, WorkerThreadModel
+from socialbench.models.worker_thread import ThreadJob, WorkerThreadModel
 from socialbench.prompting.turns import user_turn
 from socialbench.types import Generation, GenerationConfig, Request, Usage
 
@@ -419,16 +419,8 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
     def _serve(self) -> None:
         pending: collections.deque[Any] = collections.deque()
         stopping = False
-        while True:
-            if not pending:
-                if stopping:
-                    return
-                item = self._queue.get()
-                if item is STOP:
-                    return
-                pending.append(item)
-            stopping = self._gather(pending, self._effective_batch, self.batch_wait_s) or stopping
-            live = [job for job in pending if job.live()]
+        while (taken := self._take_live(pending, stopping, self._effective_batch, self.batch_wait_s)) is not None:
+            live, stopping = taken
             batch, rest = group_same_shape(live, self._effective_batch, key=self._batch_key)
             pending = collections.deque(rest)
             if not batch:

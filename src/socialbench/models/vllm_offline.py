@@ -76,7 +76,7 @@ from socialbench.models.vllm_chat import (
     processor_chat_template,
     template_has_system_role,
 )
-from socialbench.models.worker_thread import STOP, ThreadJob, WorkerThreadModel
+from socialbench.models.worker_thread import ThreadJob, WorkerThreadModel
 from socialbench.types import Generation, GenerationConfig, Usage
 
 log = logging.getLogger(__name__)
@@ -285,16 +285,8 @@ class VLLMOfflineModel(TemplateSwitchMixin, WorkerThreadModel):
         chat-template arguments), answer each request; until :data:`STOP` is read."""
         pending: collections.deque[ThreadJob] = collections.deque()
         stopping = False
-        while True:
-            if not pending:
-                if stopping:
-                    return
-                item = self._queue.get()
-                if item is STOP:
-                    return
-                pending.append(item)
-            stopping = self._gather(pending, self.max_batch, self.batch_wait_s) or stopping
-            live = [job for job in pending if job.live()]
+        while (taken := self._take_live(pending, stopping, self.max_batch, self.batch_wait_s)) is not None:
+            live, stopping = taken
             batch, rest = live[: self.max_batch], live[self.max_batch :]
             pending = collections.deque(rest)
             if self._load_error is not None:

@@ -126,6 +126,23 @@ class WorkerThreadModel:
                 return True
             pending.append(item)
 
+    def _take_live(
+        self, pending: collections.deque[Any], stopping: bool, wanted: int, wait_s: float
+    ) -> tuple[list[ThreadJob], bool] | None:
+        """One turn of a ``_serve`` loop: with nothing ``pending``, block for the next job
+        (None once :data:`STOP` was read, or read before: ``stopping``); then gather up to
+        ``wanted`` (:meth:`_gather`). The pending jobs whose callers still wait, and whether
+        the stop signal was read (serve them, then return at the next empty turn)."""
+        if not pending:
+            if stopping:
+                return None
+            item = self._queue.get()
+            if item is STOP:
+                return None
+            pending.append(item)
+        stopping = self._gather(pending, wanted, wait_s) or stopping
+        return [job for job in pending if job.live()], stopping
+
     async def _stop_worker(self) -> None:
         """Let the thread finish what it holds, then end it."""
         thread = self._thread
