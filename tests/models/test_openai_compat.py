@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import gc
 import json
@@ -11,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from generate_in_turn import generate_in_turn
 from socialbench.errors import UsageError
 from socialbench.models import openai_compat
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
@@ -52,13 +52,7 @@ def _model(srv: ScriptedOpenAIServer, timeout_s: float = 5.0, **extra: str) -> O
 
 
 def _generate(model: OpenAICompatModel, *requests: Request) -> list[Generation]:
-    async def go() -> list[Generation]:
-        try:
-            return [await model.generate(r) for r in requests]
-        finally:
-            await model.aclose()
-
-    return asyncio.run(go())
+    return generate_in_turn(model, *requests)
 
 
 def _error_for(action: Action, timeout_s: float = 5.0) -> ModelError:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from generate_in_turn import generate_in_turn
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError
 from socialbench.models.openai_compat import OpenAICompatModel
@@ -44,13 +45,7 @@ def _refusing(code: int, body: Any) -> ServedModel:
 
 
 def _run(model: OpenAICompatModel, n: int = 1) -> list[Generation]:
-    async def go() -> list[Generation]:
-        try:
-            return [await model.generate(Request(prompt=PROMPT, config=GenerationConfig())) for _ in range(n)]
-        finally:
-            await model.aclose()
-
-    return asyncio.run(go())
+    return generate_in_turn(model, *(Request(prompt=PROMPT, config=GenerationConfig()) for _ in range(n)))
 
 
 def _model(srv: ScriptedOpenAIServer, *opts: tuple[str, str]) -> OpenAICompatModel:

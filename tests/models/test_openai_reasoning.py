@@ -3,12 +3,12 @@ reasoning models, Gemini's OpenAI-compatible endpoint), with their real error bo
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 
 import pytest
 
+from generate_in_turn import generate_in_turn
 from socialbench.models.base import FatalModelError
 from socialbench.models.endpoints import MultiEndpointModel
 from socialbench.models.openai_compat import OpenAICompatModel, parse_completion
@@ -32,13 +32,7 @@ def _model(srv: ScriptedOpenAIServer) -> OpenAICompatModel:
 
 
 def _generate(model: OpenAICompatModel | MultiEndpointModel, *requests: Request) -> list[Generation]:
-    async def go() -> list[Generation]:
-        try:
-            return [await model.generate(r) for r in requests]
-        finally:
-            await model.aclose()
-
-    return asyncio.run(go())
+    return generate_in_turn(model, *requests)
 
 
 def test_reasoning_model_gets_max_completion_tokens_and_its_default_temperature() -> None:

@@ -3,13 +3,13 @@ byte apart from the whole reply (issue 28 §4)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
+from generate_in_turn import generate_in_turn
 from socialbench.models.base import RetryableModelError
 from socialbench.models.openai_compat import OpenAICompatModel
 from socialbench.models.openai_factory import create_openai_model
@@ -33,13 +33,7 @@ def _model(url: str, first_byte_s: float | None = None, **extra: str) -> OpenAIC
 
 
 def _generate(model: OpenAICompatModel, n: int = 1) -> list[Generation]:
-    async def go() -> list[Generation]:
-        try:
-            return [await model.generate(Request(prompt=PROMPT)) for _ in range(n)]
-        finally:
-            await model.aclose()
-
-    return asyncio.run(go())
+    return generate_in_turn(model, *(Request(prompt=PROMPT) for _ in range(n)))
 
 
 def _refusing(field: str, status: int, body: Any) -> ServedModel:
