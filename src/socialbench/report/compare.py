@@ -335,7 +335,13 @@ def compare_csv(result: dict[str, Any]) -> str:
     w.writeheader()
     for p in result["pairs"]:
         for measure in ("PA", "CWPA", "correct"):
-            row = {"run_a": p["a"], "run_b": p["b"], "measure": measure, "family": p.get("family", MODELS), **p[measure]}
+            row = {
+                "run_a": p["a"],
+                "run_b": p["b"],
+                "measure": measure,
+                "family": p.get("family", MODELS),
+                **p[measure],
+            }
             w.writerow({k: csv_cell(v) for k, v in row.items()})  # run labels are text, never formulas
     return buf.getvalue()
 
