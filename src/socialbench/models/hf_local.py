@@ -70,16 +70,14 @@ from socialbench.models.base import FatalModelError, ModelError, RetryableModelE
 from socialbench.models.reasoning import (
     THINK_END,
     TemplateSwitchMixin,
-    no_answer_message,
-    reasoning_token_count,
+    reply_generation,
     single_token_id,
-    split_reasoning,
     template_kwargs,
 )
 from socialbench.models.registry import ModelOption, ModelOptions, register
 from socialbench.models.worker_thread import ThreadJob, WorkerThreadModel
 from socialbench.prompting.turns import user_turn
-from socialbench.types import Generation, GenerationConfig, Request, Usage
+from socialbench.types import Generation, GenerationConfig, Request
 
 log = logging.getLogger(__name__)
 
@@ -563,14 +561,8 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
             if not text.strip():
                 results.append(FatalModelError("empty_response", f"no text in {len(kept)} generated tokens"))
                 continue
-            reply = split_reasoning(text)
-            if reply.open_ended or not reply.answer.strip():
-                results.append(FatalModelError("empty_response", no_answer_message(reply.open_ended, len(kept), None)))
-                continue
             prompt_tokens = int(moved["attention_mask"][row].sum()) if "attention_mask" in moved else prompt_len
-            thinking = reasoning_token_count(kept, self._think_end) if reply.reasoning is not None else 0
-            usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=len(kept), reasoning_tokens=thinking)
-            results.append(Generation(text=reply.answer, usage=usage, reasoning=reply.reasoning))
+            results.append(reply_generation(text, kept, prompt_tokens, self._think_end, None))
         return results
 
     async def aclose(self) -> None:

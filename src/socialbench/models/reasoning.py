@@ -19,6 +19,9 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from socialbench.models.base import FatalModelError
+from socialbench.types import Generation, Usage
+
 if TYPE_CHECKING:
     from socialbench.types import Request
 
@@ -136,3 +139,22 @@ def no_answer_message(open_ended: bool, n_tokens: int, finish_reason: str | None
         f"the reply {where} ({n_tokens} tokens, finish_reason={finish_reason}); "
         "raise --max-tokens or turn reasoning off (--reasoning-effort none)"
     )
+
+
+def reply_generation(
+    text: str, token_ids: list[int], prompt_tokens: int, think_end: int | None, finish_reason: str | None
+) -> Generation | FatalModelError:
+    """A generated reply (its decoded ``text`` and its ``token_ids``) -> the
+    :class:`Generation` the answer parser reads (the reasoning section apart, its tokens
+    counted by :func:`reasoning_token_count`), or ``empty_response`` when the reasoning
+    section left no answer (:func:`no_answer_message`). One definition for ``hf:`` and
+    ``vllm:``."""
+    reply = split_reasoning(text)
+    if reply.open_ended or not reply.answer.strip():
+        return FatalModelError("empty_response", no_answer_message(reply.open_ended, len(token_ids), finish_reason))
+    usage = Usage(
+        prompt_tokens=prompt_tokens,
+        completion_tokens=len(token_ids),
+        reasoning_tokens=reasoning_token_count(token_ids, think_end) if reply.reasoning is not None else 0,
+    )
+    return Generation(text=reply.answer, usage=usage, reasoning=reply.reasoning)

@@ -64,10 +64,8 @@ from socialbench.models.hf_local import checkpoint_fingerprint
 from socialbench.models.reasoning import (
     THINK_END,
     TemplateSwitchMixin,
-    no_answer_message,
-    reasoning_token_count,
+    reply_generation,
     single_token_id,
-    split_reasoning,
 )
 from socialbench.models.registry import ModelOption, ModelOptions, register
 from socialbench.models.vllm_chat import (
@@ -77,7 +75,7 @@ from socialbench.models.vllm_chat import (
     template_has_system_role,
 )
 from socialbench.models.worker_thread import ThreadJob, WorkerThreadModel
-from socialbench.types import Generation, GenerationConfig, Usage
+from socialbench.types import Generation, GenerationConfig
 
 log = logging.getLogger(__name__)
 
@@ -373,16 +371,8 @@ def to_generation(output: Any, think_end: int | None = None) -> Generation | Mod
     text = completion.text if completion is not None else ""
     if completion is None or not text.strip():
         return FatalModelError("empty_response", f"finish_reason={reason}")
-    reply = split_reasoning(text)
     token_ids = list(completion.token_ids or ())
-    if reply.open_ended or not reply.answer.strip():
-        return FatalModelError("empty_response", no_answer_message(reply.open_ended, len(token_ids), reason))
-    usage = Usage(
-        prompt_tokens=len(output.prompt_token_ids or ()),
-        completion_tokens=len(token_ids),
-        reasoning_tokens=reasoning_token_count(token_ids, think_end) if reply.reasoning is not None else 0,
-    )
-    return Generation(text=reply.answer, usage=usage, reasoning=reply.reasoning)
+    return reply_generation(text, token_ids, len(output.prompt_token_ids or ()), think_end, reason)
 
 
 def map_error(exc: BaseException) -> ModelError:
