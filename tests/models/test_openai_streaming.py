@@ -46,7 +46,7 @@ def _refusing(field: str, status: int, body: Any) -> ServedModel:
 def test_a_streamed_reply_is_put_back_together_with_its_usage():
     with SlowOpenAIServer(workers=4, tokens=5, token_s=0.0) as srv:
         (gen,) = _generate(_model(srv.base_url))
-        counts = srv.snapshot()
+        counts = srv.wait_idle()  # the server counts "finished" after its last write, which the client may read first
     assert gen.text == '{"answer": "left"}' and gen.usage.completion_tokens == 5
     assert counts["finished"] == 1  # it went through the streaming path
 
