@@ -5,7 +5,9 @@ command line gets ``--concurrency``, ``--timeout``, ``--max-attempts``, ``--pars
 ``--no-cache``, ``--model-opt``, ``--price-in``, ``--price-out`` and
 ``--progress/--no-progress`` after its own options (as ``socialbench eval`` gets every
 benchmark's options from one declaration), and the stage receives them as one
-:class:`LLMOptions`, which makes its :class:`~socialbench.construction.llm.LLMSettings`.
+:class:`LLMOptions`, which makes its :class:`~socialbench.construction.llm.LLMSettings`. The options that
+several stages share outside that group (``--work``, ``--model``, ``--in``, ...) are declared
+here once too.
 """
 
 from __future__ import annotations
@@ -27,6 +29,16 @@ Concurrency = Annotated[int, typer.Option(help="Model calls in flight.")]
 Timeout = Annotated[float, typer.Option(help="Seconds per model call.")]
 MaxAttempts = Annotated[int, typer.Option(help="Transport attempts per call (429/5xx/timeouts are retried).")]
 Progress = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
+
+Work = Annotated[Path, typer.Option("--work", "-w", help="Work folder shared by all stages.")]
+Model = Annotated[
+    str,
+    typer.Option("--model", "-m", help="Chat/VLM model spec, e.g. openai:gpt-4o or openai:NAME@http://host:8000/v1."),
+]
+RetryDelay = Annotated[float, typer.Option(help="Base backoff (s) before retrying a failed image call.")]
+InPath = Annotated[
+    Path | None, typer.Option("--in", help="Input JSONL (default: the previous stage's file in --work).")
+]
 
 
 @dataclass(frozen=True)
