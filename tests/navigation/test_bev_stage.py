@@ -3,7 +3,7 @@
 import matplotlib
 import numpy as np
 
-from socialbench.navigation import bev_stage
+from socialbench.navigation import bev_stage, mpl_style
 from socialbench.navigation.bev import BevLimits, BevRenderer, BevStyle
 
 SMALL = BevStyle(dpi=30)
@@ -11,7 +11,7 @@ SMALL = BevStyle(dpi=30)
 
 def test_mpl_style_sets_matplotlib_defaults_and_restores_the_callers_settings() -> None:
     with matplotlib.rc_context({"lines.linewidth": 7.0, "font.family": "serif"}):
-        with bev_stage.mpl_style():
+        with mpl_style.mpl_style():
             assert matplotlib.rcParams["lines.linewidth"] == 1.5  # matplotlib's default
             assert matplotlib.rcParams["font.family"] == ["DejaVu Sans"]
         assert matplotlib.rcParams["lines.linewidth"] == 7.0

@@ -21,9 +21,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from PIL import Image
 
-from socialbench.navigation.bev_stage import MPL_LOCK, RGBA, mpl_style, stage
+from socialbench.navigation.bev_stage import RGBA, stage
 from socialbench.navigation.bev_types import BevLimits, BevPerson, BevStyle
 from socialbench.navigation.colors import label_color, label_colors
+from socialbench.navigation.mpl_style import MPL_LOCK, mpl_style
 from socialbench.navigation.tracks import ARROW_POS_DIFF, PersonTrack, RobotPath
 
 __all__ = ["BevLimits", "BevPerson", "BevRenderer", "BevStyle", "bev_limits", "bev_people", "render_bev"]
