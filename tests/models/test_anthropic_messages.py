@@ -27,11 +27,10 @@ from socialbench.testing.anthropic_server import (  # noqa: E402
     empty,
     malformed,
     refusal,
-    request_api_key,
     stall,
     status,
-    validate_messages_request,
 )
+from socialbench.testing.anthropic_validation import request_api_key, validate_messages_request  # noqa: E402
 from socialbench.types import EncodedImage, Generation, GenerationConfig, Request  # noqa: E402
 
 SENTINEL_KEY = "sk-ant-SENTINEL-do-not-leak-0123456789"
@@ -150,7 +149,7 @@ def test_send_temperature_false_has_an_identity_of_its_own() -> None:
 
 
 def test_a_refused_temperature_is_dropped_and_the_request_sent_again(caplog: pytest.LogCaptureFixture) -> None:
-    from socialbench.testing.anthropic_server import claude_temperature_deprecated
+    from socialbench.testing.anthropic_served import claude_temperature_deprecated
 
     request = Request(prompt=PROMPT, config=GenerationConfig(temperature=0.0))
     with ScriptedAnthropicServer(served=claude_temperature_deprecated()) as srv:
@@ -169,7 +168,7 @@ def test_a_refused_temperature_is_dropped_and_the_request_sent_again(caplog: pyt
 
 
 def test_temperature_and_top_p_refused_together_drop_top_p() -> None:
-    from socialbench.testing.anthropic_server import claude_sampling_exclusive
+    from socialbench.testing.anthropic_served import claude_sampling_exclusive
 
     request = Request(prompt=PROMPT, config=GenerationConfig(temperature=0.0, top_p=0.9))
     with ScriptedAnthropicServer(served=claude_sampling_exclusive()) as srv:
@@ -466,7 +465,7 @@ def test_reply_cut_off_while_thinking_says_to_raise_max_tokens() -> None:
 
 
 def test_concurrent_refusals_drop_the_setting_once(caplog: pytest.LogCaptureFixture) -> None:
-    from socialbench.testing.anthropic_server import claude_temperature_deprecated
+    from socialbench.testing.anthropic_served import claude_temperature_deprecated
 
     request = Request(prompt=PROMPT, config=GenerationConfig(temperature=0.0))
     with ScriptedAnthropicServer(served=claude_temperature_deprecated()) as srv:

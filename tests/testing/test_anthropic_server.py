@@ -11,15 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from socialbench.testing.anthropic_server import (
-    ScriptedAnthropicServer,
-    claude_sampling_exclusive,
-    claude_temperature_deprecated,
-    refusal,
-    stall,
-    status,
-    validate_messages_request,
-)
+from socialbench.testing.anthropic_served import claude_sampling_exclusive, claude_temperature_deprecated
+from socialbench.testing.anthropic_server import ScriptedAnthropicServer, refusal, stall, status
+from socialbench.testing.anthropic_validation import validate_messages_request
 
 PROMPT = 'Which way?\nPossible answers: "left", "right"\nRespond as {"answer": "<answer>"}'
 HEADERS = {"x-api-key": "test-key", "anthropic-version": "2023-06-01"}

@@ -13,8 +13,8 @@ base64 image blocks, ``system``, ``usage``), errors in Anthropic's shape
         ...                                   # 429, then 529 overloaded, then answers
 
 ``served`` makes the server behave like a model that refuses sampling settings, with the
-real API's 400 bodies: :func:`claude_temperature_deprecated` (Opus 4.7 and later:
-"`temperature` is deprecated for this model.") and :func:`claude_sampling_exclusive`
+real API's 400 bodies: :func:`~socialbench.testing.anthropic_served.claude_temperature_deprecated` (Opus 4.7 and later:
+"`temperature` is deprecated for this model.") and :func:`~socialbench.testing.anthropic_served.claude_sampling_exclusive`
 (Sonnet 4.5 and later: "`temperature` and `top_p` cannot both be specified for this model.
 Please use only one.").
 
@@ -24,9 +24,10 @@ Actions (:func:`ok`, :func:`status`, :func:`stall`, :func:`malformed`, :func:`re
 one picks the first option of the ``Possible answers:`` line of the last user message.
 
 Requests are checked as the real API checks them: a missing key (``x-api-key`` or, as newer
-SDKs send it, ``Authorization: Bearer``) is a 401, a wrong one (when ``api_key`` is set) a 401, a missing ``anthropic-version`` or a malformed
-body (no ``model``, ``max_tokens`` not a positive integer, a bad image block, ...) a 400
-whose message names the field.
+SDKs send it, ``Authorization: Bearer``) is a 401, a wrong one (when ``api_key`` is set) a
+401, a missing ``anthropic-version`` or a malformed body (no ``model``, ``max_tokens`` not a
+positive integer, a bad image block, ...) a 400 whose message names the field
+(:mod:`socialbench.testing.anthropic_validation`).
 
 As a subprocess: ``python -m socialbench.testing.anthropic_server --port 0 --delay-ms 100``
 prints ``READY http://127.0.0.1:PORT`` (the SDK's ``base_url``) and serves until killed.
@@ -35,20 +36,19 @@ prints ``READY http://127.0.0.1:PORT`` (the SDK's ``base_url``) and serves until
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import json
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aiohttp import web
 
+from socialbench.testing.anthropic_served import SERVED_MODELS, error_body
+from socialbench.testing.anthropic_validation import request_api_key, validate_messages_request
 from socialbench.testing.openai_server import (
     DEFAULT_MODEL_NAME,
     Action,
     Overflow,
-    Rejection,
     ScriptedOpenAIServer,
     ServedModel,
     _Core,
@@ -73,173 +73,21 @@ __all__ = [
     "malformed",
     "refusal",
     "empty",
-    "error_body",
-    "claude_temperature_deprecated",
-    "claude_sampling_exclusive",
-    "validate_messages_request",
-    "request_api_key",
     "serve_forever",
 ]
 
-IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 _IMAGE_TOKEN_ESTIMATE = 1600  # about what a ~1.2 MP image costs on the real API
-
-_ERROR_TYPES = {
-    400: ("invalid_request_error", "invalid request"),
-    401: ("authentication_error", "invalid x-api-key"),
-    403: ("permission_error", "your API key does not have permission to use the specified resource"),
-    404: ("not_found_error", "model not found"),
-    413: ("request_too_large", "request exceeds the maximum allowed number of bytes"),
-    429: ("rate_limit_error", "rate limit exceeded, please retry later"),
-    500: ("api_error", "internal server error"),
-    529: ("overloaded_error", "Overloaded"),
-}
-
-
-def error_body(code: int, message: str | None = None) -> dict[str, Any]:
-    """An Anthropic-style error object for HTTP ``code``."""
-    kind, default = _ERROR_TYPES.get(code, ("api_error", f"scripted error {code}"))
-    return {
-        "type": "error",
-        "error": {"type": kind, "message": message or default},
-        "request_id": f"req_scripted_{code}",
-    }
-
-
-def _invalid_request(message: str) -> Rejection:
-    return Rejection(400, error_body(400, message))
-
-
-def _temperature_deprecated_check(body: Mapping[str, Any]) -> Rejection | None:
-    # the API keeps taking temperature 1 (the default) for backward compatibility
-    if "temperature" in body and body["temperature"] != 1:
-        return _invalid_request("`temperature` is deprecated for this model.")
-    return None
-
-
-def claude_temperature_deprecated() -> ServedModel:
-    """A model like Claude Opus 4.7 and later: a ``temperature`` other than 1 is refused
-    with the API's 400, ``{"type": "error", "error": {"type": "invalid_request_error",
-    "message": "`temperature` is deprecated for this model."}, "request_id": ...}``."""
-    return ServedModel("claude-temperature-deprecated", _temperature_deprecated_check)
-
-
-def _sampling_exclusive_check(body: Mapping[str, Any]) -> Rejection | None:
-    if "temperature" in body and "top_p" in body:
-        return _invalid_request(
-            "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
-        )
-    return None
-
-
-def claude_sampling_exclusive() -> ServedModel:
-    """A model like Claude Sonnet 4.5 and later: ``temperature`` and ``top_p`` together are
-    refused with the API's 400 ("`temperature` and `top_p` cannot both be specified for this
-    model. Please use only one."); either alone is taken."""
-    return ServedModel("claude-sampling-exclusive", _sampling_exclusive_check)
-
-
-def _text_blocks_ok(value: Any, where: str) -> str | None:
-    if isinstance(value, str):
-        return None
-    if not isinstance(value, list):
-        return f"{where}: expected a string or a list of content blocks"
-    for i, block in enumerate(value):
-        if not isinstance(block, Mapping) or block.get("type") != "text" or not isinstance(block.get("text"), str):
-            return f"{where}.{i}: expected a text block"
-    return None
-
-
-def _check_block(block: Any, where: str) -> str | None:
-    if not isinstance(block, Mapping):
-        return f"{where}: expected an object"
-    kind = block.get("type")
-    if kind == "text":
-        return None if isinstance(block.get("text"), str) else f"{where}.text: expected a string"
-    if kind != "image":
-        return f"{where}.type: unsupported block type {kind!r}"
-    source = block.get("source")
-    if not isinstance(source, Mapping) or source.get("type") != "base64":
-        return f"{where}.source.type: expected 'base64'"
-    if source.get("media_type") not in IMAGE_MEDIA_TYPES:
-        return f"{where}.source.media_type: must be one of {', '.join(IMAGE_MEDIA_TYPES)}"
-    data = source.get("data")
-    try:
-        if not isinstance(data, str) or not data:
-            raise ValueError("empty")
-        base64.b64decode(data, validate=True)
-    except (ValueError, binascii.Error):
-        return f"{where}.source.data: not valid base64"
-    return None
-
-
-def validate_messages_request(body: Any) -> str | None:
-    """``None`` for a well-formed Messages request, else the message of a 400 naming the field."""
-    if not isinstance(body, Mapping):
-        return "request body must be a JSON object"
-    if not isinstance(body.get("model"), str) or not body["model"]:
-        return "model: field required"
-    max_tokens = body.get("max_tokens")
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        return "max_tokens: must be an integer >= 1"
-    if "system" in body:
-        problem = _text_blocks_ok(body["system"], "system")
-        if problem:
-            return problem
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return "messages: at least one message is required"
-    for i, message in enumerate(messages):
-        where = f"messages.{i}"
-        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
-            return f"{where}.role: must be 'user' or 'assistant'"
-        content = message.get("content")
-        if isinstance(content, str):
-            continue
-        if not isinstance(content, list) or not content:
-            return f"{where}.content: expected a string or a non-empty list of blocks"
-        for j, block in enumerate(content):
-            problem = _check_block(block, f"{where}.content.{j}")
-            if problem:
-                return problem
-    if messages[0].get("role") != "user":
-        return "messages.0.role: the first message must use the 'user' role"
-    return _thinking_problem(body)
-
 
 #: The scripted reply's thinking text (one block before the answer) when thinking is on.
 THINKING_TEXT = "The person on the left walks towards the robot, so the right side is clear."
 
 
-def _thinking_problem(body: Mapping[str, Any]) -> str | None:
-    """The rules of extended thinking (``thinking: {"type": "enabled", "budget_tokens"}``),
-    in the API's words: a budget of at least 1024, below ``max_tokens``; temperature only
-    1; ``top_p`` only from 0.95."""
-    thinking = body.get("thinking")
-    if thinking is None:
-        return None
-    if not isinstance(thinking, Mapping) or thinking.get("type") not in ("enabled", "disabled"):
-        return "thinking.type: Input should be 'enabled' or 'disabled'"
-    if thinking["type"] == "disabled":
-        return None
-    budget = thinking.get("budget_tokens")
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1024:
-        return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
-    if body["max_tokens"] <= budget:
-        return "`max_tokens` must be greater than `thinking.budget_tokens`."
-    if "temperature" in body and body["temperature"] != 1:
-        return "`temperature` may only be set to 1 when thinking is enabled."
-    if "top_p" in body and not (isinstance(body["top_p"], (int, float)) and body["top_p"] >= 0.95):
-        return "`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled."
-    return None
-
-
-def _thinking_on(body: Mapping[str, Any]) -> bool:
+def _thinking_on(body: Mapping[str, object]) -> bool:
     thinking = body.get("thinking")
     return isinstance(thinking, Mapping) and thinking.get("type") == "enabled"
 
 
-def _estimate_input_tokens(body: Mapping[str, Any]) -> int:
+def _estimate_input_tokens(body: Mapping[str, object]) -> int:
     chars = 0
     images = 0
     system = body.get("system")
@@ -247,7 +95,8 @@ def _estimate_input_tokens(body: Mapping[str, Any]) -> int:
         chars += len(system)
     elif isinstance(system, list):
         chars += sum(len(str(b.get("text", ""))) for b in system if isinstance(b, Mapping))
-    for message in body.get("messages") or []:
+    messages = body.get("messages")
+    for message in messages if isinstance(messages, list) else []:
         content = message.get("content") if isinstance(message, Mapping) else None
         if isinstance(content, str):
             chars += len(content)
@@ -260,24 +109,11 @@ def _estimate_input_tokens(body: Mapping[str, Any]) -> int:
     return max(1, chars // 4) + _IMAGE_TOKEN_ESTIMATE * images
 
 
-def request_api_key(headers: Mapping[str, str]) -> str | None:
-    """The key of a request: ``x-api-key``, else an ``Authorization: Bearer`` token
-    (newer SDKs send the key that way). ``headers`` has lower-case names."""
-    key = headers.get("x-api-key")
-    if key:
-        return key
-    auth = headers.get("authorization", "")
-    if auth.lower().startswith("bearer ") and auth[7:].strip():
-        return auth[7:].strip()
-    return None
-
-
 class _MessagesCore(_Core):
     """Request handling for ``/v1/messages`` on top of the OpenAI server's state."""
 
-    def __init__(self, *args: Any, api_key: str | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.api_key = api_key
+    #: when set, requests with another key get a 401
+    api_key: str | None = None
 
     def make_app(self) -> web.Application:
         app = self.new_app()
@@ -288,14 +124,14 @@ class _MessagesCore(_Core):
     async def messages(self, request: web.Request) -> web.StreamResponse:
         return await self.counted(self._handle_messages, request)
 
-    def reply(self, body: dict[str, Any], text: str) -> web.Response:
+    def reply(self, body: Mapping[str, object], text: str) -> web.Response:
         return self._message(body, text, "end_turn")
 
-    def refusal_reply(self, body: dict[str, Any], message: str | None) -> web.Response:
+    def refusal_reply(self, body: Mapping[str, object], message: str | None) -> web.Response:
         return self._message(body, None, "refusal")
 
-    def error_payload(self, code: int) -> dict[str, Any]:
-        return error_body(code)
+    def error_payload(self, code: int) -> dict[str, object]:
+        return {**error_body(code)}
 
     def _header_problem(self, headers: Mapping[str, str]) -> web.Response | None:
         key = request_api_key(headers)
@@ -327,11 +163,11 @@ class _MessagesCore(_Core):
             return web.json_response(rejection.body, status=rejection.status)
         return await self.dispatch(body)
 
-    def _message(self, body: dict[str, Any], text: str | None, stop_reason: str) -> web.Response:
+    def _message(self, body: Mapping[str, object], text: str | None, stop_reason: str) -> web.Response:
         with self.lock:
             self._serial += 1
             serial = self._serial
-        content: list[dict[str, Any]] = [] if text is None else [{"type": "text", "text": text}]
+        content: list[dict[str, str]] = [] if text is None else [{"type": "text", "text": text}]
         thought = 0
         if text is not None and _thinking_on(body):
             content.insert(0, {"type": "thinking", "thinking": THINKING_TEXT, "signature": "c2NyaXB0ZWQ="})
@@ -387,19 +223,11 @@ class ScriptedAnthropicServer(ScriptedOpenAIServer):
             host=host,
             port=port,
         )
-        self._core = _MessagesCore(
-            responder, delay_s, False, max_concurrency, overflow, model_name, served=served, api_key=api_key
-        )
+        self._core = _MessagesCore(responder, delay_s, False, max_concurrency, overflow, model_name, served=served)
+        self._core.api_key = api_key
 
 
 # --------------------------------------------------------------------------- subprocess
-
-#: ``--served`` choices of the subprocess server: name -> the served model (None: takes every setting).
-SERVED_MODELS: dict[str, Callable[[], ServedModel | None]] = {
-    "plain": lambda: None,
-    "claude-temperature-deprecated": claude_temperature_deprecated,
-    "claude-sampling-exclusive": claude_sampling_exclusive,
-}
 
 
 async def serve_forever(
@@ -423,8 +251,8 @@ async def serve_forever(
         DEFAULT_MODEL_NAME,
         keep_requests=False,
         served=served,
-        api_key=api_key,
     )
+    core.api_key = api_key
     await serve_core(core, host, port, "")
 
 

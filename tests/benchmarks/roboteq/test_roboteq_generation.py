@@ -151,7 +151,8 @@ def test_anthropic_body_has_temperature_0_and_the_papers_max_tokens(
 
 def test_anthropic_model_that_refuses_temperature_completes_without_it(release: Path, tmp_path: Path) -> None:
     pytest.importorskip("anthropic")
-    from socialbench.testing.anthropic_server import ScriptedAnthropicServer, claude_temperature_deprecated
+    from socialbench.testing.anthropic_served import claude_temperature_deprecated
+    from socialbench.testing.anthropic_server import ScriptedAnthropicServer
 
     with ScriptedAnthropicServer(responder=valid_responder, served=claude_temperature_deprecated()) as srv:
         run = _anthropic_eval(release, tmp_path / "run", srv.base_url)
