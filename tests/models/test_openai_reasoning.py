@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 
 import pytest
 
@@ -14,7 +15,9 @@ from socialbench.models.endpoints import MultiEndpointModel
 from socialbench.models.openai_compat import OpenAICompatModel, parse_completion
 from socialbench.models.registry import ModelOptions
 from socialbench.testing.openai_server import (
+    Rejection,
     ScriptedOpenAIServer,
+    ServedModel,
     gemini_model,
     openai_error,
     openai_reasoning_model,
@@ -169,3 +172,24 @@ def test_a_value_out_of_range_is_the_runs_to_fix_not_adapted() -> None:
         with pytest.raises(FatalModelError, match="max_tokens is too large") as info:
             _generate(model, Request(prompt=PROMPT, config=GenerationConfig(max_tokens=100000)))
     assert (info.value.kind, model.adaptations()) == ("bad_request", {})
+
+
+def _pydantic_extra_forbidden(body: Mapping[str, object]) -> Rejection | None:
+    """A FastAPI server whose request model forbids extra fields and has no ``max_tokens``:
+    pydantic v2's 422 body, in the exact shape FastAPI sends it."""
+    if "max_tokens" not in body:
+        return None
+    entry = {"type": "extra_forbidden", "loc": ["body", "max_tokens"], "msg": "Extra inputs are not permitted"}
+    return Rejection(422, {"detail": [{**entry, "input": body["max_tokens"]}]})
+
+
+def test_a_422_detail_list_naming_max_tokens_is_adapted_like_a_400() -> None:
+    with ScriptedOpenAIServer(served=ServedModel("fastapi-strict", _pydantic_extra_forbidden)) as srv:
+        model = _model(srv)
+        (gen,) = _generate(model, Request(prompt=PROMPT, config=GREEDY))
+        last = srv.requests[-1]
+    assert json.loads(gen.text) == {"answer": "left"}
+    assert ("max_tokens" in last, last.get("max_completion_tokens")) == (False, 1024)
+    assert model.adaptations()["max_tokens"] == (
+        "sent as max_completion_tokens; HTTP 422: max_tokens: Extra inputs are not permitted"
+    )

@@ -447,11 +447,12 @@ class _ResponseFormatRejected(Exception):
 
 
 class _FieldRejected(Exception):
-    """Internal: the server answered 400 naming a generation field the request carried."""
+    """Internal: the server answered 400 (or 422) naming a generation field the request carried."""
 
-    def __init__(self, field: str, info: ErrorInfo) -> None:
+    def __init__(self, field: str, status: int, info: ErrorInfo) -> None:
         super().__init__(field)
         self.field = field
+        self.status = status
         self.info = info
 
 
@@ -608,7 +609,7 @@ class OpenAICompatModel(LoopBoundClient):
     async def generate(self, request: Request) -> Generation:
         """Send the request; adapt to what the server refuses, then send again.
 
-        A 400 answer naming a generation field the request carried (its ``param``, else the
+        A 400 (or FastAPI's 422) answer naming a generation field the request carried (its ``param``, else the
         field its message names; OpenAI's ``unsupported_parameter`` / ``unsupported_value``,
         Gemini's "Unknown name") changes what this model sends from then on, instead of a
         list of model names: ``max_tokens`` goes as ``max_completion_tokens`` (OpenAI's
@@ -647,8 +648,8 @@ class OpenAICompatModel(LoopBoundClient):
                     )
                 continue
             except _FieldRejected as exc:
-                if not self._adapt(exc.field, exc.info, params):
-                    raise classify_status(400, exc.info.message) from None
+                if not self._adapt(exc.field, exc.status, exc.info, params):
+                    raise classify_status(exc.status, exc.info.message) from None
                 continue
             except _StreamRefused as exc:
                 self._stop_streaming(exc.field, exc.status, exc.info)
@@ -673,7 +674,7 @@ class OpenAICompatModel(LoopBoundClient):
         self._adapted[field] = f"{done}; {because}"
         log.warning("%s: the server refused %s; from now on %s (%s)", self.spec, field, done, because)
 
-    def _adapt(self, field: str, info: ErrorInfo, sent: Mapping[str, Any]) -> bool:
+    def _adapt(self, field: str, status: int, info: ErrorInfo, sent: Mapping[str, Any]) -> bool:
         """Change what is sent after the server refused ``field`` of ``sent`` (True), or
         say that nothing can be changed (False). Concurrent requests refused for the same
         field adapt once; the others only send again."""
@@ -691,7 +692,7 @@ class OpenAICompatModel(LoopBoundClient):
             done = f"not sent ({sent[field]!r} refused, the server's default applies)"
         else:
             return False
-        because = f"HTTP 400{' ' + info.code if info.code else ''}: {info.message}"[:_MAX_MESSAGE_CHARS]
+        because = f"HTTP {status}{' ' + info.code if info.code else ''}: {info.message}"[:_MAX_MESSAGE_CHARS]
         self._adapted[field] = f"{done}; {because}"
         log.warning("%s: the server refused %s; from now on %s (%s)", self.spec, field, done, because)
         return True
@@ -736,9 +737,10 @@ class OpenAICompatModel(LoopBoundClient):
             # (an OpenAI invalid_value, such as a max_tokens above the model's limit, is the
             # run's to fix); servers without string codes (Gemini) are read by field name
             refusable = not info.code or info.code in REFUSAL_CODES
-            field = rejected_field(info) if code == 400 and sent is not None and refusable else ""
+            # 422: FastAPI's validation status (pydantic's ``extra_forbidden`` detail list)
+            field = rejected_field(info) if code in (400, 422) and sent is not None and refusable else ""
             if sent is not None and field in ADAPTABLE_FIELDS and field in sent:
-                raise _FieldRejected(field, ErrorInfo(message, field, info.code)) from None
+                raise _FieldRejected(field, code, ErrorInfo(message, field, info.code)) from None
             raise classify_status(code, message, parse_retry_after(reply.headers)) from None
         if reply.events is not None:  # streamed: put the chunks back together
             return parse_completion(json.dumps(assemble_stream(reply.events)))
