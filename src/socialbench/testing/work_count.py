@@ -21,13 +21,17 @@ shape) does about sixteen times.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import types
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import TraceFunction  # what sys.settrace takes (a stub-only alias)
 
 __all__ = ["Work", "work"]
 
@@ -51,20 +55,20 @@ class Work:
         return self.lines + self.chars
 
 
-def _span(text: Any, pos: Any) -> int:
+def _span(text: object, pos: object) -> int:
     if not isinstance(text, (str, bytes)):
         return 0
     start = pos if isinstance(pos, int) and pos > 0 else 0
     return max(len(text) - start, 0)
 
 
-def _visited(name: str, text: Any, pos: Any, result: Any) -> int:
+def _visited(name: str, text: object, pos: object, result: object) -> int:
     """Characters a regular-expression call ``name`` on ``text`` from ``pos`` visited at
     least, given its ``result``."""
     start = pos if isinstance(pos, int) and pos > 0 else 0
     if name in ("match", "fullmatch"):
-        return result.end() - start if result is not None else 1
-    if name == "search" and result is not None:
+        return result.end() - start if isinstance(result, re.Match) else 1
+    if name == "search" and isinstance(result, re.Match):
         return result.end() - start
     return _span(text, start)
 
@@ -76,14 +80,14 @@ class _CountingPattern:
         self._pattern = pattern
         self._count = count
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         attr = getattr(self._pattern, name)
         if name not in _PATTERN_METHODS:
             return attr
         count = self._count
         text_index = 1 if name in ("sub", "subn") else 0  # sub(repl, string, ...)
 
-        def call(*args: Any, **kwargs: Any) -> Any:
+        def call(*args: object, **kwargs: object) -> object:
             text = args[text_index] if len(args) > text_index else kwargs.get("string")
             pos = (
                 args[text_index + 1]
@@ -107,7 +111,13 @@ def _counting_re(count: Work) -> _CountingRe:
         real = getattr(re, name)
         text_index = 2 if name in ("sub", "subn") else 1  # sub(pattern, repl, string)
 
-        def call(*args: Any, _real: Any = real, _i: int = text_index, _name: str = name, **kwargs: Any) -> Any:
+        def call(
+            *args: object,
+            _real: Callable[..., object] = real,
+            _i: int = text_index,
+            _name: str = name,
+            **kwargs: object,
+        ) -> object:
             text = args[_i] if len(args) > _i else kwargs.get("string")
             result = _real(*args, **kwargs)
             count.chars += _visited(_name, text, 0, result)
@@ -118,10 +128,8 @@ def _counting_re(count: Work) -> _CountingRe:
     return ns
 
 
-def _decoded(decode: Callable[[], tuple[Any, int]], text: Any, idx: int, count: Work) -> tuple[Any, int]:
+def _decoded(decode: Callable[[], tuple[object, int]], text: object, idx: int, count: Work) -> tuple[object, int]:
     """``decode()``, counting the characters from ``idx`` to where it stopped or failed."""
-    import json
-
     try:
         obj, end = decode()
     except json.JSONDecodeError as exc:
@@ -137,27 +145,27 @@ def _decoded(decode: Callable[[], tuple[Any, int]], text: Any, idx: int, count: 
 class _CountingDecoder:
     """A JSON decoder counting the characters each decode visits."""
 
-    def __init__(self, decoder: Any, count: Work) -> None:
+    def __init__(self, decoder: json.JSONDecoder, count: Work) -> None:
         self._decoder = decoder
         self._count = count
 
-    def raw_decode(self, s: str, idx: int = 0) -> Any:
+    def raw_decode(self, s: str, idx: int = 0) -> tuple[object, int]:
         return _decoded(lambda: self._decoder.raw_decode(s, idx), s, idx, self._count)
 
 
 def _counting_json(count: Work) -> types.SimpleNamespace:
-    import json
-
     ns = types.SimpleNamespace(**{k: getattr(json, k) for k in dir(json) if not k.startswith("__")})
 
-    def loads(s: Any, *args: Any, **kwargs: Any) -> Any:
+    real_loads: Callable[..., object] = json.loads
+
+    def loads(s: str | bytes, *args: object, **kwargs: object) -> object:
         text = s.decode("utf-8", "replace") if isinstance(s, bytes) else s
         if isinstance(text, str):
             text = text.lstrip()
-        return _decoded(lambda: (json.loads(s, *args, **kwargs), len(text)), text, 0, count)[0]
+        return _decoded(lambda: (real_loads(s, *args, **kwargs), len(text)), text, 0, count)[0]
 
     class Decoder(json.JSONDecoder):
-        def raw_decode(self, s: str, idx: int = 0) -> Any:
+        def raw_decode(self, s: str, idx: int = 0) -> tuple[object, int]:
             return _decoded(lambda: super(Decoder, self).raw_decode(s, idx), s, idx, count)
 
     ns.loads = loads
@@ -167,14 +175,12 @@ def _counting_json(count: Work) -> types.SimpleNamespace:
 
 @contextmanager
 def _counting_modules(modules: Sequence[types.ModuleType], count: Work) -> Iterator[None]:
-    import json
-
-    saved: list[tuple[types.ModuleType, str, Any]] = []
+    saved: list[tuple[types.ModuleType, str, object]] = []
     try:
         for mod in modules:
             for name, value in list(vars(mod).items()):
                 if value is re:
-                    replacement: Any = _counting_re(count)
+                    replacement: object = _counting_re(count)
                 elif value is json:
                     replacement = _counting_json(count)
                 elif isinstance(value, re.Pattern):
@@ -191,18 +197,18 @@ def _counting_modules(modules: Sequence[types.ModuleType], count: Work) -> Itera
             setattr(mod, name, value)
 
 
-def work(fn: Callable[..., Any], *args: Any, modules: Sequence[types.ModuleType] = ()) -> Work:
+def work(fn: Callable[..., object], *args: object, modules: Sequence[types.ModuleType] = ()) -> Work:
     """What ``fn(*args)`` costs: socialbench lines run, and characters handed to regular
     expressions and the JSON decoder by ``modules`` (see the module docstring)."""
     count = Work()
     package = __name__.split(".")[0]
 
-    def local(frame: types.FrameType, event: str, arg: Any) -> Any:
+    def local(frame: types.FrameType, event: str, arg: object) -> TraceFunction:
         if event == "line":
             count.lines += 1
         return local
 
-    def global_trace(frame: types.FrameType, event: str, arg: Any) -> Any:
+    def global_trace(frame: types.FrameType, event: str, arg: object) -> TraceFunction | None:
         module = frame.f_globals.get("__name__", "")
         if event == "call" and isinstance(module, str) and module.split(".")[0] == package and module != __name__:
             return local
