@@ -6,13 +6,9 @@ import xml.etree.ElementTree as ET
 import pytest
 from PIL import Image
 
-from socialbench.construction.annotation import (
-    ImageRefs,
-    grounding_tasks,
-    import_export,
-    judgment_tasks,
-    labeling_config,
-)
+from socialbench.construction.annotation_config import labeling_config
+from socialbench.construction.annotation_import import import_export
+from socialbench.construction.annotation_tasks import ImageRefs, grounding_tasks, judgment_tasks
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
 from socialbench.errors import DataError
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from socialbench.construction.annotation import import_export
+from socialbench.construction.annotation_import import import_export
 from socialbench.errors import DataError
 
 ANN: dict[str, Any] = {

@@ -7,7 +7,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from build_fixtures import write_scenes
-from socialbench.construction.annotation import ImageRefs, import_export, labeling_config, topic_proposal_tasks
+from socialbench.construction.annotation_config import labeling_config
+from socialbench.construction.annotation_import import import_export
+from socialbench.construction.annotation_tasks import ImageRefs, topic_proposal_tasks
 from socialbench.construction.jsonl import read_jsonl
 from socialbench.construction.topics import pool_topics, topic_id
 from socialbench.errors import DataError, UsageError

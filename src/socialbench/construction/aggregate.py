@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from socialbench.benchmarks.roboteq.schema import LETTERS
-from socialbench.construction.annotation import GROUNDING_CHOICES, JUDGMENT_LABELS, VERIFICATION_CHOICES
+from socialbench.construction.annotation_config import GROUNDING_CHOICES, JUDGMENT_LABELS, VERIFICATION_CHOICES
 from socialbench.construction.jsonl import numbered_jsonl
 from socialbench.construction.resolutions import grounding_decision, judgment_decision
 from socialbench.errors import DataError

@@ -8,7 +8,7 @@ socially appropriate to select). The proposals of all annotators are pooled per 
 Two sources feed the pool:
 
 ``annotators``
-    Label Studio ``topics`` tasks (:mod:`socialbench.construction.annotation`), one
+    Label Studio ``topics`` tasks (:mod:`socialbench.construction.annotation_tasks`), one
     topic per line of the ``topics`` text area, imported with ``annotate import``.
 ``model``
     a documented substitute: a VLM sees the image only (no scenario text, like the

@@ -40,18 +40,19 @@ def annotate_export_stage(
 ) -> StageRun:
     """Write ``<work>/annotation/<kind>/tasks.json`` and ``config.xml`` for Label Studio
     (``sample`` / ``seed``: a random sample of behaviors, ``judgment-no-image`` only)."""
-    from socialbench.construction import annotation as an
+    from socialbench.construction import annotation_tasks as an
+    from socialbench.construction.annotation_config import NO_IMAGE_KIND, labeling_config
 
     if kind not in ANNOTATION_INPUTS:
         raise UsageError(f"--kind must be one of {', '.join(ANNOTATION_INPUTS)}")
     if image_refs == "prefix" and not prefix:
         raise UsageError("--image-refs prefix needs --prefix URL")
-    if sample is not None and kind != an.NO_IMAGE_KIND:
-        raise UsageError(f"--sample applies to --kind {an.NO_IMAGE_KIND} only (got --kind {kind})")
+    if sample is not None and kind != NO_IMAGE_KIND:
+        raise UsageError(f"--sample applies to --kind {NO_IMAGE_KIND} only (got --kind {kind})")
     if sample is not None and sample < 1:
         raise UsageError(f"--sample must be at least 1 (got {sample})")
     src = inp or work / ANNOTATION_INPUTS[kind]
-    if kind == an.NO_IMAGE_KIND and not src.is_file():
+    if kind == NO_IMAGE_KIND and not src.is_file():
         raise UsageError(
             f"{src} does not exist: run `socialbench build aggregate` on the with-image judgment annotations first "
             "(the without-image tasks are made from the final behaviors), or pass --in"
@@ -64,14 +65,14 @@ def annotate_export_stage(
         tasks = an.judgment_tasks(rows, refs, prefill_facets=prefill_facets)
     elif kind == "topics":
         tasks = an.topic_proposal_tasks(rows, refs)
-    elif kind == an.NO_IMAGE_KIND:
+    elif kind == NO_IMAGE_KIND:
         tasks = an.judgment_no_image_tasks(rows, sample=sample, seed=seed)
     else:
         tasks = an.grounding_tasks(rows, refs)
     folder = work / "annotation" / kind
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "tasks.json").write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    (folder / "config.xml").write_text(an.labeling_config(kind) + "\n", encoding="utf-8")
+    (folder / "config.xml").write_text(labeling_config(kind) + "\n", encoding="utf-8")
     summary = StageSummary(
         stage=f"annotate-export-{kind}",
         input=rel(work, src),
@@ -80,7 +81,7 @@ def annotate_export_stage(
         n_out=len(tasks),
         n_new=len(tasks),
     )
-    if kind == an.NO_IMAGE_KIND:
+    if kind == NO_IMAGE_KIND:
         summary.notes.append(
             "give these tasks to annotators who have not seen these scenes with their image; import the export, "
             "then run `socialbench build aggregate` again to attach the labels as votes_no_image"
@@ -97,7 +98,7 @@ def annotate_import_stage(work: Path, exports: Sequence[Path], *, replace: bool)
     """Read Label Studio JSON exports into ``<work>/annotation/<kind>/annotations.jsonl``
     (merged with earlier imports, the latest annotation of an annotator winning, unless
     ``replace``); one message per kind imported."""
-    from socialbench.construction.annotation import import_export
+    from socialbench.construction.annotation_import import import_export
     from socialbench.construction.jsonl import latest_by_id
 
     res = import_export(exports)

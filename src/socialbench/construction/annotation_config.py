@@ -1,0 +1,133 @@
+"""Label Studio annotation kinds, their choices and their labeling configs.
+
+Five annotation kinds (RobotEQ App. B.2 "Human Verification", App. D, App. E, §6 Figure 6(a)):
+
+``verification``
+    original vs edited image of a synthetic scene: ``original`` / ``edited`` / ``neither``,
+    plus free-text revision instructions when neither matches the scenario.
+``judgment``
+    one task per candidate behavior: ``proper`` / ``improper`` / ``invalid`` (single
+    choice) and the seven facets (multiple choice; the behavior stage's suggestion can be
+    pre-filled as a Label Studio *prediction*, which annotators correct).
+``grounding``
+    an image with regions A-D drawn on it and a question: any of ``A``, ``B``, ``C``,
+    ``D``, ``invalid`` (multiple choice). No model answer is shown.
+``topics``
+    a scene image alone (no scenario text, as in App. E "Manual Questions Generation"):
+    the annotator proposes spatial grounding topics, one per line of the ``topics`` text
+    area; the proposals are pooled per image by ``build topics``.
+``judgment-no-image``
+    the "w/o image" condition of Figure 6(a): one task per final behavior (a random sample
+    of them, the paper's is 200) with the role and the behavior text and **no image**:
+    ``proper`` / ``improper`` (single choice). The labels never change a final label;
+    ``build aggregate`` attaches them to the behaviors as ``votes_no_image`` and the report
+    compares them with the with-image votes (table ``roboteq_human_image``).
+
+:func:`labeling_config` returns the XML of a kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from xml.sax.saxutils import quoteattr
+
+from socialbench.benchmarks.roboteq.schema import FACETS, LETTERS
+
+__all__ = [
+    "KINDS",
+    "JUDGMENT_LABELS",
+    "VERIFICATION_CHOICES",
+    "GROUNDING_CHOICES",
+    "NO_IMAGE_KIND",
+    "NO_IMAGE_LABELS",
+    "labeling_config",
+]
+
+NO_IMAGE_KIND = "judgment-no-image"
+KINDS = ("verification", "judgment", "grounding", "topics", NO_IMAGE_KIND)
+JUDGMENT_LABELS = ("proper", "improper", "invalid")
+#: The choices of a without-image judgment (Figure 6(a) compares proper / improper labels).
+NO_IMAGE_LABELS = ("proper", "improper")
+VERIFICATION_CHOICES = ("original", "edited", "neither")
+GROUNDING_CHOICES = (*LETTERS, "invalid")
+
+
+def _choices(name: str, to: str, values: Sequence[str], multiple: bool, required: bool) -> str:
+    attrs = f'name="{name}" toName="{to}" choice="{"multiple" if multiple else "single"}" showInline="true"'
+    if required:
+        attrs += ' required="true"'
+    inner = "".join(f"<Choice value={quoteattr(v)}/>" for v in values)
+    return f"  <Choices {attrs}>{inner}</Choices>"
+
+
+def labeling_config(kind: str) -> str:
+    """The Label Studio labeling config (XML) for ``kind``."""
+    if kind == "verification":
+        return "\n".join(
+            [
+                "<View>",
+                '  <Header value="$title"/>',
+                '  <Text name="scenario" value="$scenario"/>',
+                '  <View style="display: flex; gap: 12px;">',
+                '    <View style="flex: 50%;"><Header value="Original" size="5"/><Image name="original" value="$original"/></View>',
+                '    <View style="flex: 50%;"><Header value="Edited" size="5"/><Image name="edited" value="$edited"/></View>',
+                "  </View>",
+                '  <Header value="Which image best matches the scenario?" size="5"/>',
+                _choices("choice", "scenario", VERIFICATION_CHOICES, False, True),
+                '  <TextArea name="instructions" toName="scenario" rows="3" editable="true" maxSubmissions="1" '
+                'placeholder="If neither matches: revision instructions"/>',
+                "</View>",
+            ]
+        )
+    if kind == "judgment":
+        return "\n".join(
+            [
+                "<View>",
+                '  <Image name="image" value="$image"/>',
+                '  <Header value="$question"/>',
+                '  <Text name="behavior" value="$behavior"/>',
+                '  <Header value="Is this next action proper, improper, or invalid for the benchmark?" size="5"/>',
+                _choices("label", "behavior", JUDGMENT_LABELS, False, True),
+                '  <Header value="Facets (select all that apply)" size="5"/>',
+                _choices("facets", "behavior", FACETS, True, False),
+                "</View>",
+            ]
+        )
+    if kind == "grounding":
+        return "\n".join(
+            [
+                "<View>",
+                '  <Image name="image" value="$image"/>',
+                '  <Header value="$question"/>',
+                '  <Text name="options" value="$options_text"/>',
+                '  <Header value="Select every appropriate region (or invalid)" size="5"/>',
+                _choices("regions", "image", GROUNDING_CHOICES, True, True),
+                "</View>",
+            ]
+        )
+    if kind == "topics":
+        return "\n".join(
+            [
+                "<View>",
+                '  <Image name="image" value="$image"/>',
+                '  <Header value="Propose spatial grounding topics for this image, one per line: decisions a robot '
+                "could make from what it sees (where to move, which person to approach, which object or region is "
+                'socially appropriate to select)." size="5"/>',
+                '  <TextArea name="topics" toName="image" rows="5" editable="true" maxSubmissions="1" required="true" '
+                'placeholder="Where should the robot wait so it does not block the aisle?"/>',
+                "</View>",
+            ]
+        )
+    if kind == NO_IMAGE_KIND:
+        return "\n".join(
+            [
+                "<View>",
+                '  <Header value="$question"/>',
+                '  <Text name="behavior" value="$behavior"/>',
+                '  <Header value="No image is shown on purpose: judge from the text alone. Is this next action proper '
+                'or improper?" size="5"/>',
+                _choices("label", "behavior", NO_IMAGE_LABELS, False, True),
+                "</View>",
+            ]
+        )
+    raise ValueError(f"unknown annotation kind {kind!r}; use {', '.join(KINDS)}")
