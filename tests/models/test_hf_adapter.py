@@ -17,7 +17,8 @@ import pytest
 from PIL import Image
 
 from socialbench.errors import UsageError
-from socialbench.models.hf_local import HFLocalModel, split_adapter_spec
+from socialbench.models.hf_checkpoint import split_adapter_spec
+from socialbench.models.hf_local import HFLocalModel
 from socialbench.models.registry import ModelOptions, create_model
 from socialbench.types import EncodedImage, Generation, GenerationConfig, Request
 

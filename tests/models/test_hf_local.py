@@ -18,8 +18,7 @@ from PIL import Image
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError
-from socialbench.models.hf_local import (
-    HFLocalModel,
+from socialbench.models.hf_inputs import (
     build_chat,
     fit_max_pixels,
     group_same_shape,
@@ -28,6 +27,7 @@ from socialbench.models.hf_local import (
     sampling_args,
     tokens_until_stop,
 )
+from socialbench.models.hf_local import HFLocalModel
 from socialbench.models.registry import ModelOptions, create_model
 from socialbench.types import EncodedImage, Generation, GenerationConfig, Request
 

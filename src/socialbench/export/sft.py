@@ -63,7 +63,7 @@ from socialbench.errors import UsageError
 from socialbench.files.atomic_write import ensure_folder, refuse_links_in, write_bytes_atomic
 from socialbench.files.clear_folder import remove_generated
 from socialbench.files.safe_read import read_regular_bytes
-from socialbench.prompting.turns import user_turn
+from socialbench.prompting.turns import ChatMessage, user_turn
 from socialbench.types import Item
 
 _OUT = "--out folder"
@@ -156,7 +156,7 @@ def _select(examples: Sequence[SftExample], subset: str) -> list[SftExample]:
 IMAGE_TAG = "<image>"
 
 
-def flat_user_text(turn: dict[str, Any], sep: str) -> str:
+def flat_user_text(turn: ChatMessage, sep: str) -> str:
     """The parts of a :func:`~socialbench.prompting.turns.user_turn` joined in their order
     with ``sep``, an image part written as :data:`IMAGE_TAG`."""
     return sep.join(IMAGE_TAG if part["type"] == "image" else str(part["text"]) for part in turn["content"])

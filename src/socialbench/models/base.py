@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from socialbench.types import Generation, Request
+
+#: The SDK client type a :class:`LoopBoundClient` subclass builds.
+Client = TypeVar("Client")
 
 
 class ModelError(Exception):
@@ -91,12 +94,14 @@ class LoopBoundClient:
     _client: Any = None
     _client_loop: asyncio.AbstractEventLoop | None = None
 
-    def _loop_client(self, make: Callable[[], Any]) -> Any:
+    def _loop_client(self, make: Callable[[], Client]) -> Client:
+        """The client ``make`` built for the running loop (built now if there is none)."""
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
             self._client = make()
             self._client_loop = loop
-        return self._client
+        client: Client = self._client  # what ``make`` built: each subclass passes one factory
+        return client
 
     async def aclose(self) -> None:
         client, self._client, self._client_loop = self._client, None, None

@@ -57,198 +57,43 @@ torch and transformers are imported only when the model is used (``socialbench[h
 from __future__ import annotations
 
 import collections
-import hashlib
-import io
 import logging
-import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
-from socialbench.models.reasoning import (
-    THINK_END,
-    TemplateSwitchMixin,
-    reply_generation,
-    single_token_id,
-    template_kwargs,
+from socialbench.models.hf_checkpoint import (
+    adapter_fingerprint,
+    adapter_folder,
+    checkpoint_fingerprint,
+    load_checkpoint,
+    split_adapter_spec,
 )
+from socialbench.models.hf_inputs import (
+    build_chat,
+    decode_images,
+    group_same_shape,
+    resolve_device,
+    resolve_dtype,
+    sampling_args,
+    stop_token_ids,
+    tokens_until_stop,
+)
+from socialbench.models.reasoning import TemplateSwitchMixin, reply_generation, template_kwargs
 from socialbench.models.registry import ModelOption, ModelOptions, register
 from socialbench.models.worker_thread import ThreadJob, WorkerThreadModel
-from socialbench.prompting.turns import user_turn
-from socialbench.types import Generation, GenerationConfig, Request
+from socialbench.types import Generation, Request
+
+if TYPE_CHECKING:  # pragma: no cover
+    from PIL import Image
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BATCH_SIZE = 16
 DEFAULT_BATCH_WAIT_S = 0.005
 _MAX_MESSAGE_CHARS = 300
-_DTYPE_NAMES = {
-    "float32": "float32",
-    "fp32": "float32",
-    "float": "float32",
-    "bfloat16": "bfloat16",
-    "bf16": "bfloat16",
-    "float16": "float16",
-    "fp16": "float16",
-    "half": "float16",
-}
-
-
-# --------------------------------------------------------------------------- pure helpers
-
-
-def fit_max_pixels(width: int, height: int, max_pixels: int | None) -> tuple[int, int]:
-    """The largest size with the same aspect ratio and at most ``max_pixels`` pixels.
-
-    >>> fit_max_pixels(1280, 720, 1280 * 720 // 4)
-    (640, 360)
-    """
-    if not max_pixels or width * height <= max_pixels:
-        return width, height
-    scale = math.sqrt(max_pixels / float(width * height))
-    w, h = max(1, int(width * scale)), max(1, int(height * scale))
-    while w * h > max_pixels and (w > 1 or h > 1):  # floating-point edge cases
-        if w >= h:
-            w -= 1
-        else:
-            h -= 1
-    return w, h
-
-
-def build_chat(request: Request, images_first: bool = False, system_role: bool = True) -> list[dict[str, Any]]:
-    """Processor-style chat messages: optional system turn, then the user turn of
-    :func:`socialbench.prompting.turns.user_turn` (text and images in the order ``export
-    sft`` writes too).
-
-    With ``system_role=False`` the system text is put before the prompt in the user turn.
-    """
-    prompt = request.prompt
-    messages: list[dict[str, Any]] = []
-    if request.system:
-        if system_role:
-            messages.append({"role": "system", "content": [{"type": "text", "text": request.system}]})
-        else:
-            prompt = f"{request.system}\n\n{prompt}"
-    messages.append(user_turn(prompt, len(request.images), images_first))
-    return messages
-
-
-def resolve_device(option: str | None, cuda_available: bool) -> str:
-    """``auto`` -> ``cuda`` when available, else ``cpu``; anything else is kept."""
-    value = (option or "auto").strip().lower()
-    if value == "auto":
-        return "cuda" if cuda_available else "cpu"
-    if not (value in ("cpu", "cuda", "mps") or value.startswith("cuda:")):
-        raise UsageError(f"--model-opt device={option!r} is not a device; use auto, cpu, cuda, cuda:N or mps")
-    return value
-
-
-def resolve_dtype(option: str | None, device: str, bf16_supported: bool) -> str:
-    """``auto`` -> bfloat16 / float16 on CUDA (bf16 when supported), float32 elsewhere."""
-    value = (option or "auto").strip().lower()
-    if value == "auto":
-        if device.startswith("cuda"):
-            return "bfloat16" if bf16_supported else "float16"
-        return "float32"
-    if value not in _DTYPE_NAMES:
-        raise UsageError(f"--model-opt dtype={option!r} is unknown; use auto, float32, bfloat16 or float16")
-    return _DTYPE_NAMES[value]
-
-
-def sampling_args(config: GenerationConfig) -> dict[str, Any]:
-    """``generate`` keyword arguments for a request's sampling settings: temperature 0 ->
-    greedy (``do_sample=False``); a positive temperature -> sampling at it; unset -> nothing
-    (the checkpoint's ``generation_config`` decides); ``top_p`` when set.
-
-    >>> sampling_args(GenerationConfig(temperature=0.0)), sampling_args(GenerationConfig(temperature=None))
-    ({'do_sample': False}, {})
-    """
-    args: dict[str, Any] = {}
-    if config.temperature is not None:
-        args["do_sample"] = config.temperature > 0
-        if config.temperature > 0:
-            args["temperature"] = config.temperature
-    if config.top_p is not None:
-        args["top_p"] = config.top_p
-    return args
-
-
-def tokens_until_stop(tokens: Sequence[int], stop_ids: set[int]) -> list[int]:
-    """The generated tokens up to and including the first stop token (all of them when none
-    stops): what ``transformers serve`` counts as the completion of a one-request
-    ``generate``. Tokens after the stop (a batch pads finished rows) are not the reply's.
-
-    >>> tokens_until_stop([7, 0, 9, 2, 0, 0], {2})  # 0 is the pad token: generated, it counts
-    [7, 0, 9, 2]
-    """
-    kept: list[int] = []
-    for token in tokens:
-        kept.append(token)
-        if token in stop_ids:
-            break
-    return kept
-
-
-def group_same_shape(jobs: Sequence[Any], batch_size: int, key: Any) -> tuple[list[Any], list[Any]]:
-    """Split ``jobs`` into the first batch (jobs sharing the first job's key, at most
-    ``batch_size``, in order) and the rest (order kept)."""
-    if not jobs:
-        return [], []
-    first = key(jobs[0])
-    batch: list[Any] = []
-    rest: list[Any] = []
-    for job in jobs:
-        if len(batch) < batch_size and key(job) == first:
-            batch.append(job)
-        else:
-            rest.append(job)
-    return batch, rest
-
-
-def split_adapter_spec(source: str) -> tuple[str, str | None]:
-    """``BASE+ADAPTER`` -> ``(BASE, ADAPTER)``; a spec without ``+`` (or naming an existing
-    path that contains one) -> ``(source, None)``. The split is at the last ``+``.
-
-    >>> split_adapter_spec("Qwen/Qwen2.5-VL-7B-Instruct+lora-roboteq")
-    ('Qwen/Qwen2.5-VL-7B-Instruct', 'lora-roboteq')
-    """
-    if "+" not in source or Path(source).expanduser().exists():
-        return source, None
-    base, _, adapter = source.rpartition("+")
-    base, adapter = base.strip(), adapter.strip()
-    if not base or not adapter:
-        raise UsageError(f"hf:{source}: write hf:BASE+ADAPTER with both parts (a checkpoint and an adapter folder)")
-    return base, adapter
-
-
-def adapter_fingerprint(folder: Path) -> str:
-    """A content hash of a PEFT adapter folder: adapter_config.json and every weight file's bytes."""
-    h = hashlib.sha256()
-    h.update((folder / "adapter_config.json").read_bytes())
-    for f in sorted(folder.iterdir()):
-        if f.suffix in (".safetensors", ".bin", ".pt") and f.is_file():
-            h.update(f"\0{f.name}\0".encode())
-            with f.open("rb") as stream:
-                for chunk in iter(lambda: stream.read(1 << 20), b""):
-                    h.update(chunk)
-    return h.hexdigest()[:16]
-
-
-def checkpoint_fingerprint(folder: Path) -> str:
-    """A cheap fingerprint of a local checkpoint: config.json text plus weight file names and sizes."""
-    h = hashlib.sha256()
-    config = folder / "config.json"
-    if config.is_file():
-        h.update(config.read_bytes())
-    for f in sorted(folder.iterdir()):
-        if f.suffix in (".safetensors", ".bin", ".pt", ".gguf") and f.is_file():
-            h.update(f"\0{f.name}\0{f.stat().st_size}".encode())
-    return h.hexdigest()[:16]
-
-
-# --------------------------------------------------------------------------- the model
 
 
 class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
@@ -264,7 +109,7 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
             raise UsageError("model spec 'hf:' has no checkpoint; use hf:PATH or hf:OWNER/NAME")
         source, adapter = split_adapter_spec(spec_text)
         #: The LoRA (PEFT) adapter folder of ``hf:BASE+ADAPTER``, merged into the weights at load.
-        self.adapter_path: Path | None = _adapter_folder(spec_text, adapter) if adapter is not None else None
+        self.adapter_path: Path | None = adapter_folder(spec_text, adapter) if adapter is not None else None
         local = Path(source).expanduser()
         if local.exists():
             if not (local / "config.json").is_file():
@@ -299,6 +144,7 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
         self.dtype: str | None = None
         self._effective_batch = self.batch_size
         self._init_worker()
+        # transformers objects (optional dependency, untyped Auto classes): see LoadedCheckpoint
         self._processor: Any = None
         self._model: Any = None
         self._system_role = True
@@ -363,59 +209,20 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
         if self._model is not None:
             return
         device, dtype_name = self._resolved()
-        try:
-            import torch
-            import transformers
-        except ImportError as exc:
-            raise UsageError(f"hf: models need torch and transformers: pip install 'socialbench[hf]' ({exc})") from None
         source = str(self.local_path) if self.local_path is not None else self.source
-        common: dict[str, Any] = {"trust_remote_code": self.trust_remote_code}
+        options: dict[str, str | bool] = {"trust_remote_code": self.trust_remote_code}
         if self.revision:
-            common["revision"] = self.revision
-        processor = transformers.AutoProcessor.from_pretrained(source, **common)
-        dtype = getattr(torch, dtype_name)
-        dtype_kw = "dtype" if _transformers_major_minor(transformers.__version__) >= (4, 56) else "torch_dtype"
-        try:
-            model = transformers.AutoModelForImageTextToText.from_pretrained(source, **{dtype_kw: dtype}, **common)
-        except ValueError as auto_error:  # the auto class does not map this config
-            config = transformers.AutoConfig.from_pretrained(source, **common)
-            names = list(getattr(config, "architectures", None) or [])
-            cls = next((getattr(transformers, n) for n in names if hasattr(transformers, n)), None)
-            if cls is None:
-                raise ValueError(
-                    f"{auto_error}; config.json architectures {names} name no class in transformers "
-                    f"{transformers.__version__}"
-                ) from None
-            model = cls.from_pretrained(source, **{dtype_kw: dtype}, **common)
-        if self.adapter_path is not None:
-            model = _merge_adapter(model, self.adapter_path, self.spec)
-        # transformers wraps PreTrainedModel.to in functools.wraps; typeshed's functools._Wrapped
-        # has no __get__, so mypy does not bind ``self`` and takes ``device`` for it (stub bug).
-        model.to(device)  # type: ignore[arg-type]
-        model.eval()
-        tokenizer = getattr(processor, "tokenizer", None)
-        if tokenizer is None:
-            raise ValueError("the processor has no tokenizer")
-        tokenizer.padding_side = "left"
-        if tokenizer.pad_token_id is None and tokenizer.eos_token_id is not None:
-            tokenizer.pad_token = tokenizer.eos_token
-        if getattr(processor, "chat_template", None) is None and getattr(tokenizer, "chat_template", None) is None:
-            raise ValueError(
-                "the checkpoint has no chat template; add chat_template.jinja (or chat_template in "
-                "processor_config.json) to the folder"
-            )
-        template = getattr(processor, "chat_template", None) or getattr(tokenizer, "chat_template", None)
-        self._template = template if isinstance(template, str) else None
-        self._think_end = single_token_id(tokenizer, THINK_END)
-        self._processor, self._model = processor, model
-        log.info("loaded %s on %s as %s", self.spec, device, dtype_name)
+            options["revision"] = self.revision
+        loaded = load_checkpoint(source, self.spec, device, dtype_name, options, self.adapter_path)
+        self._template, self._think_end = loaded.template, loaded.think_end
+        self._processor, self._model = loaded.processor, loaded.model
 
     # -- request path -----------------------------------------------------------------
 
     thread_prefix = "hf-worker"
 
     def _serve(self) -> None:
-        pending: collections.deque[Any] = collections.deque()
+        pending: collections.deque[ThreadJob] = collections.deque()
         stopping = False
         while (taken := self._take_live(pending, stopping, self._effective_batch, self.batch_wait_s)) is not None:
             live, stopping = taken
@@ -430,10 +237,10 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
             self._run(batch)
 
     def _run(self, batch: list[ThreadJob]) -> None:
-        prepared: list[tuple[ThreadJob, list[Any]]] = []
+        prepared: list[tuple[ThreadJob, list[Image.Image]]] = []
         for job in batch:
             try:
-                prepared.append((job, self._decode_images(job.request)))
+                prepared.append((job, decode_images(job.request, self.max_pixels)))
             except ModelError as exc:
                 job.resolve(exc)
         if not prepared:
@@ -454,7 +261,7 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
         for job, result in zip(jobs, results):
             job.resolve(result)
 
-    def _run_single(self, job: ThreadJob, images: list[Any]) -> None:
+    def _run_single(self, job: ThreadJob, images: list[Image.Image]) -> None:
         try:
             job.resolve(self._generate_batch([job.request], [images])[0])
         except Exception as exc:  # noqa: BLE001
@@ -475,25 +282,7 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
             return FatalModelError("bad_request", text)
         return FatalModelError("backend_error", text)
 
-    def _decode_images(self, request: Request) -> list[Any]:
-        from PIL import Image
-
-        images = []
-        for index, encoded in enumerate(request.images):
-            try:
-                with Image.open(io.BytesIO(encoded.data)) as raw:
-                    image = raw.convert("RGB")
-            except Exception as exc:  # noqa: BLE001 - any decoder failure
-                raise FatalModelError(
-                    "bad_request", f"image {index} ({encoded.mime}) cannot be decoded: {type(exc).__name__}"
-                ) from None
-            size = fit_max_pixels(image.width, image.height, self.max_pixels)
-            if size != image.size:
-                image = image.resize(size, Image.Resampling.BICUBIC)
-            images.append(image)
-        return images
-
-    def _batch_key(self, job: ThreadJob) -> tuple[Any, ...]:
+    def _batch_key(self, job: ThreadJob) -> tuple[object, ...]:
         """What the requests of one ``generate`` share: image count, sampling settings (one
         seed and temperature a batch) and chat-template arguments."""
         c = job.request.config
@@ -503,26 +292,29 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
     def _render(self, request: Request) -> str:
         processor = self._processor
         switch = self._template_kwargs(request)
+        text: str  # apply_chat_template(tokenize=False) renders a string (transformers is untyped)
         if request.system and self._system_role:
             try:
-                return processor.apply_chat_template(
+                text = processor.apply_chat_template(
                     build_chat(request, self.images_first, system_role=True),
                     add_generation_prompt=True,
                     tokenize=False,
                     **switch,
                 )
+                return text
             except Exception:  # noqa: BLE001 - templates without a system role raise
                 log.info("%s: chat template has no system role; system text goes into the prompt", self.spec)
                 self._system_role = False
-        return processor.apply_chat_template(
+        text = processor.apply_chat_template(
             build_chat(request, self.images_first, system_role=False),
             add_generation_prompt=True,
             tokenize=False,
             **switch,
         )
+        return text
 
     def _generate_batch(
-        self, requests: Sequence[Request], images: Sequence[list[Any]]
+        self, requests: Sequence[Request], images: Sequence[list[Image.Image]]
     ) -> list[Generation | ModelError]:
         """One padded ``generate`` over same-shaped requests: a generation (or an
         ``empty_response`` error) per request, in order."""
@@ -553,7 +345,7 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
             output = model.generate(**moved, max_new_tokens=max(limits), num_beams=1, **sampling_args(config))
         self.batch_sizes.append(len(requests))
         prompt_len = moved["input_ids"].shape[1]
-        stop_ids = _eos_ids(model, tokenizer)
+        stop_ids = stop_token_ids(model, tokenizer)
         results: list[Generation | ModelError] = []
         for row, limit in enumerate(limits):
             kept = tokens_until_stop(output[row, prompt_len:].tolist()[:limit], stop_ids)
@@ -572,51 +364,10 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
         _empty_cuda_cache()
 
 
-def _adapter_folder(spec_text: str, adapter: str) -> Path:
-    """The resolved adapter folder of ``hf:BASE+ADAPTER``; a usage error unless it holds a
-    PEFT adapter (``adapter_config.json``)."""
-    folder = Path(adapter).expanduser()
-    if not (folder / "adapter_config.json").is_file():
-        raise UsageError(
-            f"hf:{spec_text}: the adapter {adapter!r} is not a folder with adapter_config.json; give the "
-            "folder written by PeftModel.save_pretrained / SFTTrainer.save_model (hub adapters: download "
-            "them first)"
-        )
-    return folder.resolve()
-
-
-def _merge_adapter(model: Any, adapter: Path, spec: str) -> Any:
-    """``model`` with the LoRA adapter in ``adapter`` merged into its weights (PEFT's
-    ``merge_and_unload``): the answers are those of the merged checkpoint folder."""
-    try:
-        from peft import PeftModel
-    except ImportError:
-        raise UsageError(f"{spec} loads a LoRA adapter and needs peft: pip install 'socialbench[hf]'") from None
-    return PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
-
-
-def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
-    ids: set[int] = set()
-    for value in (getattr(getattr(model, "generation_config", None), "eos_token_id", None), tokenizer.eos_token_id):
-        if isinstance(value, int):
-            ids.add(value)
-        elif isinstance(value, Iterable):
-            ids.update(int(v) for v in value if v is not None)
-    return ids
-
-
 def _empty_cuda_cache() -> None:
     torch = __import__("sys").modules.get("torch")
     if torch is not None and torch.cuda.is_available():
         torch.cuda.empty_cache()
-
-
-def _transformers_major_minor(version: str) -> tuple[int, int]:
-    parts = version.split(".")
-    try:
-        return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
-    except (IndexError, ValueError):
-        return (0, 0)
 
 
 @register(

@@ -24,7 +24,7 @@ import functools
 import hashlib
 import logging
 import re
-from typing import Any
+from typing import TypeVar, overload
 from urllib.parse import unquote
 
 MASK = "***"
@@ -106,7 +106,15 @@ def redact_url(url: str) -> str:
     return ",".join(_redact_one(part) for part in _NEXT_URL.split(url))
 
 
-def redact(value: Any) -> Any:
+#: A value :func:`redact` walks: what it returns has the type it was given.
+_Value = TypeVar("_Value")
+
+
+@overload
+def redact(value: str) -> str: ...
+@overload
+def redact(value: _Value) -> _Value: ...
+def redact(value: object) -> object:
     """``value`` with every URL in every string masked by :func:`redact_url`.
 
     Strings, lists, tuples and dicts (keys and values) are walked; other values are
@@ -204,7 +212,7 @@ def install_log_redaction(names: tuple[str, ...] = HTTP_LOGGERS) -> None:
         return
     previous = logging.getLogRecordFactory()
 
-    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+    def factory(*args: object, **kwargs: object) -> logging.LogRecord:
         record = previous(*args, **kwargs)
         if _covered(record.name):
             mask_record(record)

@@ -60,7 +60,7 @@ from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
-from socialbench.models.hf_local import checkpoint_fingerprint
+from socialbench.models.hf_checkpoint import checkpoint_fingerprint
 from socialbench.models.reasoning import (
     THINK_END,
     TemplateSwitchMixin,

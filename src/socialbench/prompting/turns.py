@@ -11,11 +11,19 @@ option, ``export sft --images-first``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import TypedDict, TypeVar
 
-__all__ = ["user_content", "user_turn"]
+__all__ = ["ChatMessage", "user_content", "user_turn"]
 
 Part = TypeVar("Part")
+
+
+class ChatMessage(TypedDict):
+    """A processor-style chat message: ``role`` and its typed parts (``{"type": "text",
+    "text": ...}``, ``{"type": "image"}``)."""
+
+    role: str
+    content: list[dict[str, str]]
 
 
 def user_content(text: Part, images: Sequence[Part], images_first: bool = False) -> list[Part]:
@@ -25,7 +33,7 @@ def user_content(text: Part, images: Sequence[Part], images_first: bool = False)
     return [*images, text] if images_first else [text, *images]
 
 
-def user_turn(prompt: str, n_images: int, images_first: bool = False) -> dict[str, Any]:
+def user_turn(prompt: str, n_images: int, images_first: bool = False) -> ChatMessage:
     """The processor-style user message (the form chat templates and TRL's ``SFTTrainer``
     take): ``{"role": "user", "content": [{"type": "text", "text": prompt}, {"type":
     "image"}, ...]}`` with ``n_images`` image parts placed by :func:`user_content`."""
