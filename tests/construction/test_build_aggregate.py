@@ -4,16 +4,12 @@ import json
 
 import pytest
 
-from socialbench.construction.aggregate import (
-    aggregate_grounding,
-    aggregate_judgment,
-    aggregate_verification,
-    annotator_accuracy,
-    image_necessity,
-    load_text_only_predictions,
-    plurality,
-)
+from socialbench.construction.aggregate import aggregate_judgment
+from socialbench.construction.aggregate_grounding import aggregate_grounding
+from socialbench.construction.aggregate_verification import aggregate_verification
+from socialbench.construction.image_necessity import image_necessity, load_text_only_predictions
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
+from socialbench.construction.voting import annotator_accuracy, plurality
 from socialbench.errors import DataError
 
 

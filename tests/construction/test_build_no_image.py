@@ -10,10 +10,10 @@ from PIL import Image
 
 from socialbench.benchmarks.roboteq.loader import load_roboteq
 from socialbench.benchmarks.roboteq.schema import TASK_BJ
-from socialbench.construction.aggregate import attach_no_image_votes
 from socialbench.construction.annotation_config import labeling_config
 from socialbench.construction.annotation_import import import_export
 from socialbench.construction.annotation_tasks import judgment_no_image_tasks
+from socialbench.construction.image_necessity import attach_no_image_votes
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
 from socialbench.errors import DataError, UsageError
 

@@ -159,7 +159,14 @@ def aggregate_stage(
 ) -> StageRun:
     """Majority vote, escalations, invalid removal, agreement and the image-necessity filter
     over the imported annotations; writes ``<work>/aggregated/``."""
-    from socialbench.construction import aggregate as ag
+    from socialbench.construction.aggregate import aggregate_judgment
+    from socialbench.construction.aggregate_grounding import aggregate_grounding
+    from socialbench.construction.aggregate_verification import aggregate_verification
+    from socialbench.construction.image_necessity import (
+        attach_no_image_votes,
+        image_necessity,
+        load_text_only_predictions,
+    )
 
     if min_annotators < 1:
         raise UsageError("--min-annotators must be at least 1")
@@ -183,16 +190,16 @@ def aggregate_stage(
         gold_map = (
             {(str(r["item_id"]), int(r["k"])): r["label"] for r in read_jsonl(gold, require_id=False)} if gold else None
         )
-        res = ag.aggregate_judgment(behaviors, rows, min_annotators=min_annotators, resolutions=jres, gold=gold_map)
+        res = aggregate_judgment(behaviors, rows, min_annotators=min_annotators, resolutions=jres, gold=gold_map)
         scenes, removed = res.scenes, list(res.removed)
         if text_only:
-            runs = ag.load_text_only_predictions(text_only)
-            scenes, dropped = ag.image_necessity(scenes, runs, min_correct=min_correct)
+            runs = load_text_only_predictions(text_only)
+            scenes, dropped = image_necessity(scenes, runs, min_correct=min_correct)
             write_jsonl(folder / "image_necessity.dropped.jsonl", dropped)
             removed += dropped
         no_image = ann / "judgment-no-image" / "annotations.jsonl"
         if no_image.is_file():
-            scenes, n_attached, unmatched = ag.attach_no_image_votes(scenes, read_jsonl(no_image))
+            scenes, n_attached, unmatched = attach_no_image_votes(scenes, read_jsonl(no_image))
             summary.notes.append(f"{n_attached} behavior(s) carry votes_no_image (labels given without the image)")
             if unmatched:
                 summary.notes.append(
@@ -216,7 +223,7 @@ def aggregate_stage(
             )
     if items is not None:
         rows = read_jsonl(ann / "grounding" / "annotations.jsonl")
-        gr = ag.aggregate_grounding(items, rows, min_annotators=min_annotators, resolutions=gres)
+        gr = aggregate_grounding(items, rows, min_annotators=min_annotators, resolutions=gres)
         write_jsonl(folder / "grounding.jsonl", gr.questions)
         write_jsonl(folder / "grounding.removed.jsonl", gr.removed)
         write_jsonl(folder / "escalations.grounding.jsonl", gr.escalations)
@@ -235,7 +242,7 @@ def aggregate_stage(
     if has_verification:
         rows = read_jsonl(ann / "verification" / "annotations.jsonl")
         reviews = read_jsonl(work / "review.jsonl")
-        vr = ag.aggregate_verification(reviews, rows, min_annotators=min_annotators)
+        vr = aggregate_verification(reviews, rows, min_annotators=min_annotators)
         write_jsonl(folder / "verification.jsonl", vr["chosen"])
         write_jsonl(folder / "verification.revise.jsonl", vr["revise"])
         write_jsonl(folder / "escalations.verification.jsonl", vr["escalations"])
