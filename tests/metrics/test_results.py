@@ -138,8 +138,8 @@ def test_from_json_ignores_what_the_runner_adds() -> None:
 def test_waypoint_result_reads_back() -> None:
     result = WaypointResult(
         ScoringHeader("socialnav-waypoint", "paper", 2, 0, 0),
-        "none",
-        Score(0.5, 0.5, 2),
+        context="none",
+        accuracy=Score(0.5, 0.5, 2),
         n_errors=1,
         n_invalid=0,
         n_left_out=3,

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from socialbench.benchmarks.options import EvalOptions, option_fields, parse_options
 from socialbench.errors import Problem, UsageError
-from socialbench.metrics.results import JsonResult, PlainResult, ScoringHeader
+from socialbench.metrics.json_result import JsonResult
+from socialbench.metrics.results import PlainResult, ScoringHeader
 from socialbench.records import read_samples
 from socialbench.types import GenerationConfig, Item, SampleRecord
 

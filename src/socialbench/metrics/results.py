@@ -2,7 +2,8 @@
 
 Every result is a frozen dataclass whose :meth:`~JsonResult.to_json` gives exactly the
 JSON object ``metrics.json`` holds for it (same keys, same order, same numbers) and whose
-``from_json`` reads that object back. A result also reads like its JSON object
+``from_json`` reads that object back; both follow the field declarations (JSON keys and
+the like declared once per field, see :mod:`socialbench.metrics.json_result`). A result also reads like its JSON object
 (``result["PA"]``, ``dict(result)``, ``result == {...}``): the values it hands out that
 way are plain JSON, so code that reads ``metrics.json`` reads a fresh result the same way.
 
@@ -14,14 +15,18 @@ group), :class:`AgreementScores` (the model and the two human rows),
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from socialbench.metrics.json_result import (
+    JsonObject,
+    JsonResult,
+    json_key,
+    json_object,
+    required_int,
+)
 
 __all__ = [
-    "JsonObject",
-    "JsonResult",
     "Score",
     "AgreementCell",
     "AgreementBlock",
@@ -33,79 +38,7 @@ __all__ = [
     "SocialNavResult",
     "WaypointResult",
     "PlainResult",
-    "json_object",
-    "optional_float",
-    "optional_int",
-    "required_float",
-    "required_int",
 ]
-
-#: A JSON object as ``json.loads`` returns it (the data really is untyped JSON).
-JsonObject = dict[str, Any]
-
-
-class JsonResult(Mapping[str, Any]):
-    """A typed result that reads like the JSON object it serialises to."""
-
-    @abstractmethod
-    def to_json(self) -> JsonObject:
-        """The JSON object of this result, as written to ``metrics.json``."""
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "metrics.json") -> JsonResult:
-        """The result of this type in ``data`` (the JSON that :meth:`to_json` writes);
-        ``ValueError`` naming the field (``what``) that does not fit."""
-        raise NotImplementedError(f"{cls.__name__} is not read from JSON")
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_json()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.to_json())
-
-    def __len__(self) -> int:
-        return len(self.to_json())
-
-
-def json_object(data: object, what: str) -> Mapping[str, Any]:
-    """``data`` when it is a JSON object; ``ValueError`` naming ``what`` otherwise."""
-    if not isinstance(data, Mapping):
-        raise ValueError(f"{what} must be a JSON object, got {type(data).__name__}")
-    return data
-
-
-def optional_float(value: object, what: str) -> float | None:
-    """A JSON number (or null) as a float; ``ValueError`` naming ``what`` otherwise."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{what} must be a number or null, got {value!r}")
-    return value  # an integer stays one, so it is written back as it was read
-
-
-def required_float(value: object, what: str) -> float:
-    """A JSON number; ``ValueError`` naming ``what`` otherwise (null included)."""
-    out = optional_float(value, what)
-    if out is None:
-        raise ValueError(f"{what} must be a number, got null")
-    return out
-
-
-def optional_int(value: object, what: str) -> int | None:
-    """A JSON integer (or null); ``ValueError`` naming ``what`` otherwise."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{what} must be an integer or null, got {value!r}")
-    return value
-
-
-def required_int(value: object, what: str) -> int:
-    """A JSON integer; ``ValueError`` naming ``what`` otherwise (null included)."""
-    out = optional_int(value, what)
-    if out is None:
-        raise ValueError(f"{what} must be an integer, got null")
-    return out
 
 
 # --------------------------------------------------------------------------- cells
@@ -121,47 +54,18 @@ class Score(JsonResult):
 
     value: float | None
     se: float | None
-    n: int | None = None
-
-    def to_json(self) -> JsonObject:
-        out: JsonObject = {"value": self.value, "se": self.se}
-        if self.n is not None:
-            out["n"] = self.n
-        return out
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "score") -> Score:
-        d = json_object(data, what)
-        return cls(
-            optional_float(d.get("value"), f"{what}.value"),
-            optional_float(d.get("se"), f"{what}.se"),
-            optional_int(d.get("n"), f"{what}.n"),
-        )
+    n: int | None = field(default=None, metadata=json_key(omit_none=True))
 
 
 @dataclass(frozen=True, eq=False)
 class AgreementCell(JsonResult):
     """PA and CWPA of one scorer over the ``n`` items of one group, each with its SE."""
 
-    pa: float
-    cwpa: float
-    pa_se: float
-    cwpa_se: float
+    pa: float = field(metadata=json_key("PA"))
+    cwpa: float = field(metadata=json_key("CWPA"))
+    pa_se: float = field(metadata=json_key("PA_se"))
+    cwpa_se: float = field(metadata=json_key("CWPA_se"))
     n: int
-
-    def to_json(self) -> JsonObject:
-        return {"PA": self.pa, "CWPA": self.cwpa, "PA_se": self.pa_se, "CWPA_se": self.cwpa_se, "n": self.n}
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "cell") -> AgreementCell:
-        d = json_object(data, what)
-        return cls(
-            required_float(d.get("PA"), f"{what}.PA"),
-            required_float(d.get("CWPA"), f"{what}.CWPA"),
-            required_float(d.get("PA_se"), f"{what}.PA_se"),
-            required_float(d.get("CWPA_se"), f"{what}.CWPA_se"),
-            required_int(d.get("n"), f"{what}.n"),
-        )
 
 
 # --------------------------------------------------------------------------- SocialNav-SUB
@@ -172,38 +76,22 @@ class AgreementBlock(JsonResult):
     """One scorer's cells by group, in row order: ``"All"``, the categories, then the base
     question keys (see :func:`socialbench.metrics.scoring.score_entries`)."""
 
-    cells: Mapping[str, AgreementCell]
+    cells: Mapping[str, AgreementCell] = field(metadata=json_key(flat=True))
 
     def cell(self, group: str) -> AgreementCell | None:
         """The cell of ``group``, or ``None`` when no item of the group was scored."""
         return self.cells.get(group)
-
-    def to_json(self) -> JsonObject:
-        return {g: c.to_json() for g, c in self.cells.items()}
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "block") -> AgreementBlock:
-        d = json_object(data, what)
-        return cls({str(g): AgreementCell.from_json(c, f"{what}.{g}") for g, c in d.items()})
 
 
 @dataclass(frozen=True, eq=False)
 class AgreementScores(JsonResult):
     """PA / CWPA blocks of ``"model"``, ``"human:average"`` and ``"human:oracle"``."""
 
-    rows: Mapping[str, AgreementBlock]
+    rows: Mapping[str, AgreementBlock] = field(metadata=json_key(flat=True))
 
     def row(self, scorer: str) -> AgreementBlock | None:
         """The block of ``scorer`` (``"model"``, ``"human:average"``, ``"human:oracle"``)."""
         return self.rows.get(scorer)
-
-    def to_json(self) -> JsonObject:
-        return {s: b.to_json() for s, b in self.rows.items()}
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "scores") -> AgreementScores:
-        d = json_object(data, what)
-        return cls({str(s): AgreementBlock.from_json(b, f"{what}.{s}") for s, b in d.items()})
 
 
 @dataclass(frozen=True, eq=False)
@@ -223,44 +111,6 @@ class FailureSummary(JsonResult):
     error_rate: float
     error_rate_se: float
 
-    def to_json(self) -> JsonObject:
-        return {
-            "protocol": self.protocol,
-            "n": self.n,
-            "failure_rate": self.failure_rate,
-            "failure_rate_se": self.failure_rate_se,
-            "failure_rate_valid_only": self.failure_rate_valid_only,
-            "failure_rate_valid_only_se": self.failure_rate_valid_only_se,
-            "n_valid": self.n_valid,
-            "invalid_rate": self.invalid_rate,
-            "invalid_rate_se": self.invalid_rate_se,
-            "error_rate": self.error_rate,
-            "error_rate_se": self.error_rate_se,
-        }
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "failures") -> FailureSummary:
-        d = json_object(data, what)
-
-        def num(key: str) -> float:
-            return required_float(d.get(key), f"{what}.{key}")
-
-        return cls(
-            protocol=str(d.get("protocol")),
-            n=required_int(d.get("n"), f"{what}.n"),
-            failure_rate=num("failure_rate"),
-            failure_rate_se=num("failure_rate_se"),
-            failure_rate_valid_only=optional_float(d.get("failure_rate_valid_only"), f"{what}.failure_rate_valid_only"),
-            failure_rate_valid_only_se=optional_float(
-                d.get("failure_rate_valid_only_se"), f"{what}.failure_rate_valid_only_se"
-            ),
-            n_valid=required_int(d.get("n_valid"), f"{what}.n_valid"),
-            invalid_rate=num("invalid_rate"),
-            invalid_rate_se=num("invalid_rate_se"),
-            error_rate=num("error_rate"),
-            error_rate_se=num("error_rate_se"),
-        )
-
 
 # --------------------------------------------------------------------------- every benchmark
 
@@ -276,19 +126,7 @@ class ScoringHeader(JsonResult):
     n_scored: int
     n_missing: int
     n_unknown_predictions: int
-    note: str | None = None
-
-    def to_json(self) -> JsonObject:
-        out: JsonObject = {
-            "benchmark": self.benchmark,
-            "protocol": self.protocol,
-            "n_scored": self.n_scored,
-            "n_missing": self.n_missing,
-            "n_unknown_predictions": self.n_unknown_predictions,
-        }
-        if self.note is not None:
-            out["note"] = self.note
-        return out
+    note: str | None = field(default=None, metadata=json_key(omit_none=True))
 
     @classmethod
     def from_json(cls, data: object, what: str = "metrics.json") -> ScoringHeader:
@@ -323,60 +161,15 @@ class ConsistencyRate(JsonResult):
     n_failed: int
     n_invalid: int
 
-    def to_json(self) -> JsonObject:
-        return {
-            "consistency": self.consistency,
-            "se": self.se,
-            "n": self.n,
-            "n_failed": self.n_failed,
-            "n_invalid": self.n_invalid,
-        }
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "consistency") -> ConsistencyRate:
-        d = json_object(data, what)
-        return cls(
-            optional_float(d.get("consistency"), f"{what}.consistency"),
-            optional_float(d.get("se"), f"{what}.se"),
-            required_int(d.get("n"), f"{what}.n"),
-            required_int(d.get("n_failed"), f"{what}.n_failed"),
-            required_int(d.get("n_invalid"), f"{what}.n_invalid"),
-        )
-
 
 @dataclass(frozen=True, eq=False)
 class ConsistencySummary(JsonResult):
     """Consistency overall (JSON ``"All"``), per category, per question type, per item."""
 
-    overall: ConsistencyRate
+    overall: ConsistencyRate = field(metadata=json_key("All"))
     by_category: Mapping[str, ConsistencyRate]
     by_question: Mapping[str, ConsistencyRate]
     by_item: Mapping[str, ConsistencyRate]
-
-    def to_json(self) -> JsonObject:
-        return {
-            "All": self.overall.to_json(),
-            "by_category": {k: v.to_json() for k, v in self.by_category.items()},
-            "by_question": {k: v.to_json() for k, v in self.by_question.items()},
-            "by_item": {k: v.to_json() for k, v in self.by_item.items()},
-        }
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "consistency") -> ConsistencySummary:
-        d = json_object(data, what)
-
-        def rates(key: str) -> dict[str, ConsistencyRate]:
-            return {
-                str(k): ConsistencyRate.from_json(v, f"{what}.{key}.{k}")
-                for k, v in json_object(d.get(key, {}), f"{what}.{key}").items()
-            }
-
-        return cls(
-            ConsistencyRate.from_json(d.get("All"), f"{what}.All"),
-            rates("by_category"),
-            rates("by_question"),
-            rates("by_item"),
-        )
 
 
 # --------------------------------------------------------------------------- SocialNav-SUB result
@@ -436,44 +229,14 @@ class WaypointResult(JsonResult):
     benchmark, model, model identity, dataset fingerprint, method, images; ``None`` for other
     contexts)."""
 
-    header: ScoringHeader
-    context: str
-    accuracy: Score
+    header: ScoringHeader = field(metadata=json_key(flat=True))
+    context: str = field(default="none", kw_only=True)
+    context_run: Mapping[str, object] | None = field(default=None, kw_only=True)
+    accuracy: Score = field(metadata=json_key(("overall", "accuracy")))
     n_errors: int
     n_invalid: int
     n_left_out: int
     chance: float | None
-    context_run: Mapping[str, Any] | None = None
-
-    def to_json(self) -> JsonObject:
-        out = self.header.to_json()
-        out.update(
-            {
-                "context": self.context,
-                "context_run": None if self.context_run is None else dict(self.context_run),
-                "overall": {"accuracy": self.accuracy.to_json()},
-                "n_errors": self.n_errors,
-                "n_invalid": self.n_invalid,
-                "n_left_out": self.n_left_out,
-                "chance": self.chance,
-            }
-        )
-        return out
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "metrics.json") -> WaypointResult:
-        d = json_object(data, what)
-        overall = json_object(d.get("overall", {}), f"{what}.overall")
-        return cls(
-            header=ScoringHeader.from_json(d, what),
-            context=str(d.get("context", "none")),
-            accuracy=Score.from_json(overall.get("accuracy"), f"{what}.overall.accuracy"),
-            n_errors=required_int(d.get("n_errors"), f"{what}.n_errors"),
-            n_invalid=required_int(d.get("n_invalid"), f"{what}.n_invalid"),
-            n_left_out=required_int(d.get("n_left_out"), f"{what}.n_left_out"),
-            chance=optional_float(d.get("chance"), f"{what}.chance"),
-            context_run=None if d.get("context_run") is None else json_object(d["context_run"], f"{what}.context_run"),
-        )
 
 
 # --------------------------------------------------------------------------- any other benchmark
@@ -485,13 +248,8 @@ class PlainResult(JsonResult):
     benchmark without a typed result of its own. ``from_json`` keeps every key after the
     header (what the runner adds, ``run`` and ``source``, included)."""
 
-    header: ScoringHeader
-    figures: Mapping[str, Any]
-
-    def to_json(self) -> JsonObject:
-        out = self.header.to_json()
-        out.update(self.figures)
-        return out
+    header: ScoringHeader = field(metadata=json_key(flat=True))
+    figures: Mapping[str, object] = field(metadata=json_key(flat=True))
 
     @classmethod
     def from_json(cls, data: object, what: str = "metrics.json") -> PlainResult:

@@ -45,6 +45,7 @@ from socialbench.metrics.roboteq_results import (
     RagCosts,
     RequestCosts,
     SubsetBreakdown,
+    no_requests,
 )
 from socialbench.metrics.stats import mean_se
 from socialbench.types import HumanVotes, SampleRecord
@@ -250,7 +251,7 @@ def request_costs(records: Sequence[SampleRecord]) -> RequestCosts:
         seen.setdefault(r.request_hash or f"#{i}", r)
     unique = [r for r in seen.values() if r.raw is not None or r.error is not None]
     if not unique:
-        return {"requests": 0}
+        return no_requests()
     live = [r for r in unique if not r.cached]
     out: RequestCosts = {
         "requests": len(unique),

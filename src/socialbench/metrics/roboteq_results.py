@@ -1,27 +1,20 @@
 """Typed RobotEQ results (behavior judgment and spatial grounding) and their JSON.
 
 As in :mod:`socialbench.metrics.results`, each result's ``to_json()`` is exactly what
-``metrics.json`` holds and ``from_json`` reads it back. Every mean is a
+``metrics.json`` holds and ``from_json`` reads it back, both following the field
+declarations (:mod:`socialbench.metrics.json_result`). Every mean is a
 :class:`~socialbench.metrics.results.Score` (JSON ``{"value", "se"}``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import ClassVar, Generic, TypedDict, TypeVar
+from dataclasses import dataclass, field
+from typing import Generic, TypedDict, TypeVar
 
 from socialbench.metrics.classification import LabelScores
-from socialbench.metrics.results import (
-    JsonObject,
-    JsonResult,
-    Score,
-    ScoringHeader,
-    json_object,
-    optional_float,
-    required_float,
-    required_int,
-)
+from socialbench.metrics.json_result import JsonObject, JsonResult, json_key, json_object
+from socialbench.metrics.results import Score, ScoringHeader
 
 __all__ = [
     "JudgmentMetrics",
@@ -30,6 +23,7 @@ __all__ = [
     "SubsetBreakdown",
     "RagCosts",
     "RequestCosts",
+    "no_requests",
     "JudgmentScores",
     "JudgmentResult",
     "GroundingScores",
@@ -46,45 +40,35 @@ class RagCosts(TypedDict):
     time_s_per_query: float | None
 
 
-class RequestCosts(TypedDict, total=False):
-    """Per-request accounting (see :func:`socialbench.metrics.roboteq.request_costs`); only
-    ``requests`` when there were none."""
-
+class _Requests(TypedDict):
     requests: int
+
+
+class RequestCosts(_Requests, total=False):
+    """Per-request accounting (see :func:`socialbench.metrics.roboteq.request_costs`), keys in
+    the order it writes them; only ``requests`` when there were none."""
+
     cached: int
     prompt_tokens: int
     completion_tokens: int
-    reasoning_tokens: int
     latency_s_per_request: float | None
     latency_note: str
+    reasoning_tokens: int
     rag: RagCosts
 
 
-def _label_scores(data: object, what: str) -> dict[str, LabelScores]:
-    out: dict[str, LabelScores] = {}
-    for label, v in json_object(data, what).items():
-        d = json_object(v, f"{what}.{label}")
-        out[str(label)] = LabelScores(
-            precision=required_float(d.get("precision"), f"{what}.{label}.precision"),
-            recall=required_float(d.get("recall"), f"{what}.{label}.recall"),
-            f1=required_float(d.get("f1"), f"{what}.{label}.f1"),
-            support=required_int(d.get("support"), f"{what}.{label}.support"),
-        )
-    return out
+def no_requests() -> RequestCosts:
+    """The costs of a run that sent no request."""
+    return {"requests": 0}
 
 
 class _NamedScores(JsonResult):
-    """Scores kept as fields named by their JSON keys (:attr:`SCORES`, in JSON order)."""
-
-    SCORES: ClassVar[tuple[str, ...]] = ()
+    """Scores kept as fields named by their JSON keys."""
 
     def score(self, name: str) -> Score | None:
         """The score called ``name`` (a JSON key such as ``"cwpa"``), or ``None``."""
-        value = getattr(self, name, None) if name in self.SCORES else None
+        value = getattr(self, name, None)
         return value if isinstance(value, Score) else None
-
-    def _scores_json(self) -> JsonObject:
-        return {name: getattr(self, name).to_json() for name in self.SCORES}
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,30 +85,6 @@ class JudgmentMetrics(_NamedScores):
     error_rate: Score
     per_label: Mapping[str, LabelScores]
 
-    SCORES: ClassVar[tuple[str, ...]] = ("pa", "cwpa", "accuracy", "micro_f1", "macro_f1", "invalid_rate", "error_rate")
-
-    def to_json(self) -> JsonObject:
-        return {"n": self.n, **self._scores_json(), "per_label": {k: dict(v) for k, v in self.per_label.items()}}
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "judgment") -> JudgmentMetrics:
-        d = json_object(data, what)
-
-        def score(name: str) -> Score:
-            return Score.from_json(d.get(name), f"{what}.{name}")
-
-        return cls(
-            n=required_int(d.get("n"), f"{what}.n"),
-            pa=score("pa"),
-            cwpa=score("cwpa"),
-            accuracy=score("accuracy"),
-            micro_f1=score("micro_f1"),
-            macro_f1=score("macro_f1"),
-            invalid_rate=score("invalid_rate"),
-            error_rate=score("error_rate"),
-            per_label=_label_scores(d.get("per_label", {}), f"{what}.per_label"),
-        )
-
 
 @dataclass(frozen=True, eq=False)
 class GroundingMetrics(_NamedScores):
@@ -139,29 +99,6 @@ class GroundingMetrics(_NamedScores):
     error_rate: Score
     per_option: Mapping[str, LabelScores]
 
-    SCORES: ClassVar[tuple[str, ...]] = ("exact_match", "jaccard", "micro_f1", "macro_f1", "invalid_rate", "error_rate")
-
-    def to_json(self) -> JsonObject:
-        return {"n": self.n, **self._scores_json(), "per_option": {k: dict(v) for k, v in self.per_option.items()}}
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "grounding") -> GroundingMetrics:
-        d = json_object(data, what)
-
-        def score(name: str) -> Score:
-            return Score.from_json(d.get(name), f"{what}.{name}")
-
-        return cls(
-            n=required_int(d.get("n"), f"{what}.n"),
-            exact_match=score("exact_match"),
-            jaccard=score("jaccard"),
-            micro_f1=score("micro_f1"),
-            macro_f1=score("macro_f1"),
-            invalid_rate=score("invalid_rate"),
-            error_rate=score("error_rate"),
-            per_option=_label_scores(d.get("per_option", {}), f"{what}.per_option"),
-        )
-
 
 @dataclass(frozen=True, eq=False)
 class HumanAverage(JsonResult):
@@ -170,18 +107,6 @@ class HumanAverage(JsonResult):
     n: int
     pa: Score
     cwpa: Score
-
-    def to_json(self) -> JsonObject:
-        return {"n": self.n, "pa": self.pa.to_json(), "cwpa": self.cwpa.to_json()}
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "human_average") -> HumanAverage:
-        d = json_object(data, what)
-        return cls(
-            required_int(d.get("n"), f"{what}.n"),
-            Score.from_json(d.get("pa"), f"{what}.pa"),
-            Score.from_json(d.get("cwpa"), f"{what}.cwpa"),
-        )
 
 
 M = TypeVar("M", JudgmentMetrics, GroundingMetrics)
@@ -215,54 +140,14 @@ class SubsetBreakdown(JsonResult, Generic[M]):
             }
         return SubsetBreakdown(groups, average)
 
-
-def _groups(data: object, metrics: type[M], what: str) -> dict[str, M]:
-    return {str(g): metrics.from_json(v, f"{what}.{g}") for g, v in json_object(data, what).items()}
-
-
-def _table1(data: object, what: str) -> dict[str, dict[str, float]]:
-    out: dict[str, dict[str, float]] = {}
-    for subset, cols in json_object(data, what).items():
-        row: dict[str, float] = {}
-        for col, v in json_object(cols, f"{what}.{subset}").items():
-            x = optional_float(v, f"{what}.{subset}.{col}")
-            if x is None:
-                raise ValueError(f"{what}.{subset}.{col} must be a number")
-            row[str(col)] = x
-        out[str(subset)] = row
-    return out
-
-
-def _counts(data: object, what: str) -> dict[str, int]:
-    return {str(k): required_int(v, f"{what}.{k}") for k, v in json_object(data, what).items()}
-
-
-def _requests(data: object, what: str) -> RequestCosts:
-    d = json_object(data, what)
-    out: RequestCosts = {"requests": required_int(d.get("requests"), f"{what}.requests")}
-    if "cached" in d:
-        out["cached"] = required_int(d["cached"], f"{what}.cached")
-    if "prompt_tokens" in d:
-        out["prompt_tokens"] = required_int(d["prompt_tokens"], f"{what}.prompt_tokens")
-    if "completion_tokens" in d:
-        out["completion_tokens"] = required_int(d["completion_tokens"], f"{what}.completion_tokens")
-    if "reasoning_tokens" in d:
-        out["reasoning_tokens"] = required_int(d["reasoning_tokens"], f"{what}.reasoning_tokens")
-    if "latency_s_per_request" in d:
-        out["latency_s_per_request"] = optional_float(d["latency_s_per_request"], f"{what}.latency_s_per_request")
-    if "latency_note" in d:
-        out["latency_note"] = str(d["latency_note"])
-    if "rag" in d:
-        rag = json_object(d["rag"], f"{what}.rag")
-        out["rag"] = RagCosts(
-            queries=required_int(rag.get("queries"), f"{what}.rag.queries"),
-            added_prompt_tokens_per_query=required_float(
-                rag.get("added_prompt_tokens_per_query"), f"{what}.rag.added_prompt_tokens_per_query"
-            ),
-            retrieval_s_per_query=required_float(rag.get("retrieval_s_per_query"), f"{what}.rag.retrieval_s_per_query"),
-            time_s_per_query=optional_float(rag.get("time_s_per_query"), f"{what}.rag.time_s_per_query"),
-        )
-    return out
+    @classmethod
+    def from_json_of(cls, type_args: tuple[object, ...], data: object, what: str) -> JsonResult:
+        """The breakdown of ``SubsetBreakdown[JudgmentMetrics]`` or ``[GroundingMetrics]``."""
+        if type_args == (JudgmentMetrics,):
+            return SubsetBreakdown.read(data, JudgmentMetrics, what)
+        if type_args == (GroundingMetrics,):
+            return SubsetBreakdown.read(data, GroundingMetrics, what)
+        raise TypeError(f"{what}: SubsetBreakdown of {type_args!r}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -278,43 +163,8 @@ class JudgmentScores(JsonResult):
     by_subcategory: Mapping[str, JudgmentMetrics]
     by_facet: Mapping[str, JudgmentMetrics]
     parse_methods: Mapping[str, int]
-    requests: RequestCosts
-    human_average: HumanAverage | None = None
-
-    def to_json(self) -> JsonObject:
-        out: JsonObject = {
-            "cwpa_basis": self.cwpa_basis,
-            "note": self.note,
-            "overall": self.overall.to_json(),
-            "by_subset": self.by_subset.to_json(),
-            "table1": {k: dict(v) for k, v in self.table1.items()},
-            "by_category": {k: v.to_json() for k, v in self.by_category.items()},
-            "by_subcategory": {k: v.to_json() for k, v in self.by_subcategory.items()},
-            "by_facet": {k: v.to_json() for k, v in self.by_facet.items()},
-            "parse_methods": dict(self.parse_methods),
-            "requests": dict(self.requests),
-        }
-        if self.human_average is not None:
-            out["human_average"] = self.human_average.to_json()
-        return out
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "metrics.json") -> JudgmentScores:
-        d = json_object(data, what)
-        human = d.get("human_average")
-        return cls(
-            cwpa_basis=str(d.get("cwpa_basis")),
-            note=str(d.get("note")),
-            overall=JudgmentMetrics.from_json(d.get("overall"), f"{what}.overall"),
-            by_subset=SubsetBreakdown.read(d.get("by_subset", {}), JudgmentMetrics, f"{what}.by_subset"),
-            table1=_table1(d.get("table1", {}), f"{what}.table1"),
-            by_category=_groups(d.get("by_category", {}), JudgmentMetrics, f"{what}.by_category"),
-            by_subcategory=_groups(d.get("by_subcategory", {}), JudgmentMetrics, f"{what}.by_subcategory"),
-            by_facet=_groups(d.get("by_facet", {}), JudgmentMetrics, f"{what}.by_facet"),
-            parse_methods=_counts(d.get("parse_methods", {}), f"{what}.parse_methods"),
-            requests=_requests(d.get("requests", {"requests": 0}), f"{what}.requests"),
-            human_average=HumanAverage.from_json(human, f"{what}.human_average") if human is not None else None,
-        )
+    requests: RequestCosts = field(default_factory=no_requests)
+    human_average: HumanAverage | None = field(default=None, metadata=json_key(omit_none=True))
 
 
 @dataclass(frozen=True, eq=False)
@@ -328,33 +178,7 @@ class GroundingScores(JsonResult):
     by_subcategory: Mapping[str, GroundingMetrics]
     by_facet: Mapping[str, GroundingMetrics]
     parse_methods: Mapping[str, int]
-    requests: RequestCosts
-
-    def to_json(self) -> JsonObject:
-        return {
-            "note": self.note,
-            "overall": self.overall.to_json(),
-            "by_subset": self.by_subset.to_json(),
-            "by_category": {k: v.to_json() for k, v in self.by_category.items()},
-            "by_subcategory": {k: v.to_json() for k, v in self.by_subcategory.items()},
-            "by_facet": {k: v.to_json() for k, v in self.by_facet.items()},
-            "parse_methods": dict(self.parse_methods),
-            "requests": dict(self.requests),
-        }
-
-    @classmethod
-    def from_json(cls, data: object, what: str = "metrics.json") -> GroundingScores:
-        d = json_object(data, what)
-        return cls(
-            note=str(d.get("note")),
-            overall=GroundingMetrics.from_json(d.get("overall"), f"{what}.overall"),
-            by_subset=SubsetBreakdown.read(d.get("by_subset", {}), GroundingMetrics, f"{what}.by_subset"),
-            by_category=_groups(d.get("by_category", {}), GroundingMetrics, f"{what}.by_category"),
-            by_subcategory=_groups(d.get("by_subcategory", {}), GroundingMetrics, f"{what}.by_subcategory"),
-            by_facet=_groups(d.get("by_facet", {}), GroundingMetrics, f"{what}.by_facet"),
-            parse_methods=_counts(d.get("parse_methods", {}), f"{what}.parse_methods"),
-            requests=_requests(d.get("requests", {"requests": 0}), f"{what}.requests"),
-        )
+    requests: RequestCosts = field(default_factory=no_requests)
 
 
 @dataclass(frozen=True, eq=False)
@@ -362,14 +186,8 @@ class JudgmentResult(JsonResult):
     """What ``roboteq-bj`` scoring writes to ``metrics.json``: the header, then the scores
     (``None`` when nothing was scored: the header's note says so)."""
 
-    header: ScoringHeader
-    scores: JudgmentScores | None
-
-    def to_json(self) -> JsonObject:
-        out = self.header.to_json()
-        if self.scores is not None:
-            out.update(self.scores.to_json())
-        return out
+    header: ScoringHeader = field(metadata=json_key(flat=True))
+    scores: JudgmentScores | None = field(metadata=json_key(flat=True))
 
     @classmethod
     def from_json(cls, data: object, what: str = "metrics.json") -> JudgmentResult:
@@ -381,14 +199,8 @@ class JudgmentResult(JsonResult):
 class GroundingResult(JsonResult):
     """What ``roboteq-sg`` scoring writes to ``metrics.json`` (see :class:`JudgmentResult`)."""
 
-    header: ScoringHeader
-    scores: GroundingScores | None
-
-    def to_json(self) -> JsonObject:
-        out = self.header.to_json()
-        if self.scores is not None:
-            out.update(self.scores.to_json())
-        return out
+    header: ScoringHeader = field(metadata=json_key(flat=True))
+    scores: GroundingScores | None = field(metadata=json_key(flat=True))
 
     @classmethod
     def from_json(cls, data: object, what: str = "metrics.json") -> GroundingResult:

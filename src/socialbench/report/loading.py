@@ -35,7 +35,7 @@ from socialbench.files.safe_read import read_json
 from socialbench.files.schema import FieldRule, check_fields, json_kind
 from socialbench.metrics.agreement import ItemScore, ScoringEntry
 from socialbench.metrics.protocols import OFFICIAL, ProtocolArg, ScoringProtocol, as_protocol, protocol_named
-from socialbench.metrics.results import JsonResult
+from socialbench.metrics.json_result import JsonResult
 from socialbench.records import read_run_json
 from socialbench.types import Answer, Item, SampleRecord
 
