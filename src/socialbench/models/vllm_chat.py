@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from socialbench.models.base import FatalModelError
 from socialbench.prompting.turns import user_content
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 class ChatTokenizer(Protocol):
     """What :func:`template_has_system_role` needs of the engine's (Hugging Face) tokenizer."""
 
-    def apply_chat_template(self, conversation: Any, **kwargs: Any) -> Any: ...
+    def apply_chat_template(self, conversation: Sequence[Mapping[str, object]], **kwargs: object) -> object: ...
 
 
 def processor_chat_template(source: str, revision: str | None = None, trust_remote_code: bool = False) -> str | None:
@@ -66,16 +66,16 @@ def check_images(images: Sequence[EncodedImage]) -> None:
             ) from None
 
 
-def image_part(image: EncodedImage) -> dict[str, Any]:
+def image_part(image: EncodedImage) -> dict[str, object]:
     """An ``image_url`` content part holding the image's bytes as a ``data:`` URL."""
     return {"type": "image_url", "image_url": {"url": f"data:{image.mime};base64,{image.b64}"}}
 
 
-def openai_messages(request: Request, images_first: bool = False, system_role: bool = True) -> list[dict[str, Any]]:
+def openai_messages(request: Request, images_first: bool = False, system_role: bool = True) -> list[dict[str, object]]:
     """The request as one conversation in the OpenAI message format (see the module
     docstring). With ``system_role=False`` the system text goes before the prompt."""
     prompt = request.prompt
-    messages: list[dict[str, Any]] = []
+    messages: list[dict[str, object]] = []
     if request.system:
         if system_role:
             messages.append({"role": "system", "content": request.system})

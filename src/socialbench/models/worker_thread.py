@@ -10,19 +10,25 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import enum
 import logging
 import queue
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Final
 
 from socialbench.models.base import FatalModelError, ModelError
 from socialbench.types import Generation, Request
 
 log = logging.getLogger(__name__)
 
+
+class _Signal(enum.Enum):
+    STOP = "stop"
+
+
 #: Put on the queue to end the worker thread.
-STOP = object()
+STOP: Final = _Signal.STOP
 
 
 @dataclass
@@ -68,7 +74,7 @@ class WorkerThreadModel:
     thread_prefix = "model-worker"
 
     def _init_worker(self) -> None:
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[ThreadJob | _Signal] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._load_error: ModelError | None = None
@@ -104,7 +110,7 @@ class WorkerThreadModel:
             log.error("%s", self._load_error)
         self._serve()
 
-    def _gather(self, pending: collections.deque[Any], wanted: int, wait_s: float) -> bool:
+    def _gather(self, pending: collections.deque[ThreadJob], wanted: int, wait_s: float) -> bool:
         """Move the waiting jobs to ``pending``; while fewer than ``wanted`` are pending, wait
         up to ``wait_s`` for each further one. True when the stop signal was read."""
         while True:
@@ -127,7 +133,7 @@ class WorkerThreadModel:
             pending.append(item)
 
     def _take_live(
-        self, pending: collections.deque[Any], stopping: bool, wanted: int, wait_s: float
+        self, pending: collections.deque[ThreadJob], stopping: bool, wanted: int, wait_s: float
     ) -> tuple[list[ThreadJob], bool] | None:
         """One turn of a ``_serve`` loop: with nothing ``pending``, block for the next job
         (None once :data:`STOP` was read, or read before: ``stopping``); then gather up to

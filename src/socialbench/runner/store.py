@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ def _line(record: SampleRecord) -> bytes:
     return (json.dumps(record.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
+def write_json_atomic(path: Path, data: object) -> None:
     """Replace ``path`` with ``data`` as JSON, atomically: a failed write leaves the old file.
     A ``path`` that is a symbolic link is refused (:class:`~socialbench.files.atomic_write.LinkRefused`),
     never written through."""
@@ -128,13 +128,13 @@ class RunStore:
             return None
         return read_run_json(p)
 
-    def write_run(self, record: Mapping[str, Any]) -> None:
+    def write_run(self, record: Mapping[str, object]) -> None:
         self._write_json(self.dir / RUN, record)
 
-    def write_metrics(self, metrics: Mapping[str, Any]) -> None:
+    def write_metrics(self, metrics: Mapping[str, object]) -> None:
         self._write_json(self.dir / METRICS, metrics)
 
-    def _write_json(self, path: Path, data: Mapping[str, Any]) -> None:
+    def _write_json(self, path: Path, data: Mapping[str, object]) -> None:
         try:
             write_json_atomic(path, dict(data))
         except OSError as exc:
@@ -230,8 +230,3 @@ class RunStore:
         except OSError as exc:  # samples.jsonl itself is untouched
             raise StorageError.from_os_error(exc, self.samples_path, OUT_OPTION) from None
         return records
-
-
-def iter_records(records: Iterable[SampleRecord]) -> Iterable[dict[str, Any]]:
-    for r in records:
-        yield r.to_json()
