@@ -7,7 +7,9 @@ import pytest
 from PIL import Image
 
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
-from socialbench.construction.overlays import PALETTE, delta_e, draw_overlay, parse_regions, simulate_cvd
+from socialbench.construction.overlay_colours import PALETTE, delta_e, simulate_cvd
+from socialbench.construction.overlay_regions import parse_regions
+from socialbench.construction.overlays import draw_overlay
 
 SPEC = {
     "regions": [
@@ -160,7 +162,7 @@ def test_exported_grounding_items_carry_the_scenes_subset(cli, work, tmp_path):
 
 
 def test_a_specs_own_subset_wins_over_the_scenes():
-    from socialbench.construction.overlays import inherit_scene_fields
+    from socialbench.construction.scene_fields import inherit_scene_fields
 
     spec = inherit_scene_fields(
         {"image": "x.png", "subset": "real"}, {}, {"x.png": {"subset": "synthetic", "category": "C"}}

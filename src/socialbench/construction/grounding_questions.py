@@ -13,7 +13,7 @@ places. Reply::
      "answer": ["A"]}
 
 ``regions`` are the same four annotations in relative coordinates (0-1, origin top left;
-shapes and fields of :mod:`socialbench.construction.overlays`), so Stage 2 can apply the
+shapes and fields of :mod:`socialbench.construction.overlay_regions`), so Stage 2 can apply the
 instruction either with an image-editing model (``editing_instruction``) or with the
 programmatic overlay renderer (``regions``). ``answer`` is the model's proposal: it is
 stored, never shown to annotators, never ground truth. A reply that lacks a field, names
@@ -33,7 +33,7 @@ from typing import Any
 
 from socialbench.benchmarks.roboteq.schema import LETTERS
 from socialbench.construction.llm import JsonResult, JsonTask, OutputError
-from socialbench.construction.overlays import parse_regions
+from socialbench.construction.overlay_regions import parse_regions
 from socialbench.types import EncodedImage, GenerationConfig, Request
 
 __all__ = [
@@ -161,7 +161,7 @@ def question_tasks(
 
 def question_records(result: JsonResult, model: str) -> list[dict[str, Any]]:
     """The ``grounding_questions.jsonl`` record of one answered topic: a region spec of
-    :mod:`socialbench.construction.overlays` plus the editing instruction and provenance."""
+    :mod:`socialbench.construction.overlay_regions` plus the editing instruction and provenance."""
     t, v = result.context, result.value
     return [
         {

@@ -26,7 +26,8 @@ def overlays_stage(work: Path, specs: Path) -> StageRun:
     """Draw A-D region overlays from ``specs`` into ``<work>/overlays`` and write
     ``grounding_items.jsonl``; every invalid spec is a problem (file, line, id) and makes the
     run ``rejected``."""
-    from socialbench.construction.overlays import inherit_scene_fields, render_spec, scene_index
+    from socialbench.construction.overlays import render_spec
+    from socialbench.construction.scene_fields import inherit_scene_fields, scene_index
 
     rows = read_jsonl(specs)
     by_id, by_image = scene_index(work)

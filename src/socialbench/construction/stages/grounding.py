@@ -245,7 +245,8 @@ def grounding_images_stage(
     ``grounding_items.single_stage.jsonl``. Items inherit their scene's subset, category and
     subcategory. Resumable: finished ids are skipped, failures retried."""
     from socialbench.construction import grounding_questions as gq
-    from socialbench.construction.overlays import inherit_scene_fields, render_spec, scene_index
+    from socialbench.construction.overlays import render_spec
+    from socialbench.construction.scene_fields import inherit_scene_fields, scene_index
 
     if single_stage and image_settings is None:
         raise UsageError("--single-stage sends the topic to an image-editing model: pass --image-model")
