@@ -38,7 +38,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from aiohttp import web
 from PIL import Image, ImageDraw
@@ -55,7 +55,7 @@ def _colour(text: str, salt: str = "") -> tuple[int, int, int]:
     return h[0], h[1], h[2]
 
 
-def _size(value: Any) -> tuple[int, int]:
+def _size(value: object) -> tuple[int, int]:
     if isinstance(value, str) and "x" in value:
         try:
             w, h = (int(v) for v in value.lower().split("x", 1))
@@ -118,7 +118,7 @@ class ScriptedImagesServer:
         self.editor = editor or edit_image
         self._lock = threading.Lock()
         self._script: collections.deque[_Scripted] = collections.deque()
-        self._requests: list[dict[str, Any]] = []
+        self._requests: list[dict[str, object]] = []
         self._files: dict[str, bytes] = {}
         self._served = AppThread(
             self._make_app, name="scripted-images-server", label="ScriptedImagesServer", host=host, port=port
@@ -146,7 +146,7 @@ class ScriptedImagesServer:
             self._script.append(_Scripted("stall", seconds=seconds))
 
     @property
-    def requests(self) -> list[dict[str, Any]]:
+    def requests(self) -> list[dict[str, object]]:
         with self._lock:
             return list(self._requests)
 
@@ -164,7 +164,7 @@ class ScriptedImagesServer:
         with self._lock:
             return self._script.popleft() if self._script else None
 
-    async def _reply(self, record: dict[str, Any], make: Callable[[], bytes]) -> web.Response:
+    async def _reply(self, record: dict[str, object], make: Callable[[], bytes]) -> web.Response:
         with self._lock:
             self._requests.append(record)
             self._serial += 1
@@ -185,7 +185,7 @@ class ScriptedImagesServer:
             if action.kind == "stall":
                 await asyncio.sleep(action.seconds)
         png = make()
-        item: dict[str, Any] = {"revised_prompt": record.get("prompt")}
+        item: dict[str, object] = {"revised_prompt": record.get("prompt")}
         if self.response == "url":
             name = f"img{serial:06d}.png"
             with self._lock:
@@ -209,7 +209,7 @@ class ScriptedImagesServer:
             return web.json_response({"error": {"message": "body is not JSON"}}, status=400)
         if not isinstance(body, dict) or not isinstance(body.get("prompt"), str):
             return web.json_response({"error": {"message": "prompt is required"}}, status=400)
-        record = {
+        record: dict[str, object] = {
             "endpoint": "generations",
             **{k: body.get(k) for k in ("prompt", "model", "size", "n", "response_format", "quality")},
         }
@@ -227,7 +227,7 @@ class ScriptedImagesServer:
             Image.open(io.BytesIO(data)).verify()
         except Exception:
             return web.json_response({"error": {"message": "image is not a valid image file"}}, status=400)
-        record = {
+        record: dict[str, object] = {
             "endpoint": "edits",
             "prompt": prompt,
             "model": form.get("model"),

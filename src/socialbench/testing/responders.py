@@ -30,7 +30,6 @@ import json
 import re
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
 
 __all__ = [
     "RESPONDERS",
@@ -45,12 +44,12 @@ __all__ = [
     "sampling_responder",
 ]
 
-Responder = Callable[[dict[str, Any]], str]
+Responder = Callable[[Mapping[str, object]], str]
 
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
-def message_text(message: Mapping[str, Any]) -> str:
+def message_text(message: Mapping[str, object]) -> str:
     """The text of a chat message whose content is a string or a list of parts."""
     content = message.get("content")
     if isinstance(content, str):
@@ -60,7 +59,7 @@ def message_text(message: Mapping[str, Any]) -> str:
     return ""
 
 
-def last_user_text(request_json: Mapping[str, Any]) -> str:
+def last_user_text(request_json: Mapping[str, object]) -> str:
     """Text of the last ``user`` message of a chat-completions request ("" if none)."""
     messages = request_json.get("messages")
     if not isinstance(messages, list):
@@ -80,7 +79,7 @@ def parse_possible_answers(line: str) -> list[str]:
     return [part.strip() for part in rest.split(",") if part.strip()]
 
 
-def first_option_responder(request_json: Mapping[str, Any]) -> str:
+def first_option_responder(request_json: Mapping[str, object]) -> str:
     """Answer the first listed option as JSON, like the official dummy model.
 
     Uses the last line starting with ``Possible answers:`` in the last user message; if the
@@ -286,7 +285,7 @@ def _build_reply(prompt: str) -> str | None:
     return None
 
 
-def valid_responder(request_json: Mapping[str, Any]) -> str:
+def valid_responder(request_json: Mapping[str, object]) -> str:
     """A valid, deterministic reply to any prompt socialbench sends (see the module docstring)."""
     prompt = last_user_text(request_json)
     built = _build_reply(prompt)
@@ -298,7 +297,7 @@ def valid_responder(request_json: Mapping[str, Any]) -> str:
     return _with_reasoning(prompt, first_option_responder(request_json))
 
 
-def _options_asked(request_json: Mapping[str, Any]) -> tuple[list[str], bool]:
+def _options_asked(request_json: Mapping[str, object]) -> tuple[list[str], bool]:
     """The options of the last ``Possible answers:`` line and whether a list is asked for."""
     lines = last_user_text(request_json).splitlines()
     for index in range(len(lines) - 1, -1, -1):
@@ -317,7 +316,7 @@ def sampling_responder(seed: int = 0) -> Responder:
     asked: dict[str, int] = {}
     lock = threading.Lock()
 
-    def respond(request_json: Mapping[str, Any]) -> str:
+    def respond(request_json: Mapping[str, object]) -> str:
         temperature = request_json.get("temperature", 1.0)
         options, as_list = _options_asked(request_json)
         if not options or not isinstance(temperature, (int, float)) or temperature <= 0:

@@ -27,7 +27,7 @@ import asyncio
 import json
 import threading
 import time
-from typing import Any
+from collections.abc import Mapping
 
 from aiohttp import web
 
@@ -70,7 +70,7 @@ class SlowOpenAIServer:
         with self._lock:
             self._counts[name] += by
 
-    def _pieces(self, body: dict[str, Any]) -> list[str]:
+    def _pieces(self, body: Mapping[str, object]) -> list[str]:
         """The reply's text cut into ``tokens`` pieces (the last ones may be empty)."""
         text = first_option_responder(body)
         size = -(-len(text) // self.tokens)
@@ -115,7 +115,7 @@ class SlowOpenAIServer:
         assert self._slots is not None
         self._slots.release()
 
-    async def _whole(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse:
+    async def _whole(self, request: web.Request, body: Mapping[str, object]) -> web.StreamResponse:
         pieces = self._pieces(body)
         for _ in pieces:
             await asyncio.sleep(self.token_s)  # generating; a gone client goes unnoticed
@@ -130,7 +130,7 @@ class SlowOpenAIServer:
             }
         )
 
-    async def _stream(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse:
+    async def _stream(self, request: web.Request, body: Mapping[str, object]) -> web.StreamResponse:
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         pieces = self._pieces(body)
         try:

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # transformers is imported lazily, where a model is built
+    from transformers import LlamaConfig, PreTrainedModel, PreTrainedTokenizerFast, ProcessorMixin
 
 #: Words the tiny tokenizers know; anything else becomes ``<unk>``.
 VOCABULARY = (
@@ -39,7 +42,7 @@ CHAT_TEMPLATE = (
 BASE_SPECIALS = ("<pad>", "<s>", "</s>", "<unk>", "<image>")
 
 
-def train_word_tokenizer(special_tokens: tuple[str, ...] = BASE_SPECIALS) -> Any:
+def train_word_tokenizer(special_tokens: tuple[str, ...] = BASE_SPECIALS) -> PreTrainedTokenizerFast:
     """A word-level ``PreTrainedTokenizerFast`` trained on :data:`VOCABULARY`."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
@@ -58,7 +61,14 @@ def train_word_tokenizer(special_tokens: tuple[str, ...] = BASE_SPECIALS) -> Any
     return fast
 
 
-def _text_config(vocab_size: int, width: int, layers: int) -> Any:
+def _image_token_id(tokenizer: PreTrainedTokenizerFast) -> int:
+    found = tokenizer.convert_tokens_to_ids("<image>")
+    if not isinstance(found, int):
+        raise RuntimeError(f"the tiny tokenizer maps <image> to {found!r}, not to one id")
+    return found
+
+
+def _text_config(vocab_size: int, width: int, layers: int) -> LlamaConfig:
     from transformers import LlamaConfig
 
     return LlamaConfig(
@@ -114,7 +124,7 @@ def build_tiny_llava(path: str | Path, *, seed: int = 0, width: int = 16, layers
             initializer_range=0.5,
         ),
         text_config=_text_config(len(tokenizer), width, layers),
-        image_token_index=tokenizer.convert_tokens_to_ids("<image>"),  # the name in transformers 4 and 5
+        image_token_index=_image_token_id(tokenizer),  # the name in transformers 4 and 5
         vision_feature_select_strategy="default",
         vision_feature_layer=-1,
     )
@@ -166,7 +176,7 @@ def build_tiny_idefics3(path: str | Path, *, seed: int = 0, width: int = 16, lay
             initializer_range=0.5,
         ),
         text_config=_text_config(len(tokenizer), width, layers),
-        image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
+        image_token_id=_image_token_id(tokenizer),
         scale_factor=2,
         # transformers 5 declares its configs with dataclass_transform, so mypy sees only the
         # fields; the real __init__ passes further keywords (pad_token_id) to __post_init__.
@@ -177,7 +187,7 @@ def build_tiny_idefics3(path: str | Path, *, seed: int = 0, width: int = 16, lay
     return _save(model, processor, path)
 
 
-def _save(model: Any, processor: Any, path: str | Path) -> Path:
+def _save(model: PreTrainedModel, processor: ProcessorMixin, path: str | Path) -> Path:
     out = Path(path)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
@@ -188,7 +198,7 @@ def _save(model: Any, processor: Any, path: str | Path) -> Path:
 BUILDERS: dict[str, Callable[..., Path]] = {"llava": build_tiny_llava, "idefics3": build_tiny_idefics3}
 
 
-def build_tiny_vlm(family: str, path: str | Path, **kwargs: Any) -> Path:
+def build_tiny_vlm(family: str, path: str | Path, **kwargs: object) -> Path:
     """Build and save a tiny checkpoint of ``family`` (one of :data:`BUILDERS`)."""
     try:
         builder = BUILDERS[family]
