@@ -11,12 +11,9 @@ import pytest
 pytest.importorskip("anthropic")
 
 from socialbench.errors import UsageError  # noqa: E402
-from socialbench.models.anthropic_messages import (  # noqa: E402
-    THINKING_BUDGETS,
-    AnthropicModel,
-    build_params,
-    parse_message,
-)
+from socialbench.models.anthropic_messages import AnthropicModel  # noqa: E402
+from socialbench.models.anthropic_reply import parse_message  # noqa: E402
+from socialbench.models.anthropic_request import THINKING_BUDGETS, build_params  # noqa: E402
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError  # noqa: E402
 from socialbench.models.registry import ModelOptions, create_model  # noqa: E402
 from socialbench.runner.engine import Engine, RetryPolicy  # noqa: E402

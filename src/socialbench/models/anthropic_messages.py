@@ -24,11 +24,11 @@ deprecated for this model."}}`` (Opus 4.7 and later) or ``"... `temperature` and
 cannot both be specified for this model. Please use only one."`` (Sonnet 4.5 and later): the
 backend then sends the same request again without the refused setting (``top_p`` in the
 second case; temperature is the benchmark's), and from then on, logged once and kept for
-run.json (``generation_adapted``) as the OpenAI backend does (:func:`refused_setting`).
+run.json (``generation_adapted``) as the OpenAI backend does (:func:`~socialbench.models.anthropic_request.refused_setting`).
 
 Extended thinking: ``--reasoning-effort`` turns it on with the budget of
-:data:`THINKING_BUDGETS` (``none``: off), or ``thinking_budget`` fixes one. Its rules are
-kept (:func:`build_params`): ``max_tokens`` is sent as the budget plus the run's limit
+:data:`~socialbench.models.anthropic_request.THINKING_BUDGETS` (``none``: off), or ``thinking_budget`` fixes one. Its rules are
+kept (:func:`~socialbench.models.anthropic_request.build_params`): ``max_tokens`` is sent as the budget plus the run's limit
 (the API needs ``max_tokens`` > ``budget_tokens``); a temperature other than 1 and a
 ``top_p`` below 0.95 are not sent; each such change is logged in run.json
 (``generation_adapted``). Thinking blocks are kept as the reply's reasoning (in the
@@ -45,22 +45,24 @@ writes included) and output tokens.
 
 from __future__ import annotations
 
-import base64
-import json
 import logging
 import os
-import re
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from socialbench.errors import UsageError
+from socialbench.models.anthropic_reply import error_message, parse_message
+from socialbench.models.anthropic_request import (
+    ADAPTABLE_SETTINGS,
+    MIN_THINKING_BUDGET,
+    build_params,
+    refused_setting,
+    thinking_budget,
+)
 from socialbench.models.base import FatalModelError, LoopBoundClient, RetryableModelError, warm_platform_probe
-from socialbench.models.error_body import error_info
-from socialbench.models.openai_compat import classify_status, parse_retry_after, split_base_url, usage_count
+from socialbench.models.openai_compat import classify_status, parse_retry_after, split_base_url
 from socialbench.models.redact import install_log_redaction, redact_url, scrub, secret_digest, url_secrets
 from socialbench.models.registry import ModelOption, ModelOptions, register
-from socialbench.prompting.turns import user_content
-from socialbench.types import EncodedImage, Generation, Request, Usage
+from socialbench.types import Generation, Request
 
 if TYPE_CHECKING:  # pragma: no cover
     import anthropic
@@ -70,176 +72,6 @@ log = logging.getLogger(__name__)
 DEFAULT_API_KEY_ENV = "ANTHROPIC_API_KEY"
 LOCAL_PLACEHOLDER_KEY = "EMPTY"
 _MAX_MESSAGE_CHARS = 300
-
-
-def image_block(image: EncodedImage) -> dict[str, Any]:
-    """A base64 ``image`` content block for an encoded image."""
-    return {
-        "type": "image",
-        "source": {
-            "type": "base64",
-            "media_type": image.mime,
-            "data": base64.b64encode(image.data).decode("ascii"),
-        },
-    }
-
-
-#: Extended-thinking budgets (``budget_tokens``) of each ``--reasoning-effort`` level; ``none``
-#: sends no thinking. The API's smallest budget is 1024.
-THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32768}
-MIN_THINKING_BUDGET = 1024
-#: Extended thinking allows ``top_p`` only from 0.95 (or unset) and ``temperature`` only 1.
-MIN_TOP_P_WITH_THINKING = 0.95
-#: Sampling settings the backend leaves out when the server refuses them (:func:`refused_setting`).
-ADAPTABLE_SETTINGS = ("temperature", "top_p")
-
-#: A refused setting named in an error message: "`temperature` is deprecated for this
-#: model." (Anthropic's words), or "... is not supported" as proxies put it.
-_DEPRECATED = re.compile(r"`?\b(temperature|top_p)\b`? (?:is deprecated|is not supported|is no longer supported)")
-#: "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
-_NOT_BOTH = re.compile(r"`?temperature`? and `?top_p`? cannot both be specified")
-
-
-def refused_setting(status: int, message: str, sent: Mapping[str, Any]) -> str:
-    """The sampling setting (of :data:`ADAPTABLE_SETTINGS`) a 400 answer refuses, if ``sent``
-    (the request's ``extra_body``) carried it; '' otherwise. Read from the message, in
-    any wrapping a proxy adds: a deprecated setting is that setting; "cannot both be
-    specified" is ``top_p`` (temperature is what the benchmark declares).
-
-    >>> refused_setting(400, "`temperature` is deprecated for this model.", {"temperature": 0.0})
-    'temperature'
-    >>> msg = "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
-    >>> refused_setting(400, msg, {"temperature": 0.0, "top_p": 0.9})
-    'top_p'
-    >>> refused_setting(400, "max_tokens: must be an integer >= 1", {"temperature": 0.0})
-    ''
-    """
-    if status != 400:
-        return ""
-    if _NOT_BOTH.search(message):
-        return "top_p" if "top_p" in sent else ""
-    found = _DEPRECATED.search(message)
-    return found.group(1) if found and found.group(1) in sent else ""
-
-
-def thinking_budget(request: Request, fixed: int | None = None) -> int | None:
-    """The thinking budget of a request: ``fixed`` (``--model-opt thinking_budget``), else
-    the budget of its ``reasoning_effort`` (:data:`THINKING_BUDGETS`), else None (no thinking)."""
-    if fixed is not None:
-        return fixed
-    effort = request.config.reasoning_effort
-    return THINKING_BUDGETS.get(effort) if effort is not None else None
-
-
-def build_params(
-    model: str,
-    request: Request,
-    *,
-    images_first: bool = False,
-    send_temperature: bool = True,
-    budget: int | None = None,
-    adapted: dict[str, str] | None = None,
-    dropped: frozenset[str] = frozenset(),
-) -> dict[str, Any]:
-    """Keyword arguments of ``messages.create`` for a request (pure but for ``adapted``).
-
-    The request's ``temperature`` and ``top_p`` go in ``extra_body`` when set, except those
-    in ``dropped`` (refused by the server earlier) and the temperature when
-    ``send_temperature`` is false (written into ``adapted``).
-
-    ``budget``: extended thinking with that ``budget_tokens``. Its rules are kept, and each
-    change they force is written into ``adapted`` (setting -> what was done): the API
-    needs ``max_tokens`` > ``budget_tokens``, so ``max_tokens`` is the budget plus the
-    request's limit (the answer keeps its room); a temperature other than 1 and a
-    ``top_p`` below 0.95 are not sent.
-    """
-    cfg = request.config
-    text = {"type": "text", "text": request.prompt}
-    images = [image_block(img) for img in request.images]
-    content: Any = user_content(text, images, images_first) if images else request.prompt
-    max_tokens = cfg.max_tokens_or()
-    if budget is not None:
-        max_tokens += budget
-    params: dict[str, Any] = {
-        "model": model,
-        "max_tokens": max_tokens,
-        "messages": [{"role": "user", "content": content}],
-    }
-    notes: dict[str, str] = {}
-    extra: dict[str, Any] = {}  # sent through extra_body: SDKs of the declared range lack these arguments
-    if budget is not None:
-        extra["thinking"] = {"type": "enabled", "budget_tokens": budget}
-        notes["max_tokens"] = (
-            f"sent as thinking budget + max_tokens ({budget} + {cfg.max_tokens_or()}): "
-            "extended thinking needs max_tokens > budget_tokens"
-        )
-    if request.system:
-        params["system"] = request.system
-    if not send_temperature and cfg.temperature is not None:
-        notes["temperature"] = f"not sent ({cfg.temperature!r}): --model-opt send_temperature=false"
-    elif cfg.temperature is not None and "temperature" not in dropped:
-        if budget is not None and cfg.temperature != 1:
-            notes["temperature"] = f"not sent ({cfg.temperature!r}): extended thinking allows only temperature 1"
-        else:
-            extra["temperature"] = cfg.temperature
-    if cfg.top_p is not None and "top_p" not in dropped:
-        if budget is not None and cfg.top_p < MIN_TOP_P_WITH_THINKING:
-            notes["top_p"] = f"not sent ({cfg.top_p!r}): extended thinking allows top_p from 0.95 only"
-        else:
-            extra["top_p"] = cfg.top_p
-    if extra:
-        params["extra_body"] = extra
-    if adapted is not None:
-        for name, note in notes.items():
-            adapted.setdefault(name, note)
-    return params
-
-
-def error_message(body: Any, fallback: str) -> str:
-    """``error.message`` of an Anthropic error body (``{"type": "error", "error": {...}}``),
-    or the message of any other shape a proxy answers with
-    (:func:`~socialbench.models.error_body.error_info`)."""
-    return error_info(body, fallback).message
-
-
-def parse_message(body_text: str) -> Generation:
-    """Turn a Messages API response body into a :class:`Generation` or raise."""
-    try:
-        data = json.loads(body_text)
-        if not isinstance(data, Mapping) or not isinstance(data.get("content"), list):
-            raise TypeError("no content list")
-    except (ValueError, TypeError) as exc:
-        snippet = body_text[:120].replace("\n", " ")
-        raise RetryableModelError(
-            "malformed_response", f"undecodable message ({type(exc).__name__}): {snippet!r}"
-        ) from None
-    stop_reason = data.get("stop_reason")
-    blocks = [block for block in data["content"] if isinstance(block, Mapping)]
-    text = "".join(str(block.get("text", "")) for block in blocks if block.get("type") == "text")
-    # extended thinking: kept in the record, never parsed (redacted thinking has no text)
-    thoughts = [str(block.get("thinking", "")) for block in blocks if block.get("type") == "thinking"]
-    reasoning = "\n\n".join(t for t in thoughts if t.strip()) or None
-    if stop_reason == "refusal":
-        raise FatalModelError("refusal", f"stop_reason=refusal {text}".strip()[:_MAX_MESSAGE_CHARS])
-    if not text.strip():
-        if reasoning is not None and stop_reason == "max_tokens":
-            raise FatalModelError(
-                "empty_response",
-                "the reply ended inside its thinking (stop_reason=max_tokens): give --max-tokens more room",
-            )
-        raise FatalModelError("empty_response", f"no text content (stop_reason={stop_reason})")
-    usage = data.get("usage")
-    usage = usage if isinstance(usage, Mapping) else {}
-    prompt_tokens = sum(
-        usage_count(usage.get(name))
-        for name in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-    )
-    return Generation(
-        text=text,
-        usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=usage_count(usage.get("output_tokens"))),
-        reasoning=reasoning,
-        finish_reason=stop_reason if isinstance(stop_reason, str) else None,
-    )
 
 
 class AnthropicModel(LoopBoundClient):
@@ -371,7 +203,7 @@ class AnthropicModel(LoopBoundClient):
                 self._drop(exc.setting, exc.value, exc.message)
         raise FatalModelError("bad_request", f"{self.spec}: the server kept refusing the adapted request")
 
-    def _drop(self, setting: str, value: Any, message: str) -> None:
+    def _drop(self, setting: str, value: object, message: str) -> None:
         """Stop sending ``setting`` (refused with ``message``): logged and recorded once
         (concurrent requests refused for the same setting only send again)."""
         if setting in self._dropped:
@@ -414,7 +246,7 @@ class AnthropicModel(LoopBoundClient):
 class _SettingRefused(Exception):
     """The server refused a sampling setting the request carried (HTTP 400)."""
 
-    def __init__(self, setting: str, value: Any, message: str) -> None:
+    def __init__(self, setting: str, value: object, message: str) -> None:
         super().__init__(setting)
         self.setting = setting
         self.value = value
