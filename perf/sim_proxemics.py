@@ -20,7 +20,9 @@ import json
 
 import numpy as np
 
-from socialbench.simulation.scenes import SCENE_TYPES, build_scene, sample_config, scene_rng, simulate
+from socialbench.simulation.scene_config import SCENE_TYPES, sample_config, scene_rng
+from socialbench.simulation.scene_layout import build_scene
+from socialbench.simulation.scenes import simulate
 
 COMFORT_M = 1.2
 YIELD_SPEED = 0.2

@@ -28,7 +28,9 @@ from socialbench.benchmarks.socialnav_sub.simulated import _views, generate_samp
 from socialbench.navigation.scene3d import FrontViewRenderer
 from socialbench.navigation.tracks import N_FRAMES
 from socialbench.simulation.questions import answer_scene
-from socialbench.simulation.scenes import build_scene, sample_config, scene_rng, simulate
+from socialbench.simulation.scene_config import sample_config, scene_rng
+from socialbench.simulation.scene_layout import build_scene
+from socialbench.simulation.scenes import simulate
 
 
 def _per_scene(fn, n: int) -> float:

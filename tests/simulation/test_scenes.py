@@ -6,20 +6,20 @@ import numpy as np
 import pytest
 
 from socialbench.navigation.tracks import N_FRAMES
-from socialbench.simulation.scenes import (
+from socialbench.simulation.planner import LocalPlanner
+from socialbench.simulation.scene_config import (
     PERSON_RADIUS,
     ROBOT_RADIUS,
     SCENE_TYPES,
     TAIL_FRAMES,
     AgentSpec,
-    LocalPlanner,
     SceneConfig,
     SceneSetup,
-    build_scene,
     sample_config,
     scene_rng,
-    simulate,
 )
+from socialbench.simulation.scene_layout import build_scene
+from socialbench.simulation.scenes import simulate
 
 
 def _setup(agents=(), goal=(10.0, 0.0), walls=(), **cfg) -> SceneSetup:

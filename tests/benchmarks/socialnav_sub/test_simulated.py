@@ -18,7 +18,7 @@ from socialbench.navigation.render import render_sample
 from socialbench.navigation.rules import rule_based_answers
 from socialbench.navigation.tracks import N_FRAMES, load_tracks
 from socialbench.simulation.questions import answer_scene
-from socialbench.simulation.scenes import SCENE_TYPES
+from socialbench.simulation.scene_config import SCENE_TYPES
 
 SEED, PEOPLE = 5, (2, 6)
 

@@ -2,7 +2,7 @@
 
 :func:`simulate_dataset` is what ``socialbench sim socialnav`` runs. Per scene it
 
-1. draws a :class:`~socialbench.simulation.scenes.SceneConfig` (scene type, crowd size,
+1. draws a :class:`~socialbench.simulation.scene_config.SceneConfig` (scene type, crowd size,
    proximity, lateral motion) and simulates people (social force) and robot (local planner),
    see :mod:`socialbench.simulation.scenes`;
 2. renders the raw front-camera frames (:mod:`socialbench.navigation.scene3d`) and decides
@@ -71,15 +71,9 @@ from socialbench.simulation.questions import (
     answer_scene,
     vote_distribution,
 )
-from socialbench.simulation.scenes import (
-    SCENE_TYPES,
-    SceneConfig,
-    SimResult,
-    build_scene,
-    sample_config,
-    scene_rng,
-    simulate,
-)
+from socialbench.simulation.scene_config import SCENE_TYPES, SceneConfig, sample_config, scene_rng
+from socialbench.simulation.scene_layout import build_scene
+from socialbench.simulation.scenes import SimResult, simulate
 from socialbench.types import Answer
 
 #: Tracker visibility rule (see the module docstring).
