@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from socialbench.errors import UsageError
-from socialbench.models import vllm_offline
+from socialbench.models import vllm_offline, vllm_results
 from socialbench.models.base import ModelError
 from socialbench.models.registry import ModelOptions, backends, create_model
 from socialbench.types import EncodedImage, GenerationConfig, Request
@@ -326,8 +326,8 @@ def test_requests_after_a_failing_call_are_served(fake):
 
 
 def test_value_error_is_the_prompts_fault_and_other_failures_the_engines():
-    assert vllm_offline.map_error(ValueError("prompt too long")).kind == "bad_request"
-    assert vllm_offline.map_error(RuntimeError("engine core died")).kind == "backend_error"
+    assert vllm_results.map_error(ValueError("prompt too long")).kind == "bad_request"
+    assert vllm_results.map_error(RuntimeError("engine core died")).kind == "backend_error"
 
 
 # -- reasoning ------------------------------------------------------------------------------

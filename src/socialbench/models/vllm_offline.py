@@ -51,22 +51,15 @@ one-line usage error before the run starts.
 from __future__ import annotations
 
 import collections
-import importlib.util
 import logging
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from socialbench.errors import UsageError
-from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
+from socialbench.models.base import FatalModelError, ModelError
 from socialbench.models.hf_checkpoint import checkpoint_fingerprint
-from socialbench.models.reasoning import (
-    THINK_END,
-    TemplateSwitchMixin,
-    reply_generation,
-    single_token_id,
-)
+from socialbench.models.reasoning import THINK_END, TemplateSwitchMixin, single_token_id
 from socialbench.models.registry import ModelOption, ModelOptions, register
 from socialbench.models.vllm_chat import (
     check_images,
@@ -74,116 +67,15 @@ from socialbench.models.vllm_chat import (
     processor_chat_template,
     template_has_system_role,
 )
+from socialbench.models.vllm_results import map_error, to_generation
+from socialbench.models.vllm_setup import MISSING_VLLM, engine_kwargs, sampling_kwargs, visible_gpus, vllm_installed
 from socialbench.models.worker_thread import ThreadJob, WorkerThreadModel
-from socialbench.types import Generation, GenerationConfig
 
 log = logging.getLogger(__name__)
 
-#: Images per prompt when neither the benchmark nor ``limit_mm_per_prompt`` says.
-DEFAULT_IMAGES_PER_PROMPT = 10
 DEFAULT_MAX_BATCH = 1024
 DEFAULT_BATCH_WAIT_S = 0.005
-_DTYPES = {"auto", "bfloat16", "float16", "float32", "half", "float"}
 _MAX_MESSAGE_CHARS = 300
-#: Sampling defaults of the model (its generation_config) that a request never sets itself.
-_MODEL_DEFAULTS = ("top_k", "min_p", "repetition_penalty")
-MISSING_VLLM = "needs vLLM and a CUDA GPU: pip install 'socialbench[vllm]' on a GPU machine (or serve the model with `vllm serve` and use openai:MODEL@URL)"
-
-
-def vllm_installed() -> bool:
-    """Whether ``import vllm`` can work (without importing it: that takes seconds)."""
-    if "vllm" in sys.modules:
-        return sys.modules["vllm"] is not None
-    try:
-        return importlib.util.find_spec("vllm") is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def visible_gpus() -> int:
-    """CUDA devices this process can see (0 without torch or CUDA)."""
-    try:
-        import torch
-    except ImportError:
-        return 0
-    try:
-        return int(torch.cuda.device_count())
-    except Exception:  # noqa: BLE001 - a broken driver counts as no GPU
-        return 0
-
-
-def parse_mm_limit(value: str | None, needed: int | None = None) -> dict[str, int]:
-    """``limit_mm_per_prompt`` as vLLM's mapping: ``N`` or ``image=N[,video=M]``; unset, the
-    ``needed`` images of the benchmark's largest request (at least 1), or
-    :data:`DEFAULT_IMAGES_PER_PROMPT` when the benchmark does not say. A limit below
-    ``needed`` is a usage error (every such request would be refused)."""
-    if value is None or value.strip() == "":
-        return {"image": DEFAULT_IMAGES_PER_PROMPT if needed is None else max(needed, 1)}
-    out: dict[str, int] = {}
-    for part in value.split(","):
-        key, sep, number = part.partition("=")
-        key, number = (key.strip(), number.strip()) if sep else ("image", key.strip())
-        if not number.isdigit() or not key:
-            raise UsageError(f"--model-opt limit_mm_per_prompt={value!r} must be N or image=N[,video=M]")
-        out[key] = int(number)
-    if needed is not None and out.get("image", 0) < needed:
-        raise UsageError(
-            f"--model-opt limit_mm_per_prompt={value!r} allows {out.get('image', 0)} image(s) per prompt, but "
-            f"this benchmark's requests carry up to {needed}; give image={needed} or more, or leave it out"
-        )
-    return out
-
-
-def engine_kwargs(source: str, options: ModelOptions) -> dict[str, Any]:
-    """Keyword arguments of ``vllm.LLM(...)`` from the ``--model-opt`` pairs (checked here,
-    so a typo is a usage error before anything loads)."""
-    kwargs: dict[str, Any] = {
-        "model": source,
-        "tensor_parallel_size": options.get_count("tensor_parallel_size", 1),
-        "gpu_memory_utilization": 0.9,
-        "limit_mm_per_prompt": parse_mm_limit(options.get("limit_mm_per_prompt"), options.max_images),
-        "dtype": (options.get("dtype") or "auto").strip().lower(),
-        "seed": options.seed,
-        "trust_remote_code": options.get_flag("trust_remote_code"),
-    }
-    if kwargs["dtype"] not in _DTYPES:
-        raise UsageError(
-            f"--model-opt dtype={options.get('dtype')!r} is unknown; use auto, bfloat16, float16 or float32"
-        )
-    util = options.get("gpu_memory_utilization")
-    if util not in (None, ""):
-        try:
-            kwargs["gpu_memory_utilization"] = float(util)
-        except ValueError:
-            kwargs["gpu_memory_utilization"] = -1.0
-        if not 0 < kwargs["gpu_memory_utilization"] <= 1:
-            raise UsageError(f"--model-opt gpu_memory_utilization={util!r} must be a fraction in (0, 1]")
-    max_len = options.get_count("max_model_len")
-    if max_len is not None:
-        kwargs["max_model_len"] = max_len
-    revision = options.get("revision")
-    if revision:
-        kwargs["revision"] = revision
-    return kwargs
-
-
-def sampling_kwargs(config: GenerationConfig, defaults: Any) -> dict[str, Any]:
-    """Keyword arguments of ``vllm.SamplingParams`` for a request: its temperature,
-    ``top_p``, ``max_tokens`` (None: up to the context length, as ``vllm serve``) and seed,
-    over ``defaults`` (``LLM.get_default_sampling_params()``: the model's generation_config)
-    for what it leaves unset and for ``top_k``, ``min_p``, ``repetition_penalty``."""
-    out: dict[str, Any] = {"max_tokens": config.max_tokens, "seed": config.seed}
-    for name in ("temperature", "top_p"):
-        value = getattr(config, name)
-        if value is None:
-            value = getattr(defaults, name, None)
-        if value is not None:
-            out[name] = value
-    for name in _MODEL_DEFAULTS:
-        value = getattr(defaults, name, None)
-        if value is not None:
-            out[name] = value
-    return out
 
 
 class VLLMOfflineModel(TemplateSwitchMixin, WorkerThreadModel):
@@ -354,39 +246,6 @@ class VLLMOfflineModel(TemplateSwitchMixin, WorkerThreadModel):
     async def aclose(self) -> None:
         await self._stop_worker()
         self._llm = self._defaults = None
-
-
-#: Finish reasons of a request the engine ended without an answer.
-_FAILED_FINISH = {"abort", "error"}
-
-
-def to_generation(output: Any, think_end: int | None = None) -> Generation | ModelError:
-    """A finished vLLM ``RequestOutput`` -> a :class:`Generation` (the answer, its reasoning
-    section apart, token usage), or the error it is (``backend_error`` for an aborted or
-    failed request, ``empty_response`` for no answer)."""
-    completion = output.outputs[0] if output.outputs else None
-    reason = getattr(completion, "finish_reason", None)
-    if reason in _FAILED_FINISH:
-        return FatalModelError("backend_error", f"the engine ended the request: finish_reason={reason}")
-    text = completion.text if completion is not None else ""
-    if completion is None or not text.strip():
-        return FatalModelError("empty_response", f"finish_reason={reason}")
-    token_ids = list(completion.token_ids or ())
-    return reply_generation(text, token_ids, len(output.prompt_token_ids or ()), think_end, reason)
-
-
-def map_error(exc: BaseException) -> ModelError:
-    """An exception from ``LLM.chat`` -> the backend contract's error kinds: out of GPU memory
-    ``out_of_memory`` (retryable), a rejected prompt (``ValueError``, ``TypeError``,
-    ``KeyError``) ``bad_request``, anything else ``backend_error``."""
-    if isinstance(exc, ModelError):
-        return exc
-    text = f"{type(exc).__name__}: {exc}"[:_MAX_MESSAGE_CHARS]
-    if type(exc).__name__ == "OutOfMemoryError" or "out of memory" in str(exc).lower():
-        return RetryableModelError("out_of_memory", text)
-    if isinstance(exc, (ValueError, TypeError, KeyError)):
-        return FatalModelError("bad_request", text)
-    return FatalModelError("backend_error", text)
 
 
 @register(
