@@ -28,18 +28,23 @@ and where no usable waypoint exists at t = 0 the odometry yaw is used.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from socialbench.errors import DataError
 from socialbench.navigation.tracks import N_FRAMES, PersonTrack, RobotPath, label_people, load_tracks
 
 
-def wrap_angle(a: Any) -> Any:
+@overload
+def wrap_angle(a: float) -> float: ...
+@overload
+def wrap_angle(a: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
+def wrap_angle(a: float | npt.ArrayLike) -> float | npt.NDArray[np.float64]:
     """Wrap radians to [-pi, pi); a float for scalar input, else an array."""
     r = (np.asarray(a, dtype=float) + math.pi) % (2 * math.pi) - math.pi
     return float(r) if r.ndim == 0 else r
@@ -69,7 +74,7 @@ class Pose2D:
         return origin.inverse().compose(self)
 
 
-def world_to_local(points: Any, origin: Pose2D) -> np.ndarray:
+def world_to_local(points: npt.ArrayLike, origin: Pose2D) -> np.ndarray:
     """World points ``(..., 2)`` -> the frame whose world pose is ``origin``."""
     p = np.asarray(points, dtype=float)
     d = p - np.array([origin.x, origin.y])
@@ -77,7 +82,7 @@ def world_to_local(points: Any, origin: Pose2D) -> np.ndarray:
     return np.stack([c * d[..., 0] + s * d[..., 1], -s * d[..., 0] + c * d[..., 1]], axis=-1)
 
 
-def local_to_world(points: Any, origin: Pose2D) -> np.ndarray:
+def local_to_world(points: npt.ArrayLike, origin: Pose2D) -> np.ndarray:
     """Inverse of :func:`world_to_local`."""
     p = np.asarray(points, dtype=float)
     c, s = math.cos(origin.yaw), math.sin(origin.yaw)
@@ -102,7 +107,7 @@ class Odometry:
         return Pose2D(float(self.position[index, 0]), float(self.position[index, 1]), float(self.yaw[index]))
 
 
-def odometry_from_mapping(data: Any, source: str = "<odometry>") -> Odometry:
+def odometry_from_mapping(data: object, source: str = "<odometry>") -> Odometry:
     """Validate the unpickled ``traj_data.pkl`` dict (keys ``position`` and ``yaw``)."""
     if not isinstance(data, Mapping):
         raise DataError.single(source, "", f"expected a dict with 'position' and 'yaw', got {type(data).__name__}")
@@ -134,7 +139,7 @@ def load_odometry(path: str | Path) -> Odometry:
 
 
 def waypoint_headings(
-    xy: np.ndarray, fallback_yaw: Sequence[float], lookahead: int = 3, min_step: float = 1e-3
+    xy: np.ndarray, fallback_yaw: Sequence[float] | npt.NDArray[np.float64], lookahead: int = 3, min_step: float = 1e-3
 ) -> np.ndarray:
     """Heading at each waypoint towards the one ``lookahead`` ahead (then fewer, then the
     previous heading); see the module docstring."""
@@ -195,10 +200,12 @@ class Scene:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _goal(v: Any, source: str) -> tuple[float, float] | None:
+def _goal(v: object, source: str) -> tuple[float, float] | None:
     if v is None:
         return None
     try:
+        if not isinstance(v, Iterable):
+            raise TypeError(v)
         gx, gy = (float(c) for c in v)
     except (TypeError, ValueError):
         raise DataError.single(source, "goal_xy", f"expected [gx, gy] metres, got {v!r}") from None

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from socialbench.errors import DataError
 
@@ -66,13 +67,13 @@ class PinholeCamera:
         c, s = math.cos(self.pitch), math.sin(self.pitch)
         return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
-    def robot_to_camera(self, points: Any) -> np.ndarray:
+    def robot_to_camera(self, points: npt.ArrayLike) -> np.ndarray:
         """Robot-frame points ``(N, 3)`` -> camera-frame points ``(N, 3)``."""
         p = np.asarray(points, dtype=float).reshape(-1, 3)
         level = np.stack([-p[:, 1], -(p[:, 2] - self.camera_height), p[:, 0] - self.x_offset], axis=1)
         return level @ self._rotation().T
 
-    def camera_to_robot(self, points: Any) -> np.ndarray:
+    def camera_to_robot(self, points: npt.ArrayLike) -> np.ndarray:
         """Inverse of :meth:`robot_to_camera`."""
         c = np.asarray(points, dtype=float).reshape(-1, 3)
         level = c @ self._rotation()
@@ -80,7 +81,7 @@ class PinholeCamera:
 
     # ----------------------------------------------------------------- projection
 
-    def project(self, points: Any) -> tuple[np.ndarray, np.ndarray]:
+    def project(self, points: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Robot-frame points ``(N, 3)`` -> (pixels ``(N, 2)``, depth ``(N,)``).
 
         Depth is the camera-frame z. Pixels of points with depth <= 0 are NaN."""
@@ -91,14 +92,14 @@ class PinholeCamera:
             v = np.where(z > 0, self.fy * c[:, 1] / z + self.cy, np.nan)
         return np.stack([u, v], axis=1), z
 
-    def unproject(self, pixels: Any, depth: Any) -> np.ndarray:
+    def unproject(self, pixels: npt.ArrayLike, depth: npt.ArrayLike) -> np.ndarray:
         """Pixels ``(N, 2)`` at camera-frame depths ``(N,)`` -> robot-frame points ``(N, 3)``."""
         uv = np.asarray(pixels, dtype=float).reshape(-1, 2)
         z = np.asarray(depth, dtype=float).reshape(-1)
         cam = np.stack([(uv[:, 0] - self.cx) / self.fx * z, (uv[:, 1] - self.cy) / self.fy * z, z], axis=1)
         return self.camera_to_robot(cam)
 
-    def ground_point(self, pixels: Any, ground_z: float = 0.0) -> np.ndarray:
+    def ground_point(self, pixels: npt.ArrayLike, ground_z: float = 0.0) -> np.ndarray:
         """Where each pixel's ray meets the plane ``z = ground_z`` (robot frame, ``(N, 3)``);
         NaN rows for rays that never reach it in front of the camera."""
         uv = np.asarray(pixels, dtype=float).reshape(-1, 2)
@@ -110,7 +111,7 @@ class PinholeCamera:
         s = np.where(np.isfinite(s) & (s > 0), s, np.nan)
         return origin + dirs * s[:, None]
 
-    def visible(self, points: Any, margin: float = 0.0) -> np.ndarray:
+    def visible(self, points: npt.ArrayLike, margin: float = 0.0) -> np.ndarray:
         """Boolean ``(N,)``: in front of the camera (depth > ``near``) and inside the image
         grown by ``margin`` pixels on every side."""
         uv, z = self.project(points)
@@ -144,7 +145,7 @@ class PinholeCamera:
         return 2.0 * math.atan(max(self.cx, self.width - self.cx) / self.fx)
 
     @classmethod
-    def from_dataset_cfg(cls, cfg: Mapping[str, Any] | str | Path, **overrides: Any) -> PinholeCamera:
+    def from_dataset_cfg(cls, cfg: Mapping[str, object] | str | Path, **overrides: float) -> PinholeCamera:
         """Build from ``dataset_cfg.yaml`` (a path or the parsed mapping).
 
         ``camera_matrix`` may be ``{fx, fy, cx, cy}``, a 3×3 nested list, a flat list of 9,
@@ -161,7 +162,7 @@ class PinholeCamera:
                 raise DataError.single(source, "", "file not found") from None
         if not isinstance(cfg, Mapping):
             raise DataError.single(source, "", "expected a mapping")
-        kw: dict[str, Any] = {}
+        kw: dict[str, Any] = {}  # ints and floats, by field
         cm = cfg.get("camera_matrix")
         if cm is not None:
             kw.update(_intrinsics(cm, source))
@@ -171,16 +172,19 @@ class PinholeCamera:
             ("camera_height", "camera_height", float),
             ("camera_x_offset", "x_offset", float),
         ):
-            if cfg.get(key) is not None:
+            value = cfg.get(key)
+            if value is not None:
                 try:
-                    kw[name] = typ(cfg[key])
+                    if not isinstance(value, (int, float, str)):  # what int() / float() take
+                        raise TypeError(value)
+                    kw[name] = typ(value)
                 except (TypeError, ValueError):
-                    raise DataError.single(source, key, f"not a number: {cfg[key]!r}") from None
+                    raise DataError.single(source, key, f"not a number: {value!r}") from None
         kw.update(overrides)
         return cls(**kw)
 
 
-def _intrinsics(cm: Any, source: str) -> dict[str, float]:
+def _intrinsics(cm: object, source: str) -> dict[str, float]:
     try:
         if isinstance(cm, Mapping) and "data" in cm:
             cm = cm["data"]
