@@ -14,12 +14,8 @@ import pytest
 
 from socialbench.errors import UsageError
 from socialbench.models.base import RetryableModelError
-from socialbench.models.endpoints import (
-    EndpointPool,
-    MultiEndpointModel,
-    read_endpoints_file,
-    split_urls,
-)
+from socialbench.models.endpoint_pool import EndpointPool
+from socialbench.models.endpoints import MultiEndpointModel, read_endpoints_file, split_urls
 from socialbench.models.openai_compat import OpenAICompatModel
 from socialbench.models.openai_factory import create_openai_model
 from socialbench.models.registry import ModelOptions, create_model
@@ -416,7 +412,7 @@ def test_pool_logs_snapshot_and_repr_mask_url_credentials(caplog: pytest.LogCapt
     secret = "pool-SECRET-7781"
     urls = [f"http://u:{secret}@node1:8000/v1", f"http://node2:8000/v1?api-key={secret}"]
     pool = EndpointPool(urls, clock=FakeClock())
-    with caplog.at_level("INFO", logger="socialbench.models.endpoints"):
+    with caplog.at_level("INFO", logger="socialbench.models.endpoint_pool"):
         for _ in urls:
             pool.release(pool.pick(), ok=False)
     model = MultiEndpointModel("m", urls)
