@@ -8,21 +8,15 @@ import pytest
 from socialbench.benchmarks.socialnav_sub.bank import expand_questions, load_bank
 from socialbench.navigation import rules
 from socialbench.navigation.tracks import FRAME_DT, N_FRAMES, RobotPath
-from socialbench.simulation.questions import (
-    AnswerThresholds,
-    PersonTruth,
-    SceneTruth,
-    annotator_votes,
-    answer_scene,
-    closest_approach,
+from socialbench.simulation.annotators import annotator_votes, jitter_thresholds, vote_distribution
+from socialbench.simulation.questions import answer_scene
+from socialbench.simulation.spatial_answers import (
     distance_change,
     goal_position,
-    in_corridor,
-    jitter_thresholds,
     robot_moving_direction,
     spatial_position,
-    vote_distribution,
 )
+from socialbench.simulation.truth import AnswerThresholds, PersonTruth, SceneTruth, closest_approach, in_corridor
 
 T = np.arange(N_FRAMES) * FRAME_DT
 GOAL = (10.0, 0.0)

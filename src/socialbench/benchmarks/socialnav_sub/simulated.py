@@ -21,7 +21,7 @@
 Labels: with ``annotators == 1`` each question stores the exact answer as a distribution
 with n = 2 and both votes on it (probability 1.0; the metrics need n >= 2). Then PA is the
 accuracy against the exact answer and CWPA equals PA. With ``annotators > 1`` a *synthetic*
-panel (:func:`~socialbench.simulation.questions.annotator_votes`) gives n = ``annotators``
+panel (:func:`~socialbench.simulation.annotators.annotator_votes`) gives n = ``annotators``
 noisy votes per question.
 
 Layout (reference §a): ``dataset_cfg.yaml``, ``goal_info.json``, ``sample_info.json`` (and
@@ -63,17 +63,12 @@ from socialbench.navigation.frames import Odometry, Pose2D, local_to_world, robo
 from socialbench.navigation.projection import SCAND_DATASET_CFG, PinholeCamera
 from socialbench.navigation.scene3d import Detection, FrontViewRenderer, PersonView
 from socialbench.navigation.tracks import N_FRAMES, Observation, PersonTrack, label_people, write_tracks
-from socialbench.simulation.questions import (
-    AnswerThresholds,
-    PersonTruth,
-    SceneTruth,
-    annotator_votes,
-    answer_scene,
-    vote_distribution,
-)
+from socialbench.simulation.annotators import annotator_votes, vote_distribution
+from socialbench.simulation.questions import answer_scene
 from socialbench.simulation.scene_config import SCENE_TYPES, SceneConfig, sample_config, scene_rng
 from socialbench.simulation.scene_layout import build_scene
 from socialbench.simulation.scenes import SimResult, simulate
+from socialbench.simulation.truth import DEFAULT_THRESHOLDS, AnswerThresholds, PersonTruth, SceneTruth
 from socialbench.types import Answer
 
 #: Tracker visibility rule (see the module docstring).
@@ -300,7 +295,7 @@ def common_answers(
     sample: SimSample,
     annotators: int,
     rng: np.random.Generator | None = None,
-    th: AnswerThresholds = AnswerThresholds(),
+    th: AnswerThresholds = DEFAULT_THRESHOLDS,
 ) -> dict[str, Any]:
     """The ``common_answers.json`` object of a sample (see the module docstring)."""
     questions = expand_questions(load_bank(), sample.n_people)
