@@ -4,15 +4,9 @@ import numpy as np
 import pytest
 
 from socialbench.navigation.projection import PinholeCamera
-from socialbench.navigation.scene3d import (
-    PALETTES,
-    Appearance,
-    FrontViewRenderer,
-    PersonView,
-    _clip_to_rect,
-    person_boxes,
-    scaled_camera,
-)
+from socialbench.navigation.scene3d import FrontViewRenderer
+from socialbench.navigation.scene3d_geometry import clip_to_rect, person_boxes, scaled_camera
+from socialbench.navigation.scene3d_types import PALETTES, Appearance, PersonView
 
 RED = Appearance(shirt=(220, 30, 30), trousers=(20, 20, 20))
 BLUE = Appearance(shirt=(30, 30, 220), trousers=(20, 20, 20))
@@ -136,7 +130,7 @@ def test_scene_from_a_moved_robot_shows_each_person_in_their_observed_box():
 def test_clip_to_rect_keeps_the_inside_part_of_segments():
     pa = np.array([[-10.0, 5.0], [2.0, 2.0], [20.0, 20.0]])
     pb = np.array([[10.0, 5.0], [3.0, 3.0], [30.0, 30.0]])
-    a, b, ok = _clip_to_rect(pa, pb, 0.0, 0.0, 8.0, 8.0)
+    a, b, ok = clip_to_rect(pa, pb, 0.0, 0.0, 8.0, 8.0)
     assert list(ok) == [True, True, False]
     assert np.allclose(a[0], [0.0, 5.0]) and np.allclose(b[0], [8.0, 5.0])
     assert np.allclose(a[1], [2.0, 2.0]) and np.allclose(b[1], [3.0, 3.0])

@@ -27,212 +27,27 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import replace
 
 import numpy as np
 from PIL import Image, ImageDraw
 
-from socialbench.navigation.frames import Pose2D, world_to_local
 from socialbench.navigation.projection import PinholeCamera
-
-RGB = tuple[int, int, int]
-BBox = tuple[float, float, float, float]
+from socialbench.navigation.scene3d_drawing import draw_figure, sky_ground
+from socialbench.navigation.scene3d_geometry import (
+    camera_pixels,
+    clip_near,
+    clip_to_rect,
+    person_boxes,
+    scaled_camera,
+    to_robot,
+)
+from socialbench.navigation.scene3d_types import PALETTES, RGB, Detection, PersonView
 
 WALL_HEIGHT = 2.6
 GOAL_POLE_HEIGHT = 1.5
 GRID_EXTENT = 10.0  # the ground grid covers a square of ± this many metres around the robot
 WALL_EXTENT = 25.0  # walls are drawn ± this many metres along x around the robot
-
-
-@dataclass(frozen=True)
-class Appearance:
-    """How a person is drawn: body height and width (metres) and clothing and skin colours."""
-
-    height: float = 1.7
-    width: float = 0.5
-    shirt: RGB = (200, 55, 50)
-    trousers: RGB = (40, 45, 70)
-    skin: RGB = (225, 180, 140)
-
-
-@dataclass(frozen=True)
-class Palette:
-    """Colours of one scene type."""
-
-    sky_top: RGB
-    sky_bottom: RGB
-    ground: RGB
-    grid: RGB
-    wall: RGB = (190, 185, 175)
-    wall_line: RGB = (150, 145, 138)
-
-
-PALETTES: dict[str, Palette] = {
-    "corridor": Palette((205, 205, 200), (225, 222, 215), (160, 150, 135), (142, 133, 119)),
-    "crossing": Palette((120, 165, 215), (190, 210, 230), (95, 95, 100), (122, 122, 124)),
-    "plaza": Palette((110, 160, 220), (185, 210, 235), (175, 165, 145), (152, 143, 126)),
-}
-
-
-@dataclass(frozen=True)
-class PersonView:
-    """One person to draw: position (initial robot frame), look and gait phase (radians)."""
-
-    x: float
-    y: float
-    appearance: Appearance = Appearance()
-    phase: float = 0.0
-    walking: bool = True
-
-
-@dataclass(frozen=True)
-class Detection:
-    """What a detector sees of one person at one timestep.
-
-    ``bbox`` is in native camera pixels, clipped to the image (None when the person is not in
-    front of the camera); ``visible_fraction`` is the share of the person's in-image
-    silhouette not hidden by nearer people; ``in_view`` is the share of the box width inside
-    the image; ``depth`` the camera-frame distance (m)."""
-
-    bbox: BBox | None
-    visible_fraction: float
-    in_view: float
-    depth: float
-
-
-def scaled_camera(camera: PinholeCamera, size: tuple[int, int]) -> PinholeCamera:
-    """``camera`` with its intrinsics scaled to an image of ``size`` (same field of view)."""
-    sx, sy = size[0] / camera.width, size[1] / camera.height
-    return replace(
-        camera,
-        fx=camera.fx * sx,
-        fy=camera.fy * sy,
-        cx=camera.cx * sx,
-        cy=camera.cy * sy,
-        width=int(size[0]),
-        height=int(size[1]),
-    )
-
-
-def _to_robot(points_xy: np.ndarray, pose: tuple[float, float, float]) -> np.ndarray:
-    return world_to_local(np.asarray(points_xy, dtype=float).reshape(-1, 2), Pose2D(*pose))
-
-
-def _clip_near(poly: np.ndarray, near: float) -> np.ndarray:
-    """Clip a camera-frame polygon ``(M, 3)`` to ``z >= near`` (Sutherland-Hodgman)."""
-    out: list[np.ndarray] = []
-    m = len(poly)
-    for i in range(m):
-        a, b = poly[i], poly[(i + 1) % m]
-        ina, inb = a[2] >= near, b[2] >= near
-        if ina:
-            out.append(a)
-        if ina != inb:
-            s = (near - a[2]) / (b[2] - a[2])
-            out.append(a + s * (b - a))
-    return np.array(out).reshape(-1, 3)
-
-
-def _clip_to_rect(
-    pa: np.ndarray, pb: np.ndarray, x0: float, y0: float, x1: float, y1: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Liang-Barsky clipping of 2-D segments ``pa -> pb`` (``(M, 2)`` each) to a rectangle;
-    returns the clipped ends and a mask of the segments that remain."""
-    d = pb - pa
-    t0 = np.zeros(len(pa))
-    t1 = np.ones(len(pa))
-    ok = np.ones(len(pa), dtype=bool)
-    for p, q in (
-        (-d[:, 0], pa[:, 0] - x0),
-        (d[:, 0], x1 - pa[:, 0]),
-        (-d[:, 1], pa[:, 1] - y0),
-        (d[:, 1], y1 - pa[:, 1]),
-    ):
-        parallel = p == 0
-        ok &= ~(parallel & (q < 0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(parallel, 0.0, q / np.where(parallel, 1.0, p))
-        t0 = np.where(~parallel & (p < 0), np.maximum(t0, r), t0)
-        t1 = np.where(~parallel & (p > 0), np.minimum(t1, r), t1)
-    ok &= t0 <= t1
-    return pa + t0[:, None] * d, pa + t1[:, None] * d, ok
-
-
-def _pixels(camera: PinholeCamera, cam_pts: np.ndarray) -> list[tuple[float, float]]:
-    z = cam_pts[:, 2]
-    u = camera.fx * cam_pts[:, 0] / z + camera.cx
-    v = camera.fy * cam_pts[:, 1] / z + camera.cy
-    return [(float(a), float(b)) for a, b in zip(u, v)]
-
-
-@lru_cache(maxsize=8)
-def _sky_ground(size: tuple[int, int], horizon: int, pal: Palette) -> Image.Image:
-    """Background: vertical sky gradient above the horizon row, flat ground below."""
-    w, h = size
-    rows = np.zeros((h, 3))
-    hz = int(np.clip(horizon, 0, h))
-    if hz > 0:
-        s = np.linspace(0.0, 1.0, hz)[:, None]
-        rows[:hz] = (1 - s) * np.array(pal.sky_top) + s * np.array(pal.sky_bottom)
-    rows[hz:] = pal.ground
-    arr = np.repeat(np.round(rows).astype(np.uint8)[:, None, :], w, axis=1)
-    return Image.fromarray(arr, "RGB")
-
-
-def _figure_shapes(box: BBox, phase: float, walking: bool) -> list[tuple[str, list[tuple[float, float]]]]:
-    """Body parts of a figure filling ``box``: (part, polygon or ellipse box)."""
-    x1, y1, x2, y2 = box
-    w, h = x2 - x1, y2 - y1
-    cx = (x1 + x2) / 2.0
-    head_h = 0.13 * h
-    hip = y1 + 0.52 * h
-    swing = 0.16 * w * math.sin(phase) if walking else 0.0
-    leg_w = 0.26 * w
-    shapes: list[tuple[str, list[tuple[float, float]]]] = []
-    # legs (two quads from the hip to the feet), left then right
-    for side, sw in ((-1.0, swing), (1.0, -swing)):
-        top_c = cx + side * 0.14 * w
-        foot_c = top_c + sw
-        shapes.append(
-            (
-                "trousers",
-                [
-                    (top_c - leg_w / 2, hip),
-                    (top_c + leg_w / 2, hip),
-                    (foot_c + leg_w / 2, y2),
-                    (foot_c - leg_w / 2, y2),
-                ],
-            )
-        )
-    # torso: shoulders to hips
-    sh = y1 + head_h * 1.05
-    shapes.append(
-        (
-            "shirt",
-            [
-                (x1 + 0.05 * w, sh),
-                (x2 - 0.05 * w, sh),
-                (x2 - 0.16 * w, hip + 0.03 * h),
-                (x1 + 0.16 * w, hip + 0.03 * h),
-            ],
-        )
-    )
-    # head
-    shapes.append(("skin", [(cx - 0.17 * w, y1), (cx + 0.17 * w, y1 + head_h)]))
-    return shapes
-
-
-def _draw_figure(
-    draw: ImageDraw.ImageDraw, box: BBox, look: Appearance, phase: float, walking: bool, fill: int | None = None
-) -> None:
-    colours = {"trousers": look.trousers, "shirt": look.shirt, "skin": look.skin}
-    for part, pts in _figure_shapes(box, phase, walking):
-        colour = fill if fill is not None else colours[part]
-        if part == "skin":
-            draw.ellipse([pts[0], pts[1]], fill=colour)
-        else:
-            draw.polygon(pts, fill=colour)
 
 
 class FrontViewRenderer:
@@ -265,15 +80,15 @@ class FrontViewRenderer:
 
     def _cam_points(self, pose: tuple[float, float, float], pts3: np.ndarray) -> np.ndarray:
         """Initial-frame 3-D points -> camera frame of the robot at ``pose``."""
-        xy = _to_robot(pts3[:, :2], pose)
+        xy = to_robot(pts3[:, :2], pose)
         return self.camera.robot_to_camera(np.column_stack([xy, pts3[:, 2]]))
 
     def _polygon(
         self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float], pts3: np.ndarray, colour: RGB
     ) -> None:
-        cam = _clip_near(self._cam_points(pose, pts3), self.camera.near)
+        cam = clip_near(self._cam_points(pose, pts3), self.camera.near)
         if len(cam) >= 3:
-            draw.polygon(_pixels(self.camera, cam), fill=colour)
+            draw.polygon(camera_pixels(self.camera, cam), fill=colour)
 
     def _segments(
         self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float], segs: np.ndarray, colour: RGB, width: int = 1
@@ -296,7 +111,7 @@ class FrontViewRenderer:
         cam_ = self.camera
         pa = np.column_stack([cam_.fx * a2[:, 0] / a2[:, 2] + cam_.cx, cam_.fy * a2[:, 1] / a2[:, 2] + cam_.cy])
         pb = np.column_stack([cam_.fx * b2[:, 0] / b2[:, 2] + cam_.cx, cam_.fy * b2[:, 1] / b2[:, 2] + cam_.cy])
-        pa, pb, ok = _clip_to_rect(pa, pb, -2.0, -2.0, cam_.width + 2.0, cam_.height + 2.0)
+        pa, pb, ok = clip_to_rect(pa, pb, -2.0, -2.0, cam_.width + 2.0, cam_.height + 2.0)
         for p, q in zip(pa[ok], pb[ok]):
             draw.line([(float(p[0]), float(p[1])), (float(q[0]), float(q[1]))], fill=colour, width=width)
 
@@ -347,7 +162,7 @@ class FrontViewRenderer:
     def _goal(self, draw: ImageDraw.ImageDraw, pose: tuple[float, float, float]) -> None:
         assert self.goal_xy is not None
         gx, gy = self.goal_xy
-        rel = _to_robot(np.array([[gx, gy]]), pose)[0]
+        rel = to_robot(np.array([[gx, gy]]), pose)[0]
         n = np.array([-rel[1], rel[0]]) / max(1e-9, float(np.hypot(*rel)))  # across the line of sight
         c, s = math.cos(pose[2]), math.sin(pose[2])
         side = np.array([c * n[0] - s * n[1], s * n[0] + c * n[1]])  # in the initial frame
@@ -377,13 +192,13 @@ class FrontViewRenderer:
         """(indices far to near, robot-frame xy ``(N, 2)``) of ``people``."""
         if not people:
             return np.zeros(0, dtype=int), np.zeros((0, 2))
-        rel = _to_robot(np.array([[p.x, p.y] for p in people]), pose)
+        rel = to_robot(np.array([[p.x, p.y] for p in people]), pose)
         return np.argsort(-rel[:, 0], kind="stable"), rel
 
     def render(self, pose: tuple[float, float, float], people: Sequence[PersonView]) -> Image.Image:
         """The raw frame seen from the robot at ``pose`` = (x, y, yaw) (initial frame)."""
         horizon = int(round(self.camera.cy))  # level camera: the horizon is the principal row
-        img = _sky_ground(self.size, horizon, self.palette).copy()
+        img = sky_ground(self.size, horizon, self.palette).copy()
         draw = ImageDraw.Draw(img)
         self._ground(draw, pose)
         self._walls(draw, pose)
@@ -393,7 +208,7 @@ class FrontViewRenderer:
         )
         sprites: list[tuple[float, int]] = [(float(rel[i, 0]), int(i)) for i in order if np.isfinite(boxes[i]).all()]
         if self.goal_xy is not None:
-            gd = float(_to_robot(np.array([self.goal_xy]), pose)[0, 0])
+            gd = float(to_robot(np.array([self.goal_xy]), pose)[0, 0])
             if gd > self.camera.near:
                 sprites.append((gd, -1))
         sprites.sort(key=lambda s: (-s[0], s[1]))
@@ -405,7 +220,7 @@ class FrontViewRenderer:
             x1, y1, x2, y2 = (float(v) for v in boxes[i])
             w = x2 - x1
             draw.ellipse([x1 - 0.15 * w, y2 - 0.06 * w, x2 + 0.15 * w, y2 + 0.06 * w], fill=(70, 70, 70))
-            _draw_figure(draw, (x1, y1, x2, y2), p.appearance, p.phase, p.walking)
+            draw_figure(draw, (x1, y1, x2, y2), p.appearance, p.phase, p.walking)
         return img
 
     def observe(self, pose: tuple[float, float, float], people: Sequence[PersonView]) -> list[Detection]:
@@ -436,13 +251,13 @@ class FrontViewRenderer:
             if box is not None:
                 sb = (float(small[i, 0]), float(small[i, 1]), float(small[i, 2]), float(small[i, 3]))
                 alone = Image.new("1", (vw, vh), 0)
-                _draw_figure(ImageDraw.Draw(alone), sb, p.appearance, p.phase, p.walking, fill=1)
+                draw_figure(ImageDraw.Draw(alone), sb, p.appearance, p.phase, p.walking, fill=1)
                 full[i] = int(np.count_nonzero(np.asarray(alone)))
         for i in order:  # far to near: nearer silhouettes overwrite farther ones
             if int(i) in full:
                 q = people[i]
                 sb = (float(small[i, 0]), float(small[i, 1]), float(small[i, 2]), float(small[i, 3]))
-                _draw_figure(draw, sb, q.appearance, q.phase, q.walking, fill=int(i) + 1)
+                draw_figure(draw, sb, q.appearance, q.phase, q.walking, fill=int(i) + 1)
         counts = np.bincount(np.asarray(ids, dtype=np.int64).reshape(-1), minlength=len(people) + 1)
         for i, n_full in full.items():
             frac = float(counts[i + 1]) / n_full if n_full > 0 else 0.0
@@ -450,45 +265,4 @@ class FrontViewRenderer:
         return dets
 
 
-def person_boxes(
-    camera: PinholeCamera, rel: np.ndarray, heights: Sequence[float], widths: Sequence[float], min_depth: float = 0.3
-) -> np.ndarray:
-    """Vectorised :meth:`PinholeCamera.person_bbox` for robot-frame positions ``rel``
-    ``(N, 2)``: ``(N, 4)`` boxes, NaN rows where a corner is closer than the near plane
-    plus ``min_depth`` (too close to draw or detect)."""
-    rel = np.asarray(rel, dtype=float).reshape(-1, 2)
-    n = len(rel)
-    if n == 0:
-        return np.zeros((0, 4))
-    h = np.asarray(heights, dtype=float)
-    hw = np.asarray(widths, dtype=float) / 2.0
-    x, y = rel[:, 0], rel[:, 1]
-    zero = np.zeros(n)
-    corners = np.stack(
-        [
-            np.stack([x, y + hw, zero], 1),
-            np.stack([x, y - hw, zero], 1),
-            np.stack([x, y + hw, h], 1),
-            np.stack([x, y - hw, h], 1),
-        ],
-        axis=1,
-    )  # (N, 4, 3)
-    uv, z = camera.project(corners.reshape(-1, 3))
-    uv, z = uv.reshape(n, 4, 2), z.reshape(n, 4)
-    out = np.concatenate([uv.min(axis=1), uv.max(axis=1)], axis=1)  # x1, y1, x2, y2
-    out[(z <= camera.near + min_depth).any(axis=1)] = np.nan
-    return out
-
-
-__all__ = [
-    "Appearance",
-    "Palette",
-    "PALETTES",
-    "PersonView",
-    "Detection",
-    "FrontViewRenderer",
-    "scaled_camera",
-    "person_boxes",
-    "WALL_HEIGHT",
-    "GOAL_POLE_HEIGHT",
-]
+__all__ = ["FrontViewRenderer", "WALL_HEIGHT", "GOAL_POLE_HEIGHT"]

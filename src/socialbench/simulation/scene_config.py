@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from socialbench.navigation.scene3d import Appearance
+from socialbench.navigation.scene3d_types import Appearance
 from socialbench.navigation.tracks import FRAME_DT
 
 __all__ = [

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from socialbench.navigation.scene3d import RGB, Appearance
+from socialbench.navigation.scene3d_types import RGB, Appearance
 from socialbench.simulation.scene_config import ROLES, AgentSpec, SceneConfig, SceneSetup
 
 __all__ = ["build_scene"]

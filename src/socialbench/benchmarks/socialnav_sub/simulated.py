@@ -61,7 +61,8 @@ from socialbench.files.clear_folder import remove_generated
 from socialbench.files.dataset_writer import write_file, write_json
 from socialbench.navigation.frames import Odometry, Pose2D, local_to_world, robot_path_from_odometry, wrap_angle
 from socialbench.navigation.projection import SCAND_DATASET_CFG, PinholeCamera
-from socialbench.navigation.scene3d import Detection, FrontViewRenderer, PersonView
+from socialbench.navigation.scene3d import FrontViewRenderer
+from socialbench.navigation.scene3d_types import Detection, PersonView
 from socialbench.navigation.tracks import N_FRAMES, Observation, PersonTrack, label_people, write_tracks
 from socialbench.simulation.annotators import annotator_votes, vote_distribution
 from socialbench.simulation.questions import answer_scene
