@@ -6,17 +6,9 @@ import math
 import pytest
 
 from socialbench.errors import DataError
-from socialbench.navigation.tracks import (
-    PersonTrack,
-    assign_labels,
-    keep_track,
-    label_people,
-    load_tracks,
-    make_track,
-    parse_tracks,
-    tracks_to_json,
-    write_tracks,
-)
+from socialbench.navigation.track_labels import assign_labels, keep_track, label_people
+from socialbench.navigation.tracks import PersonTrack, make_track
+from socialbench.navigation.tracks_json import load_tracks, parse_tracks, tracks_to_json, write_tracks
 
 
 def _obs(t, x, y, bbox=(0, 0, 10, 10), pos_diff=0.1):

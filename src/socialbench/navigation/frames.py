@@ -37,7 +37,9 @@ import numpy as np
 import numpy.typing as npt
 
 from socialbench.errors import DataError
-from socialbench.navigation.tracks import N_FRAMES, PersonTrack, RobotPath, label_people, load_tracks
+from socialbench.navigation.track_labels import label_people
+from socialbench.navigation.tracks import N_FRAMES, PersonTrack, RobotPath
+from socialbench.navigation.tracks_json import load_tracks
 
 
 @overload

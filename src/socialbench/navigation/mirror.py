@@ -17,7 +17,7 @@ In the initial robot frame (x forward, y left) the mirror is the reflection ``y 
 * the goal ``(gx, gy) -> (gx, -gy)``.
 
 Person numbers stay with their people (the questions name them), so in a mirrored scene
-they run right to left, not left to right as :func:`~socialbench.navigation.tracks.assign_labels`
+they run right to left, not left to right as :func:`~socialbench.navigation.track_labels.assign_labels`
 numbers a fresh scene.
 """
 

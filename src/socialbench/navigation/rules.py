@@ -86,7 +86,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from socialbench.navigation import relations
-from socialbench.navigation.tracks import PersonTrack, RobotPath, label_people
+from socialbench.navigation.track_labels import label_people
+from socialbench.navigation.tracks import PersonTrack, RobotPath
 
 RuleAnswer = str | list[str]
 
@@ -289,7 +290,7 @@ def rule_based_answers(
     """Answers to every question of a sample: ``{full question key: answer}``.
 
     ``tracks`` are the labelled people ``{label: track}`` (as from
-    :func:`~socialbench.navigation.tracks.label_people`); a mapping keyed by tracker-id
+    :func:`~socialbench.navigation.track_labels.label_people`); a mapping keyed by tracker-id
     strings is filtered and labelled first. Persons 1..``n_people`` (default: the number
     of tracks) are answered. ``q_robot_moving_direction`` gets a list of options."""
     if any(isinstance(k, str) for k in tracks):

@@ -22,8 +22,7 @@ import typer
 
 from socialbench.errors import UsageError
 from socialbench.messages import terminal_safe
-from socialbench.report.loading import load_runs
-from socialbench.report.run_dir import RunDir, benchmark_family
+from socialbench.report.loading import RunDir, benchmark_family, load_runs
 
 __all__ = ["register"]
 

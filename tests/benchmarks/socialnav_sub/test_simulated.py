@@ -16,7 +16,8 @@ from socialbench.benchmarks.socialnav_sub.validate import validate_socialnav
 from socialbench.navigation.frames import load_odometry, load_scene, robot_path_from_odometry
 from socialbench.navigation.render import render_sample
 from socialbench.navigation.rules import rule_based_answers
-from socialbench.navigation.tracks import N_FRAMES, load_tracks
+from socialbench.navigation.tracks import N_FRAMES
+from socialbench.navigation.tracks_json import load_tracks
 from socialbench.simulation.questions import answer_scene
 from socialbench.simulation.scene_config import SCENE_TYPES
 

@@ -17,7 +17,7 @@ from socialbench.benchmarks.socialnav_sub.synthetic import write_synthetic_datas
 from socialbench.benchmarks.socialnav_sub.validate import validate_socialnav
 from socialbench.errors import DataError, Problem
 from socialbench.files.safe_pickle import load_pickle_bytes
-from socialbench.navigation.tracks import parse_tracks
+from socialbench.navigation.tracks_json import parse_tracks
 
 SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]

@@ -182,7 +182,7 @@ def check_odometry_file(path: Path, first_frame: int, report: ValidationReport) 
 def check_tracks_file(path: Path, report: ValidationReport) -> bool:
     """True if the tracks file parses (:func:`socialbench.navigation.tracks.parse_tracks`)
     with timesteps 0..9; else records every problem."""
-    from socialbench.navigation.tracks import parse_tracks
+    from socialbench.navigation.tracks_json import parse_tracks
 
     data = read_json_reporting(path, report, "tracks file")
     if data is None:

@@ -63,7 +63,9 @@ from socialbench.navigation.frames import Odometry, Pose2D, local_to_world, robo
 from socialbench.navigation.projection import SCAND_DATASET_CFG, PinholeCamera
 from socialbench.navigation.scene3d import FrontViewRenderer
 from socialbench.navigation.scene3d_types import Detection, PersonView
-from socialbench.navigation.tracks import N_FRAMES, Observation, PersonTrack, label_people, write_tracks
+from socialbench.navigation.track_labels import label_people
+from socialbench.navigation.tracks import N_FRAMES, Observation, PersonTrack
+from socialbench.navigation.tracks_json import write_tracks
 from socialbench.simulation.annotators import annotator_votes, vote_distribution
 from socialbench.simulation.questions import answer_scene
 from socialbench.simulation.scene_config import SCENE_TYPES, SceneConfig, sample_config, scene_rng
