@@ -15,15 +15,17 @@ from socialbench.benchmarks.socialnav_sub import bundled_demo_data
 from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
 from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
 from socialbench.metrics.failures import failure_summary
-from socialbench.metrics.stats import holm
+from socialbench.metrics.ranking import holm
 from socialbench.models import baselines
 from socialbench.models.mock import MockModel, first_option_answer
 from socialbench.models.registry import ModelOptions
 from socialbench.report.compare import APART, MODELS, compare_runs, compare_tables
 from socialbench.report.item_data import ItemData
-from socialbench.report.loading import RunDir, load_runs, scoring_entries
+from socialbench.report.loading import load_runs
 from socialbench.report.plots import legend_label
 from socialbench.report.provenance import ASSISTED, HUMAN_DERIVED, MODEL, answer_source, given_keys
+from socialbench.report.run_dataset import scoring_entries
+from socialbench.report.run_dir import RunDir
 from socialbench.report.socialnav_item_tables import socialnav_item_tables
 from socialbench.report.socialnav_tables import socialnav_gt_table, socialnav_table1
 from socialbench.runner.run import RunRequest, run_eval

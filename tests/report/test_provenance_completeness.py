@@ -13,8 +13,9 @@ from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
 from socialbench.models.base import FatalModelError
 from socialbench.models.mock import MockModel, first_option_answer
 from socialbench.report.build import build_report
-from socialbench.report.loading import RunDir, load_runs
+from socialbench.report.loading import load_runs
 from socialbench.report.provenance import PARTIAL_MARK, completeness, rankable
+from socialbench.report.run_dir import RunDir
 from socialbench.runner.engine import RetryPolicy
 from socialbench.runner.run import RunRequest, run_eval
 

@@ -17,7 +17,8 @@ from socialbench.metrics.failures import failure_rate_by_attribute, failure_summ
 from socialbench.report.build import build_report, parse_formats
 from socialbench.report.commands import register
 from socialbench.report.compare import compare_runs
-from socialbench.report.loading import load_runs, scoring_entries
+from socialbench.report.loading import load_runs
+from socialbench.report.run_dataset import scoring_entries
 from socialbench.report.viewer import viewer_payload
 
 
@@ -170,7 +171,7 @@ def test_compare_mcnemar_matches_scipy_binomial_test(comparison: dict) -> None:
 
 
 def test_compare_holm_adjusts_over_all_pairs(comparison: dict) -> None:
-    from socialbench.metrics.stats import holm
+    from socialbench.metrics.ranking import holm
 
     raw = [p["PA"]["p_permutation"] for p in comparison["pairs"]]
     assert len(raw) == 3

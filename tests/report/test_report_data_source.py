@@ -9,7 +9,8 @@ from socialbench.benchmarks.socialnav_sub import bundled_demo_data
 from socialbench.benchmarks.socialnav_sub.simulated import CARD_TITLE
 from socialbench.report.build import build_report
 from socialbench.report.data_source import label_tables, run_source, source_caption
-from socialbench.report.loading import RunDir, load_runs
+from socialbench.report.loading import load_runs
+from socialbench.report.run_dir import RunDir
 from socialbench.report.table import Table
 
 

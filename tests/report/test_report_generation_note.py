@@ -7,7 +7,7 @@ from typing import Any
 
 from socialbench.report.data_source import label_tables
 from socialbench.report.generation_note import describe_generation, generation_notes
-from socialbench.report.loading import RunDir
+from socialbench.report.run_dir import RunDir
 from socialbench.report.table import Table
 
 PAPER_ROBOTEQ = {"max_tokens": 1024, "temperature": 0.0, "json_mode": True}

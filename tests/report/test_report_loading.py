@@ -12,16 +12,10 @@ import pytest
 from socialbench.errors import DataError, UsageError
 from socialbench.metrics.protocols import OFFICIAL
 from socialbench.metrics.results import SocialNavResult
-from socialbench.report.loading import (
-    RunDir,
-    UnitScores,
-    align,
-    assign_labels,
-    check_same_benchmark,
-    display_name,
-    load_run,
-    load_runs,
-)
+from socialbench.report.labels import assign_labels, display_name
+from socialbench.report.loading import check_same_benchmark, load_run, load_runs
+from socialbench.report.run_dir import RunDir
+from socialbench.report.unit_scores import UnitScores, align
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

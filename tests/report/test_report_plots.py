@@ -64,7 +64,7 @@ def test_roboteq_figure_set_from_fixture_runs(tmp_path: Path) -> None:
 
 
 def _rq_run(tmp_path: Path, name: str, bench: str, strategy: str = "standard"):
-    from socialbench.report.loading import RunDir
+    from socialbench.report.run_dir import RunDir
 
     stat = {"value": 0.5, "se": 0.02}
     block = {"cwpa": stat, "macro_f1": stat, "pa": stat}

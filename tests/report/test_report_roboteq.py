@@ -151,7 +151,8 @@ def test_roboteq_compare_scores_correctness_against_gold_labels(rq_runs: dict[st
 
 
 def _rag_pair_runs(tmp_path: Path) -> list:
-    from socialbench.report.loading import RunDir, assign_labels
+    from socialbench.report.labels import assign_labels
+    from socialbench.report.run_dir import RunDir
 
     stat = {"value": 0.5, "se": 0.01}
     block = {m: stat for m in ("pa", "cwpa", "micro_f1", "macro_f1")}
@@ -182,7 +183,8 @@ def test_report_mixing_judgment_and_grounding_rag_runs_keeps_both_rag_tables(tmp
 
 def _ablation_runs(tmp_path: Path, settings: list[tuple[str, str, float]], models: list[str] | None = None) -> list:
     """Judgment runs: (strategy, perturbation or "", macro-F1), of ``models[i]`` (default gpt-4o)."""
-    from socialbench.report.loading import RunDir, assign_labels
+    from socialbench.report.labels import assign_labels
+    from socialbench.report.run_dir import RunDir
 
     runs = []
     for i, (strategy, pert, f1) in enumerate(settings):

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from socialbench.report.loading import RunDir, assign_labels, load_runs
+from socialbench.report.labels import assign_labels
+from socialbench.report.loading import load_runs
 from socialbench.report.roboteq_tables import roboteq_rag_table, roboteq_table1
+from socialbench.report.run_dir import RunDir
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

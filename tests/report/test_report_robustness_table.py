@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from socialbench.report.loading import RunDir, assign_labels
+from socialbench.report.labels import assign_labels
 from socialbench.report.robustness_table import robustness_table
+from socialbench.report.run_dir import RunDir
 
 
 def _stat(v: float) -> dict:

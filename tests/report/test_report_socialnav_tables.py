@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from socialbench.errors import UsageError
-from socialbench.report.loading import RunDir, load_runs
+from socialbench.report.loading import load_runs
 from socialbench.report.robustness_table import robustness_table
+from socialbench.report.run_dir import RunDir
 from socialbench.report.socialnav_tables import socialnav_table1, waypoint_table
 from socialbench.report.table import EMPTY
 

@@ -15,10 +15,10 @@ image that was not rejected), ``images.jsonl`` or ``real_images.jsonl``. Output:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from socialbench.benchmarks.roboteq.schema import FACETS
-from socialbench.construction.llm import JsonTask, OutputError
+from socialbench.construction.llm import JsonResult, JsonTask, OutputError
+from socialbench.construction.record_fields import mapping, mappings
 from socialbench.types import EncodedImage, GenerationConfig, Request
 
 __all__ = [
@@ -37,8 +37,8 @@ def default_question(role: str | None) -> str:
 
 
 def scene_inputs(
-    records: Sequence[Mapping[str, Any]], source: str, *, include_rejected: bool = False, use: str = "final"
-) -> list[dict[str, Any]]:
+    records: Sequence[Mapping[str, object]], source: str, *, include_rejected: bool = False, use: str = "final"
+) -> list[dict[str, object]]:
     """Normalise stage records into scenes ``{id, image, subset, scenario}``.
 
     ``source``: ``review`` (image ``final`` or ``best`` round; rejected images skipped
@@ -50,7 +50,9 @@ def scene_inputs(
             if r.get("status") == "rejected" and not include_rejected:
                 continue
             if use == "best":
-                image = next(x["image"] for x in r["rounds"] if x["round"] == r.get("best_round", r["final_round"]))
+                image = next(
+                    x["image"] for x in mappings(r, "rounds") if x["round"] == r.get("best_round", r["final_round"])
+                )
             else:
                 image = r["final"]
             scenes.append({"id": r["id"], "image": image, "subset": "synthetic", "scenario": r.get("scenario") or {}})
@@ -72,8 +74,8 @@ def scene_inputs(
     return scenes
 
 
-def behavior_prompt(scene: Mapping[str, Any], n_proper: int, n_improper: int) -> str:
-    s = scene.get("scenario") or {}
+def behavior_prompt(scene: Mapping[str, object], n_proper: int, n_improper: int) -> str:
+    s = mapping(scene, "scenario")
     lines = [
         f"The image is what you, {s.get('role') or 'a service robot'}, currently see through your own camera.",
     ]
@@ -102,11 +104,11 @@ def validate_behaviors(n_proper: int, n_improper: int):
     """Validator: behaviors with text, a proper/improper suggestion and known facets; at
     least ``n_proper`` proper and ``n_improper`` improper distinct actions."""
 
-    def check(obj: dict[str, Any]) -> dict[str, Any]:
+    def check(obj: dict[str, object]) -> dict[str, object]:
         raw = obj.get("behaviors")
         if not isinstance(raw, list) or not raw:
             raise OutputError("missing_fields", "the reply lacks the behaviors list")
-        out: list[dict[str, Any]] = []
+        out: list[dict[str, object]] = []
         seen: set[str] = set()
         for i, b in enumerate(raw, start=1):
             if not isinstance(b, dict):
@@ -158,7 +160,7 @@ def validate_behaviors(n_proper: int, n_improper: int):
 
 
 def behavior_tasks(
-    scenes: Sequence[Mapping[str, Any]],
+    scenes: Sequence[Mapping[str, object]],
     images: Mapping[str, EncodedImage],
     *,
     n_proper: int,
@@ -169,18 +171,20 @@ def behavior_tasks(
     salts = salts or {}
     return [
         JsonTask(
-            id=s["id"],
-            request=Request(prompt=behavior_prompt(s, n_proper, n_improper), images=(images[s["id"]],), config=config),
+            id=str(s["id"]),  # the stage JSONL reader checked every id is text
+            request=Request(
+                prompt=behavior_prompt(s, n_proper, n_improper), images=(images[str(s["id"])],), config=config
+            ),
             validate=validate_behaviors(n_proper, n_improper),
             context=s,
-            salt=salts.get(s["id"], 0),
+            salt=salts.get(str(s["id"]), 0),
         )
         for s in scenes
         if s["id"] in images
     ]
 
 
-def behavior_records(result: Any) -> list[dict[str, Any]]:
+def behavior_records(result: JsonResult) -> list[dict[str, object]]:
     s = result.context
     scen = s.get("scenario") or {}
     question = result.value["question"] or default_question(scen.get("role"))

@@ -24,7 +24,7 @@ photos into ``real/``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ from PIL import Image
 
 from socialbench.construction.images import sniff_mime
 from socialbench.construction.llm import JsonTask, OutputError
-from socialbench.types import GenerationConfig, Request
+from socialbench.types import EncodedImage, GenerationConfig, Request
 
 __all__ = [
     "FilterOptions",
@@ -118,12 +118,13 @@ def _files(paths: Sequence[Path]) -> list[Path]:
 def scan_photos(
     paths: Sequence[Path], options: FilterOptions = FilterOptions()
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(accepted, rejected) entries for every file under ``paths`` (sorted, deterministic)."""
+    """(accepted, rejected) entries for every file under ``paths`` (sorted, deterministic).
+    The ``real-images`` stage adds and renames fields of the accepted ones in place."""
     accepted: list[dict[str, Any]] = []
     rejected: list[dict[str, Any]] = []
     seen_sha: dict[str, str] = {}
     for f in _files(list(paths)):
-        entry: dict[str, Any] = {"path": str(f)}
+        entry: dict[str, object] = {"path": str(f)}
         size = f.stat().st_size
         with open(f, "rb") as fh:
             head = fh.read(16)
@@ -233,7 +234,7 @@ def relevance_prompt() -> str:
     )
 
 
-def validate_relevance(obj: dict[str, Any]) -> dict[str, Any]:
+def validate_relevance(obj: dict[str, object]) -> dict[str, object]:
     for key in ("robot_centric", "suitable"):
         if key not in obj:
             raise OutputError("missing_fields", f"the reply lacks {key}")
@@ -243,12 +244,12 @@ def validate_relevance(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def relevance_tasks(
-    entries: Sequence[dict[str, Any]], images: dict[str, Any], config: GenerationConfig
+    entries: Sequence[Mapping[str, object]], images: Mapping[str, EncodedImage], config: GenerationConfig
 ) -> list[JsonTask]:
     return [
         JsonTask(
-            id=e["id"],
-            request=Request(prompt=relevance_prompt(), images=(images[e["id"]],), config=config),
+            id=str(e["id"]),  # real/<sha256 prefix>, set by the real-images stage
+            request=Request(prompt=relevance_prompt(), images=(images[str(e["id"])],), config=config),
             validate=validate_relevance,
             context=e,
         )

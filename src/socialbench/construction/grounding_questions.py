@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from socialbench.benchmarks.roboteq.schema import LETTERS
 from socialbench.construction.llm import JsonResult, JsonTask, OutputError
 from socialbench.construction.overlay_regions import parse_regions
+from socialbench.construction.record_fields import text
 from socialbench.types import EncodedImage, GenerationConfig, Request
 
 __all__ = [
@@ -89,7 +89,7 @@ def _letters_named(text: str) -> set[str]:
     return {x for x in LETTERS if re.search(rf"(?<![A-Za-z]){x}(?![A-Za-z])", text)}
 
 
-def validate_question(obj: dict[str, Any]) -> dict[str, Any]:
+def validate_question(obj: dict[str, object]) -> dict[str, object]:
     """Validator of a Stage 1 reply (see the module docstring); returns the normalised
     question, instruction, options, regions and answer."""
     question, instruction = obj.get("question"), obj.get("editing_instruction")
@@ -136,7 +136,7 @@ def validate_question(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def question_tasks(
-    topics: Sequence[Mapping[str, Any]],
+    topics: Sequence[Mapping[str, object]],
     images: Mapping[str, EncodedImage],
     *,
     config: GenerationConfig,
@@ -148,18 +148,18 @@ def question_tasks(
     salts = salts or {}
     return [
         JsonTask(
-            id=t["id"],
-            request=Request(prompt=question_prompt(t["topic"]), images=(images[t["id"]],), config=config),
+            id=str(t["id"]),  # the stage JSONL reader checked every id is text
+            request=Request(prompt=question_prompt(text(t, "topic")), images=(images[str(t["id"])],), config=config),
             validate=validate_question,
             context=t,
-            salt=salts.get(t["id"], 0),
+            salt=salts.get(str(t["id"]), 0),
         )
         for t in topics
         if t["id"] in images
     ]
 
 
-def question_records(result: JsonResult, model: str) -> list[dict[str, Any]]:
+def question_records(result: JsonResult, model: str) -> list[dict[str, object]]:
     """The ``grounding_questions.jsonl`` record of one answered topic: a region spec of
     :mod:`socialbench.construction.overlay_regions` plus the editing instruction and provenance."""
     t, v = result.context, result.value
@@ -185,7 +185,7 @@ def question_records(result: JsonResult, model: str) -> list[dict[str, Any]]:
     ]
 
 
-def edit_prompt(record: Mapping[str, Any]) -> str:
+def edit_prompt(record: Mapping[str, object]) -> str:
     """Stage 2 of the two-stage pipeline: the editing instruction, sent as is."""
     return str(record["editing_instruction"])
 

@@ -13,13 +13,14 @@ final ``image_prompt`` text and the ``scenario`` it came from.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TypedDict
 
-from socialbench.construction.llm import JsonTask, OutputError, require_fields
+from socialbench.construction.llm import JsonResult, JsonTask, OutputError, require_fields
 from socialbench.types import GenerationConfig, Request
 
 __all__ = [
     "visual_prompt_request",
+    "VisualPrompt",
     "validate_visual_prompt",
     "compose_image_prompt",
     "image_prompt_tasks",
@@ -47,7 +48,7 @@ SCENARIO_KEYS = (
 )
 
 
-def visual_prompt_request(scenario: Mapping[str, Any]) -> str:
+def visual_prompt_request(scenario: Mapping[str, object]) -> str:
     return "\n".join(
         [
             "Convert this robot social-interaction scenario into a detailed prompt for a text-to-image model.",
@@ -74,13 +75,29 @@ def visual_prompt_request(scenario: Mapping[str, Any]) -> str:
     )
 
 
-def validate_visual_prompt(obj: dict[str, Any]) -> dict[str, Any]:
+class VisualPrompt(TypedDict):
+    """A validated visual prompt: the fields of an ``image_prompts.jsonl`` record before
+    ``image_prompt`` (:func:`compose_image_prompt`) and ``scenario``."""
+
+    viewpoint: str
+    layout: str
+    people: list[dict[str, object]]  # who, position, gaze, posture, expression: as the model wrote them
+    objects: list[str]
+    social_cues: list[str]
+    environment: str
+    visual_prompt: str
+
+
+def validate_visual_prompt(obj: dict[str, object]) -> VisualPrompt:
     """Validator: ``visual_prompt``, ``layout`` and ``viewpoint`` texts, a list of
     ``social_cues`` and a list of ``people`` objects are required."""
     require_fields(obj, ["visual_prompt", "layout", "viewpoint", "social_cues"])
+    texts: dict[str, str] = {}
     for key in ("visual_prompt", "layout", "viewpoint"):
-        if not isinstance(obj[key], str):
+        value = obj[key]
+        if not isinstance(value, str):
             raise OutputError("invalid_output", f"{key} must be a text")
+        texts[key] = value.strip()
     cues = obj["social_cues"]
     if not isinstance(cues, list) or not all(isinstance(c, str) and c.strip() for c in cues):
         raise OutputError("invalid_output", "social_cues must be a list of texts")
@@ -91,17 +108,17 @@ def validate_visual_prompt(obj: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(objects, list):
         raise OutputError("invalid_output", "objects must be a list")
     return {
-        "viewpoint": obj["viewpoint"].strip(),
-        "layout": obj["layout"].strip(),
+        "viewpoint": texts["viewpoint"],
+        "layout": texts["layout"],
         "people": people,
         "objects": [str(o) for o in objects],
         "social_cues": [c.strip() for c in cues],
         "environment": str(obj.get("environment") or "").strip(),
-        "visual_prompt": obj["visual_prompt"].strip(),
+        "visual_prompt": texts["visual_prompt"],
     }
 
 
-def compose_image_prompt(v: Mapping[str, Any]) -> str:
+def compose_image_prompt(v: VisualPrompt) -> str:
     """The text sent to the image model: the synthesized paragraph, the layout and cues
     spelled out, then the fixed constraints."""
     parts = [v["visual_prompt"], f"Viewpoint: {v['viewpoint']}", f"Layout: {v['layout']}"]
@@ -121,22 +138,22 @@ def compose_image_prompt(v: Mapping[str, Any]) -> str:
 
 
 def image_prompt_tasks(
-    scenarios: Sequence[Mapping[str, Any]], config: GenerationConfig, salts: Mapping[str, int] | None = None
+    scenarios: Sequence[Mapping[str, object]], config: GenerationConfig, salts: Mapping[str, int] | None = None
 ) -> list[JsonTask]:
     salts = salts or {}
     return [
         JsonTask(
-            id=s["id"],
+            id=str(s["id"]),  # the stage JSONL reader checked every id is text
             request=Request(prompt=visual_prompt_request(s), config=config),
             validate=validate_visual_prompt,
             context=s,
-            salt=salts.get(s["id"], 0),
+            salt=salts.get(str(s["id"]), 0),
         )
         for s in scenarios
     ]
 
 
-def image_prompt_records(result: Any) -> list[dict[str, Any]]:
+def image_prompt_records(result: JsonResult) -> list[dict[str, object]]:
     s = result.context
     v = result.value
     return [

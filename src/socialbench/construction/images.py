@@ -35,6 +35,7 @@ from typing import Any
 from PIL import Image
 
 from socialbench.construction.jsonl import StageOutput, unique_name
+from socialbench.construction.record_fields import text
 from socialbench.errors import UsageError
 from socialbench.runner.engine import RetryPolicy
 from socialbench.runner.progress import RunProgress
@@ -101,7 +102,7 @@ class ImageResult:
     width: int
     height: int
     revised_prompt: str | None = None
-    usage: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, object] = field(default_factory=dict)
     attempts: int = 1
     latency_s: float = 0.0
     created: int | None = None
@@ -142,7 +143,7 @@ class ImageClient:
     def endpoint(self) -> str:
         return self.base_url or os.environ.get("OPENAI_BASE_URL") or "default"
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, object]:
         return {
             "model": self.model,
             "endpoint": self.endpoint,
@@ -155,7 +156,7 @@ class ImageClient:
             text = text.replace(self._key, "***")
         return text[:500]
 
-    def _common(self) -> dict[str, Any]:
+    def _common(self) -> dict[str, Any]:  # keyword arguments of the openai client's typed overloads
         params: dict[str, Any] = {"model": self.model, "n": 1}
         if self.settings.size:
             params["size"] = self.settings.size
@@ -283,8 +284,8 @@ class ImageClient:
 
 
 def save_image(
-    work: Path, record_id: str, round_no: int, result: ImageResult, provenance: Mapping[str, Any]
-) -> dict[str, Any]:
+    work: Path, record_id: str, round_no: int, result: ImageResult, provenance: Mapping[str, object]
+) -> dict[str, object]:
     """Write ``images/<id>/round<r>.<ext>`` and its provenance JSON (atomically); return the
     fields for the stage record (paths relative to ``work``). The folder is the id's
     :func:`~socialbench.construction.jsonl.unique_name` (``g1`` -> ``images/g1``,
@@ -330,7 +331,7 @@ def save_image(
 
 
 async def generate_images(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[Mapping[str, object]],
     work: Path,
     output: StageOutput,
     client: ImageClient,
@@ -342,20 +343,16 @@ async def generate_images(
     counts = {"generated": 0, "failed": 0}
     with RunProgress(len(pending), enabled=progress, label="images") as bar:
 
-        async def one(rec: Mapping[str, Any]) -> None:
-            prompt = rec["image_prompt"]
+        async def one(rec: Mapping[str, object]) -> None:
+            rid, prompt = str(rec["id"]), text(rec, "image_prompt")  # the stage JSONL reader checked the id
             try:
                 result = await client.generate(prompt)
             except ImageError as exc:
-                output.fail(rec["id"], exc.kind, exc.message)
+                output.fail(rid, exc.kind, exc.message)
                 counts["failed"] += 1
             else:
-                fields = save_image(
-                    work, rec["id"], 0, result, {"kind": "generation", **client.describe(), "prompt": prompt}
-                )
-                output.write(
-                    {"id": rec["id"], "round": 0, **fields, "image_prompt": prompt, "scenario": rec.get("scenario")}
-                )
+                fields = save_image(work, rid, 0, result, {"kind": "generation", **client.describe(), "prompt": prompt})
+                output.write({"id": rid, "round": 0, **fields, "image_prompt": prompt, "scenario": rec.get("scenario")})
                 counts["generated"] += 1
             bar.advance()
 

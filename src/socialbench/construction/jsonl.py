@@ -156,7 +156,7 @@ def _repair_tail(path: Path) -> None:
             fh.truncate(cut)
 
 
-def append_jsonl(path: str | Path, record: Mapping[str, Any], *, fsync: bool = True) -> None:
+def append_jsonl(path: str | Path, record: Mapping[str, object], *, fsync: bool = True) -> None:
     """Append one record as a line, flush and (by default) fsync; never through a symbolic
     link (:class:`~socialbench.files.atomic_write.LinkRefused`)."""
     p = Path(path)
@@ -169,7 +169,7 @@ def append_jsonl(path: str | Path, record: Mapping[str, Any], *, fsync: bool = T
             os.fsync(fh.fileno())
 
 
-def write_jsonl(path: str | Path, records: Iterable[Mapping[str, Any]]) -> int:
+def write_jsonl(path: str | Path, records: Iterable[Mapping[str, object]]) -> int:
     """Write records to ``path`` atomically (a fresh temporary file + rename; a ``path``
     that is a symbolic link is refused, never written through); returns the count."""
     p = Path(path)
@@ -238,7 +238,7 @@ class StageOutput:
             return []
         return list(latest_by_id(iter_jsonl(self.path)).values())
 
-    def write(self, record: Mapping[str, Any]) -> None:
+    def write(self, record: Mapping[str, object]) -> None:
         rid = record.get("id")
         if not isinstance(rid, str) or not rid:
             raise ValueError(f"{self.path}: output record without an id: {dict(record)!r:.200}")
@@ -246,7 +246,7 @@ class StageOutput:
         self.done.add(rid)
         self.written += 1
 
-    def fail(self, rid: str, kind: str, message: str = "", *, attempts: int = 0, **extra: Any) -> None:
+    def fail(self, rid: str, kind: str, message: str = "", *, attempts: int = 0, **extra: object) -> None:
         """Record that ``rid`` could not be produced (retried on the next run)."""
         append_jsonl(
             self.failures,

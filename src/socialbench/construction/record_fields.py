@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from socialbench.errors import DataError
 
-__all__ = ["text", "texts", "mapping", "mappings"]
+__all__ = ["text", "texts", "whole_number", "mapping", "mappings"]
 
 _FIX = "rerun the stage that wrote this record, or fix the field by hand"
 
@@ -32,6 +32,14 @@ def texts(record: Mapping[str, object], key: str) -> list[str]:
     value = record.get(key) or []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise _wrong(record, key, "a list of text")
+    return value
+
+
+def whole_number(record: Mapping[str, object], key: str) -> int:
+    """``record[key]``, which must be a whole number (not true/false)."""
+    value = record.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _wrong(record, key, "a whole number")
     return value
 
 

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
-from socialbench.construction.llm import JsonTask, OutputError, require_fields
+from socialbench.construction.llm import JsonResult, JsonTask, OutputError, require_fields
 from socialbench.construction.near_duplicates import near_duplicates
+from socialbench.construction.record_fields import mappings, text, whole_number
 from socialbench.types import GenerationConfig, Request
 
 __all__ = [
@@ -56,7 +57,7 @@ def beam_id(sub_id: str, b: int) -> str:
 # --------------------------------------------------------------------------- beam phase
 
 
-def beam_prompt(sub: Mapping[str, Any], b: int, beams: int, k: int) -> str:
+def beam_prompt(sub: Mapping[str, object], b: int, beams: int, k: int) -> str:
     """The beam-phase prompt for subcategory record ``sub`` (a ``taxonomy.jsonl`` row)."""
     return "\n".join(
         [
@@ -109,11 +110,11 @@ def _clean_scenarios(raw: Any) -> tuple[list[dict[str, str]], list[str]]:
     return good, notes
 
 
-def validate_beam(k: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
+def validate_beam(k: int) -> Callable[[dict[str, object]], dict[str, object]]:
     """Validator: at least ``k`` complete, distinct scenarios; incomplete entries are
     dropped (and listed in ``dropped``)."""
 
-    def check(obj: dict[str, Any]) -> dict[str, Any]:
+    def check(obj: dict[str, object]) -> dict[str, object]:
         if "scenarios" not in obj:
             raise OutputError("missing_fields", "the reply lacks the scenarios list")
         good, notes = _clean_scenarios(obj["scenarios"])
@@ -131,7 +132,7 @@ def validate_beam(k: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
 
 def beam_tasks(
-    subs: Sequence[Mapping[str, Any]],
+    subs: Sequence[Mapping[str, object]],
     *,
     beams: int,
     k: int,
@@ -141,18 +142,18 @@ def beam_tasks(
     salts = salts or {}
     return [
         JsonTask(
-            id=beam_id(sub["id"], b),
+            id=beam_id(str(sub["id"]), b),  # the stage JSONL reader checked every id is text
             request=Request(prompt=beam_prompt(sub, b, beams, k), config=config),
             validate=validate_beam(k),
             context=sub,
-            salt=salts.get(beam_id(sub["id"], b), 0),
+            salt=salts.get(beam_id(str(sub["id"]), b), 0),
         )
         for sub in subs
         for b in range(beams)
     ]
 
 
-def beam_records(result: Any) -> list[dict[str, Any]]:
+def beam_records(result: JsonResult) -> list[dict[str, object]]:
     sub = result.context
     value = result.value
     return [
@@ -172,7 +173,7 @@ def beam_records(result: Any) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- merge phase
 
 
-def merge_prompt(sub: Mapping[str, Any], candidates: Sequence[Mapping[str, Any]]) -> str:
+def merge_prompt(sub: Mapping[str, object], candidates: Sequence[Mapping[str, object]]) -> str:
     lines = [
         "You are an expert reviewer deduplicating a pool of robot social-interaction scenarios.",
         f"Category: {sub.get('category', '')}; subcategory: {sub.get('subcategory', '')}.",
@@ -196,13 +197,13 @@ def merge_prompt(sub: Mapping[str, Any], candidates: Sequence[Mapping[str, Any]]
     return "\n".join(lines)
 
 
-def validate_merge(candidate_ids: Sequence[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+def validate_merge(candidate_ids: Sequence[str]) -> Callable[[dict[str, object]], dict[str, object]]:
     """Validator: ``keep`` is a non-empty list of known ids; ``removed`` entries name known
     ids. Candidates in neither list count as removed (reason: omitted by the merge model)."""
     known = list(candidate_ids)
     known_set = set(known)
 
-    def check(obj: dict[str, Any]) -> dict[str, Any]:
+    def check(obj: dict[str, object]) -> dict[str, object]:
         require_fields(obj, ["keep"])
         keep = obj["keep"]
         if not isinstance(keep, list) or not all(isinstance(x, str) for x in keep):
@@ -214,7 +215,7 @@ def validate_merge(candidate_ids: Sequence[str]) -> Callable[[dict[str, Any]], d
         removed_raw = obj.get("removed") or []
         if not isinstance(removed_raw, list):
             raise OutputError("invalid_output", "removed must be a list")
-        removed: dict[str, dict[str, Any]] = {}
+        removed: dict[str, dict[str, object]] = {}
         for r in removed_raw:
             rid = r.get("id") if isinstance(r, dict) else r
             rid = rid.strip().strip("[]") if isinstance(rid, str) else rid
@@ -239,8 +240,8 @@ def validate_merge(candidate_ids: Sequence[str]) -> Callable[[dict[str, Any]], d
 
 
 def merge_tasks(
-    subs: Sequence[Mapping[str, Any]],
-    beams_by_sub: Mapping[str, Sequence[Mapping[str, Any]]],
+    subs: Sequence[Mapping[str, object]],
+    beams_by_sub: Mapping[str, Sequence[Mapping[str, object]]],
     config: GenerationConfig,
     salts: Mapping[str, int] | None = None,
 ) -> list[JsonTask]:
@@ -248,23 +249,26 @@ def merge_tasks(
     salts = salts or {}
     tasks = []
     for sub in subs:
-        beam_recs = beams_by_sub.get(sub["id"])
+        sid = str(sub["id"])  # the stage JSONL reader checked every id is text
+        beam_recs = beams_by_sub.get(sid)
         if not beam_recs:
             continue
-        candidates = [c for b in sorted(beam_recs, key=lambda r: r["beam"]) for c in b["scenarios"]]
+        candidates = [
+            c for b in sorted(beam_recs, key=lambda r: whole_number(r, "beam")) for c in mappings(b, "scenarios")
+        ]
         tasks.append(
             JsonTask(
-                id=sub["id"],
+                id=sid,
                 request=Request(prompt=merge_prompt(sub, candidates), config=config),
-                validate=validate_merge([c["candidate"] for c in candidates]),
+                validate=validate_merge([text(c, "candidate") for c in candidates]),
                 context={"sub": sub, "candidates": candidates},
-                salt=salts.get(sub["id"], 0),
+                salt=salts.get(sid, 0),
             )
         )
     return tasks
 
 
-def merge_records(result: Any) -> list[dict[str, Any]]:
+def merge_records(result: JsonResult) -> list[dict[str, object]]:
     ctx = result.context
     by_id = {c["candidate"]: c for c in ctx["candidates"]}
     return [
@@ -280,19 +284,34 @@ def merge_records(result: Any) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- the local filter over scenario records
 
 
-def scenario_text(s: Mapping[str, Any]) -> str:
+def scenario_text(s: Mapping[str, object]) -> str:
     return f"{s.get('title', '')}. {s.get('description', '')} {s.get('decision_point', '')}"
 
 
+class _RemovalBase(TypedDict):
+    id: str
+    reason: str  # merge-model or local-near-duplicate
+    duplicate_of: object  # an id (None when the merge model named none)
+
+
+class Removal(_RemovalBase, total=False):
+    """A ``scenarios.removed.jsonl`` record: ``detail`` (the merge model's reason) or
+    ``similarity`` and ``method`` (the local filter's)."""
+
+    detail: object
+    similarity: float
+    method: str
+
+
 def dedup_scenarios(
-    merged: Sequence[Mapping[str, Any]],
-    subs: Mapping[str, Mapping[str, Any]],
+    merged: Sequence[Mapping[str, object]],
+    subs: Mapping[str, Mapping[str, object]],
     *,
     threshold: float = 0.5,
     method: str = "ngram",
     scope: str = "subcategory",
     embed: Callable[[Sequence[str]], np.ndarray] | None = None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[dict[str, object]], list[Removal]]:
     """Final scenarios and removal records from the merged subcategory pools.
 
     ``merged`` are ``merged.jsonl`` records in taxonomy order; ``subs`` maps subcategory id
@@ -300,11 +319,11 @@ def dedup_scenarios(
     """
     if scope not in ("subcategory", "all"):
         raise ValueError(f"unknown dedup scope {scope!r}; use subcategory or all")
-    removed: list[dict[str, Any]] = []
-    pools: list[list[dict[str, Any]]] = []
+    removed: list[Removal] = []
+    pools: list[list[dict[str, object]]] = []
     for rec in merged:
-        sub = subs[rec["id"]]
-        for r in rec.get("removed", []):
+        sub = subs[str(rec["id"])]
+        for r in mappings(rec, "removed"):
             removed.append(
                 {
                     "id": f"{rec['id']}/{r['candidate']}",
@@ -314,7 +333,7 @@ def dedup_scenarios(
                 }
             )
         pool = []
-        for s in rec["kept"]:
+        for s in mappings(rec, "kept"):
             pool.append(
                 {
                     "id": f"{rec['id']}/{s['candidate']}",
@@ -330,17 +349,17 @@ def dedup_scenarios(
     groups = pools if scope == "subcategory" else [[s for p in pools for s in p]]
     if method == "minhash" and scope == "subcategory":
         method = "ngram"  # pools are small: exact comparison is cheap
-    final: list[dict[str, Any]] = []
+    final: list[dict[str, object]] = []
     for group in groups:
         res = near_duplicates([scenario_text(s) for s in group], threshold=threshold, method=method, embed=embed)
         final.extend(group[i] for i in res.keep)
-        for i, j, s in res.removed:
+        for i, j, similarity in res.removed:
             removed.append(
                 {
-                    "id": group[i]["id"],
+                    "id": text(group[i], "id"),
                     "reason": "local-near-duplicate",
                     "duplicate_of": group[j]["id"],
-                    "similarity": s,
+                    "similarity": similarity,
                     "method": method,
                 }
             )

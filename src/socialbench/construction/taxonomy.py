@@ -13,7 +13,6 @@ import shutil
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -76,13 +75,13 @@ def shipped_taxonomy_path() -> Path:
     return Path(str(resources.files("socialbench.construction").joinpath("taxonomy.yaml")))
 
 
-def _text(d: dict[str, Any], key: str) -> str:
+def _text(d: dict[str, object], key: str) -> str:
     v = d.get(key)
     return v.strip() if isinstance(v, str) else ""
 
 
 def _checked_id_and_name(
-    entry: dict[str, Any], kind: str, where: str, example_id: str, seen: set[str], file: str, problems: list[Problem]
+    entry: dict[str, object], kind: str, where: str, example_id: str, seen: set[str], file: str, problems: list[Problem]
 ) -> tuple[str, str]:
     """The ``id`` and ``name`` of a category or subcategory (``kind``) at ``where``; appends a
     problem for an id that is not lowercase-with-dashes or repeats one in ``seen`` (the id is
@@ -144,7 +143,7 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
     return Taxonomy(tuple(categories), source=str(doc.get("source") or ""))
 
 
-def taxonomy_records(tax: Taxonomy) -> list[dict[str, Any]]:
+def taxonomy_records(tax: Taxonomy) -> list[dict[str, object]]:
     """One ``taxonomy.jsonl`` record per subcategory."""
     descriptions = {c.id: c.description for c in tax.categories}
     return [

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TypedDict
 
 from socialbench.construction.llm import JsonResult, JsonTask, OutputError, Validator
 from socialbench.types import EncodedImage, GenerationConfig, Request
@@ -72,7 +72,7 @@ def topic_prompt(n: int) -> str:
 def validate_topics(n: int) -> Validator:
     """Validator: a ``topics`` list of at least ``n`` distinct non-empty strings."""
 
-    def check(obj: dict[str, Any]) -> list[str]:
+    def check(obj: dict[str, object]) -> list[str]:
         raw = obj.get("topics")
         if not isinstance(raw, list) or not raw:
             raise OutputError("missing_fields", "the reply lacks the topics list")
@@ -93,7 +93,7 @@ def validate_topics(n: int) -> Validator:
 
 
 def topic_tasks(
-    scenes: Sequence[Mapping[str, Any]],
+    scenes: Sequence[Mapping[str, object]],
     images: Mapping[str, EncodedImage],
     *,
     n: int,
@@ -104,25 +104,30 @@ def topic_tasks(
     salts = salts or {}
     return [
         JsonTask(
-            id=s["id"],
-            request=Request(prompt=topic_prompt(n), images=(images[s["id"]],), config=config),
+            id=str(s["id"]),  # the stage JSONL reader checked every id is text
+            request=Request(prompt=topic_prompt(n), images=(images[str(s["id"])],), config=config),
             validate=validate_topics(n),
             context=s,
-            salt=salts.get(s["id"], 0),
+            salt=salts.get(str(s["id"]), 0),
         )
         for s in scenes
         if s["id"] in images
     ]
 
 
-def topic_proposal_records(result: JsonResult, model: str) -> list[dict[str, Any]]:
+def topic_proposal_records(result: JsonResult, model: str) -> list[dict[str, object]]:
     """The ``topics.model.jsonl`` record of one scene's proposals."""
     return [{"id": result.id, "topics": list(result.value), "proposer": f"model:{model}"}]
 
 
+class _PooledTopic(TypedDict):
+    topic: str  # as first proposed, whitespace collapsed
+    proposed_by: list[str]
+
+
 def pool_topics(
-    scenes: Sequence[Mapping[str, Any]], proposals: Iterable[tuple[str, str, Sequence[str]]]
-) -> list[dict[str, Any]]:
+    scenes: Sequence[Mapping[str, object]], proposals: Iterable[tuple[str, str, Sequence[str]]]
+) -> list[dict[str, object]]:
     """One ``topics.jsonl`` record per distinct topic of every scene in ``scenes``.
 
     ``proposals`` are ``(scene id, proposer, topics)``; proposals of scenes not in
@@ -130,7 +135,7 @@ def pool_topics(
     image, subset, category and subcategory, the topic text (as first proposed) and its
     proposers; records keep the order of ``scenes``, then of first proposal.
     """
-    by_scene: dict[str, dict[str, dict[str, Any]]] = {str(s["id"]): {} for s in scenes}
+    by_scene: dict[str, dict[str, _PooledTopic]] = {str(s["id"]): {} for s in scenes}
     for scene, proposer, topics in proposals:
         pool = by_scene.get(scene)
         if pool is None:

@@ -24,7 +24,8 @@ from socialbench.benchmarks.base import benchmark_entry
 from socialbench.benchmarks.options import recorded_options
 from socialbench.benchmarks.prepared import PreparedEval, prepare_eval
 from socialbench.errors import UsageError
-from socialbench.report.loading import RunDir, load_run
+from socialbench.report.loading import load_run
+from socialbench.report.run_dir import RunDir
 from socialbench.types import Item, Outcome, Request, SampleRecord, Usage
 
 #: The error kind of a rebuilt request the run holds no reply for (an unfinished run).

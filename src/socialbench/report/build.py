@@ -19,7 +19,7 @@ from socialbench.errors import StorageError, UsageError
 from socialbench.files.atomic_write import refuse_links_in, write_bytes_atomic
 from socialbench.report.data_source import label_tables
 from socialbench.report.item_data import ItemData, auto_attributes, protocol_of
-from socialbench.report.loading import RunDir, check_same_benchmark
+from socialbench.report.loading import check_same_benchmark
 from socialbench.report.provenance import answer_source, completeness, mark_partial, note_partial, rankable
 from socialbench.report.renderers import RENDERERS, to_markdown
 from socialbench.report.roboteq_human import roboteq_human, roboteq_human_grounding, roboteq_human_image
@@ -32,6 +32,7 @@ from socialbench.report.roboteq_tables import (
     roboteq_table1,
 )
 from socialbench.report.robustness_table import robustness_table
+from socialbench.report.run_dir import RunDir
 from socialbench.report.socialnav_item_tables import socialnav_item_tables
 from socialbench.report.socialnav_tables import (
     socialnav_ablation_table,

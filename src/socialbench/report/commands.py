@@ -22,7 +22,8 @@ import typer
 
 from socialbench.errors import UsageError
 from socialbench.messages import terminal_safe
-from socialbench.report.loading import RunDir, benchmark_family, load_runs
+from socialbench.report.loading import load_runs
+from socialbench.report.run_dir import RunDir, benchmark_family
 
 __all__ = ["register"]
 

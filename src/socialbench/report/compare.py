@@ -28,17 +28,11 @@ import numpy as np
 from socialbench.errors import UsageError
 from socialbench.prompting.metamorphic import split_variant
 from socialbench.report.item_data import ItemData
-from socialbench.report.loading import (
-    SOCIALNAV_NAMES,
-    RunDir,
-    UnitScores,
-    align,
-    check_same_benchmark,
-    gold_answer,
-    unit_scores,
-)
+from socialbench.report.loading import check_same_benchmark
 from socialbench.report.provenance import answer_source
+from socialbench.report.run_dir import SOCIALNAV_NAMES, RunDir
 from socialbench.report.table import EMPTY, Cell, Row, Table
+from socialbench.report.unit_scores import UnitScores, align, gold_answer, unit_scores
 
 __all__ = ["compare_runs", "compare_tables", "compare_csv", "compare_json", "MODELS", "APART"]
 
@@ -85,13 +79,8 @@ def compare_runs(
     ``answer_source`` and ``why``; the leaderboard ranks the ranked runs among themselves,
     and lists the others with ``rank`` None and ``ranked`` False.
     """
-    from socialbench.metrics.stats import (
-        bootstrap_rank_ci,
-        holm,
-        mcnemar_exact,
-        paired_bootstrap_diff,
-        paired_permutation_test,
-    )
+    from socialbench.metrics.paired_tests import mcnemar_exact, paired_bootstrap_diff, paired_permutation_test
+    from socialbench.metrics.ranking import bootstrap_rank_ci, holm
 
     if len(runs) < 2:
         raise UsageError("compare needs at least two run directories")

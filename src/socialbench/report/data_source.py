@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from socialbench.report.generation_note import generation_notes
-from socialbench.report.loading import RunDir, data_path
+from socialbench.report.run_dataset import data_path
+from socialbench.report.run_dir import RunDir
 from socialbench.report.table import Table
 
 __all__ = ["RunSource", "label_tables", "run_source", "source_caption"]

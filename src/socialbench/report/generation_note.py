@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from socialbench.report.loading import RunDir
+from socialbench.report.run_dir import RunDir
 
 __all__ = ["describe_generation", "generation_notes"]
 

@@ -11,7 +11,8 @@ from typing import Any
 from socialbench.errors import SocialbenchError
 from socialbench.metrics.agreement import ScoringEntry
 from socialbench.prompting.metamorphic import split_variant
-from socialbench.report.loading import RunDir, data_path, dataset_options, load_dataset, scoring_entries
+from socialbench.report.run_dataset import data_path, dataset_options, load_dataset, scoring_entries
+from socialbench.report.run_dir import RunDir
 
 __all__ = ["ItemData", "auto_attributes", "protocol_of", "MAX_FACET_VALUES"]
 

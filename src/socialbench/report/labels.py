@@ -1,4 +1,10 @@
-"""What tells apart runs whose labels would otherwise be the same.
+"""Display labels of runs, and what tells apart runs whose labels would otherwise be the same.
+
+Display labels: each run gets a short label from its model spec (``openai:gpt-4o@URL`` ->
+``gpt-4o``, ``baseline:rule-based`` -> ``Rule-Based``) plus its non-default settings
+(method, image mode, strategy, benchmark options such as the RAG backend and ``rag_k``,
+perturbation), and its benchmark when the report mixes benchmarks (``roboteq-bj`` and
+``roboteq-sg``); labels are made unique across the runs of one report.
 
 A sweep's cells differ by the values of its axes (``seed: [0, 1, 2]``, ``max-side``,
 ``temperature``, ``--model-opt`` ...), which a run's label (model and variant) does not
@@ -11,9 +17,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["settings_of", "telling_apart"]
+from socialbench.errors import UsageError
+
+if TYPE_CHECKING:
+    from socialbench.report.run_dir import RunDir
+
+__all__ = ["KNOWN_NAMES", "assign_labels", "display_name", "settings_of", "telling_apart"]
+
+#: Display names of the built-in baselines (the paper's row names where there is one).
+KNOWN_NAMES = {
+    "baseline:rule-based": "Rule-Based",
+    "baseline:random": "Random",
+    "baseline:waypoint-nearest": "Baseline: nearest candidate",
+    "baseline:waypoint-straightest": "Baseline: straightest candidate",
+    "baseline:waypoint-toward-goal": "Baseline: toward the goal",
+    "human:oracle": "Human Oracle (run)",
+    "human:average": "Sampled Human (own vote counted)",
+    "mock:first-option": "Mock (first option)",
+}
+
 
 #: run.json's top-level fields that are a setting of the run, with eval's option name.
 _TOP = {"seed": "seed", "protocol": "protocol", "limit": "limit", "epochs": "epochs", "data": "data"}
@@ -30,7 +55,7 @@ def _benchmark_option_names() -> frozenset[str]:
     return frozenset(f.name for e in benchmark_entries() for f in option_fields(e.options))
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, (list, tuple)):
@@ -38,14 +63,14 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def settings_of(run: Mapping[str, Any]) -> dict[str, str]:
+def settings_of(run: Mapping[str, object]) -> dict[str, str]:
     """The run's settings from ``run.json``, by ``eval``'s option name (``seed``,
     ``max-side``, ``temperature``, ``perturb-strength``, a benchmark option, a
     ``--model-opt`` key), each value as text. What the run did (status, times, versions)
     is not a setting."""
     out: dict[str, str] = {}
 
-    def put(name: str, value: Any) -> None:
+    def put(name: str, value: object) -> None:
         if value is None or isinstance(value, Mapping):
             return
         out[name.replace("_", "-")] = _shown(value)
@@ -66,7 +91,7 @@ def settings_of(run: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def telling_apart(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+def telling_apart(runs: Sequence[Mapping[str, object]]) -> list[str]:
     """For runs that share a label: for each, its settings that differ between them
     (``seed 2``, ``max-side 512, temperature 0.7``), in ``run.json``'s order; ``""`` for
     every run when none differs. A setting one run does not record reads as its default
@@ -77,3 +102,50 @@ def telling_apart(runs: Sequence[Mapping[str, Any]]) -> list[str]:
         names += [n for n in s if n not in names]
     differ = [n for n in names if len({s.get(n) for s in settings}) > 1]
     return [", ".join(f"{n} {s.get(n, _DEFAULTS.get(n, 'not recorded'))}" for n in differ) for s in settings]
+
+
+def display_name(spec: str) -> str:
+    """Short display name of a model spec (see the module docstring)."""
+    if spec in KNOWN_NAMES:
+        return KNOWN_NAMES[spec]
+    prefix, sep, rest = spec.partition(":")
+    if not sep:
+        return spec
+    if prefix == "replay":
+        p = Path(rest)
+        return f"replay:{(p.parent.name if p.name == 'samples.jsonl' else p.name) or rest}"
+    name = rest.split("@", 1)[0]
+    if prefix in ("hf", "vllm") and "/" in name:
+        name = name.rstrip("/").rsplit("/", 1)[-1]
+    return name or spec
+
+
+def assign_labels(runs: Sequence[RunDir], labels: Sequence[str] | None = None) -> None:
+    """Give every run a unique display label (explicit ``labels`` first, in order). When
+    the runs are of several benchmarks (e.g. ``roboteq-bj`` and ``roboteq-sg``) the derived
+    labels name the benchmark too. Runs whose derived labels coincide (a sweep's cells) are
+    told apart by the run.json settings that differ between them (``seed 2``,
+    :mod:`socialbench.report.labels`); a number (``#2``) only when none does."""
+    labels = list(labels or [])
+    if len(labels) > len(runs):
+        raise UsageError(f"{len(labels)} --label values for {len(runs)} runs; give at most one per run")
+    mixed = len({r.benchmark for r in runs}) > 1
+    derived: dict[str, list[int]] = {}  # label -> the runs it was derived for
+    bases: list[str] = []
+    for i, r in enumerate(runs):
+        if i < len(labels) and labels[i]:
+            bases.append(labels[i])
+            continue
+        v = ", ".join(p for p in ((r.benchmark or "unknown benchmark") if mixed else "", r.variant()) if p)
+        bases.append(display_name(r.model) + (f" ({v})" if v else ""))
+        derived.setdefault(bases[-1], []).append(i)
+    # runs sharing a derived label (a sweep's cells) are named by the settings that differ
+    for base, idx in derived.items():
+        if len(idx) > 1:
+            for i, extra in zip(idx, telling_apart([runs[i].run for i in idx])):
+                if extra:
+                    bases[i] = f"{base[:-1]}, {extra})" if base.endswith(")") else f"{base} ({extra})"
+    seen: dict[str, int] = {}
+    for r, base in zip(runs, bases):
+        seen[base] = seen.get(base, 0) + 1
+        r.label = base if seen[base] == 1 else f"{base} #{seen[base]}"

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from socialbench.report.loading import RunDir
+from socialbench.report.run_dir import RunDir
 
 #: Line styles of the human reference rows, in the order they are given.
 HUMAN_STYLES = ({"linestyle": "--", "color": "black"}, {"linestyle": ":", "color": "dimgray"})

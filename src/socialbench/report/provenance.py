@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from socialbench.benchmarks.socialnav_sub.options import GIVEN_SOURCES
-from socialbench.report.loading import RunDir
+from socialbench.report.run_dir import RunDir
 from socialbench.report.table import Table
 
 __all__ = [

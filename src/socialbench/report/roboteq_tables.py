@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from socialbench.report.loading import RunDir
 from socialbench.report.metric_cells import rq_cell, rq_value
 from socialbench.report.provenance import marked, partial_note
 from socialbench.report.robustness_table import robustness_key
+from socialbench.report.run_dir import RunDir
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_num, mark_best, mean_se_cell
 
 RQ_SUBSETS = (("synthetic", "Synthetic Subset (%)"), ("real", "Real Subset (%)"))

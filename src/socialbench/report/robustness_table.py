@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from socialbench.report.loading import SOCIALNAV_NAMES, RunDir
 from socialbench.report.metric_cells import rq_value, sn_block
 from socialbench.report.provenance import marked, partial_note
+from socialbench.report.run_dir import SOCIALNAV_NAMES, RunDir
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_num
 
 __all__ = ["headline_metric", "robustness_key", "robustness_table"]

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from socialbench.errors import DataError, SocialbenchError
-from socialbench.report.loading import RunDir
+from socialbench.report.run_dir import RunDir
 from socialbench.types import EncodedImage
 from socialbench.vision.images import ImagePolicy
 from socialbench.vision.prepare import ImageJob, PerturbSpec, run_job

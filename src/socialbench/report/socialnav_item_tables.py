@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 
 from socialbench.report.item_data import ItemData, protocol_of
-from socialbench.report.loading import RunDir, unit_scores
 from socialbench.report.provenance import SECTION_ORDER, given_keys, section_of, sources_note
+from socialbench.report.run_dir import RunDir
 from socialbench.report.socialnav_tables import QUESTION_NAMES, SN_GROUP_TITLES, SN_GROUPS
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_pct
+from socialbench.report.unit_scores import unit_scores
 
 __all__ = ["failure_env_table", "action_table", "socialnav_item_tables"]
 
@@ -157,7 +158,7 @@ def socialnav_item_tables(
     answers the model gave (:func:`~socialbench.report.provenance.given_keys` left out),
     while the CIs cover what Table 1 scores."""
     from socialbench.metrics.failures import action_distribution, failure_rate_by_attribute, failure_summary
-    from socialbench.metrics.stats import bootstrap_means_ci
+    from socialbench.metrics.bootstrap import bootstrap_means_ci
     from socialbench.navigation.scene_features import FEATURES, scene_features
 
     protocol = protocol_of(runs)

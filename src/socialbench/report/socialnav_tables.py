@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from socialbench.errors import UsageError
-from socialbench.report.loading import RunDir, display_name
+from socialbench.report.labels import display_name
 from socialbench.report.metric_cells import sn_block, sn_pair
 from socialbench.report.provenance import (
     ASSISTED,
@@ -31,6 +31,7 @@ from socialbench.report.provenance import (
     section_of,
     sources_note,
 )
+from socialbench.report.run_dir import RunDir
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_pct, mark_best
 
 SN_GROUPS = ("All", "Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning")

@@ -44,9 +44,9 @@ from socialbench.errors import SocialbenchError
 from socialbench.metrics.agreement import ScoringEntry
 from socialbench.metrics.failures import choice_label, entropy_bits, entry_answer, rank_cases
 from socialbench.prompting.metamorphic import make_variant, split_variant
-from socialbench.report.loading import model_item_score
 from socialbench.report.sent_images import SentImages
 from socialbench.report.socialnav_tables import QUESTION_NAMES
+from socialbench.report.unit_scores import model_item_score
 from socialbench.types import EncodedImage, Item
 
 __all__ = ["STATUSES", "status_of", "item_images", "viewer_payload"]
