@@ -1,4 +1,5 @@
-"""Inference helpers of socialbench.metrics.stats: bootstrap CIs, paired tests, Holm, ranks.
+"""Inference helpers of socialbench.metrics (bootstrap, paired_tests, ranking): bootstrap CIs,
+paired tests, Holm, ranks.
 
 Checked against closed forms, scipy (a test-only dependency) and simulation.
 """
@@ -12,17 +13,19 @@ import pytest
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
-from socialbench.metrics.stats import (  # noqa: E402
-    binom_half_two_sided,
+from socialbench.metrics.bootstrap import (  # noqa: E402
     bootstrap_mean_ci,
-    bootstrap_rank_ci,
+    bootstrap_means_ci,
     cluster_bootstrap,
     cluster_codes,
-    holm,
+)
+from socialbench.metrics.paired_tests import (  # noqa: E402
+    binom_half_two_sided,
     mcnemar_exact,
     paired_bootstrap_diff,
     paired_permutation_test,
 )
+from socialbench.metrics.ranking import bootstrap_rank_ci, holm  # noqa: E402
 
 # --------------------------------------------------------------------------- binomial / McNemar
 
@@ -243,8 +246,6 @@ def test_rank_intervals_separate_clear_winners_and_overlap_for_ties() -> None:
 
 
 def test_several_means_share_draws_and_match_single_column_bootstrap() -> None:
-    from socialbench.metrics.stats import bootstrap_means_ci
-
     rng = np.random.default_rng(12)
     values = rng.random(120)
     clusters = [i // 4 for i in range(120)]
