@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
 __all__ = ["FORMULA_STARTS", "csv_cell", "csv_row"]
 
@@ -20,7 +19,7 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
-def csv_cell(value: Any) -> Any:
+def csv_cell(value: object) -> object:
     """``value`` safe as a CSV cell: text starting like a formula gets a leading ``'``;
     numbers, and text that is a plain number, are kept."""
     if not isinstance(value, str) or not value.startswith(FORMULA_STARTS) or _NUMBER.fullmatch(value):
@@ -28,6 +27,6 @@ def csv_cell(value: Any) -> Any:
     return "'" + value
 
 
-def csv_row(values: Iterable[Any]) -> list[Any]:
+def csv_row(values: Iterable[object]) -> list[object]:
     """Every cell of a row through :func:`csv_cell`."""
     return [csv_cell(v) for v in values]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 
 def write_file(path: Path, data: bytes) -> None:
@@ -18,6 +17,6 @@ def write_file(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
-def write_json(path: Path, obj: Any) -> None:
+def write_json(path: Path, obj: object) -> None:
     """Write ``obj`` as UTF-8 JSON indented by four spaces, with a final newline."""
     write_file(path, (json.dumps(obj, indent=4) + "\n").encode("utf-8"))

@@ -18,7 +18,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from socialbench.errors import DataError, Problem
 
@@ -84,7 +84,7 @@ def read_regular_bytes(path: Path | str, limit: int = MAX_FILE_BYTES) -> bytes:
     return data
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
@@ -125,12 +125,14 @@ def _surrogate_problem(file: str, path: _Path, what: str, text: str) -> Problem:
     )
 
 
-def check_json_value(value: Any, file: str, max_depth: int = MAX_JSON_DEPTH, *, strings: bool = True) -> Problem | None:
+def check_json_value(
+    value: object, file: str, max_depth: int = MAX_JSON_DEPTH, *, strings: bool = True
+) -> Problem | None:
     """The first reason a parsed JSON value is unusable (too deep, a lone surrogate), or
     None. Iterative: never recurses, whatever the depth. ``strings=False`` skips the
     surrogate checks (for a value parsed from text with no surrogate escape). Paths are
     spelled out only for a problem, so a clean value costs one visit per container."""
-    stack: list[tuple[Any, int, _Path]] = [(value, 0, None)]
+    stack: list[tuple[object, int, _Path]] = [(value, 0, None)]
     while stack:
         v, depth, path = stack.pop()
         if depth > max_depth:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from socialbench.errors import Problem
 
@@ -50,11 +50,11 @@ class FieldRule:
     required: bool = False
 
 
-def _is_number(v: Any) -> bool:
+def _is_number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _fits(value: Any, kind: Kind) -> bool:
+def _fits(value: object, kind: Kind) -> bool:
     if kind == "str":
         return isinstance(value, str)
     if kind == "int":
@@ -80,7 +80,7 @@ def _fits(value: Any, kind: Kind) -> bool:
     raise ValueError(f"unknown kind {kind!r}")
 
 
-def json_kind(value: Any) -> str:
+def json_kind(value: object) -> str:
     """How JSON would call ``value``'s type, with a short excerpt: ``a list ([1, 2])``."""
     if value is None:
         return "null"
@@ -106,7 +106,7 @@ def _describe(kinds: Sequence[Kind]) -> str:
 
 
 def check_fields(
-    obj: Any, rules: Sequence[FieldRule], file: str, fix: str, *, line: int | None = None, prefix: str = ""
+    obj: object, rules: Sequence[FieldRule], file: str, fix: str, *, line: int | None = None, prefix: str = ""
 ) -> Problem | None:
     """The first way ``obj`` breaks ``rules`` (not an object, a required field missing, a
     field of another kind), as a :class:`~socialbench.errors.Problem` naming ``file``,
