@@ -402,7 +402,7 @@ def perturb_cmd(
 ) -> None:
     """Write a perturbed copy of a dataset's images (deterministic for a seed)."""
     from socialbench.runner.progress import RunProgress
-    from socialbench.vision.perturb import perturb_dataset
+    from socialbench.vision.perturb_dataset import perturb_dataset
 
     with RunProgress(0, enabled=progress, label="data perturb", unit="files") as bar:
         n = perturb_dataset(src, dst, name, strength, seed, progress=bar.update)

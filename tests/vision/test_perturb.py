@@ -10,8 +10,10 @@ import pytest
 from PIL import Image, ImageDraw
 
 from socialbench.errors import DataError, UsageError
+from socialbench.vision.image_effects import jpeg_quality
 from socialbench.vision.images import ImageEncoder, ImagePolicy
-from socialbench.vision.perturb import PERTURBATIONS, jpeg_quality, make_perturbation, perturb_dataset
+from socialbench.vision.perturb import PERTURBATIONS, make_perturbation
+from socialbench.vision.perturb_dataset import perturb_dataset
 
 
 def scene(seed: int = 0, size: tuple[int, int] = (96, 64)) -> Image.Image:

@@ -7,7 +7,8 @@ import pytest
 from PIL import Image
 
 from socialbench.errors import UsageError
-from socialbench.vision.perturb import has_image_part, make_perturbation, perturb_dataset
+from socialbench.vision.perturb import has_image_part, make_perturbation
+from socialbench.vision.perturb_dataset import perturb_dataset
 
 
 def two_pixels() -> Image.Image:
