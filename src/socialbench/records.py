@@ -77,6 +77,8 @@ RUN_FIELDS: tuple[FieldRule, ...] = (
     FieldRule("model_options", ("object", "null")),
     FieldRule("generation", ("object", "null")),
     FieldRule("generation_adapted", ("object",)),
+    FieldRule("images_seen", ("bool", "null")),
+    FieldRule("images_check", ("object",)),
     FieldRule("retry", ("object", "null")),
     FieldRule("perturb", ("object", "null")),
     FieldRule("sessions", ("list[object]",)),

@@ -117,7 +117,8 @@ def test_images_are_sent_as_data_urls_after_the_text() -> None:
     )
     with ScriptedOpenAIServer() as srv:
         _generate(_model(srv), Request(prompt=PROMPT, images=images))
-        (body,) = srv.requests
+        # the second request is the images probe (the scripted server reports usage)
+        body, _probe = srv.requests
     parts = body["messages"][-1]["content"]
     assert parts[0] == {"type": "text", "text": PROMPT}
     urls = [p["image_url"]["url"] for p in parts[1:]]
@@ -158,6 +159,7 @@ def test_an_images_part_is_encoded_once_for_all_its_questions(monkeypatch: pytes
 
 
 def test_an_images_encoded_part_is_released_with_the_image() -> None:
+    gc.collect()  # images left unreachable by earlier tests go now, not inside the count below
     image = EncodedImage(data=b"\xff\xd8short-lived", mime="image/jpeg", width=2, height=2)
     encode_chat_body(Request(prompt="p", images=(image,)), {})
     assert image in openai_compat._IMAGE_PARTS

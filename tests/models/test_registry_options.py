@@ -24,7 +24,7 @@ def test_a_typo_is_refused_naming_the_closest_key() -> None:
 
 def test_the_refusal_lists_every_valid_key_on_one_line() -> None:
     message = _refusal(f"openai:m@{URL}", ("batch_size", "8"))
-    valid = "api_key_env, cooldown_s, endpoints_file, json_mode, max_cooldown_s, per_endpoint_concurrency"
+    valid = "api_key_env, check_images, cooldown_s, endpoints_file, json_mode, max_cooldown_s, per_endpoint_concurrency"
     assert "\n" not in message and f"valid keys: {valid}, send_seed, stream" in message
 
 

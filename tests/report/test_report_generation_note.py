@@ -59,3 +59,20 @@ def test_runs_that_record_nothing_get_no_note() -> None:
 def test_every_table_carries_the_note() -> None:
     (table,) = label_tables([Table("t", "T", ("x",), (), ())], [_run("a", generation=PAPER_ROBOTEQ)])
     assert table.notes[-1] == "Sent: temperature 0, max_tokens 1024, JSON mode."
+
+
+def test_images_not_seen_is_in_the_note() -> None:
+    check = {"images": 3, "prompt_tokens_with_images": 120, "prompt_tokens_without_images": 120}
+    (note,) = generation_notes([_run("a", generation=PAPER_ROBOTEQ, images_seen=False, images_check=check)])
+    assert note.endswith("; images NOT seen (3 images: 120 prompt tokens with them, 120 without; a text-only model?).")
+
+
+def test_images_seen_unknown_gives_the_reason() -> None:
+    check = {"reason": "unknown: 4 replies to requests with images reported no usage.prompt_tokens"}
+    (note,) = generation_notes([_run("a", generation=PAPER_ROBOTEQ, images_seen=None, images_check=check)])
+    assert note.endswith("; whether the images were seen: " + check["reason"] + ".")
+
+
+def test_images_seen_adds_nothing() -> None:
+    (note,) = generation_notes([_run("a", generation=PAPER_ROBOTEQ, images_seen=True, images_check={"images": 3})])
+    assert note == "Sent: temperature 0, max_tokens 1024, JSON mode."

@@ -83,7 +83,8 @@ def test_run_with_url_credentials_writes_and_prints_none_of_them(
         paths = srv.request_paths
     report_code = _cli(monkeypatch, "report", str(work / "run"), "-o", str(work / "report"), "-f", "md,csv,html")
     captured = capsys.readouterr()
-    assert code == 2 and report_code == 0 and len(paths) == 15  # ran: 14 answers, 1 auth error
+    # ran: 14 answers, 1 auth error, and the images probe (sent to the same URL, secrets and all)
+    assert code == 2 and report_code == 0 and len(paths) == 16
     assert (work / "run" / "run.json").is_file() and (work / "report").is_dir()
     assert _leaks(work) == []
     console = captured.out + captured.err + caplog.text
@@ -101,7 +102,7 @@ def test_urls_differing_only_in_query_do_not_share_cache_entries(
         second = srv.count - first
     with sqlite3.connect(cache) as db:
         models = {row[0] for row in db.execute("SELECT model FROM responses")}
-    assert first == second == 15 and len(models) == 2
+    assert first == second == 15 + 1 and len(models) == 2  # each run: 15 questions and its images probe
 
 
 def test_cache_file_holds_no_url_secret(small_socialnav: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,11 +26,13 @@ def test_second_run_is_served_from_the_cache(small_socialnav, tmp_path):
         run(small_socialnav, tmp_path / "r1", srv.base_url, cache=cache)
         first = srv.count
         res = run(small_socialnav, tmp_path / "r2", srv.base_url, cache=cache)
-    assert first == 15 and srv.count == first and res.stats["cache_hits"] == 15
+    # 15 questions + the first run's images probe; the second run sends nothing, probe included
+    assert first == 15 + 1 and srv.count == first and res.stats["cache_hits"] == 15
 
 
 def test_json_mode_is_requested_from_the_server(small_socialnav, tmp_path):
     with ScriptedOpenAIServer() as srv:
         run(small_socialnav, tmp_path / "r", srv.base_url)
-        bodies = list(srv.requests)
-    assert all(b.get("response_format") == {"type": "json_object"} for b in bodies)
+        # the questions: every request but the images probe (the one without image parts)
+        bodies = [b for b in srv.requests if len(b["messages"][-1]["content"]) > 1]
+    assert len(bodies) == 15 and all(b.get("response_format") == {"type": "json_object"} for b in bodies)

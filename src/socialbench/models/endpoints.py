@@ -32,6 +32,7 @@ from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, RetryableModelError
 from socialbench.models.endpoint_pool import DEFAULT_COOLDOWN_S, DEFAULT_MAX_COOLDOWN_S, EndpointPool
 from socialbench.models.openai_compat import EndpointUnreachable, OpenAICompatModel
+from socialbench.models.openai_images_check import ImagesCheck, merge_checks
 from socialbench.models.redact import redact, redact_url
 from socialbench.models.registry import ModelOptions
 from socialbench.types import Generation, Request
@@ -130,6 +131,11 @@ class MultiEndpointModel:
             for field, what in member.adaptations().items():
                 merged.setdefault(field, what)
         return merged
+
+    def images_check(self) -> ImagesCheck | None:
+        """The endpoints' :meth:`OpenAICompatModel.images_check` findings as one
+        (:func:`~socialbench.models.openai_images_check.merge_checks`)."""
+        return merge_checks(member.images_check() for member in self._members.values())
 
     def json_mode_sent(self) -> dict[str, int]:
         """The endpoints' :meth:`OpenAICompatModel.json_mode_sent` counts, added up."""

@@ -31,6 +31,7 @@ raised as a :class:`RetryableModelError` or :class:`FatalModelError` with a stab
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import email.utils
 import json
@@ -53,6 +54,7 @@ from socialbench.models.base import (
 )
 from socialbench.models.chat_stream import assemble_stream
 from socialbench.models.error_body import ErrorInfo, error_info
+from socialbench.models.openai_images_check import ImagesCheck, not_known, probe_body, verdict
 from socialbench.models.redact import install_log_redaction, redact, redact_url, scrub, secret_digest, url_secrets
 from socialbench.models.registry import ModelOptions
 from socialbench.prompting.turns import user_content
@@ -530,6 +532,13 @@ class OpenAICompatModel(LoopBoundClient):
         #: Seconds to the first byte of a reply (connect, the server's queue, the prompt), or
         #: None: only the total ``timeout_s`` applies.
         self.first_byte_timeout_s = options.first_byte_timeout_s
+        #: ``--model-opt check_images=false``: send no probe of whether the images were seen
+        #: (:mod:`socialbench.models.openai_images_check`).
+        self.check_images = options.get_flag("check_images", default=True)
+        self._images_check: ImagesCheck | None = None
+        self._probe_task: asyncio.Task[None] | None = None
+        #: Answered requests with images whose reply reported no prompt_tokens.
+        self._image_replies_without_usage = 0
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel(model={self.model!r}, base_url={self.base_url!r})"
@@ -656,8 +665,107 @@ class OpenAICompatModel(LoopBoundClient):
                 continue
             if json_mode and not is_json_text(gen.text):
                 self._json_counts["replies_not_json"] += 1
+            self._after_answer(request, gen)
             return gen
         raise FatalModelError("bad_request", f"{self.spec}: the server kept refusing the adapted request")
+
+    def images_check(self) -> ImagesCheck | None:
+        """Whether the server saw the images of this model's requests (run.json's
+        ``images_seen`` and ``images_check``): the probe's finding; ``images_seen: null``
+        with the reason when it was not checked (``check_images=false``), the replies
+        reported no prompt tokens, or the probe failed; None when no request with images
+        was answered (nothing to say)."""
+        if not self.check_images:
+            return not_known("not checked (--model-opt check_images=false)")
+        if self._images_check is None and self._image_replies_without_usage:
+            return not_known(
+                f"unknown: {self._image_replies_without_usage} replies to requests with images "
+                "reported no usage.prompt_tokens"
+            )
+        return self._images_check
+
+    def _after_answer(self, request: Request, gen: Generation) -> None:
+        """After the first answered request with images whose reply counts its prompt
+        tokens, start the one images probe (:meth:`_probe`) beside the run's requests."""
+        if not request.images or not self.check_images or self._probe_task is not None:
+            return
+        if gen.usage.prompt_tokens <= 0:
+            self._image_replies_without_usage += 1
+            return
+        self._probe_task = asyncio.get_running_loop().create_task(self._probe(request, gen.usage.prompt_tokens))
+
+    async def _probe(self, request: Request, with_images: int) -> None:
+        """Send ``request``'s messages without its images, for 1 token and no
+        ``response_format`` (streamed as the run's requests are), and compare the prompt tokens (:func:`verdict`). A refused
+        token limit is sent under the other name, then not at all; any failure is recorded
+        as the finding's reason (logged), never raised: the probe is not a sample."""
+        from socialbench.models.http_post import post_bytes
+
+        url, headers, query = self._request_target()
+        token_field: str | None = None if self._token_field in self._dropped else self._token_field
+        sent = 0
+        try:
+            while True:
+                params: dict[str, object] = {"model": self.model}
+                if token_field is not None:
+                    params[token_field] = 1
+                if self._stream:  # as the run's requests: a probe given up on frees the server
+                    params["stream"] = True
+                    if self._stream_usage:
+                        params["stream_options"] = {"include_usage": True}
+                sent += 1
+                reply = await post_bytes(
+                    self._get_client(),
+                    url,
+                    probe_body(request, params),
+                    headers,
+                    query,
+                    self.timeout_s,
+                    first_byte_s=self.first_byte_timeout_s,
+                    stream=self._stream,
+                )
+                if reply.status < 400:
+                    break
+                info = error_info(reply.json_or_text(), "(the error reply has no body)")
+                if token_field is not None and rejected_field(info) == token_field:
+                    token_field = "max_completion_tokens" if token_field == "max_tokens" else None
+                    continue
+                raise classify_status(reply.status, self._redact(info.message))
+            data = assemble_stream(reply.events) if reply.events is not None else json.loads(reply.body)
+            usage = data.get("usage") if isinstance(data, Mapping) else None
+            without = usage_count(usage.get("prompt_tokens")) if isinstance(usage, Mapping) else 0
+        except asyncio.CancelledError:
+            self._images_check = not_known("unknown: the images probe did not finish before the run ended", sent)
+            raise
+        except Exception as exc:  # recorded as the finding: the probe never fails the run
+            reason = f"unknown: the images probe failed ({type(exc).__name__}: {self._redact(str(exc))})"
+            self._images_check = not_known(reason[:_MAX_MESSAGE_CHARS], sent)
+            log.warning("%s: %s", self.spec, self._images_check["reason"])
+            return
+        if without <= 0:
+            self._images_check = not_known("unknown: the images probe's reply reported no usage.prompt_tokens", sent)
+            return
+        self._images_check = verdict(len(request.images), with_images, without, sent)
+        if not self._images_check["images_seen"]:
+            log.warning(
+                "%s did not see the images: a request with %d image(s) counted %d prompt tokens, the same "
+                "messages without them %d; the answers were made without seeing the images (a text-only "
+                "model?). run.json records images_seen: false",
+                self.spec,
+                len(request.images),
+                with_images,
+                without,
+            )
+
+    async def aclose(self) -> None:
+        """Wait for the images probe (bounded by its own timeout), then close the client."""
+        task = self._probe_task  # kept: one probe per model object, however many loops serve it
+        if task is not None and not task.done():
+            try:
+                await task
+            except RuntimeError:  # created on a loop that is already closed
+                pass
+        await super().aclose()
 
     def _stop_streaming(self, field: str, status: int, info: ErrorInfo) -> None:
         """The server refused ``field`` (``stream`` or ``stream_options``): send without it

@@ -17,6 +17,7 @@ OPENAI_OPTIONS = (
     ModelOption("json_mode", "flag", "false: never send response_format (default true)"),
     ModelOption("send_seed", "flag", "true: send the run's seed with every request (default false)"),
     ModelOption("stream", "flag", "false: never ask for streamed replies (default true)"),
+    ModelOption("check_images", "flag", "false: send no probe of whether the server saw the images (default true)"),
     ModelOption("endpoints_file", "path", "file listing the endpoint URLs of a pool, one a line"),
     ModelOption("per_endpoint_concurrency", "count", "requests in flight per endpoint of a pool"),
     ModelOption("cooldown_s", "number", "seconds a failing endpoint of a pool rests at first"),

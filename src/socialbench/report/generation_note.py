@@ -18,7 +18,7 @@ from typing import Any
 
 from socialbench.report.run_dir import RunDir
 
-__all__ = ["describe_generation", "generation_notes"]
+__all__ = ["describe_generation", "describe_images_seen", "generation_notes"]
 
 _ORDER = ("temperature", "top_p", "max_tokens", "reasoning_effort")
 
@@ -50,12 +50,35 @@ def describe_generation(settings: Mapping[str, Any], adapted: Mapping[str, Any] 
     return text
 
 
+def describe_images_seen(run: Mapping[str, Any]) -> str:
+    """What run.json's ``images_seen`` (the ``openai:`` backend's images probe) says when it
+    is not a plain yes: '' for true or not recorded.
+
+    >>> describe_images_seen({"images_seen": False, "images_check": {"images": 3,
+    ...     "prompt_tokens_with_images": 120, "prompt_tokens_without_images": 120}})
+    '; images NOT seen (3 images: 120 prompt tokens with them, 120 without; a text-only model?)'
+    >>> describe_images_seen({"images_seen": None, "images_check": {"reason": "not checked"}})
+    '; whether the images were seen: not checked'
+    """
+    if "images_seen" not in run or run["images_seen"] is True:
+        return ""
+    check = run.get("images_check")
+    check = check if isinstance(check, Mapping) else {}
+    if run["images_seen"] is False:
+        return (
+            f"; images NOT seen ({check.get('images', '?')} images: {check.get('prompt_tokens_with_images', '?')} "
+            f"prompt tokens with them, {check.get('prompt_tokens_without_images', '?')} without; a text-only model?)"
+        )
+    return f"; whether the images were seen: {check.get('reason', 'unknown')}"
+
+
 def _of(run: RunDir) -> str | None:
     settings = run.run.get("generation")
     if not isinstance(settings, Mapping):
         return None
     adapted = run.run.get("generation_adapted")
-    return describe_generation(settings, adapted if isinstance(adapted, Mapping) else None)
+    text = describe_generation(settings, adapted if isinstance(adapted, Mapping) else None)
+    return text + describe_images_seen(run.run)
 
 
 def generation_notes(runs: Sequence[RunDir]) -> tuple[str, ...]:

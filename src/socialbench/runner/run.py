@@ -315,6 +315,9 @@ def _run_locked(
     session = len(record["sessions"]) - 1  # this session's number in requests.log
     if previous is not None and isinstance(previous.get("generation_adapted"), dict):
         record["generation_adapted"] = dict(previous["generation_adapted"])  # learnt by earlier sessions
+    for name in ("images_seen", "images_check"):  # found by an earlier session's images probe
+        if previous is not None and name in previous:
+            record[name] = previous[name]
     cache = ResponseCache(req.cache_path) if req.cache_path else None  # before run.json: a bad --cache changes nothing
     _add_up_sessions(record, store)  # sessions killed earlier get their true request counts
     progress = RunProgress(
@@ -557,7 +560,8 @@ def _record_adaptations(record: dict[str, Any], model: Model) -> None:
     ``max_completion_tokens``, a temperature left out, ...): setting -> what was done and
     why. Kept across sessions; absent when nothing was adapted. Also this session's
     ``json_mode_sent`` (requests with and without ``response_format``, replies not JSON)
-    for a model that counts them."""
+    for a model that counts them, and whether the server saw the images (``images_seen``,
+    ``images_check``; this session's ``probe_requests``) for a model that probes it."""
     adapted = getattr(model, "adaptations", None)
     changes = dict(adapted()) if callable(adapted) else {}
     if changes:
@@ -566,6 +570,15 @@ def _record_adaptations(record: dict[str, Any], model: Model) -> None:
     json_sent = getattr(model, "json_mode_sent", None)
     if callable(json_sent):
         record["sessions"][-1]["json_mode_sent"] = dict(json_sent())
+    # whether the server saw the images (the openai: backend's probe, models/openai_images_check.py);
+    # an unknown finding does not replace an earlier session's true or false
+    check = getattr(model, "images_check", None)
+    found = check() if callable(check) else None
+    if found is not None:
+        record["sessions"][-1]["probe_requests"] = found.get("probe_requests", 0)
+        if found["images_seen"] is not None or record.get("images_seen") is None:
+            record["images_seen"] = found["images_seen"]
+            record["images_check"] = {k: v for k, v in found.items() if k != "images_seen"}
 
 
 def _add_up_sessions(record: dict[str, Any], store: RunStore) -> None:

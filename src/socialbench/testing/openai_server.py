@@ -106,8 +106,9 @@ def empty() -> Action:
 # --------------------------------------------------------------------------- request size
 
 
-def estimate_prompt_tokens(request_json: Mapping[str, Any]) -> int:
-    """A cheap token estimate: ~4 characters a token plus a flat cost per image."""
+def estimate_prompt_tokens(request_json: Mapping[str, Any], images_seen: bool = True) -> int:
+    """A cheap token estimate: ~4 characters a token plus a flat cost per image (none when
+    not ``images_seen``: a text-only model, whose server drops the image parts)."""
     chars = 0
     images = 0
     messages = request_json.get("messages")
@@ -118,7 +119,7 @@ def estimate_prompt_tokens(request_json: Mapping[str, Any]) -> int:
         content = message.get("content")
         if isinstance(content, list):
             images += sum(1 for p in content if isinstance(p, Mapping) and p.get("type") == "image_url")
-    return max(1, chars // 4) + _IMAGE_TOKEN_ESTIMATE * images
+    return max(1, chars // 4) + (_IMAGE_TOKEN_ESTIMATE * images if images_seen else 0)
 
 
 def elide_inline_images(body: bytes) -> bytes:
@@ -179,11 +180,21 @@ class Rejection:
 class ServedModel:
     """How the served model treats a request's generation settings: ``check`` returns the
     rejection of a body it refuses (None: it takes it), ``reasoning_tokens`` are the hidden
-    thinking tokens each reply reports (``usage.completion_tokens_details``)."""
+    thinking tokens each reply reports (``usage.completion_tokens_details``). A model that
+    does not ``sees_images`` (text-only: its server drops the image parts) counts prompt
+    tokens from the text alone; one that does (a VLM, the default) counts each image too.
+    Without ``reports_usage`` replies carry no ``usage``."""
 
     name: str
     check: Callable[[Mapping[str, Any]], Rejection | None] | None = None
     reasoning_tokens: int = 0
+    sees_images: bool = True
+    reports_usage: bool = True
+
+
+def text_only_model() -> ServedModel:
+    """A text-only model: the server drops image parts and counts only the text's tokens."""
+    return ServedModel("text-only", sees_images=False)
 
 
 def openai_error(message: str, param: str, code: str) -> dict[str, Any]:
@@ -458,7 +469,7 @@ class _Core:
         with self.lock:
             self._serial += 1
             serial = self._serial
-        prompt_tokens = estimate_prompt_tokens(body)
+        prompt_tokens = estimate_prompt_tokens(body, self.served is None or self.served.sees_images)
         completion_tokens = _completion_tokens(text if refusal_text is None else refusal_text)
         usage: dict[str, Any] = {}
         if self.served is not None and self.served.reasoning_tokens:
@@ -470,22 +481,22 @@ class _Core:
                 "rejected_prediction_tokens": 0,
             }
         message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": refusal_text}
-        return web.json_response(
-            {
-                "id": f"chatcmpl-scripted-{serial:08x}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": str(body.get("model") or self.model_name),
-                "system_fingerprint": "fp_scripted",
-                "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                    **usage,
-                },
+        reply: dict[str, Any] = {
+            "id": f"chatcmpl-scripted-{serial:08x}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": str(body.get("model") or self.model_name),
+            "system_fingerprint": "fp_scripted",
+            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
+        }
+        if self.served is None or self.served.reports_usage:
+            reply["usage"] = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+                **usage,
             }
-        )
+        return web.json_response(reply)
 
 
 async def _start_site(core: _Core, host: str, port: int) -> tuple[web.AppRunner, int]:
