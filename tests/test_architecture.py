@@ -206,7 +206,7 @@ def test_metrics_import_only_low_level_modules() -> None:
 def test_only_main_imports_the_command_line() -> None:
     """``cli`` is the top of the command line: ``__main__`` hands it every command line, and
     nothing else calls it (a command of its own layer, such as ``sweep``, uses what eval does
-    through the runner, :mod:`socialbench.runner.eval_options`). Tests drive it through
+    through the runner, :mod:`socialbench.runner.prepare`). Tests drive it through
     ``cli.main``; no module of ``testing`` needs it."""
     bad = _violations(lambda p: p != "cli", {package_of(m) for m in modules()} - {"__main__", "cli"})
     assert bad == [], "only socialbench.__main__ may import socialbench.cli:\n" + "\n".join(map(str, bad))

@@ -23,7 +23,7 @@ from socialbench.command_index import COMMANDS, DESCRIPTION, help_of
 from socialbench.errors import DataError, SocialbenchError, StorageError, UsageError
 from socialbench.messages import EXIT_INTERRUPTED, EXIT_MODEL_ERRORS, EXIT_USAGE, say, stdout_console
 from socialbench.messages import line as _line
-from socialbench.runner.eval_options import prepare_eval, resolve_data
+from socialbench.runner.prepare import prepare_eval, resolve_data
 
 #: Commands that live with their (heavy) code: name -> (module with ``register(app)``, help
 #: shown in ``socialbench --help``, which must equal the real command's first help line), from

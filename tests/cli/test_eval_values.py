@@ -27,7 +27,8 @@ def test_eval_refuses_a_first_byte_timeout_of_0(tmp_path, capsys):
 def test_the_first_byte_timeout_reaches_the_backend_and_run_json(small_socialnav, tmp_path):
     import json
 
-    from socialbench.runner.eval_options import eval_defaults, prepare_eval
+    from socialbench.runner.eval_options import eval_defaults
+    from socialbench.runner.prepare import prepare_eval
     from socialbench.testing.openai_server import ScriptedOpenAIServer
 
     with ScriptedOpenAIServer() as srv:

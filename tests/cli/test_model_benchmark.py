@@ -1,5 +1,5 @@
 """A model that comes with another benchmark's code is refused naming the benchmarks that
-run it (runner.eval_options.check_model_benchmark), in a fresh process as in one that loaded every benchmark."""
+run it (runner.prepare.check_model_benchmark), in a fresh process as in one that loaded every benchmark."""
 
 import subprocess
 import sys

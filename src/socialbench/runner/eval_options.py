@@ -5,18 +5,22 @@ a ``socialbench sweep`` plan may set per cell.
 :func:`eval_flags` adds every registered benchmark's options after ``--data``. The command
 line builds its typer options from them (:mod:`socialbench.cli`); a sweep checks its plan
 against them (:mod:`socialbench.sweep.plan`). Both turn option values into a run with
-:func:`prepare_eval`, so a flag and a plan key mean the same thing by construction.
+:func:`socialbench.runner.prepare.prepare_eval`, so a flag and a plan key mean the same thing by construction.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from socialbench.benchmarks.generation import FLAG_HELP
-from socialbench.errors import SocialbenchError, UsageError
+from socialbench.errors import UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from socialbench.benchmarks.options import EvalOptions
 
 
 @dataclass(frozen=True)
@@ -140,17 +144,17 @@ def eval_flags() -> list[EvalFlag]:
     return own[:at] + theirs + own[at:]
 
 
-def eval_defaults() -> dict[str, Any]:
+def eval_defaults() -> dict[str, object]:
     """Every option of eval by parameter name with its default (``...`` when required; None
-    for a benchmark option: not given): what :func:`prepare_eval` takes."""
+    for a benchmark option: not given): what :func:`~socialbench.runner.prepare.prepare_eval` takes."""
     return {f.name: f.default for f in eval_flags()}
 
 
-def eval_value_problem(name: str, value: Any) -> str | None:
+def eval_value_problem(name: str, value: object) -> str | None:
     """Why ``value`` is no valid value of eval's option ``name``, or None: the bounds its
     flag declares (``min``/``max``: ``--concurrency`` >= 1, ``--limit`` >= 1, ...), numbers
     finite, ``--timeout`` more than 0. The one check of eval's flags and of a sweep plan's
-    options and axes (:func:`prepare_eval`, :mod:`socialbench.sweep.plan`)."""
+    options and axes (:func:`~socialbench.runner.prepare.prepare_eval`, :mod:`socialbench.sweep.plan`)."""
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if not math.isfinite(value):
@@ -166,7 +170,7 @@ def eval_value_problem(name: str, value: Any) -> str | None:
     return None
 
 
-def check_eval_values(values: dict[str, Any]) -> None:
+def check_eval_values(values: Mapping[str, object]) -> None:
     """:class:`UsageError` naming the first of eval's option ``values`` (by parameter name)
     that :func:`eval_value_problem` refuses."""
     for name, value in values.items():
@@ -175,7 +179,7 @@ def check_eval_values(values: dict[str, Any]) -> None:
             raise UsageError(f"--{name.replace('_', '-')} {problem}")
 
 
-def eval_options(values: dict[str, Any]) -> Any:
+def eval_options(values: Mapping[str, Any]) -> EvalOptions:
     """The options of an eval (:class:`~socialbench.benchmarks.options.EvalOptions`) from
     eval's option ``values`` by name: the run's, and the benchmark options given (a flag
     that is off is not given)."""
@@ -193,135 +197,10 @@ def eval_options(values: dict[str, Any]) -> Any:
     return EvalOptions(**{k: values[k] for k in RUN_OPTIONS}, generation=generation, extra=given)
 
 
-def run_variant(benchmark: str, options: Any) -> str:
+def run_variant(benchmark: str, options: EvalOptions) -> str:
     """The last part of a run directory's name: the benchmark's ``variant()`` of its options
     (``cot-img-with-bev``, ``rag``, ``standard-blur2``)."""
     from socialbench.benchmarks.base import benchmark_entry, options_of
 
     variant: str = options_of(benchmark, benchmark_entry(benchmark).options, options).variant(options.perturbation)
     return variant
-
-
-def default_cache_path() -> Path:
-    return Path.home() / ".cache" / "socialbench" / "responses.sqlite3"
-
-
-def resolve_data(benchmark_name: str, data: Path | None) -> tuple[Any, Path]:
-    """(benchmark, dataset folder) for ``--benchmark``/``--data``: ``data``, else the
-    benchmark's bundled or default data; a hub id becomes a local snapshot."""
-    from socialbench.benchmarks.base import get_benchmark
-
-    bench, bundled = get_benchmark(benchmark_name)
-    default = getattr(bench, "default_data", None)  # a benchmark with bundled data of its own
-    path = data or bundled or (default() if default is not None else None)
-    if path is None:
-        raise UsageError(f"--data is required for {benchmark_name} (the folder of the dataset release)")
-    resolve = getattr(bench, "resolve_data", None)  # e.g. a hub id -> a local snapshot
-    if resolve is not None:
-        path = resolve(path)
-    if not path.exists():
-        raise UsageError(f"--data {path} does not exist")
-    return bench, path
-
-
-def model_options(
-    pairs: list[str], seed: int, timeout: float, data: Any = None, first_byte_timeout: float | None = None
-) -> Any:
-    """The :class:`~socialbench.models.registry.ModelOptions` of ``--model-opt`` KEY=VALUE
-    ``pairs`` and the run's seed and timeouts."""
-    from socialbench.models.registry import ModelOptions
-
-    extra = []
-    for p in pairs:
-        k, sep, v = p.partition("=")
-        if not sep or not k:
-            from socialbench.models.redact import redact
-
-            raise UsageError(f"--model-opt takes KEY=VALUE (got {redact(p)!r})")
-        extra.append((k.strip(), v.strip()))
-    return ModelOptions(
-        seed=seed, timeout_s=timeout, first_byte_timeout_s=first_byte_timeout, data=data, extra=tuple(extra)
-    )
-
-
-def check_model_benchmark(spec: str, benchmark: str, model: Any = None) -> None:
-    """Refuse model ``spec`` on ``benchmark`` when the model comes with another benchmark's
-    code (``baseline:rule-based`` with SocialNav-SUB's, ``baseline:waypoint-*`` with the
-    waypoint task's): a :class:`UsageError` naming the benchmarks that run it. ``model``:
-    the model made from ``spec``; None when making it failed (unknown while the other
-    benchmarks' code is not loaded: it is loaded here to find the owner)."""
-    from socialbench.benchmarks.base import benchmark_entry, benchmark_names, load_benchmark_code
-    from socialbench.models.registry import ModelOptions, create_model
-
-    def package(module: str) -> str | None:
-        parts = module.split(".")
-        return ".".join(parts[:3]) if parts[:2] == ["socialbench", "benchmarks"] and len(parts) > 3 else None
-
-    def benchmark_package(name: str) -> str | None:
-        factory = benchmark_entry(name).factory
-        return package(factory.partition(":")[0]) if isinstance(factory, str) else None
-
-    if model is None:
-        load_benchmark_code()
-        try:
-            model = create_model(spec, ModelOptions())
-        except SocialbenchError:
-            return  # unknown everywhere (or refused for its options): the original error stands
-    owner = package(type(model).__module__)
-    if owner is None or owner == benchmark_package(benchmark):
-        return
-    names = [n for n in benchmark_names() if benchmark_package(n) == owner]
-    raise UsageError(
-        f"{spec} is a model of {', '.join(names)} only (it answers from their data), not of -b {benchmark}; "
-        f"run it with -b {names[0] if names else '...'}, or choose a model for {benchmark} (`socialbench models`)"
-    )
-
-
-def prepare_eval(values: dict[str, Any], runs_root: Path = Path("runs")) -> tuple[Any, Path, Any, Any]:
-    """An eval from its option ``values`` (every :func:`eval_flags` option by name), shared
-    by ``socialbench eval`` and ``socialbench sweep``: returns (benchmark, data path, model,
-    :class:`~socialbench.runner.run.RunRequest`). Without ``out_dir`` the run directory is
-    ``runs_root/BENCHMARK/MODEL/VARIANT``."""
-    from socialbench.benchmarks.options import slug
-    from socialbench.models.registry import create_model
-    from socialbench.runner.engine import RetryPolicy
-    from socialbench.runner.run import RunRequest
-    from socialbench.vision.images import ImagePolicy
-    from socialbench.vision.render_cache import default_render_cache_dir
-
-    v = values
-    check_eval_values(v)
-    benchmark, seed, timeout = v["benchmark"], v["seed"], v["timeout"]
-    bench, path = resolve_data(benchmark, v["data"])
-    options = eval_options(v)
-    typed = bench.check_options(options)
-    variant = typed.variant(options.perturbation)
-    declared = getattr(bench, "max_images_per_request", None)  # a benchmark may leave it undeclared
-    first_byte = v.get("first_byte_timeout")
-    mopts = model_options(list(v["model_opt"]), seed, timeout, first_byte_timeout=first_byte)
-    if declared is not None:
-        mopts = replace(mopts, max_images=declared(typed))
-    try:
-        mdl = create_model(v["model"], mopts)
-    except UsageError:
-        check_model_benchmark(v["model"], benchmark)  # a model another benchmark's code brings
-        raise
-    check_model_benchmark(v["model"], benchmark, mdl)
-    if options.generation:  # a run with other generation settings gets a folder of its own
-        variant += "-" + options.generation.tag()
-    run_dir = v["out_dir"] or runs_root / benchmark / slug(mdl.spec) / variant  # spec: no credentials
-    req = RunRequest(
-        benchmark_name=benchmark,
-        data=path,
-        model_spec=v["model"],
-        out=run_dir,
-        options=options,
-        concurrency=v["concurrency"],
-        retry=RetryPolicy(max_attempts=v["max_attempts"], timeout_s=timeout, first_byte_timeout_s=first_byte),
-        cache_path=None if v["no_cache"] else (v["cache"] or default_cache_path()),
-        model_options=mopts.extra,
-        image_policy=ImagePolicy(max_side=v["max_side"]),
-        render_cache=None if v["no_render_cache"] else (v["render_cache"] or default_render_cache_dir()),
-        show_progress=v["progress"],
-    )
-    return bench, path, mdl, req

@@ -94,7 +94,7 @@ def previous_status(run_dir: Path) -> str | None:
 def run_cell(values: dict[str, Any], progress: bool = False) -> CellOutcome:
     """Run (or resume, or skip) the cell whose eval option ``values`` are given (by eval's
     parameter names, ``out_dir`` set); never raises for a failed cell."""
-    from socialbench.runner.eval_options import prepare_eval
+    from socialbench.runner.prepare import prepare_eval
     from socialbench.runner.run import run_eval
 
     run_dir = Path(values["out_dir"])
@@ -138,7 +138,7 @@ def _outcome(run_dir: Path, results: list[Any]) -> CellOutcome:
 def _run_epochs(values: dict[str, Any], run_dir: Path, epochs: int, progress: bool) -> CellOutcome:
     """A cell with ``epochs`` > 1, run as ``eval --epochs`` runs it."""
     from socialbench.runner.epochs import run_epochs
-    from socialbench.runner.eval_options import prepare_eval
+    from socialbench.runner.prepare import prepare_eval
     from socialbench.runner.run import run_eval
 
     def one(epoch: int, seed: int, epoch_dir: Path) -> Any:

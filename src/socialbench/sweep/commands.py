@@ -18,7 +18,8 @@ from rich.table import Table
 from socialbench.errors import UsageError
 from socialbench.messages import EXIT_INTERRUPTED, EXIT_MODEL_ERRORS, line, stdout_console, table_text
 from socialbench.sweep.cells import CellOutcome, previous_status
-from socialbench.sweep.plan import Cell, expand, load_plan
+from socialbench.sweep.grid import Cell, expand
+from socialbench.sweep.plan import load_plan
 
 EXECUTORS = ("local", "ray")
 _LOCAL_MODELS = ("baseline:", "human:", "mock:", "replay:")
@@ -40,7 +41,7 @@ def estimate_requests(benchmark: Any, dataset: Any, values: dict[str, Any]) -> t
 
 def dry_run_table(cells: Sequence[Cell]) -> Table:
     """Every cell with its run directory, state on disk, questions and requests."""
-    from socialbench.runner.eval_options import resolve_data
+    from socialbench.runner.prepare import resolve_data
 
     table = Table(title=f"sweep plan: {len(cells)} cells", box=box.SIMPLE)
     for col in ("cell", "on disk", "questions", "requests"):
