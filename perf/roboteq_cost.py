@@ -12,9 +12,9 @@ Counts reported per mode:
 
 * requests;
 * prompt text tokens, estimated as ``ceil(characters / 4)``
-  (:func:`socialbench.benchmarks.roboteq.prompts.approx_tokens`);
+  (:func:`socialbench.benchmarks.roboteq.tokens.approx_tokens`);
 * image tokens, estimated from the encoded image size with two documented formulas
-  (:func:`socialbench.benchmarks.roboteq.prompts.image_tokens`): ``tiles`` (OpenAI
+  (:func:`socialbench.benchmarks.roboteq.tokens.image_tokens`): ``tiles`` (OpenAI
   high-detail: 85 + 170 per 512 px tile after fitting the short side to 768) and ``patch28``
   (Qwen2.5-VL style: one token per 28 x 28 px patch);
 * image encodes actually performed and the time they took.
@@ -42,8 +42,10 @@ from PIL import Image, ImageDraw
 
 from socialbench.benchmarks.roboteq.benchmark import judgment_requests
 from socialbench.benchmarks.roboteq.loader import load_roboteq
-from socialbench.benchmarks.roboteq.prompts import STRATEGIES, approx_tokens, image_tokens, rag_block
+from socialbench.benchmarks.roboteq.options import STRATEGIES
+from socialbench.benchmarks.roboteq.prompts import rag_block
 from socialbench.benchmarks.roboteq.schema import TASK_BJ
+from socialbench.benchmarks.roboteq.tokens import approx_tokens, image_tokens
 from socialbench.vision.images import ImageEncoder, ImagePolicy
 
 ROLES = (

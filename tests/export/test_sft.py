@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from socialbench.benchmarks.roboteq.prompts import parse_judgments, scene_prompt
+from socialbench.benchmarks.roboteq.judgment_replies import parse_judgments
+from socialbench.benchmarks.roboteq.prompts import scene_prompt
 from socialbench.errors import UsageError
 from socialbench.export.sft import write_sft
 

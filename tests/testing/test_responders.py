@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from socialbench.benchmarks.roboteq.prompts import grounding_prompt, parse_judgments, scene_prompt
+from socialbench.benchmarks.roboteq.judgment_replies import parse_judgments
+from socialbench.benchmarks.roboteq.prompts import grounding_prompt, scene_prompt
 from socialbench.construction.behaviors import behavior_prompt, validate_behaviors
 from socialbench.construction.filters import relevance_prompt, validate_relevance
 from socialbench.construction.grounding_questions import question_prompt, validate_question

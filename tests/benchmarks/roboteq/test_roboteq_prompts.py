@@ -6,17 +6,10 @@ import json
 
 import pytest
 
-from socialbench.benchmarks.roboteq.prompts import (
-    approx_tokens,
-    behavior_prompt,
-    grounding_prompt,
-    image_tokens,
-    parse_grounding,
-    parse_grounding_letters,
-    parse_judgments,
-    rag_block,
-    scene_prompt,
-)
+from socialbench.benchmarks.roboteq.grounding_replies import parse_grounding, parse_grounding_letters
+from socialbench.benchmarks.roboteq.judgment_replies import parse_judgments
+from socialbench.benchmarks.roboteq.prompts import behavior_prompt, grounding_prompt, rag_block, scene_prompt
+from socialbench.benchmarks.roboteq.tokens import approx_tokens, image_tokens
 
 ROLE = "You are a cafe service robot. In the following scenario, what is your most appropriate next action?"
 BEHAVIORS = [(1, "Recommend desserts."), (2, "Ask the customer to move."), (3, "Step back.")]

@@ -17,10 +17,13 @@ from contextlib import contextmanager
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from socialbench.benchmarks.roboteq import prompts
-from socialbench.benchmarks.roboteq.prompts import parse_grounding, parse_judgments
+from socialbench.benchmarks.roboteq import grounding_replies, judgment_replies, reply_json
+from socialbench.benchmarks.roboteq.grounding_replies import parse_grounding
+from socialbench.benchmarks.roboteq.judgment_replies import parse_judgments
 from socialbench.testing.work_count import work
 
+#: The modules whose Python lines count as parsing work (the replies' readers).
+READERS = [judgment_replies, grounding_replies, reply_json]
 #: The numbered-line pattern as first written: the definition the linear one must keep.
 LINE_NUMBER_DEFINITION = re.compile(r"^\W*(?:behaviou?r\s*)?\[?\s*(\d+)\s*\]?(.*)$", re.IGNORECASE)
 
@@ -56,15 +59,15 @@ def _repeat(unit: str, size: int) -> str:
 def _json_bound(text: str) -> int:
     """The most JSON decoding a parse may do: the objects found (disjoint) and at most
     MAX_FAILED_STARTS failed starts, each up to the whole text."""
-    return (prompts.MAX_FAILED_STARTS + 1) * len(text)
+    return (reply_json.MAX_FAILED_STARTS + 1) * len(text)
 
 
 @PROPERTY
 @given(units)
 def test_parse_judgments_work_is_linear_in_the_reply_length(unit: str) -> None:
     text = _repeat(unit, 6000)
-    small = work(parse_judgments, _repeat(unit, 1500), [1, 2, 3], modules=[prompts])
-    large = work(parse_judgments, text, [1, 2, 3], modules=[prompts])
+    small = work(parse_judgments, _repeat(unit, 1500), [1, 2, 3], modules=READERS)
+    large = work(parse_judgments, text, [1, 2, 3], modules=READERS)
     assert large.total <= 6 * small.total, (unit, small, large)
     assert large.json_chars <= _json_bound(text), (unit, large)
 
@@ -73,8 +76,8 @@ def test_parse_judgments_work_is_linear_in_the_reply_length(unit: str) -> None:
 @given(units)
 def test_parse_grounding_work_is_linear_in_the_reply_length(unit: str) -> None:
     text = _repeat(unit, 6000)
-    small = work(parse_grounding, _repeat(unit, 1500), modules=[prompts])
-    large = work(parse_grounding, text, modules=[prompts])
+    small = work(parse_grounding, _repeat(unit, 1500), modules=READERS)
+    large = work(parse_grounding, text, modules=READERS)
     assert large.total <= 6 * small.total, (unit, small, large)
     assert large.json_chars <= _json_bound(text), (unit, large)
 
@@ -85,7 +88,7 @@ def test_parse_grounding_work_is_linear_in_the_reply_length(unit: str) -> None:
 )
 def test_numbered_line_pattern_matches_as_its_definition(pieces: list[str]) -> None:
     line = "".join(pieces).strip()
-    want, got = LINE_NUMBER_DEFINITION.match(line), prompts._LINE_NUMBER.match(line)
+    want, got = LINE_NUMBER_DEFINITION.match(line), judgment_replies._LINE_NUMBER.match(line)
     assert (want and want.groups()) == (got and got.groups())
 
 

@@ -9,7 +9,8 @@ import json
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from socialbench.benchmarks.roboteq.prompts import parse_grounding, parse_judgments
+from socialbench.benchmarks.roboteq.grounding_replies import parse_grounding
+from socialbench.benchmarks.roboteq.judgment_replies import parse_judgments
 
 PROPERTY = settings(max_examples=200, deadline=None, database=None)
 #: replies nested too deeply to decode, and brace-heavy ones

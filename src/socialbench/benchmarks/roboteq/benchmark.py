@@ -34,22 +34,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from socialbench.benchmarks.base import BaseBenchmark, scoring_summary
+from socialbench.benchmarks.base import BaseBenchmark, Dataset, scoring_summary
 from socialbench.benchmarks.options import EvalOptions
+from socialbench.benchmarks.roboteq.grounding_replies import parse_grounding
 from socialbench.benchmarks.roboteq.hub import resolve_data
+from socialbench.benchmarks.roboteq.judgment_replies import parse_judgments
 from socialbench.benchmarks.roboteq.label_files import find_label_files
 from socialbench.benchmarks.roboteq.loader import RobotEQDataset, load_roboteq
 from socialbench.benchmarks.roboteq.options import JudgmentOptions, RobotEQOptions
-from socialbench.benchmarks.roboteq.prompts import (
-    approx_tokens,
-    behavior_prompt,
-    grounding_prompt,
-    parse_grounding,
-    parse_judgments,
-    rag_block,
-    scene_prompt,
-)
+from socialbench.benchmarks.roboteq.prompts import behavior_prompt, grounding_prompt, rag_block, scene_prompt
 from socialbench.benchmarks.roboteq.schema import LABELS, TASK_BJ, TASK_SG, normalise_label
+from socialbench.benchmarks.roboteq.tokens import approx_tokens
 from socialbench.benchmarks.roboteq.validate import validate_roboteq
 from socialbench.errors import Problem, UsageError
 from socialbench.metrics.protocols import ProtocolArg, as_protocol
@@ -71,7 +66,7 @@ from socialbench.prompting.parsing import parse_answer
 from socialbench.records import fingerprint_files
 from socialbench.solving.context import SolveContext
 from socialbench.solving.solvers import Parse, answer, parse_off_loop, sample_record
-from socialbench.types import EncodedImage, Item, Question, Request, SampleRecord
+from socialbench.types import EncodedImage, Item, ParsedAnswer, Question, Request, SampleRecord
 
 __all__ = ["RobotEQJudgment", "RobotEQGrounding", "judgment_requests", "scene_query", "behavior_query"]
 
@@ -157,17 +152,17 @@ class _RobotEQ(BaseBenchmark[R]):
         return block, {"rag_added_tokens": approx_tokens(block), "rag_retrieval_us": int(round(found.seconds * 1e6))}
 
 
-def labelled(parse: Callable[[str | None], tuple[Any, str | None]]) -> Parse:
+def labelled(parse: Callable[[str | None], tuple[ParsedAnswer, str | None]]) -> Parse:
     """``parse``, recording how a reply was read only when it gave an answer."""
 
-    def read(text: str | None) -> tuple[Any, str | None]:
+    def read(text: str | None) -> tuple[ParsedAnswer, str | None]:
         value, method = parse(text)
         return value, (method if value is not None else None)
 
     return read
 
 
-def parse_label(text: str | None) -> tuple[Any, str | None]:
+def parse_label(text: str | None) -> tuple[ParsedAnswer, str | None]:
     """A behavior judgment's label from a reply to a per-behavior request."""
     res = parse_answer(text, LABELS)
     return res.value, res.method
@@ -215,14 +210,14 @@ class RobotEQJudgment(_RobotEQ[JudgmentOptions]):
     options_type = JudgmentOptions
     result_type = JudgmentResult
 
-    def estimate_requests(self, dataset: Any, options: JudgmentOptions, *, model_reads_prompt: bool) -> int:
+    def estimate_requests(self, dataset: Dataset, options: JudgmentOptions, *, model_reads_prompt: bool) -> int:
         """Model requests of a run: one per scene, or one per behavior with ``per_behavior``
         (and for models that read no prompt)."""
         if options.per_behavior or not model_reads_prompt:
             return len(self.question_order(dataset))
         return len({item_id for item_id, _ in self.question_order(dataset)})
 
-    async def solve(self, item: Item, dataset: Any, ctx: SolveContext[JudgmentOptions]) -> None:
+    async def solve(self, item: Item, dataset: RobotEQDataset, ctx: SolveContext[JudgmentOptions]) -> None:
         pending = [q for q in item.questions if ctx.finished(item.item_id, q.key) is None]
         if not pending:
             return
@@ -267,12 +262,12 @@ class RobotEQJudgment(_RobotEQ[JudgmentOptions]):
         )
         for key in pending:
 
-            def judgment(text: str | None, k: int = ks[key]) -> tuple[Any, str | None]:
+            def judgment(text: str | None, k: int = ks[key]) -> tuple[ParsedAnswer, str | None]:
                 return (parsed.values.get(k), parsed.method) if parsed is not None else (None, None)
 
             ctx.record(sample_record(item.item_id, key, request, outcome, labelled(judgment), extra))
 
-    def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: ProtocolArg) -> JudgmentResult:
+    def score(self, dataset: RobotEQDataset, records: Sequence[SampleRecord], protocol: ProtocolArg) -> JudgmentResult:
         proto = as_protocol(protocol)
         by_key = {(r.item_id, r.question_key): r for r in records}
         rows: list[JudgmentRow] = []
@@ -330,7 +325,7 @@ class RobotEQGrounding(_RobotEQ[RobotEQOptions]):
     options_type = RobotEQOptions
     result_type = GroundingResult
 
-    async def solve(self, item: Item, dataset: Any, ctx: SolveContext[RobotEQOptions]) -> None:
+    async def solve(self, item: Item, dataset: RobotEQDataset, ctx: SolveContext[RobotEQOptions]) -> None:
         q = item.questions[0]
         if ctx.finished(item.item_id, q.key) is not None:
             return
@@ -347,7 +342,7 @@ class RobotEQGrounding(_RobotEQ[RobotEQOptions]):
         )
         await answer(ctx, request, labelled(_parse_grounding), extra)
 
-    def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: ProtocolArg) -> GroundingResult:
+    def score(self, dataset: RobotEQDataset, records: Sequence[SampleRecord], protocol: ProtocolArg) -> GroundingResult:
         proto = as_protocol(protocol)
         by_key = {(r.item_id, r.question_key): r for r in records}
         rows: list[GroundingRow] = []

@@ -20,9 +20,8 @@ import json
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any
 
 from socialbench.benchmarks.roboteq.schema import FACETS, LETTERS, MAX_IMAGE_PIXELS, MAX_VOTE_COUNT, normalise_label
 
@@ -68,7 +67,7 @@ _LITERAL_ERRORS = (ValueError, SyntaxError, TypeError, MemoryError, RecursionErr
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def loads_json(text: str) -> tuple[Any, str | None]:
+def loads_json(text: str) -> tuple[object, str | None]:
     """``json.loads`` that never raises: ``(value, None)`` or ``(None, what is wrong)``.
 
     Covers invalid JSON, nesting deeper than the interpreter can decode and integers with
@@ -84,7 +83,7 @@ def loads_json(text: str) -> tuple[Any, str | None]:
         return None, f"not valid JSON here ({exc})"
 
 
-def _has_surrogate(value: Any, depth: int = 0) -> bool:
+def _has_surrogate(value: object, depth: int = 0) -> bool:
     if isinstance(value, str):
         return _SURROGATE.search(value) is not None
     if depth > 100:
@@ -96,7 +95,7 @@ def _has_surrogate(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def surrogate_fields(row: dict[str, Any]) -> list[str]:
+def surrogate_fields(row: Mapping[str, object]) -> list[str]:
     """Names of the fields of ``row`` holding text with a lone surrogate (a ``\\ud800``
     JSON escape without its pair): such text cannot be written to results as UTF-8."""
     return [
@@ -123,7 +122,7 @@ def label_file_problem(path: Path, root: Path) -> str | None:
     return None
 
 
-def _key_number(key: Any) -> int | None:
+def _key_number(key: object) -> int | None:
     """The behavior number in a key such as ``"2"``, ``"b2"`` or ``2`` (at most 9 digits)."""
     m = re.search(r"\d+", str(key))
     if not m or len(m.group()) > 9:
@@ -131,7 +130,7 @@ def _key_number(key: Any) -> int | None:
     return int(m.group())
 
 
-def decode_structured(text: str) -> tuple[Any, bool]:
+def decode_structured(text: str) -> tuple[object, bool]:
     """Decode a list / object written as JSON or as a Python literal (pandas writes
     ``"['safety', 'privacy']"`` to CSV). Returns ``(value, True)`` or ``(None, False)``."""
     for loader in (json.loads, ast.literal_eval):
@@ -142,7 +141,7 @@ def decode_structured(text: str) -> tuple[Any, bool]:
     return None, False
 
 
-def parse_list_field(value: Any) -> list[Any] | None:
+def parse_list_field(value: object) -> list[object] | None:
     """A list stored as a list, a JSON / Python-literal string, or a newline-separated string.
 
     ``None`` and ``""`` give None (field absent). CSV exports store lists as strings.
@@ -163,7 +162,7 @@ def parse_list_field(value: Any) -> list[Any] | None:
     return [value]
 
 
-def _facet_names(value: Any) -> tuple[list[str], list[str]]:
+def _facet_names(value: object) -> tuple[list[str], list[str]]:
     """Facet list from a list, a JSON / Python-literal list string, or a comma / semicolon /
     pipe separated string -> (facets, unknown)."""
     if isinstance(value, str) and value.strip().startswith("["):
@@ -186,7 +185,7 @@ def _facet_names(value: Any) -> tuple[list[str], list[str]]:
     return out, unknown
 
 
-def parse_facets(value: Any, ks: Sequence[int]) -> tuple[list[tuple[str, ...]], list[str]]:
+def parse_facets(value: object, ks: Sequence[int]) -> tuple[list[tuple[str, ...]], list[str]]:
     """Facets per behavior (aligned with ``ks``) and error messages.
 
     Accepted forms: absent (no facets); one list or string for the whole scene (every
@@ -235,13 +234,13 @@ def parse_facets(value: Any, ks: Sequence[int]) -> tuple[list[tuple[str, ...]], 
     return [tuple(names) for _ in ks], errors
 
 
-def _no_votes(v: Any) -> bool:
+def _no_votes(v: object) -> bool:
     """True for a behavior whose votes are absent: ``None`` (as the canonical JSONL writes
     it), ``""``, ``[]`` or ``{}``."""
     return v is None or (isinstance(v, (str, list, tuple, dict)) and not (v.strip() if isinstance(v, str) else v))
 
 
-def _vote_counts(v: Any) -> tuple[dict[str, int] | None, str | None]:
+def _vote_counts(v: object) -> tuple[dict[str, int] | None, str | None]:
     if isinstance(v, str):
         v = [p for p in re.split(r"[,;|\s]+", v) if p]
     if isinstance(v, dict):
@@ -265,7 +264,7 @@ def _vote_counts(v: Any) -> tuple[dict[str, int] | None, str | None]:
     return counts, None
 
 
-def parse_judgment_votes(value: Any, ks: Sequence[int]) -> tuple[list[dict[str, int] | None] | None, list[str]]:
+def parse_judgment_votes(value: object, ks: Sequence[int]) -> tuple[list[dict[str, int] | None] | None, list[str]]:
     """Per-annotator votes per behavior as ``{label: count}``, or None when absent.
 
     Forms: a list with one entry per behavior, or a dict ``{k: entry}`` (a JSON or
@@ -282,7 +281,7 @@ def parse_judgment_votes(value: Any, ks: Sequence[int]) -> tuple[list[dict[str, 
             return None, [f"votes is neither valid JSON nor a Python list/dict literal: {value!r}"]
         value = decoded
     if isinstance(value, dict):
-        entries: dict[int, Any] = {}
+        entries: dict[int, object] = {}
         for key, v in value.items():
             num = _key_number(key)
             if num is None or num not in ks:
@@ -314,7 +313,7 @@ def parse_judgment_votes(value: Any, ks: Sequence[int]) -> tuple[list[dict[str, 
     return out, errors
 
 
-def parse_letters(value: Any) -> tuple[tuple[str, ...] | None, str | None]:
+def parse_letters(value: object) -> tuple[tuple[str, ...] | None, str | None]:
     """A set of grounding options: ``["A", "C"]``, ``"A, C"``, ``"AC"`` or ``'["A","C"]'``.
 
     Returns the letters in A-D order (no duplicates) or an error message. An empty
@@ -339,7 +338,7 @@ def parse_letters(value: Any) -> tuple[tuple[str, ...] | None, str | None]:
     return tuple(o for o in LETTERS if o in letters), None
 
 
-def resolve_image(root: Path, base: Path, value: Any) -> tuple[str | None, str | None]:
+def resolve_image(root: Path, base: Path, value: object) -> tuple[str | None, str | None]:
     """Resolve an image reference to a path relative to ``root`` (POSIX form).
 
     ``base`` is the folder the reference is relative to (the metadata file's folder).

@@ -9,11 +9,14 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from socialbench.benchmarks.roboteq.fields import loads_json
 from socialbench.benchmarks.roboteq.schema import CANONICAL_FILE, METADATA_NAMES
 from socialbench.errors import Problem
+
+if TYPE_CHECKING:
+    from _csv import Reader
 
 __all__ = ["Row", "find_label_files", "unreadable_label_files", "read_rows"]
 
@@ -48,7 +51,7 @@ def unreadable_label_files(root: Path) -> list[Path]:
 class Row:
     """One row of a label file: its fields, the file and the line (1-based) it starts on."""
 
-    data: dict[str, Any]
+    data: dict[str, object]
     file: Path
     line: int
 
@@ -108,7 +111,7 @@ def _read_csv(path: Path) -> Iterator[Row | Problem]:
         )
 
 
-def _csv_rows(path: Path, reader: Any) -> Iterator[Row | Problem]:
+def _csv_rows(path: Path, reader: Reader) -> Iterator[Row | Problem]:
     try:
         header = next(reader)
     except StopIteration:

