@@ -8,14 +8,9 @@ import math
 import pytest
 
 from socialbench.metrics.agreement import ScoringEntry
-from socialbench.metrics.failures import (
-    action_distribution,
-    answers_entropy,
-    entropy_bits,
-    entry_failed,
-    failure_rate_by_attribute,
-    rank_cases,
-)
+from socialbench.metrics.case_ranking import answers_entropy, entropy_bits, rank_cases
+from socialbench.metrics.failure_analysis import action_distribution, failure_rate_by_attribute
+from socialbench.metrics.failures import entry_failed
 from socialbench.types import HumanVotes, Question
 
 YESNO = Question("q_robot_affected_p1", "q_robot_affected", "Social reasoning", "single", "?", ("yes", "no"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from socialbench.metrics.failures import ActionShare, GroupFailure
+from socialbench.metrics.failure_analysis import ActionShare, GroupFailure
 from socialbench.report.loading import load_runs
 from socialbench.report.renderers import to_csv, to_latex, to_markdown
 from socialbench.report.socialnav_item_tables import action_table, failure_env_table

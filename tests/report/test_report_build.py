@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
 from socialbench.errors import UsageError
-from socialbench.metrics.failures import failure_rate_by_attribute, failure_summary
+from socialbench.metrics.failure_analysis import failure_rate_by_attribute
+from socialbench.metrics.failures import failure_summary
 from socialbench.report.build import build_report, parse_formats
 from socialbench.report.commands import register
 from socialbench.report.compare import compare_runs

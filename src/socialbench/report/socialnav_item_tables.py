@@ -157,8 +157,9 @@ def socialnav_item_tables(
     Human-derived), which get their own sections and a note; failure rates count the
     answers the model gave (:func:`~socialbench.report.provenance.given_keys` left out),
     while the CIs cover what Table 1 scores."""
-    from socialbench.metrics.failures import action_distribution, failure_rate_by_attribute, failure_summary
     from socialbench.metrics.bootstrap import bootstrap_means_ci
+    from socialbench.metrics.failure_analysis import action_distribution, failure_rate_by_attribute
+    from socialbench.metrics.failures import failure_summary
     from socialbench.navigation.scene_features import FEATURES, scene_features
 
     protocol = protocol_of(runs)

@@ -23,7 +23,7 @@ category, facet / attribute, status of a chosen run, human entropy range, item i
 The URL fragment sets them for a shareable view, e.g. ``index.html#sel=all&run=1&status=failed``
 (keys ``sel base cat facet run status hmin hmax q page``).
 
-Selection (paper §7.6): questions are ordered by :func:`socialbench.metrics.failures.rank_cases`
+Selection (paper §7.6): questions are ordered by :func:`socialbench.metrics.case_ranking.rank_cases`
 (failures with the most human consensus first, then successes that split the models) and
 the first ``featured`` failures and successes are marked; the viewer opens on them. When
 there are more than ``max_items`` questions, the first ``max_items`` in that order are
@@ -42,7 +42,9 @@ from typing import Any
 
 from socialbench.errors import SocialbenchError
 from socialbench.metrics.agreement import ScoringEntry
-from socialbench.metrics.failures import choice_label, entropy_bits, entry_answer, rank_cases
+from socialbench.metrics.case_ranking import entropy_bits, rank_cases
+from socialbench.metrics.failure_analysis import choice_label
+from socialbench.metrics.failures import entry_answer
 from socialbench.prompting.metamorphic import make_variant, split_variant
 from socialbench.report.sent_images import SentImages
 from socialbench.report.socialnav_tables import QUESTION_NAMES
