@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from socialbench.types import EncodedImage, GenerationConfig, Outcome, Request, SampleRecord
 from socialbench.vision.images import ImageEncoder
@@ -43,7 +43,7 @@ class Finished(Protocol):
 class Prepare(Protocol):
     """Run ``fn(*args)`` off the event loop (CPU-bound preparation such as encoding)."""
 
-    def __call__(self, fn: Callable[..., T], /, *args: Any) -> Awaitable[T]: ...
+    def __call__(self, fn: Callable[..., T], /, *args: object) -> Awaitable[T]: ...
 
 
 class PrepareImages(Protocol):

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import TypeVar
 
 from socialbench.solving.context import SolveContext
-from socialbench.types import Outcome, Question, Request, SampleRecord
+from socialbench.types import Outcome, ParsedAnswer, Question, Request, SampleRecord
+
+R = TypeVar("R")
 
 #: A reply's parser: (the answer, how it was read), or (None, ...) for an invalid reply.
-Parse = Callable[[str | None], tuple[Any, str | None]]
+Parse = Callable[[str | None], tuple[ParsedAnswer, str | None]]
 #: Replies longer than this (characters) are parsed in a worker thread, so that one long
 #: reply (a reasoning model's, or a hostile one) never holds up the other requests in flight
 #: on the event loop. Parsing is linear in the reply's length and replies are capped in bytes
@@ -25,7 +27,7 @@ Parse = Callable[[str | None], tuple[Any, str | None]]
 #: where a thread hop would cost more than the parse.
 LONG_REPLY_CHARS = 16_384
 #: Ask one question, given the earlier answers it depends on (None: asked on its own).
-Ask = Callable[[Question, Mapping[str, Any] | None], Awaitable[SampleRecord]]
+Ask = Callable[[Question, Mapping[str, ParsedAnswer] | None], Awaitable[SampleRecord]]
 
 
 def sample_record(
@@ -35,7 +37,7 @@ def sample_record(
     outcome: Outcome,
     parse: Parse,
     usage: Mapping[str, int] | None = None,
-    extra: Mapping[str, Any] | None = None,
+    extra: Mapping[str, object] | None = None,
 ) -> SampleRecord:
     """The record of one question answered by ``outcome`` (the reply to ``request``): the
     parsed answer when the call succeeded, the error kind when it failed; ``usage`` adds
@@ -62,7 +64,7 @@ def sample_record(
     )
 
 
-async def parse_off_loop(parse: Callable[[str | None], Any], text: str | None) -> Any:
+async def parse_off_loop(parse: Callable[[str | None], R], text: str | None) -> R:
     """``parse(text)``: inline for a short reply, in a worker thread for one longer than
     :data:`LONG_REPLY_CHARS` characters (so the event loop keeps serving other requests)."""
     if text is not None and len(text) > LONG_REPLY_CHARS:
@@ -70,16 +72,16 @@ async def parse_off_loop(parse: Callable[[str | None], Any], text: str | None) -
     return parse(text)
 
 
-def _parsed_already(parsed: tuple[Any, str | None]) -> Parse:
+def _parsed_already(parsed: tuple[ParsedAnswer, str | None]) -> Parse:
     return lambda _text: parsed
 
 
 async def answer(
-    ctx: SolveContext[Any],
+    ctx: SolveContext[object],
     request: Request,
     parse: Parse,
     usage: Mapping[str, int] | None = None,
-    extra: Mapping[str, Any] | None = None,
+    extra: Mapping[str, object] | None = None,
 ) -> SampleRecord:
     """Send ``request`` (about one question: ``request.question``), record and return its
     answer (with ``extra`` beside it in the record)."""
@@ -113,7 +115,7 @@ def dependency_error(item_id: str, key: str, failed: str) -> SampleRecord:
 
 
 async def in_order(
-    ctx: SolveContext[Any],
+    ctx: SolveContext[object],
     item_id: str,
     questions: Sequence[Question],
     ask: Ask,
@@ -123,7 +125,7 @@ async def in_order(
     (by :func:`key_of` of the question that gave them). Never asks with a hole where a
     failed answer should be: a question with a failed dependency is recorded as
     ``dependency_error``."""
-    answers: dict[str, Any] = {}
+    answers: dict[str, ParsedAnswer] = {}
     failed: set[str] = set()
     for q in questions:
         key = key_of(q)

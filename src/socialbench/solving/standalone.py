@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from socialbench.solving.context import Generate, SolveContext
 from socialbench.types import EncodedImage, GenerationConfig, SampleRecord
@@ -21,18 +21,19 @@ from socialbench.vision.images import ImageEncoder
 from socialbench.vision.prepare import ImageJob, PerturbSpec, run_job
 
 T = TypeVar("T")
+Opts = TypeVar("Opts")
 
 
 def standalone_context(
     generate: Generate,
     records: list[SampleRecord],
     *,
-    options: Any,
+    options: Opts,
     generation: GenerationConfig,
     encoder: ImageEncoder,
     perturb: PerturbSpec | None,
     seed: int,
-) -> SolveContext[Any]:
+) -> SolveContext[Opts]:
     """A context whose requests go to ``generate`` and whose records are appended to
     ``records`` (in the order the solver records them)."""
 
@@ -42,7 +43,7 @@ def standalone_context(
     def finished(item_id: str, key: str) -> SampleRecord | None:
         return None  # nothing was answered before: every question is asked
 
-    async def prepare(fn: Callable[..., T], *args: Any) -> T:
+    async def prepare(fn: Callable[..., T], *args: object) -> T:
         return await asyncio.to_thread(fn, *args)
 
     async def prepare_images(job: ImageJob) -> tuple[EncodedImage, ...]:
