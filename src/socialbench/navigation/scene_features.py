@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from socialbench.navigation.tracks import PersonTrack, RobotPath
 
 __all__ = ["CLOSE_M", "FEATURES", "crowd_bin", "scene_features", "track_features"]
 
@@ -24,7 +27,7 @@ CLOSE_M = 1.5
 FEATURES = ("crowd size", "person within 1.5 m", "robot moves laterally")
 
 
-def crowd_bin(n_people: Any) -> str | None:
+def crowd_bin(n_people: object) -> str | None:
     """The crowd-size bin of a number of people (``None`` when unknown)."""
     if isinstance(n_people, bool) or not isinstance(n_people, int) or n_people < 1:
         return None
@@ -37,9 +40,9 @@ def crowd_bin(n_people: Any) -> str | None:
     return "6+ people"
 
 
-def scene_features(metadata: Mapping[str, Any]) -> dict[str, Any]:
+def scene_features(metadata: Mapping[str, object]) -> dict[str, str | bool | None]:
     """The :data:`FEATURES` of one sample (see the module docstring)."""
-    out: dict[str, Any] = {
+    out: dict[str, str | bool | None] = {
         "crowd size": crowd_bin(metadata.get("n_people")),
         "person within 1.5 m": None,
         "robot moves laterally": None,
@@ -57,7 +60,7 @@ def scene_features(metadata: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def track_features(people: Mapping[int, Any], robot: Any) -> dict[str, bool]:
+def track_features(people: Mapping[int, PersonTrack], robot: RobotPath) -> dict[str, bool]:
     """``person within 1.5 m`` and ``robot moves laterally`` from labelled tracks and the
     robot path (both in the initial robot frame)."""
     from socialbench.navigation.rules import robot_moving_direction

@@ -25,12 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from socialbench.errors import UsageError
 from socialbench.navigation.tracks import FRAME_DT, Observation, PersonTrack
+
+K = TypeVar("K")
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,7 @@ class Smoothed:
     velocities: np.ndarray  # (T, 2)
 
 
+# pykalman is an optional extra without type information: its class stays Any
 def _kalman_filter_class() -> Any:
     try:
         from pykalman import KalmanFilter
@@ -75,7 +79,7 @@ def _kalman_filter_class() -> Any:
     return KalmanFilter
 
 
-def smooth_positions(positions: Any, params: KalmanParams = KalmanParams()) -> Smoothed:
+def smooth_positions(positions: npt.ArrayLike, params: KalmanParams = KalmanParams()) -> Smoothed:
     """RTS-smooth ``(T, 2)`` positions; rows with NaN are treated as missing.
 
     Raises ``ValueError`` if no row is observed.
@@ -125,8 +129,8 @@ def smooth_track(track: PersonTrack, params: KalmanParams = KalmanParams(), fill
 
 
 def smooth_tracks(
-    tracks: Mapping[Any, PersonTrack], params: KalmanParams = KalmanParams(), fill_gaps: bool = False
-) -> dict[Any, PersonTrack]:
+    tracks: Mapping[K, PersonTrack], params: KalmanParams = KalmanParams(), fill_gaps: bool = False
+) -> dict[K, PersonTrack]:
     """:func:`smooth_track` for every track, keeping the keys."""
     return {k: smooth_track(tr, params, fill_gaps) for k, tr in tracks.items()}
 
