@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from socialbench.errors import UsageError
-from socialbench.sweep.plan import expand, load_plan
+from socialbench.sweep.grid import expand
+from socialbench.sweep.plan import load_plan
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from socialbench.cli import EXIT_USAGE, main
 from socialbench.errors import UsageError
 from socialbench.sweep.cells import SAMPLES_MISSING, previous_status
-from socialbench.sweep.plan import MAX_CELLS, MAX_PLAN_BYTES, expand, load_plan
+from socialbench.sweep.grid import expand
+from socialbench.sweep.plan import MAX_CELLS, load_plan
+from socialbench.sweep.plan_yaml import MAX_PLAN_BYTES
 
 BASE = "models: [baseline:random]\nbenchmarks: [socialnav-sim]\n"
 

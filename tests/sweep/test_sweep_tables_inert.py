@@ -9,7 +9,8 @@ from rich.console import Console
 
 from socialbench.sweep.cells import CellOutcome
 from socialbench.sweep.commands import status_table
-from socialbench.sweep.plan import Cell, ModelEntry
+from socialbench.sweep.grid import Cell
+from socialbench.sweep.plan import ModelEntry
 
 HOSTILE = "mock:[red]x[/]\x1b]0;pwned\x07"
 

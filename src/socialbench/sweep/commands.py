@@ -18,7 +18,8 @@ from rich.table import Table
 from socialbench.errors import UsageError
 from socialbench.messages import EXIT_INTERRUPTED, EXIT_MODEL_ERRORS, line, stdout_console, table_text
 from socialbench.sweep.cells import CellOutcome, previous_status
-from socialbench.sweep.plan import Cell, expand, load_plan
+from socialbench.sweep.grid import Cell, expand
+from socialbench.sweep.plan import load_plan
 
 EXECUTORS = ("local", "ray")
 _LOCAL_MODELS = ("baseline:", "human:", "mock:", "replay:")

@@ -13,7 +13,7 @@ from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.sweep.cells import CellOutcome, run_cell
-from socialbench.sweep.plan import Cell
+from socialbench.sweep.grid import Cell
 
 log = logging.getLogger(__name__)
 

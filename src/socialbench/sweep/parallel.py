@@ -29,7 +29,7 @@ from typing import Any
 
 from socialbench.messages import say
 from socialbench.sweep.cells import CellOutcome, previous_status, run_cell
-from socialbench.sweep.plan import Cell
+from socialbench.sweep.grid import Cell
 
 
 def default_jobs() -> int:
