@@ -32,7 +32,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypedDict, TypeVar
 
 from socialbench.metrics.agreement import cwpa_paper, human_average_paper, pa_paper
 from socialbench.metrics.classification import bootstrap_f1_se, f1_from_counts, per_label, unit_counts
@@ -74,6 +74,8 @@ __all__ = [
     "table1",
     "cwpa_basis",
     "request_costs",
+    "MetricDrop",
+    "RobustnessDrop",
     "robustness_drop",
     "format_summary",
 ]
@@ -285,7 +287,45 @@ def request_costs(records: Sequence[SampleRecord]) -> RequestCosts:
     return out
 
 
-def robustness_drop(clean: Mapping[str, Any], perturbed: Mapping[str, Any]) -> dict[str, Any]:
+class MetricDrop(TypedDict):
+    """One metric's value in a clean and a perturbed run and its drop (see
+    :func:`robustness_drop`)."""
+
+    clean: float
+    perturbed: float
+    drop: float
+    relative_drop: float | None
+
+
+class RobustnessDrop(TypedDict):
+    """What :func:`robustness_drop` returns: the drops overall and per subset."""
+
+    benchmark: object
+    perturbation: object
+    overall: dict[str, MetricDrop]
+    by_subset: dict[str, dict[str, MetricDrop]]
+
+
+def _block(metrics: Mapping[str, object], key: str) -> Mapping[str, object]:
+    """The JSON object ``metrics[key]`` ({} when absent, null or not an object)."""
+    value = metrics.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def _drops(a: Mapping[str, object], b: Mapping[str, object]) -> dict[str, MetricDrop]:
+    out: dict[str, MetricDrop] = {}
+    for name, va in a.items():
+        vb = b.get(name)
+        if not (isinstance(va, Mapping) and isinstance(vb, Mapping)):
+            continue
+        x, y = va.get("value"), vb.get("value")
+        if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+            drop = x - y
+            out[name] = {"clean": x, "perturbed": y, "drop": drop, "relative_drop": drop / x if x else None}
+    return out
+
+
+def robustness_drop(clean: Mapping[str, object], perturbed: Mapping[str, object]) -> RobustnessDrop:
     """Drop of every metric from a clean run's metrics.json to a perturbed run's.
 
     For each metric value present in both (``overall`` and each ``by_subset`` group):
@@ -296,51 +336,41 @@ def robustness_drop(clean: Mapping[str, Any], perturbed: Mapping[str, Any]) -> d
     """
     if clean.get("benchmark") != perturbed.get("benchmark"):
         raise ValueError(f"cannot compare {clean.get('benchmark')!r} with {perturbed.get('benchmark')!r}")
-
-    def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for name, va in a.items():
-            vb = b.get(name)
-            if not (isinstance(va, Mapping) and isinstance(vb, Mapping)):
-                continue
-            x, y = va.get("value"), vb.get("value")
-            if isinstance(x, (int, float)) and isinstance(y, (int, float)):
-                drop = x - y
-                out[name] = {"clean": x, "perturbed": y, "drop": drop, "relative_drop": drop / x if x else None}
-        return out
-
-    result: dict[str, Any] = {
+    result: RobustnessDrop = {
         "benchmark": clean.get("benchmark"),
         "perturbation": perturbed.get("perturbation"),
-        "overall": compare(clean.get("overall", {}), perturbed.get("overall", {})),
+        "overall": _drops(_block(clean, "overall"), _block(perturbed, "overall")),
         "by_subset": {},
     }
-    for group, values in (clean.get("by_subset") or {}).items():
-        other = (perturbed.get("by_subset") or {}).get(group)
+    other_subsets = _block(perturbed, "by_subset")
+    for group, values in _block(clean, "by_subset").items():
+        other = other_subsets.get(group)
         if isinstance(values, Mapping) and isinstance(other, Mapping):
-            result["by_subset"][group] = compare(values, other)
+            result["by_subset"][group] = _drops(values, other)
     return result
 
 
-def _fmt(stat: Mapping[str, Any] | None) -> str:
-    if not stat or stat.get("value") is None:
+def _fmt(stat: object) -> str:
+    value = stat.get("value") if isinstance(stat, Mapping) else None
+    if not isinstance(value, (int, float)):
         return "—"
-    se = stat.get("se")
-    return f"{100 * stat['value']:.2f}" + (f" ± {100 * se:.2f}" if se is not None else "")
+    se = stat.get("se") if isinstance(stat, Mapping) else None
+    return f"{100 * value:.2f}" + (f" ± {100 * se:.2f}" if isinstance(se, (int, float)) else "")
 
 
-def format_summary(metrics: Mapping[str, Any]) -> str:
+def format_summary(metrics: Mapping[str, object]) -> str:
     """A few plain-text lines of a RobotEQ metrics.json (percent ± SE) for the CLI."""
     bench = metrics.get("benchmark", "roboteq")
     names = JUDGMENT_METRICS if bench == "roboteq-bj" else GROUNDING_METRICS
     lines = [f"{bench} — {metrics.get('note', '')}".rstrip(" —")]
-    rows = [("overall", metrics.get("overall") or {})]
-    rows += [(f"  {k}", v) for k, v in (metrics.get("by_subset") or {}).items()]
+    rows: list[tuple[str, object]] = [("overall", _block(metrics, "overall"))]
+    rows += [(f"  {k}", v) for k, v in _block(metrics, "by_subset").items()]
     header = f"{'group':<24}" + "".join(f"{n:>16}" for n in names)
     lines.append(header)
     for label, values in rows:
-        n = values.get("n")
-        lines.append(f"{label + (f' (n={n})' if n else ''):<24}" + "".join(f"{_fmt(values.get(m)):>16}" for m in names))
+        block = values if isinstance(values, Mapping) else {}
+        n = block.get("n")
+        lines.append(f"{label + (f' (n={n})' if n else ''):<24}" + "".join(f"{_fmt(block.get(m)):>16}" for m in names))
     return "\n".join(lines)
 
 
