@@ -139,11 +139,6 @@ class PinholeCamera:
 
     # ----------------------------------------------------------------- construction
 
-    @property
-    def horizontal_fov(self) -> float:
-        """Full horizontal field of view in radians."""
-        return 2.0 * math.atan(max(self.cx, self.width - self.cx) / self.fx)
-
     @classmethod
     def from_dataset_cfg(cls, cfg: Mapping[str, object] | str | Path, **overrides: float) -> PinholeCamera:
         """Build from ``dataset_cfg.yaml`` (a path or the parsed mapping).

@@ -55,13 +55,3 @@ def label_people(tracks: Mapping[str, PersonTrack], n_frames: int = N_FRAMES) ->
     kept = filter_tracks(tracks, n_frames)
     labels = assign_labels(kept)
     return {labels[tid]: kept[tid] for tid in sorted(kept, key=lambda t: labels[t])}
-
-
-def positions_at(people: Mapping[int, PersonTrack], timestep: int) -> dict[int, tuple[float, float]]:
-    """``{label: (x, y)}`` of the people seen at ``timestep``."""
-    out: dict[int, tuple[float, float]] = {}
-    for label, tr in people.items():
-        o = tr.at(timestep)
-        if o is not None:
-            out[label] = o.xy
-    return out

@@ -85,14 +85,6 @@ class PersonTrack:
         """``(len(observations), 2)`` array of (x, y) in observation order."""
         return np.array([[o.x, o.y] for o in self.observations], dtype=float).reshape(-1, 2)
 
-    def dense_positions(self, n_frames: int = N_FRAMES) -> np.ndarray:
-        """``(n_frames, 2)`` array with NaN rows at timesteps where the person is unseen."""
-        out = np.full((n_frames, 2), np.nan)
-        for o in self.observations:
-            if 0 <= o.timestep < n_frames:
-                out[o.timestep] = (o.x, o.y)
-        return out
-
     def heading(self, timestep: int) -> float | None:
         """Direction of motion (radians, 0 = forward, positive = to the left) at ``timestep``.
 

@@ -91,10 +91,9 @@ def edit_image(image: bytes, prompt: str) -> bytes:
 
 @dataclass
 class _Scripted:
-    kind: Literal["status", "malformed", "stall", "no_data"]
+    kind: Literal["status", "malformed"]
     code: int = 200
     headers: dict[str, str] = field(default_factory=dict)
-    seconds: float = 0.0
 
 
 class ScriptedImagesServer:
@@ -136,15 +135,6 @@ class ScriptedImagesServer:
         with self._lock:
             self._script.append(_Scripted("malformed"))
 
-    def push_no_data(self) -> None:
-        """Next request gets a 200 with an empty ``data`` list."""
-        with self._lock:
-            self._script.append(_Scripted("no_data"))
-
-    def push_stall(self, seconds: float) -> None:
-        with self._lock:
-            self._script.append(_Scripted("stall", seconds=seconds))
-
     @property
     def requests(self) -> list[dict[str, object]]:
         with self._lock:
@@ -180,10 +170,6 @@ class ScriptedImagesServer:
                 return web.json_response(body, status=action.code, headers=action.headers)
             if action.kind == "malformed":
                 return web.Response(status=200, text="<html>not json", content_type="application/json")
-            if action.kind == "no_data":
-                return web.json_response({"created": int(time.time()), "data": []})
-            if action.kind == "stall":
-                await asyncio.sleep(action.seconds)
         png = make()
         item: dict[str, object] = {"revised_prompt": record.get("prompt")}
         if self.response == "url":
