@@ -111,7 +111,7 @@ class Candidate:
     def id(self) -> str:
         return candidate_id(self.url)
 
-    def provenance(self) -> dict[str, Any]:
+    def provenance(self) -> dict[str, str]:
         """The fields a crawl record carries about this candidate (unset ones left out)."""
         keys = ("url", "query_id", "query", "category", "subcategory", "license", "page")
         return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
@@ -236,7 +236,7 @@ def folder_candidates(folder: Path, subcategories: Mapping[str, Mapping[str, Any
     return out
 
 
-def _at_path(doc: Any, dotted: str) -> Any:
+def _at_path(doc: object, dotted: str) -> object:
     for part in [p for p in dotted.split(".") if p]:
         if isinstance(doc, dict) and part in doc:
             doc = doc[part]
@@ -247,7 +247,7 @@ def _at_path(doc: Any, dotted: str) -> Any:
     return doc
 
 
-def search_candidates(reply: Any, shape: SearchShape, query: Mapping[str, Any]) -> list[Candidate]:
+def search_candidates(reply: object, shape: SearchShape, query: Mapping[str, Any]) -> list[Candidate]:
     """The image candidates of one search reply (entries without an http(s) URL skipped);
     raises ``ValueError`` when the reply has no list at ``shape.results_path``."""
     results = _at_path(reply, shape.results_path)
@@ -315,7 +315,7 @@ class Fetched:
 _RETRYABLE_STATUS = {408, 425, 429}
 
 
-def _read_limited(stream: io.BufferedIOBase | Any, limit: int) -> bytes:
+def _read_limited(stream: io.BufferedIOBase, limit: int) -> bytes:  # a file or an HTTP response
     data = stream.read(limit + 1)
     if len(data) > limit:
         raise Rejected("size", f"more than {limit} bytes")

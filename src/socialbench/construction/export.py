@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from socialbench.benchmarks.roboteq.schema import (
     FACETS,
@@ -53,11 +53,11 @@ class ExportResult:
     behaviors: int = 0
     questions: int = 0
     images: int = 0
-    stats: dict[str, Any] = field(default_factory=dict)
+    stats: Mapping[str, object] = field(default_factory=dict)  # a DatasetStats after an export
 
 
-def _subset(value: Any) -> str:
-    return value if value in ("synthetic", "real") else "unknown"
+def _subset(value: object) -> str:
+    return value if isinstance(value, str) and value in ("synthetic", "real") else "unknown"
 
 
 def judgment_scene(rec: Mapping[str, Any], image: str) -> JudgmentScene:
@@ -145,7 +145,24 @@ def _copy(src: Path, dest_root: Path, rel: Callable[[], str], copied: dict[Path,
     return path
 
 
-def dataset_stats(scenes: Sequence[JudgmentScene], questions: Sequence[GroundingQuestion]) -> dict[str, Any]:
+class DatasetStats(TypedDict):
+    """Counts of an exported dataset (card and report): scenes, behaviors and questions, then
+    per subset, label, category, facet, answer size and answer letter."""
+
+    scenes: int
+    behaviors: int
+    questions: int
+    subsets: dict[str, int]
+    labels: dict[str, int]
+    categories: dict[str, int]
+    behaviors_by_category: dict[str, int]
+    facets: dict[str, int]
+    answer_sizes: dict[int, int]
+    answer_letters: dict[str, int]
+    with_votes: int
+
+
+def dataset_stats(scenes: Sequence[JudgmentScene], questions: Sequence[GroundingQuestion]) -> DatasetStats:
     """Counts for the dataset card and report: categories, facets, labels, answers."""
     behaviors = [b for s in scenes for b in s.behaviors]
     return {
@@ -167,11 +184,11 @@ def dataset_stats(scenes: Sequence[JudgmentScene], questions: Sequence[Grounding
 
 def dataset_card(
     name: str,
-    stats: Mapping[str, Any],
+    stats: DatasetStats,
     *,
     license: str,
-    agreement: Mapping[str, Any] | None,
-    provenance: Mapping[str, Any] | None,
+    agreement: Mapping[str, object] | None,
+    provenance: Mapping[str, object] | None,
 ) -> str:
     """README.md text: a Hugging Face YAML header (configs per task) and the summary."""
     lines = [
@@ -237,8 +254,8 @@ def export_dataset(
     *,
     name: str = "RobotEQ-style SPI dataset",
     license: str = "other",
-    agreement: Mapping[str, Any] | None = None,
-    provenance: Mapping[str, Any] | None = None,
+    agreement: Mapping[str, object] | None = None,
+    provenance: Mapping[str, object] | None = None,
     overwrite: bool = False,
 ) -> ExportResult:
     """Write the dataset folder (see the module docstring) and validate it."""

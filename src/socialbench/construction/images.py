@@ -27,7 +27,7 @@ import json
 import os
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -166,7 +166,7 @@ class ImageClient:
             params["response_format"] = self.settings.response_format
         return params
 
-    async def _decode(self, resp: Any) -> ImageResult:
+    async def _decode(self, resp: object) -> ImageResult:  # read with getattr: any SDK reply shape
         data_list = getattr(resp, "data", None) or []
         if not data_list:
             raise ImageError("no_image", "the reply holds no image", retryable=True)
@@ -216,7 +216,7 @@ class ImageClient:
             created=getattr(resp, "created", None),
         )
 
-    async def _call(self, fn: Any) -> ImageResult:
+    async def _call(self, fn: Callable[[], Awaitable[object]]) -> ImageResult:
         import openai
 
         attempt = 0

@@ -20,7 +20,7 @@ finishes, so a stage can append it to its output at once.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -141,7 +141,7 @@ def cost_usd(
     return (prompt_tokens * (price_in or 0.0) + completion_tokens * (price_out or 0.0)) / 1_000_000
 
 
-def require_fields(obj: Any, fields: Sequence[str], where: str = "reply") -> None:
+def require_fields(obj: object, fields: Sequence[str], where: str = "reply") -> None:
     """Raise ``OutputError("missing_fields")`` unless every field is a non-empty value."""
     if not isinstance(obj, dict):
         raise OutputError("invalid_output", f"{where} is not a JSON object")
@@ -241,7 +241,7 @@ async def run_stage_tasks(
     engine: Engine,
     tasks: Iterable[JsonTask],
     output: StageOutput,
-    to_records: Callable[[JsonResult], Sequence[dict[str, Any]]],
+    to_records: Callable[[JsonResult], Sequence[Mapping[str, object]]],
     *,
     parse_retries: int = 2,
     progress: bool = False,

@@ -19,9 +19,12 @@ def _wrong(record: Mapping[str, object], key: str, what: str) -> DataError:
     return DataError.single(f"record {record.get('id')!r}", key, f"is {found}, not {what}", _FIX)
 
 
-def text(record: Mapping[str, object], key: str) -> str:
-    """``record[key]``, which must be text."""
+def text(record: Mapping[str, object], key: str, default: str | None = None) -> str:
+    """``record[key]``, which must be text; ``default`` (when given) for a missing, null or
+    empty one."""
     value = record.get(key)
+    if default is not None and value in (None, ""):
+        return default
     if not isinstance(value, str):
         raise _wrong(record, key, "text")
     return value

@@ -24,7 +24,7 @@ from socialbench.report.table import Cell, Row, Table
 __all__ = ["stage_table", "dataset_tables", "write_build_report"]
 
 
-def _int(v: Any) -> Cell:
+def _int(v: float | None) -> Cell:
     return Cell(str(int(v)), float(v)) if v is not None else Cell("—")
 
 

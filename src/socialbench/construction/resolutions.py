@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from socialbench.benchmarks.roboteq.schema import LETTERS
 from socialbench.construction.jsonl import numbered_jsonl
@@ -24,7 +23,7 @@ __all__ = ["JUDGMENT_DECISIONS", "judgment_decision", "grounding_decision", "rea
 JUDGMENT_DECISIONS = ("proper", "improper", "discard")
 
 
-def judgment_decision(value: Any) -> str:
+def judgment_decision(value: object) -> str:
     """An expert decision on a behavior: ``proper``, ``improper`` or ``discard``.
 
     Raises ValueError (with the accepted values) for anything else.
@@ -34,7 +33,7 @@ def judgment_decision(value: Any) -> str:
     return value
 
 
-def grounding_decision(value: Any) -> str | list[str]:
+def grounding_decision(value: object) -> str | list[str]:
     """An expert decision on a grounding question: ``"discard"`` or a non-empty list of
     distinct letters from A-D (returned in A-D order).
 

@@ -29,16 +29,17 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from PIL import Image
 
 from socialbench.construction.images import ImageClient, ImageError, save_image
 from socialbench.construction.jsonl import StageOutput, latest_by_id
 from socialbench.construction.llm import BatchStats, JsonTask, OutputError, run_json
+from socialbench.construction.record_fields import mapping, text
 from socialbench.runner.engine import Engine
 from socialbench.runner.progress import RunProgress
-from socialbench.types import GenerationConfig, Request
+from socialbench.types import EncodedImage, GenerationConfig, Request
 from socialbench.vision.images import ImagePolicy, prepare_image
 
 __all__ = [
@@ -111,7 +112,7 @@ HARD = frozenset(c.key for c in CRITERIA if c.hard)
 IMAGE_KEYS = tuple(k for k in KEYS if k != "json_consistency")
 
 
-def review_prompt(scenario: Mapping[str, Any], image_prompt: str) -> str:
+def review_prompt(scenario: Mapping[str, object], image_prompt: str) -> str:
     lines = [
         "You are an expert reviewer of generated benchmark images for robot social reasoning.",
         "The attached image should show the following scenario from the robot's own first-person camera.",
@@ -134,7 +135,7 @@ def review_prompt(scenario: Mapping[str, Any], image_prompt: str) -> str:
     return "\n".join(lines)
 
 
-def validate_review(obj: dict[str, Any]) -> dict[str, Any]:
+def validate_review(obj: dict[str, object]) -> dict[str, object]:
     """Structural checks (malformed -> retry) then the json_consistency judgment."""
     matrix = obj.get("matrix")
     if not isinstance(matrix, dict):
@@ -178,17 +179,18 @@ def validate_review(obj: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def revision_decision(matrix: Mapping[str, bool]) -> tuple[list[str], bool]:
+def revision_decision(matrix: Mapping[str, object]) -> tuple[list[str], bool]:
     """(failed criteria in Table 3 order, mandatory revision flag)."""
     failed = [k for k in KEYS if not matrix.get(k, False)]
     mandatory = any(k in HARD for k in failed) or len(failed) >= 4
     return failed, mandatory
 
 
-def edit_prompt(image_prompt: str, review: Mapping[str, Any], mandatory: bool) -> str:
-    failed, _ = revision_decision(review["matrix"])
+def edit_prompt(image_prompt: str, review: Mapping[str, object], mandatory: bool) -> str:
+    failed, _ = revision_decision(mapping(review, "matrix"))
+    reasons = mapping(review, "reasons")
     fixes = [
-        f"- {k}: {review['reasons'].get(k) or next(c.description for c in CRITERIA if c.key == k)}"
+        f"- {k}: {reasons.get(k) or next(c.description for c in CRITERIA if c.key == k)}"
         for k in failed
         if k != "json_consistency"
     ]
@@ -208,6 +210,17 @@ def edit_prompt(image_prompt: str, review: Mapping[str, Any], mandatory: bool) -
     )
 
 
+class ReviewCounts(TypedDict):
+    """What one :func:`review_images` run did: reviews and edits made, images failed, final
+    status counts, and the batch's tokens and repair requests."""
+
+    reviews: int
+    edits: int
+    failed: int
+    status: dict[str, int]
+    batch: BatchStats
+
+
 @dataclass(frozen=True)
 class ReviewOptions:
     max_rounds: int = 2  # edits per image at most
@@ -218,34 +231,34 @@ class ReviewOptions:
     progress: bool = False
 
 
-def _load_encoded(work: Path, rel: str, policy: ImagePolicy) -> Any:
+def _load_encoded(work: Path, rel: str, policy: ImagePolicy) -> EncodedImage:
     with Image.open(work / rel) as img:
         img.load()
         return prepare_image(img, policy)
 
 
 async def review_images(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[Mapping[str, object]],
     work: Path,
     steps: StageOutput,
     output: StageOutput,
     engine: Engine,
     editor: ImageClient | None,
     options: ReviewOptions,
-) -> dict[str, Any]:
+) -> ReviewCounts:
     """Run the review loop for every ``images.jsonl`` record not yet in ``output``."""
     known_steps = latest_by_id(steps.records()) if steps.path.is_file() else {}
     pending = [r for r in records if r["id"] not in output.done]
-    counts: dict[str, Any] = {"reviews": 0, "edits": 0, "failed": 0, "status": {}, "batch": BatchStats()}
+    counts: ReviewCounts = {"reviews": 0, "edits": 0, "failed": 0, "status": {}, "batch": BatchStats()}
     config = GenerationConfig(max_tokens=options.max_tokens, temperature=0.0, json_mode=True)
     salts = output.failure_counts()
 
-    async def one(rec: Mapping[str, Any]) -> None:
-        iid = rec["id"]
-        scenario = rec.get("scenario") or {}
-        prompt = rec.get("image_prompt") or ""
+    async def one(rec: Mapping[str, object]) -> None:
+        iid = str(rec["id"])  # the stage JSONL reader checked every id is text
+        scenario = mapping(rec, "scenario")
+        prompt = text(rec, "image_prompt", default="")
         rounds: list[dict[str, Any]] = []
-        image_rel = rec["image"]
+        image_rel = text(rec, "image")
         r = 0
         while True:
             rid = f"{iid}#r{r}-review"
@@ -321,10 +334,10 @@ async def review_images(
             eid = f"{iid}#r{r + 1}-edit"
             estep = known_steps.get(eid)
             if estep is None:
-                text = edit_prompt(prompt, step, mandatory)
+                edit_text = edit_prompt(prompt, step, mandatory)
                 try:
                     data = (work / image_rel).read_bytes()
-                    result = await editor.edit(data, text)
+                    result = await editor.edit(data, edit_text)
                 except (ImageError, OSError) as exc:
                     kind = exc.kind if isinstance(exc, ImageError) else "image_missing"
                     output.fail(iid, kind, f"round {r + 1} edit: {getattr(exc, 'message', str(exc))}")
@@ -335,14 +348,20 @@ async def review_images(
                     iid,
                     r + 1,
                     result,
-                    {"kind": "edit", **editor.describe(), "prompt": text, "source": image_rel, "mandatory": mandatory},
+                    {
+                        "kind": "edit",
+                        **editor.describe(),
+                        "prompt": edit_text,
+                        "source": image_rel,
+                        "mandatory": mandatory,
+                    },
                 )
                 estep = {
                     "id": eid,
                     "image_id": iid,
                     "round": r + 1,
                     "kind": "edit",
-                    "edit_prompt": text,
+                    "edit_prompt": edit_text,
                     "mandatory": mandatory,
                     **fields,
                 }
@@ -369,7 +388,7 @@ async def review_images(
 
     with RunProgress(len(pending), enabled=options.progress, label="review") as bar:
 
-        async def tracked(rec: Mapping[str, Any]) -> None:
+        async def tracked(rec: Mapping[str, object]) -> None:
             await one(rec)
             bar.advance()
 

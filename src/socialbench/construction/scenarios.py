@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypedDict
+from typing import TypedDict
 
 import numpy as np
 
@@ -86,7 +86,7 @@ def beam_prompt(sub: Mapping[str, object], b: int, beams: int, k: int) -> str:
     )
 
 
-def _clean_scenarios(raw: Any) -> tuple[list[dict[str, str]], list[str]]:
+def _clean_scenarios(raw: object) -> tuple[list[dict[str, str]], list[str]]:
     """Complete scenarios (all four fields, stripped) and messages about dropped entries."""
     if not isinstance(raw, list):
         return [], ["scenarios is not a list"]

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, write_summary
 from socialbench.construction.llm import (
@@ -23,6 +23,8 @@ from socialbench.construction.llm import (
 )
 from socialbench.runner.engine import Engine
 from socialbench.types import GenerationConfig
+
+T = TypeVar("T")
 
 __all__ = ["StageRun", "close_stage", "rel", "json_config", "with_engine", "run_llm_stage"]
 
@@ -75,7 +77,7 @@ def json_config(s: LLMSettings, temperature: float | None = None) -> GenerationC
     )
 
 
-async def with_engine(settings: LLMSettings, body: Callable[[Engine], Awaitable[Any]]) -> Any:
+async def with_engine(settings: LLMSettings, body: Callable[[Engine], Awaitable[T]]) -> T:
     """Run ``body`` with an engine for ``settings``, closed afterwards."""
     engine = open_engine(settings)
     try:
@@ -91,9 +93,9 @@ def run_llm_stage(
     inp: Path,
     output: Path,
     settings: LLMSettings,
-    make_tasks: Callable[[list[dict[str, Any]], dict[str, int], StageOutput], Sequence[JsonTask]],
-    to_records: Callable[[JsonResult], Sequence[dict[str, Any]]],
-    records: list[dict[str, Any]] | None = None,
+    make_tasks: Callable[[list[dict[str, object]], dict[str, int], StageOutput], Sequence[JsonTask]],
+    to_records: Callable[[JsonResult], Sequence[Mapping[str, object]]],
+    records: list[dict[str, object]] | None = None,
 ) -> StageRun:
     """One model request per input record not yet in ``output`` (the records of ``inp``,
     or ``records`` when given); ``make_tasks(pending, salts, output)`` builds the requests

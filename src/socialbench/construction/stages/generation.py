@@ -16,12 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, write_jsonl
 from socialbench.construction.llm import JsonTask, LLMSettings, close_engine, fill_summary, open_engine, run_stage_tasks
+from socialbench.construction.record_fields import text
 from socialbench.construction.stages.common import StageRun, json_config, rel, run_llm_stage
 from socialbench.errors import UsageError
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from socialbench.construction.images import ImageSettings
-    from socialbench.construction.review import ReviewOptions
+    from socialbench.construction.review import ReviewCounts, ReviewOptions
 
 __all__ = [
     "taxonomy_stage",
@@ -64,7 +67,7 @@ def taxonomy_stage(work: Path, taxonomy: Path | None, *, force: bool) -> StageRu
     return StageRun(summary)
 
 
-def _selected_subcategories(work: Path, only: str | None) -> list[dict[str, Any]]:
+def _selected_subcategories(work: Path, only: str | None) -> list[dict[str, object]]:
     """The ``taxonomy.jsonl`` rows named in ``only`` (comma-separated ids; all when None)."""
     subs = read_jsonl(work / "taxonomy.jsonl")
     if only:
@@ -78,7 +81,7 @@ def _selected_subcategories(work: Path, only: str | None) -> list[dict[str, Any]
     return subs
 
 
-def _embedder(similarity: str, embedding_model: str | None) -> Callable[[Sequence[str]], Any] | None:
+def _embedder(similarity: str, embedding_model: str | None) -> Callable[[Sequence[str]], np.ndarray] | None:
     """The sentence-transformers encoder of ``--similarity embedding`` (None otherwise)."""
     if similarity != "embedding":
         return None
@@ -145,11 +148,12 @@ def scenarios_stage(
             beam_recs.setdefault(rec["subcategory_id"], []).append(rec)
         ready = {}
         for s in subs:
-            have = [r for r in beam_recs.get(s["id"], []) if r["beam"] < beams]
+            sid = str(s["id"])  # the stage JSONL reader checked every id is text
+            have = [r for r in beam_recs.get(sid, []) if r["beam"] < beams]
             if len(have) == beams:
-                ready[s["id"]] = have
-            elif s["id"] not in merged_out.done:
-                summary.notes.append(f"{s['id']}: {len(have)} of {beams} beams done; merge waits for a rerun")
+                ready[sid] = have
+            elif sid not in merged_out.done:
+                summary.notes.append(f"{sid}: {len(have)} of {beams} beams done; merge waits for a rerun")
         engine = open_engine(merge_s)
         try:
             mtasks = [
@@ -267,7 +271,7 @@ def review_stage(
         models={"reviewer": settings.model, "editor": editor_settings.model},
     )
 
-    async def run() -> dict[str, Any]:
+    async def run() -> ReviewCounts:
         engine = open_engine(settings)
         editor = ImageClient(editor_settings) if edit else None
         try:
@@ -342,21 +346,22 @@ def behaviors_stage(
         scenes = bh.scene_inputs(rows, source, include_rejected=include_rejected)
     policy = ImagePolicy()
 
-    def make_tasks(pending: list[dict[str, Any]], salts: dict[str, int], output: StageOutput) -> list[JsonTask]:
+    def make_tasks(pending: list[dict[str, object]], salts: dict[str, int], output: StageOutput) -> list[JsonTask]:
         images, readable = {}, []
         for sc in pending:
+            sid, image = str(sc["id"]), text(sc, "image")  # the stage JSONL reader checked the id
             try:
-                with Image.open(work / sc["image"]) as img:
+                with Image.open(work / image) as img:
                     img.load()
-                    images[sc["id"]] = prepare_image(img, policy)
+                    images[sid] = prepare_image(img, policy)
             except (OSError, ValueError, Image.DecompressionBombError) as exc:
                 # one bad image fails its scene only; the rerun retries it
                 output.fail(
-                    sc["id"],
+                    sid,
                     "unreadable_image",
-                    f"cannot read scene image {work / sc['image']}: {exc} (fix the image of {sc['id']} "
+                    f"cannot read scene image {work / image}: {exc} (fix the image of {sid} "
                     "or rerun the stage that made it, then run this command again)",
-                    image=sc["image"],
+                    image=image,
                 )
                 continue
             readable.append(sc)

@@ -17,10 +17,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, unique_name, write_jsonl
 from socialbench.construction.llm import JsonTask, LLMSettings
+from socialbench.construction.record_fields import mapping, text
 from socialbench.construction.stages.common import StageRun, json_config, rel, run_llm_stage
 from socialbench.errors import UsageError
 from socialbench.types import EncodedImage
@@ -35,7 +36,7 @@ TOPIC_SOURCES = ("annotators", "model")
 _MIME_EXT = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp"}
 
 
-def _scenes(work: Path, inp: Path | None) -> tuple[Path, list[dict[str, Any]]]:
+def _scenes(work: Path, inp: Path | None) -> tuple[Path, list[dict[str, object]]]:
     """Scene records ``{id, image, subset, category, subcategory}`` of ``inp`` (default
     ``behaviors.jsonl``: the scenes of the dataset)."""
     src = inp or work / "behaviors.jsonl"
@@ -50,8 +51,8 @@ def _scenes(work: Path, inp: Path | None) -> tuple[Path, list[dict[str, Any]]]:
 
 
 def _read_images(
-    work: Path, rows: Sequence[Mapping[str, Any]], output: StageOutput
-) -> tuple[dict[str, EncodedImage], list[Mapping[str, Any]]]:
+    work: Path, rows: Sequence[Mapping[str, object]], output: StageOutput
+) -> tuple[dict[str, EncodedImage], list[Mapping[str, object]]]:
     """The prepared image of every row (keyed by row id) and the rows whose image was read;
     an unreadable image fails its row only (the rerun retries it)."""
     from PIL import Image
@@ -108,7 +109,7 @@ def topics_stage(work: Path, source: str, inp: Path | None, settings: LLMSetting
             raise UsageError("--source model needs -m/--model VLM")
         s = settings
 
-        def make_tasks(pending: list[dict[str, Any]], salts: dict[str, int], output: StageOutput) -> list[JsonTask]:
+        def make_tasks(pending: list[dict[str, object]], salts: dict[str, int], output: StageOutput) -> list[JsonTask]:
             images, readable = _read_images(work, pending, output)
             return tp.topic_tasks(readable, images, n=n, config=json_config(s), salts=salts)
 
@@ -150,7 +151,7 @@ def grounding_questions_stage(work: Path, inp: Path | None, settings: LLMSetting
     src = inp or work / "topics.jsonl"
     rows = [{**t, "id": gq.question_id(t["id"]), "topic_id": t["id"]} for t in read_jsonl(src)]
 
-    def make_tasks(pending: list[dict[str, Any]], salts: dict[str, int], output: StageOutput) -> list[JsonTask]:
+    def make_tasks(pending: list[dict[str, object]], salts: dict[str, int], output: StageOutput) -> list[JsonTask]:
         images, readable = _read_images(work, pending, output)
         return gq.question_tasks(readable, images, config=json_config(settings), salts=salts)
 
@@ -166,7 +167,7 @@ def grounding_questions_stage(work: Path, inp: Path | None, settings: LLMSetting
     )
 
 
-def _edited_record(row: Mapping[str, Any], image_rel: str, pipeline: str, model: str) -> dict[str, Any]:
+def _edited_record(row: Mapping[str, object], image_rel: str, pipeline: str, model: str) -> dict[str, object]:
     """The grounding item of an image the editing model annotated (its regions are in the
     pixels only)."""
     return {
@@ -174,7 +175,7 @@ def _edited_record(row: Mapping[str, Any], image_rel: str, pipeline: str, model:
         "image": image_rel,
         "source_image": row["image"],
         "question": row["question"],
-        "options": dict(row.get("options") or {}),
+        "options": dict(mapping(row, "options")),
         "regions": [],
         "proposed_answer": row.get("answer"),
         "scene": row.get("scene"),
@@ -192,7 +193,7 @@ def _edited_record(row: Mapping[str, Any], image_rel: str, pipeline: str, model:
 
 
 async def _edit_all(
-    work: Path, rows: Sequence[Mapping[str, Any]], so: StageOutput, client: ImageClient, pipeline: str
+    work: Path, rows: Sequence[Mapping[str, object]], so: StageOutput, client: ImageClient, pipeline: str
 ) -> int:
     """Send each row's image and prompt to the edit endpoint; save and record each result."""
     from socialbench.construction import grounding_questions as gq
@@ -202,20 +203,21 @@ async def _edit_all(
     folder.mkdir(parents=True, exist_ok=True)
     edited = 0
 
-    async def one(row: Mapping[str, Any]) -> None:
+    async def one(row: Mapping[str, object]) -> None:
         nonlocal edited
+        rid, image = str(row["id"]), text(row, "image")  # the stage JSONL reader checked the id
         try:
-            data = (work / row["image"]).read_bytes()
+            data = (work / image).read_bytes()
         except OSError as exc:
-            so.fail(row["id"], "unreadable_image", f"cannot read scene image {work / row['image']}: {exc}")
+            so.fail(rid, "unreadable_image", f"cannot read scene image {work / image}: {exc}")
             return
-        prompt = gq.edit_prompt(row) if pipeline == "two-stage" else gq.single_stage_prompt(row["topic"])
+        prompt = gq.edit_prompt(row) if pipeline == "two-stage" else gq.single_stage_prompt(text(row, "topic"))
         try:
             result = await client.edit(data, prompt)
         except ImageError as exc:
-            so.fail(row["id"], exc.kind, exc.message)
+            so.fail(rid, exc.kind, exc.message)
             return
-        path = folder / f"{unique_name(row['id'])}{_MIME_EXT.get(result.mime, '.png')}"
+        path = folder / f"{unique_name(rid)}{_MIME_EXT.get(result.mime, '.png')}"
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(result.data)
         tmp.replace(path)
