@@ -3,7 +3,6 @@ only while every file is unchanged, and never runs code from a snapshot."""
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import os
@@ -270,17 +269,6 @@ def test_a_rerun_of_an_eval_loads_from_the_snapshot_and_scores_the_same(
     real = SocialNavSub.load
     monkeypatch.setattr(SocialNavSub, "load", lambda self, *a, **k: loads.append(a[0]) or real(self, *a, **k))
     assert (_eval(data, tmp_path / "b", tmp_path / "renders", perturb), loads) == (first, [])
-
-
-def test_a_snapshot_is_unpickled_with_the_collector_paused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = SnapshotStore(tmp_path, racy_ns=0)
-    sig = load_snapshot.FolderSignature("abc", 0)
-    store.write("k", sig, Loaded(tmp_path, ("x",)), [])
-    seen: list[bool] = []
-    real = load_snapshot.SnapshotUnpickler.load
-    monkeypatch.setattr(load_snapshot.SnapshotUnpickler, "load", lambda self: seen.append(gc.isenabled()) or real(self))
-    assert store.read("k", sig, [Loaded]) is not None
-    assert (seen, gc.isenabled()) == ([False], True)
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero", "folder"])

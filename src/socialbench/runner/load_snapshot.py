@@ -55,7 +55,6 @@ from socialbench.errors import DataError
 from socialbench.files.atomic_write import write_bytes_atomic
 from socialbench.files.safe_read import file_kind, read_regular_bytes
 from socialbench.records import json_digest
-from socialbench.runner.heap import collector_paused
 from socialbench.versions import installed_version
 
 log = logging.getLogger(__name__)
@@ -234,8 +233,7 @@ class SnapshotStore:
             if meta.get("signature") != signature.digest:
                 return None  # the data (or socialbench) changed since it was written
             records = meta["log"]
-            with collector_paused():  # ~53,000 new objects, none of them garbage
-                dataset = SnapshotUnpickler(io.BytesIO(body), allowed).load()
+            dataset = SnapshotUnpickler(io.BytesIO(body), allowed).load()
         except Exception as exc:  # corrupt, tampered or from an incompatible version
             log.warning(
                 "dataset snapshot %s is unusable (%s: %s); loading the data folder instead",

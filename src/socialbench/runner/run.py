@@ -33,7 +33,6 @@ from socialbench.models.redact import redact
 from socialbench.runner.cache import ResponseCache
 from socialbench.runner.engine import Engine, EngineStats, RetryPolicy
 from socialbench.runner.feeding import ItemFeeder
-from socialbench.runner.heap import frozen_after_loading
 from socialbench.runner.interrupts import CtrlC
 from socialbench.runner.load_snapshot import loaded_dataset
 from socialbench.runner.progress import RunProgress
@@ -179,11 +178,8 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
     if images is not None and (renders is None or tag is None or not renders.has_seen(tag)):
         images.warm()
     try:
-        # the loaded dataset is out of the collector's way, from the load to the run's end
-        with frozen_after_loading(
-            loaded_dataset(
-                benchmark, req.data, require_images=model.needs_prompt, limit=req.options.limit, cache=req.render_cache
-            )
+        with loaded_dataset(
+            benchmark, req.data, require_images=model.needs_prompt, limit=req.options.limit, cache=req.render_cache
         ) as dataset:
             benchmark.check_run(dataset, model, req.options)  # before the run folder is made
             # the paper's settings, as the eval flags (--temperature, ...) change them
