@@ -20,7 +20,8 @@ import sys
 #: (CPython 3.11's default is 700; mypy's command line sets 200,000 for the same reason).
 #: Loading the command line and a release-sized dataset allocates a few hundred thousand
 #: containers that live to the end; at 700, collecting them cost ~0.13 s of a 16 s
-#: SocialNav-SUB eval, at 10,000 ~0.05 s (measured with ``gc.callbacks``).
+#: SocialNav-SUB eval, at 10,000 ~0.05 s (measured with ``gc.callbacks``); on a loaded
+#: machine 2.4 s against 0.38 s of a ~45 s run (docs/architecture.md, "Performance mechanisms").
 GC_THRESHOLD0 = 10_000
 
 #: The narrowest and widest text the plain help wraps to, whatever the terminal's width.
@@ -90,8 +91,9 @@ def main() -> None:
     finally:
         # The process ends here; its run store, caches and reports are closed. Python's
         # shutdown would first run a full collection over everything the command loaded
-        # (~0.07 s after a release-sized eval) that frees nothing an exit does not; frozen
-        # objects are skipped (and still freed by reference counting as modules unload).
+        # (~0.07 s after a release-sized eval, ~0.9 s on a loaded machine) that frees
+        # nothing an exit does not; frozen objects are skipped (and still freed by
+        # reference counting as modules unload).
         gc.freeze()
 
 
