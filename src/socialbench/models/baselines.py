@@ -27,7 +27,6 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from socialbench.errors import DataError, UsageError
 from socialbench.models.base import FatalModelError
@@ -41,7 +40,8 @@ def _rng(seed: int, *parts: str) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def answer_text(answer: Answer | Any) -> str:
+def answer_text(answer: object) -> str:
+    """``{"answer": ...}`` JSON of a chosen answer (a tuple as a list): what a model would reply."""
     value = list(answer) if isinstance(answer, tuple) else answer
     return json.dumps({"answer": value})
 
@@ -52,7 +52,7 @@ class ItemBaseline:
     cacheable = False
     needs_prompt = False
 
-    def __init__(self, spec: str, choose: Callable[[Item, Question], Any]):
+    def __init__(self, spec: str, choose: Callable[[Item, Question], object]):
         self.spec = spec
         self._choose = choose
 

@@ -26,7 +26,6 @@ import logging
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
 
 from socialbench.errors import StorageError
 from socialbench.types import Generation, Request, Usage
@@ -57,7 +56,7 @@ def cache_key(model_identity: str, request: Request) -> str:
     return hashlib.sha256(f"{model_identity}\0{request.fingerprint()}".encode()).hexdigest()
 
 
-def entry_problem(text: Any, usage: Any, reasoning: Any = None) -> str | None:
+def entry_problem(text: object, usage: object, reasoning: object = None) -> str | None:
     """Why a stored (``text``, ``usage``, ``reasoning``) row cannot be served, or None when
     it can."""
     if not isinstance(text, str):

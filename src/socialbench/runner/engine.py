@@ -22,9 +22,8 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from socialbench.errors import StorageError
 from socialbench.models.base import FatalModelError, Model, ModelError, RetryableModelError
@@ -98,7 +97,7 @@ class EngineStats:
         }
 
 
-async def _within(call: Coroutine[Any, Any, Generation], timeout_s: float | None) -> Generation:
+async def _within(call: Awaitable[Generation], timeout_s: float | None) -> Generation:
     """Await ``call``, raising :class:`asyncio.TimeoutError` after ``timeout_s`` seconds.
 
     Python 3.11's ``asyncio.timeout`` runs the call in the current task; ``wait_for`` (3.10)
