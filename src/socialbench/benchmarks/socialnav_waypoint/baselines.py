@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import cast
 
+from socialbench.benchmarks.socialnav_waypoint.candidates import WaypointsJson
 from socialbench.benchmarks.socialnav_waypoint.rules import nearest, straightest, toward_goal
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError
@@ -36,7 +37,7 @@ class WaypointRuleModel:
     cacheable = False
     needs_prompt = False
 
-    def __init__(self, spec: str, rule: Callable[[Mapping[str, Any]], str | None]):
+    def __init__(self, spec: str, rule: Callable[[WaypointsJson], str | None]):
         self.spec = spec
         self._rule = rule
 
@@ -52,7 +53,7 @@ class WaypointRuleModel:
             raise FatalModelError(
                 "unsupported_question", f"{self.spec} answers only socialnav-waypoint items ({item.item_id} has none)"
             )
-        choice = self._rule(waypoints)
+        choice = self._rule(cast(WaypointsJson, waypoints))  # a mapping, checked just above
         if choice is None:
             raise FatalModelError("missing_input", f"{item.item_id}: no goal to head for (goal_info.json has none)")
         return Generation(text=json.dumps({"answer": choice}))
@@ -61,7 +62,9 @@ class WaypointRuleModel:
         return None
 
 
-def _factory(spec: str, rule: Callable[[Mapping[str, Any]], str | None]) -> Callable[[str, ModelOptions], Any]:
+def _factory(
+    spec: str, rule: Callable[[WaypointsJson], str | None]
+) -> Callable[[str, ModelOptions], WaypointRuleModel]:
     def make(rest: str, _: ModelOptions) -> WaypointRuleModel:
         if rest:
             raise UsageError(f"{spec} takes no argument after the name, got {rest!r}")

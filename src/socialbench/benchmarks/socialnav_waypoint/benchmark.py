@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,7 +116,7 @@ class WaypointDataset:
     items: tuple[Item, ...]
     sources: dict[str, Item]  # item id -> the SocialNav-SUB item (questions, votes, files)
     bank: PromptBank
-    camera: dict
+    camera: dict[str, object]
     left_out: tuple[str, ...]
 
     def __len__(self) -> int:
@@ -139,7 +139,7 @@ def item_move(item: Item) -> Move:
     return Move(item.item_id, future, people, to_last_frame(scene.goal_xy, scene.robot))
 
 
-def dataset_candidates(items: Sequence[Item], camera_cfg: dict) -> Grouping:
+def dataset_candidates(items: Sequence[Item], camera_cfg: Mapping[str, object]) -> Grouping:
     """The candidates of every item of a whole dataset (:func:`~.candidates.group_candidates`);
     items without a move are in ``left_out`` with the reason."""
     from socialbench.navigation.projection import PinholeCamera

@@ -63,11 +63,15 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
 from socialbench.errors import DataError
+
+if TYPE_CHECKING:
+    from socialbench.navigation.projection import PinholeCamera
+    from socialbench.navigation.tracks import PersonTrack, RobotPath
 
 __all__ = [
     "HORIZON_FRAMES",
@@ -78,6 +82,8 @@ __all__ = [
     "PARTITION_TRIES",
     "LETTERS",
     "Candidate",
+    "CandidateJson",
+    "WaypointsJson",
     "Candidates",
     "Move",
     "Grouping",
@@ -96,6 +102,26 @@ MIN_SPACING_M = 0.5
 PERSON_CLEARANCE_M = 0.5
 PARTITION_TRIES = 32
 LETTERS = "ABCDEFGH"
+
+
+class CandidateJson(TypedDict):
+    """One candidate in the ``waypoints`` record (:meth:`Candidates.to_json`)."""
+
+    label: str
+    x: float
+    y: float
+    pixel: list[float] | None
+    gold: bool
+    source: str
+
+
+class WaypointsJson(TypedDict):
+    """The ``waypoints`` record of an item and of each sample record (:meth:`Candidates.to_json`)."""
+
+    answer: str
+    horizon_frames: int
+    goal: list[float] | None
+    candidates: list[CandidateJson]
 
 
 @dataclass(frozen=True)
@@ -119,7 +145,7 @@ class Candidates:
     def labels(self) -> tuple[str, ...]:
         return tuple(c.label for c in self.items)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WaypointsJson:
         """What the item metadata and each sample record carry (see the module docstring)."""
         return {
             "answer": self.answer,
@@ -226,7 +252,7 @@ def _partition(ok: np.ndarray, size: int, rng: random.Random) -> list[list[int]]
     return groups
 
 
-def _pixel(camera: Any, x: float, y: float) -> tuple[float, float] | None:
+def _pixel(camera: PinholeCamera | None, x: float, y: float) -> tuple[float, float] | None:
     if camera is None:
         return None
     pts = np.array([[x, y, 0.0]])
@@ -236,7 +262,7 @@ def _pixel(camera: Any, x: float, y: float) -> tuple[float, float] | None:
     return (float(uv[0, 0]), float(uv[0, 1]))
 
 
-def group_candidates(moves: Sequence[Move], camera: Any = None) -> Grouping:
+def group_candidates(moves: Sequence[Move], camera: PinholeCamera | None = None) -> Grouping:
     """The candidates of every sample in ``moves`` (the whole dataset; see the module
     docstring). ``camera`` (a :class:`~socialbench.navigation.projection.PinholeCamera`)
     gives each candidate's front-view pixel."""
@@ -286,7 +312,7 @@ def group_candidates(moves: Sequence[Move], camera: Any = None) -> Grouping:
     return Grouping(out, left_out, tuple(group_ids))
 
 
-def people_at_last_frame(tracks: Mapping[int, Any], robot: Any) -> list[tuple[float, float]]:
+def people_at_last_frame(tracks: Mapping[int, PersonTrack], robot: RobotPath) -> list[tuple[float, float]]:
     """Each person's last observed position up to the last timestep, in the robot frame
     at the last timestep."""
     from socialbench.navigation.relations import relative
@@ -300,7 +326,7 @@ def people_at_last_frame(tracks: Mapping[int, Any], robot: Any) -> list[tuple[fl
     return out
 
 
-def to_last_frame(point: tuple[float, float] | None, robot: Any) -> tuple[float, float] | None:
+def to_last_frame(point: tuple[float, float] | None, robot: RobotPath) -> tuple[float, float] | None:
     """A point of the initial robot frame (the goal) in the robot frame at the last timestep."""
     if point is None:
         return None

@@ -38,13 +38,12 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from socialbench.errors import DataError, UsageError
-from socialbench.types import Item, Question
+from socialbench.types import Item, ParsedAnswer, Question
 
 __all__ = [
     "CONTEXT_KEYS",
@@ -92,14 +91,14 @@ class ContextRun:
     dataset_fingerprint: str
     method: str
     images: str
-    perturb: Any
-    answers: Mapping[tuple[str, str], tuple[Any, str | None]]
+    perturb: object  # run.json's "perturb" block, compared with this run's
+    answers: Mapping[tuple[str, str], tuple[ParsedAnswer, str | None]]
 
     def refuse(self, reason: str, fix: str) -> UsageError:
         """The one-line refusal of this run: the option, the folder, the reason, the fix."""
         return refusal(self.value, self.folder, reason, fix)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, str | None]:
         """What ``metrics.json`` records of the run (``context_run``): no path, only what
         identifies the answers."""
         return {
@@ -118,7 +117,7 @@ def refusal(value: str, folder: Path, reason: str, fix: str) -> UsageError:
     return UsageError(f"--context {value}: {folder} {reason}; {fix}")
 
 
-def _text_field(run: Mapping[str, Any], name: str, value: str, folder: Path, *, default: str | None = None) -> str:
+def _text_field(run: Mapping[str, object], name: str, value: str, folder: Path, *, default: str | None = None) -> str:
     got = run.get(name, default)
     if not isinstance(got, str) or not got:
         raise refusal(
@@ -223,10 +222,10 @@ def check_same_model(
     *,
     model: str,
     model_identity: str,
-    perturb: Mapping[str, Any] | None,
+    perturb: Mapping[str, object] | None,
     data_fingerprint: str,
     items: Iterable[Item],
-) -> dict[tuple[str, str], Any]:
+) -> dict[tuple[str, str], ParsedAnswer]:
     """The context answers of ``run`` for ``items`` (the SocialNav-SUB items of this run),
     once it is Table 3's Same-Model context for a run of ``model`` (its spec and
     ``model_identity``) with ``perturb`` (as run.json records it) on data whose
@@ -248,7 +247,7 @@ def check_same_model(
             f"was made with perturbation {run.perturb!r}, this run with {perturb!r}",
             "use a run of the model with the same --perturb (or none)",
         )
-    out: dict[tuple[str, str], Any] = {}
+    out: dict[tuple[str, str], ParsedAnswer] = {}
     lacking: list[str] = []
     n = 0
     for item in items:
@@ -273,16 +272,16 @@ def _context_questions(item: Item) -> list[Question]:
 
 
 def context_answers(
-    item: Item, source: str, seed: int = 0, model_answers: Mapping[tuple[str, str], Any] | None = None
-) -> list[tuple[Question, Any]]:
+    item: Item, source: str, seed: int = 0, model_answers: Mapping[tuple[str, str], ParsedAnswer] | None = None
+) -> list[tuple[Question, ParsedAnswer]]:
     """(question, answer) for each context question of ``item``, by person, from ``source``
     (for ``model:``, ``model_answers`` as :func:`check_same_model` returns them)."""
-    out = []
+    out: list[tuple[Question, ParsedAnswer]] = []
     qs = sorted(_context_questions(item), key=lambda q: (q.person or 0, CONTEXT_KEYS.index(q.base_key)))
     for q in qs:
         if source == "human-oracle":
             votes = item.votes.get(q.key)
-            answer = votes.mode(q.choices) if votes is not None else None
+            answer: ParsedAnswer = votes.mode(q.choices) if votes is not None else None
         elif source == "random":
             digest = hashlib.sha256(f"{seed}\0{item.item_id}\0{q.key}\0context".encode()).digest()
             answer = random.Random(int.from_bytes(digest[:8], "big")).choice(q.options)
@@ -296,7 +295,7 @@ def context_answers(
     return out
 
 
-def context_block(pairs: list[tuple[Question, Any]]) -> str:
+def context_block(pairs: Sequence[tuple[Question, object]]) -> str:
     """The block text: the header and one line per (question, answer)."""
     from socialbench.benchmarks.socialnav_sub.scene_context import fact_line
 

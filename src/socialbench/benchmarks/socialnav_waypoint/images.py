@@ -17,13 +17,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw
 
 from socialbench.types import EncodedImage
 from socialbench.vision.images import ImagePolicy, prepare_image
 from socialbench.vision.prepare import PerturbSpec
+
+if TYPE_CHECKING:
+    from socialbench.navigation.bev import BevLimits, BevPerson
+    from socialbench.navigation.frames import Scene
 
 __all__ = ["LastFrameBev", "WaypointImage", "last_frame_bev_scene", "render_waypoint_image"]
 
@@ -49,10 +53,10 @@ def _draw_letters(img: Image.Image, points: list[tuple[float, float, str]], radi
 class LastFrameBev:
     """What the waypoint image's BEV shows, in the robot frame at the last timestep."""
 
-    people: dict[int, Any]  # label -> BevPerson
+    people: dict[int, BevPerson]  # label -> person
     robot: tuple[float, float, float]  # (0, 0, direction of travel)
     goal: tuple[float, float] | None
-    limits: Any  # BevLimits
+    limits: BevLimits
 
 
 #: The waypoint BEV's starting window (metres, robot frame at the last frame): 10 m square,
@@ -64,7 +68,7 @@ MARKER_SCALE = 0.7
 
 
 def last_frame_bev_scene(
-    scene: Any, candidates: tuple[tuple[str, float, float], ...], margin: float = 0.5
+    scene: Scene, candidates: tuple[tuple[str, float, float], ...], margin: float = 0.5
 ) -> LastFrameBev:
     """The scene at its last timestep moved into the robot frame of that timestep (robot at
     the origin facing +x, drawn up), with limits that start at :data:`START_LIMITS` and grow
@@ -77,7 +81,7 @@ def last_frame_bev_scene(
     t = len(scene.robot) - 1
     origin = Pose2D(*scene.robot.pose(t))
 
-    def local(p: Any) -> tuple[float, float]:
+    def local(p: tuple[float, float]) -> tuple[float, float]:
         q = world_to_local(np.asarray(p, dtype=float), origin)
         return (float(q[0]), float(q[1]))
 
@@ -102,8 +106,8 @@ def last_frame_bev_scene(
 
 
 def render_waypoint_image(
-    metadata: Mapping[str, Any],
-    camera_cfg: Mapping[str, Any],
+    metadata: Mapping[str, object],
+    camera_cfg: Mapping[str, object],
     candidates: tuple[tuple[str, float, float], ...],
     mode: str = "img-with-bev",
 ) -> Image.Image:
@@ -112,22 +116,17 @@ def render_waypoint_image(
     import numpy as np
 
     from socialbench.navigation.bev import BevRenderer, BevStyle
+    from socialbench.navigation.frame_files import load_frame
     from socialbench.navigation.frames import load_scene
     from socialbench.navigation.projection import PinholeCamera
-    from socialbench.navigation.render import (
-        FrontStyle,
-        _load_frame,
-        compose,
-        front_markers,
-        render_front_view,
-    )
+    from socialbench.navigation.render import FrontStyle, compose, front_markers, render_front_view
 
     scene = load_scene(metadata)
     t = len(scene.robot) - 1
     n_labels = max(len(scene.people), scene.n_people or 0)
     front = None
     if mode != "bev":
-        frame = _load_frame(scene.frames[t], "img")
+        frame = load_frame(scene.frames[t], "img")
         camera = PinholeCamera.from_dataset_cfg(dict(camera_cfg)) if camera_cfg else PinholeCamera()
         sx, sy = frame.width / camera.width, frame.height / camera.height
         markers = {
@@ -168,8 +167,8 @@ def render_waypoint_image(
 class WaypointImage:
     """A picklable image job (see :mod:`socialbench.vision.prepare`): one encoded image."""
 
-    metadata: Mapping[str, Any]
-    camera_cfg: Mapping[str, Any]
+    metadata: Mapping[str, object]
+    camera_cfg: Mapping[str, object]
     candidates: tuple[tuple[str, float, float], ...]
     mode: str
     policy: ImagePolicy

@@ -15,15 +15,16 @@ Ties are broken by letter (the first in A-E order).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+
+from socialbench.benchmarks.socialnav_waypoint.candidates import WaypointsJson
 
 __all__ = ["GEOMETRIC_RULES", "Rule", "candidate_rows", "toward_goal"]
 
-Rule = Callable[[Mapping[str, Any]], str]
+Rule = Callable[[WaypointsJson], str]
 
 
-def candidate_rows(waypoints: Mapping[str, Any]) -> list[tuple[str, float, float, tuple[float, float] | None]]:
+def candidate_rows(waypoints: WaypointsJson) -> list[tuple[str, float, float, tuple[float, float] | None]]:
     """(letter, x, y, front-view pixel or None) of every candidate, in letter order."""
     rows = []
     for c in waypoints["candidates"]:
@@ -34,7 +35,7 @@ def candidate_rows(waypoints: Mapping[str, Any]) -> list[tuple[str, float, float
     return sorted(rows)
 
 
-def _argbest(waypoints: Mapping[str, Any], key: Callable[[float, float, Any], float]) -> str:
+def _argbest(waypoints: WaypointsJson, key: Callable[[float, float, tuple[float, float] | None], float]) -> str:
     rows = candidate_rows(waypoints)
     return min(rows, key=lambda r: (key(r[1], r[2], r[3]), r[0]))[0]
 
@@ -43,37 +44,37 @@ def _bearing(x: float, y: float) -> float:
     return math.atan2(y, x) if (x, y) != (0.0, 0.0) else 0.0
 
 
-def nearest(w: Mapping[str, Any]) -> str:
+def nearest(w: WaypointsJson) -> str:
     """The candidate closest to the robot."""
     return _argbest(w, lambda x, y, _: math.hypot(x, y))
 
 
-def farthest(w: Mapping[str, Any]) -> str:
+def farthest(w: WaypointsJson) -> str:
     """The candidate farthest from the robot."""
     return _argbest(w, lambda x, y, _: -math.hypot(x, y))
 
 
-def straightest(w: Mapping[str, Any]) -> str:
+def straightest(w: WaypointsJson) -> str:
     """The candidate with the smallest |bearing| (straight ahead; one at the robot counts as 0)."""
     return _argbest(w, lambda x, y, _: abs(_bearing(x, y)))
 
 
-def widest(w: Mapping[str, Any]) -> str:
+def widest(w: WaypointsJson) -> str:
     """The candidate with the largest |bearing|."""
     return _argbest(w, lambda x, y, _: -abs(_bearing(x, y)))
 
 
-def leftmost_bev(w: Mapping[str, Any]) -> str:
+def leftmost_bev(w: WaypointsJson) -> str:
     """Leftmost in the last image's BEV (largest y: the BEV is drawn forward-up)."""
     return _argbest(w, lambda x, y, _: -y)
 
 
-def rightmost_bev(w: Mapping[str, Any]) -> str:
+def rightmost_bev(w: WaypointsJson) -> str:
     """Rightmost in the last image's BEV (smallest y)."""
     return _argbest(w, lambda x, y, _: y)
 
 
-def _front(w: Mapping[str, Any], sign: float) -> str:
+def _front(w: WaypointsJson, sign: float) -> str:
     rows = candidate_rows(w)
     seen = [r for r in rows if r[3] is not None]
     if not seen:  # nothing in the camera's view: the BEV's order
@@ -81,17 +82,17 @@ def _front(w: Mapping[str, Any], sign: float) -> str:
     return min(seen, key=lambda r: (sign * r[3][0], r[0]))[0]  # type: ignore[index]
 
 
-def leftmost_front(w: Mapping[str, Any]) -> str:
+def leftmost_front(w: WaypointsJson) -> str:
     """Leftmost disc in the front view (smallest column; the BEV's order when none is in view)."""
     return _front(w, 1.0)
 
 
-def rightmost_front(w: Mapping[str, Any]) -> str:
+def rightmost_front(w: WaypointsJson) -> str:
     """Rightmost disc in the front view (largest column)."""
     return _front(w, -1.0)
 
 
-def lowest_front(w: Mapping[str, Any]) -> str:
+def lowest_front(w: WaypointsJson) -> str:
     """The disc lowest in the front view (largest row: nearest on the ground); the nearest
     candidate when none is in view."""
     rows = [r for r in candidate_rows(w) if r[3] is not None]
@@ -100,24 +101,24 @@ def lowest_front(w: Mapping[str, Any]) -> str:
     return min(rows, key=lambda r: (-r[3][1], r[0]))[0]  # type: ignore[index]
 
 
-def only_in_view(w: Mapping[str, Any]) -> str:
+def only_in_view(w: WaypointsJson) -> str:
     """The first candidate drawn in the front view (A when none or all are)."""
     rows = candidate_rows(w)
     seen = [r[0] for r in rows if r[3] is not None]
     return seen[0] if seen and len(seen) < len(rows) else rows[0][0]
 
 
-def letter_a(w: Mapping[str, Any]) -> str:
+def letter_a(w: WaypointsJson) -> str:
     """Always the first letter."""
     return candidate_rows(w)[0][0]
 
 
-def letter_last(w: Mapping[str, Any]) -> str:
+def letter_last(w: WaypointsJson) -> str:
     """Always the last letter."""
     return candidate_rows(w)[-1][0]
 
 
-def most_typical(w: Mapping[str, Any]) -> str:
+def most_typical(w: WaypointsJson) -> str:
     """The candidate closest to the mean of the candidates (the 'crowded spot')."""
     rows = candidate_rows(w)
     mx = sum(r[1] for r in rows) / len(rows)
@@ -125,7 +126,7 @@ def most_typical(w: Mapping[str, Any]) -> str:
     return _argbest(w, lambda x, y, _: math.hypot(x - mx, y - my))
 
 
-def most_isolated(w: Mapping[str, Any]) -> str:
+def most_isolated(w: WaypointsJson) -> str:
     """The candidate farthest from the mean of the candidates."""
     rows = candidate_rows(w)
     mx = sum(r[1] for r in rows) / len(rows)
@@ -133,7 +134,7 @@ def most_isolated(w: Mapping[str, Any]) -> str:
     return _argbest(w, lambda x, y, _: -math.hypot(x - mx, y - my))
 
 
-def toward_goal(w: Mapping[str, Any]) -> str | None:
+def toward_goal(w: WaypointsJson) -> str | None:
     """The candidate whose bearing is closest to the goal's (both in the robot frame at the
     last frame); ``None`` when the item has no goal. Not scene-blind in the sense of the
     others: it uses where the goal is, which the prompt shows (G) and asks to make progress to."""
