@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from socialbench import cli
+from socialbench.cli import printing
 
 
 def _metrics(benchmark: str) -> dict:
@@ -14,7 +14,7 @@ def _metrics(benchmark: str) -> dict:
 
 
 def test_the_scores_title_shows_markup_and_escapes_inert(capsys: pytest.CaptureFixture[str]) -> None:
-    cli.print_scores(_metrics("[/]bench\x1b]0;pwned\x07"))
+    printing.print_scores(_metrics("[/]bench\x1b]0;pwned\x07"))
     shown = capsys.readouterr().out
     assert "[/]bench" in shown and "\x1b]0" not in shown
 
@@ -25,5 +25,5 @@ def test_a_benchmark_summary_is_printed_with_controls_escaped(capsys: pytest.Cap
         def format_summary(metrics: dict) -> str:
             return f"model {metrics['model']}"
 
-    cli.print_metrics(Bench(), {"model": "m\x1b[2J"})
+    printing.print_metrics(Bench(), {"model": "m\x1b[2J"})
     assert capsys.readouterr().out.strip() == "model m\\x1b[2J"

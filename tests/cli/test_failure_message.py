@@ -4,7 +4,8 @@ to fix the data (not to run again) when the failures come from the dataset."""
 import pytest
 
 from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
-from socialbench.cli import failure_message, main
+from socialbench.cli import main
+from socialbench.cli.evaluate import failure_message
 
 
 def run_cli(*args):

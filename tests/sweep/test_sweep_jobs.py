@@ -14,8 +14,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from socialbench.cli import main  # noqa: E402
-from socialbench.sweep.grid import expand
-from socialbench.sweep.plan import load_plan
+from socialbench.sweep.grid import expand  # noqa: E402
+from socialbench.sweep.plan import load_plan  # noqa: E402
 from socialbench.testing.openai_server import ScriptedOpenAIServer  # noqa: E402
 from sweep_fixtures import grid_plan, run_dirs, sweep_answers  # noqa: E402
 from test_sweep_kill_resume import first_samples, plan, sweep_cmd  # noqa: E402

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from socialbench.cli import EXIT_USAGE, main
+from socialbench.cli import main
 from socialbench.errors import UsageError
+from socialbench.messages import EXIT_USAGE
 from socialbench.sweep.cells import SAMPLES_MISSING, previous_status
 from socialbench.sweep.grid import expand
 from socialbench.sweep.plan import MAX_CELLS, load_plan

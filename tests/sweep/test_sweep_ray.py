@@ -15,8 +15,8 @@ from socialbench.sweep.executors import (  # noqa: E402
     ray_temp_parent,
     remove_ray_temp_dir,
 )
-from socialbench.sweep.grid import expand
-from socialbench.sweep.plan import load_plan
+from socialbench.sweep.grid import expand  # noqa: E402
+from socialbench.sweep.plan import load_plan  # noqa: E402
 from sweep_fixtures import grid_plan, sweep_answers  # noqa: E402
 
 try:

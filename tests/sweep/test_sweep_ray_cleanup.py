@@ -14,8 +14,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from socialbench.sweep import executors  # noqa: E402
-from socialbench.sweep.grid import expand
-from socialbench.sweep.plan import load_plan
+from socialbench.sweep.grid import expand  # noqa: E402
+from socialbench.sweep.plan import load_plan  # noqa: E402
 
 
 class FakeRay:
