@@ -18,7 +18,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypedDict
 
 #: A canonical answer: the option string, or the chosen options of a multiple-select question.
 Answer: TypeAlias = str | tuple[str, ...]
@@ -157,6 +157,17 @@ REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 FALLBACK_MAX_TOKENS = 1024
 
 
+class GenerationSettings(TypedDict, total=False):
+    """The decoding settings a run sets, in this order (:meth:`GenerationConfig.settings`;
+    run.json's ``generation``)."""
+
+    max_tokens: int
+    temperature: float
+    top_p: float
+    reasoning_effort: str
+    json_mode: bool
+
+
 @dataclass(frozen=True)
 class GenerationConfig:
     """Decoding settings; part of the cache key.
@@ -188,17 +199,21 @@ class GenerationConfig:
         """Greedy decoding was asked for (temperature 0): repeated runs give the same answers."""
         return self.temperature == 0
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> GenerationSettings:
         """The settings that are set (None ones left out), as run.json and reports show them.
 
         >>> GenerationConfig(max_tokens=None, temperature=None).settings()
         {'json_mode': True}
         """
-        out: dict[str, Any] = {}
-        for name in ("max_tokens", "temperature", "top_p", "reasoning_effort"):
-            value = getattr(self, name)
-            if value is not None:
-                out[name] = value
+        out: GenerationSettings = {}
+        if self.max_tokens is not None:
+            out["max_tokens"] = self.max_tokens
+        if self.temperature is not None:
+            out["temperature"] = self.temperature
+        if self.top_p is not None:
+            out["top_p"] = self.top_p
+        if self.reasoning_effort is not None:
+            out["reasoning_effort"] = self.reasoning_effort
         out["json_mode"] = self.json_mode
         return out
 
@@ -291,6 +306,32 @@ class Outcome:
 TRUNCATED_FINISH_REASONS = frozenset({"length", "max_tokens"})
 
 
+class _RecordFields(TypedDict):
+    item_id: str
+    question_key: str
+    request_hash: str | None
+    raw: str | None
+    parsed: str | list[str] | None
+    parse_method: str | None
+    error: str | None
+    error_message: str | None
+    latency_s: float
+    usage: dict[str, int]
+    attempts: int
+    cached: bool
+
+
+class SampleRecordJson(_RecordFields, total=False):
+    """One line of ``samples.jsonl`` as :meth:`SampleRecord.to_json` writes it: every field
+    above, then these only when set."""
+
+    extra: dict[str, object]
+    reasoning: str
+    finish_reason: str
+    truncated: bool
+    retry_causes: list[str]
+
+
 @dataclass(frozen=True)
 class SampleRecord:
     """One line of ``samples.jsonl``: one answered (or failed) question."""
@@ -326,8 +367,8 @@ class SampleRecord:
         Anthropic's ``max_tokens``): its answer may be missing or partial."""
         return self.finish_reason in TRUNCATED_FINISH_REASONS
 
-    def to_json(self) -> dict[str, Any]:
-        out = {
+    def to_json(self) -> SampleRecordJson:
+        out: SampleRecordJson = {
             "item_id": self.item_id,
             "question_key": self.question_key,
             "request_hash": self.request_hash,

@@ -29,7 +29,6 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 __all__ = ["NEGATED_PATTERN", "ParseResult", "find_json_object", "negated", "normalise", "parse_answer"]
 
@@ -71,7 +70,7 @@ def normalise(text: str) -> str:
     return t.rstrip(".!").strip().casefold()
 
 
-def find_json_object(text: str) -> dict[str, Any] | None:
+def find_json_object(text: str) -> dict[str, object] | None:
     """The first JSON object in ``text``: whole text, a fenced block, or a balanced ``{...}``
     starting at one of the first :data:`MAX_OBJECT_STARTS` ``{``. Never raises: text that
     cannot be decoded (too deeply nested included) holds no object."""
