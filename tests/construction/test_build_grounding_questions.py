@@ -7,8 +7,9 @@ import pytest
 
 from build_fixtures import write_scenes
 from socialbench.construction.grounding_questions import question_prompt, single_stage_prompt, validate_question
-from socialbench.construction.jsonl import failures_path, read_jsonl
+from socialbench.construction.jsonl import read_jsonl
 from socialbench.construction.llm import OutputError
+from socialbench.construction.stage_output import failures_path
 from socialbench.testing.openai_server import ScriptedOpenAIServer
 from socialbench.testing.responders import last_user_text, valid_responder
 

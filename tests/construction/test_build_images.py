@@ -5,8 +5,9 @@ import json
 
 from PIL import Image
 
+from socialbench.construction.file_names import unique_name
 from socialbench.construction.images import ImageResult, save_image
-from socialbench.construction.jsonl import read_jsonl, unique_name, write_jsonl
+from socialbench.construction.jsonl import read_jsonl, write_jsonl
 
 
 def _prompts(work, n=3):

@@ -5,7 +5,10 @@ import json
 import pytest
 import yaml
 
-from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, safe_name, write_summary
+from socialbench.construction.file_names import safe_name
+from socialbench.construction.jsonl import read_jsonl
+from socialbench.construction.stage_output import StageOutput
+from socialbench.construction.stage_summary import StageSummary, write_summary
 from socialbench.construction.taxonomy import load_taxonomy, shipped_taxonomy_path
 from socialbench.errors import DataError
 
@@ -83,7 +86,7 @@ def test_cli_taxonomy_copies_the_editable_file(cli, tmp_path):
 
 
 def test_unique_name_differs_for_ids_that_sanitise_alike():
-    from socialbench.construction.jsonl import unique_name
+    from socialbench.construction.file_names import unique_name
 
     ids = ["cafe s-1", "cafe?s-1", "cafe/s-1", "cafe__s-1", "x.", "x"]
     names = [unique_name(i) for i in ids]

@@ -3,7 +3,8 @@
 import json
 import time
 
-from socialbench.construction.jsonl import StageOutput, StageSummary
+from socialbench.construction.stage_output import StageOutput
+from socialbench.construction.stage_summary import StageSummary
 from socialbench.construction.stages.common import StageRun, close_stage, rel
 
 

@@ -39,7 +39,8 @@ from socialbench.benchmarks.roboteq.schema import (
 )
 from socialbench.benchmarks.roboteq.validate import validate_roboteq
 from socialbench.benchmarks.roboteq.write import canonical_row, write_canonical
-from socialbench.construction.jsonl import safe_name, short_hash, unique_name, write_jsonl
+from socialbench.construction.file_names import safe_name, short_hash, unique_name
+from socialbench.construction.jsonl import write_jsonl
 from socialbench.errors import DataError, Problem, UsageError
 from socialbench.files.clear_folder import remove_generated
 

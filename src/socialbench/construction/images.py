@@ -34,8 +34,9 @@ from typing import Any
 
 from PIL import Image
 
-from socialbench.construction.jsonl import StageOutput, unique_name
+from socialbench.construction.file_names import unique_name
 from socialbench.construction.record_fields import text
+from socialbench.construction.stage_output import StageOutput
 from socialbench.errors import UsageError
 from socialbench.runner.engine import RetryPolicy
 from socialbench.runner.progress import RunProgress
@@ -288,7 +289,7 @@ def save_image(
 ) -> dict[str, object]:
     """Write ``images/<id>/round<r>.<ext>`` and its provenance JSON (atomically); return the
     fields for the stage record (paths relative to ``work``). The folder is the id's
-    :func:`~socialbench.construction.jsonl.unique_name` (``g1`` -> ``images/g1``,
+    :func:`~socialbench.construction.file_names.unique_name` (``g1`` -> ``images/g1``,
     ``restaurant/b00-2`` -> ``images/restaurant__b00-2-<8 hex>``), so two ids never share one."""
     folder = work / "images" / unique_name(record_id)
     folder.mkdir(parents=True, exist_ok=True)

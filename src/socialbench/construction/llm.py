@@ -25,7 +25,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from socialbench.construction.jsonl import StageOutput, StageSummary
+from socialbench.construction.stage_output import StageOutput
+from socialbench.construction.stage_summary import StageSummary
 from socialbench.models.registry import ModelOptions, create_model
 from socialbench.prompting.parsing import find_json_object
 from socialbench.runner.cache import ResponseCache

@@ -145,7 +145,7 @@ def overlay_record(spec: Mapping[str, object], image_rel: str, regions: Sequence
 
 def render_spec(spec: Mapping[str, object], work: Path, out_dir: Path) -> tuple[dict[str, object] | None, list[str]]:
     """Draw one spec's overlay into ``out_dir``; returns (record, problems)."""
-    from socialbench.construction.jsonl import unique_name
+    from socialbench.construction.file_names import unique_name
 
     problems = []
     for key in ("id", "image", "question"):

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from socialbench.construction.jsonl import read_summaries
+from socialbench.construction.stage_summary import read_summaries
 from socialbench.files.atomic_write import write_bytes_atomic
 from socialbench.report.renderers import to_markdown
 from socialbench.report.table import Cell, Row, Table

@@ -34,9 +34,10 @@ from typing import Any, TypedDict
 from PIL import Image
 
 from socialbench.construction.images import ImageClient, ImageError, save_image
-from socialbench.construction.jsonl import StageOutput, latest_by_id
+from socialbench.construction.jsonl import latest_by_id
 from socialbench.construction.llm import BatchStats, JsonTask, OutputError, run_json
 from socialbench.construction.record_fields import mapping, text
+from socialbench.construction.stage_output import StageOutput
 from socialbench.runner.engine import Engine
 from socialbench.runner.progress import RunProgress
 from socialbench.types import EncodedImage, GenerationConfig, Request

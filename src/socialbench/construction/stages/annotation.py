@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from socialbench.construction.jsonl import StageSummary, read_jsonl, write_jsonl
+from socialbench.construction.jsonl import read_jsonl, write_jsonl
+from socialbench.construction.stage_summary import StageSummary
 from socialbench.construction.stages.common import StageRun, rel
 from socialbench.errors import UsageError
 

@@ -10,8 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, write_jsonl
+from socialbench.construction.jsonl import read_jsonl, write_jsonl
 from socialbench.construction.llm import LLMSettings, fill_summary, run_stage_tasks
+from socialbench.construction.stage_output import StageOutput
+from socialbench.construction.stage_summary import StageSummary
 from socialbench.construction.stages.common import StageRun, json_config, with_engine
 from socialbench.errors import UsageError
 from socialbench.runner.engine import Engine
@@ -160,7 +162,7 @@ def export_stage(work: Path, dest: Path, *, name: str, license: str, overwrite: 
     """Write the canonical ``roboteq.jsonl``, ``images/`` and a dataset card from the
     aggregated annotations (loadable by ``socialbench eval`` and ``datasets``)."""
     from socialbench.construction.export import export_dataset
-    from socialbench.construction.jsonl import read_summaries
+    from socialbench.construction.stage_summary import read_summaries
 
     folder = work / "aggregated"
     judgment = read_jsonl(folder / "judgment.jsonl") if (folder / "judgment.jsonl").is_file() else []

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, write_summary
+from socialbench.construction.jsonl import read_jsonl
 from socialbench.construction.llm import (
     JsonResult,
     JsonTask,
@@ -21,6 +21,8 @@ from socialbench.construction.llm import (
     open_engine,
     run_stage_tasks,
 )
+from socialbench.construction.stage_output import StageOutput
+from socialbench.construction.stage_summary import StageSummary, write_summary
 from socialbench.runner.engine import Engine
 from socialbench.types import GenerationConfig
 

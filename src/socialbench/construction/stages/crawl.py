@@ -44,7 +44,9 @@ from socialbench.construction.crawl import (
     search_url,
     url_list_candidates,
 )
-from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, write_jsonl
+from socialbench.construction.jsonl import read_jsonl, write_jsonl
+from socialbench.construction.stage_output import StageOutput
+from socialbench.construction.stage_summary import StageSummary
 from socialbench.construction.stages.common import StageRun, rel
 from socialbench.errors import UsageError
 

@@ -14,9 +14,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, write_jsonl
+from socialbench.construction.jsonl import read_jsonl, write_jsonl
 from socialbench.construction.llm import JsonTask, LLMSettings, close_engine, fill_summary, open_engine, run_stage_tasks
 from socialbench.construction.record_fields import text
+from socialbench.construction.stage_output import StageOutput
+from socialbench.construction.stage_summary import StageSummary
 from socialbench.construction.stages.common import StageRun, json_config, rel, run_llm_stage
 from socialbench.errors import UsageError
 

@@ -19,9 +19,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from socialbench.construction.jsonl import StageOutput, StageSummary, read_jsonl, unique_name, write_jsonl
+from socialbench.construction.file_names import unique_name
+from socialbench.construction.jsonl import read_jsonl, write_jsonl
 from socialbench.construction.llm import JsonTask, LLMSettings
 from socialbench.construction.record_fields import mapping, text
+from socialbench.construction.stage_output import StageOutput
+from socialbench.construction.stage_summary import StageSummary
 from socialbench.construction.stages.common import StageRun, json_config, rel, run_llm_stage
 from socialbench.errors import UsageError
 from socialbench.types import EncodedImage
