@@ -4,8 +4,9 @@ or ``--epochs N``), and what the command says when questions failed."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -15,6 +16,11 @@ from socialbench.errors import SocialbenchError
 from socialbench.messages import EXIT_INTERRUPTED, EXIT_MODEL_ERRORS, say
 from socialbench.messages import line as _line
 from socialbench.runner.prepare import prepare_eval
+
+if TYPE_CHECKING:
+    from socialbench.benchmarks.base import Benchmark
+    from socialbench.benchmarks.options import EvalOptions
+    from socialbench.runner.run import RunResult
 
 
 def eval_parameters() -> list[inspect.Parameter]:
@@ -34,12 +40,12 @@ def eval_parameters() -> list[inspect.Parameter]:
     ]
 
 
-def eval_function() -> Any:
+def eval_function() -> Callable[..., None]:
     """``socialbench eval`` as a function of :func:`eval_parameters` (what typer builds the
     command from)."""
     params = eval_parameters()
 
-    def run(**values: Any) -> None:
+    def run(**values: object) -> None:
         _eval(values)
 
     run.__signature__ = inspect.Signature(params, return_annotation=None)  # type: ignore[attr-defined]
@@ -56,14 +62,14 @@ def eval_command() -> Any:
     return typer.main.get_group(real).commands["eval"]
 
 
-def _eval(values: dict[str, Any]) -> None:
+def _eval(values: Mapping[str, object]) -> None:
     """Run ``socialbench eval`` with its option ``values`` by parameter name."""
     from socialbench.runner.run import run_eval
 
-    benchmark, epochs = values["benchmark"], values["epochs"]
+    benchmark, epochs = str(values["benchmark"]), values["epochs"]
     bench, path, mdl, req = prepare_eval(values)
-    if epochs > 1:
-        _eval_epochs(values, req.out, path)
+    if isinstance(epochs, int) and epochs > 1:  # an int: typer converts --epochs
+        _eval_epochs(values, epochs, req.out, path)
         return
     run_dir = req.out
     result = run_eval(req, bench, mdl)
@@ -82,24 +88,24 @@ def _eval(values: dict[str, Any]) -> None:
         raise typer.Exit(EXIT_MODEL_ERRORS)
 
 
-def _eval_epochs(values: dict[str, Any], out: Path, path: Path) -> None:
+def _eval_epochs(values: Mapping[str, object], epochs: int, out: Path, path: Path) -> None:
     """``eval --epochs N``: N runs under ``out/epoch-E`` and their combination in ``out``
     (see :mod:`socialbench.runner.epochs`)."""
     from socialbench.runner.epochs import run_epochs
     from socialbench.runner.run import run_eval
 
-    def one(epoch: int, seed: int, run_dir: Path) -> Any:
+    def one(epoch: int, seed: int, run_dir: Path) -> RunResult:
         bench, _, mdl, req = prepare_eval(dict(values, seed=seed, out_dir=run_dir, epochs=1))
         return run_eval(req, bench, mdl)
 
     bench, _, mdl, req = prepare_eval(dict(values, epochs=1))
     if mdl.needs_prompt:  # baselines draw from the seed, which differs per epoch
-        _warn_identical_epochs(values, bench, req.options)
-    res = run_epochs(out, values["epochs"], values["seed"], one)
+        _warn_identical_epochs(epochs, bench, req.options)
+    res = run_epochs(out, epochs, req.options.seed, one)  # the seed given (eval_options)
     print_metrics(bench, res.metrics)
     errors = sum(int((r.metrics.get("run") or {}).get("model_errors") or 0) for r in res.results)
     _line(
-        f"run directory: {out} · epochs {len(res.results)}/{values['epochs']} (each in {out}/epoch-E) · "
+        f"run directory: {out} · epochs {len(res.results)}/{epochs} (each in {out}/epoch-E) · "
         f"mean ± SE across epochs in {out / 'metrics.json'}"
     )
     if res.interrupted:
@@ -110,13 +116,13 @@ def _eval_epochs(values: dict[str, Any], out: Path, path: Path) -> None:
         raise typer.Exit(EXIT_MODEL_ERRORS)
 
 
-def _warn_identical_epochs(values: dict[str, Any], bench: Any, options: Any) -> None:
+def _warn_identical_epochs(epochs: int, bench: Benchmark, options: EvalOptions) -> None:
     """Warn when ``--epochs N`` runs a model at temperature 0: greedy decoding gives the
     same answers every epoch, so the standard error across epochs is 0 and says nothing."""
-    config = options.generation.apply(bench.generation_config(bench.check_options(options), values["seed"]))
+    config = options.generation.apply(bench.generation_config(bench.check_options(options), options.seed))
     if config.deterministic:
         say(
-            f"warning: --epochs {values['epochs']} at temperature 0 (greedy decoding): the epochs will give the "
+            f"warning: --epochs {epochs} at temperature 0 (greedy decoding): the epochs will give the "
             "same answers and an SE of 0; give --temperature (e.g. 1) or --temperature default to sample"
         )
 
@@ -148,13 +154,16 @@ def first_error_messages(run_dir: Path) -> dict[str, str]:
     return out
 
 
-def failure_message(run: dict[str, Any], benchmark: str, data: Path, examples: dict[str, str] | None = None) -> str:
+def failure_message(
+    run: Mapping[str, object], benchmark: str, data: Path, examples: dict[str, str] | None = None
+) -> str:
     """What failed (each error kind with its count, and the first message of each kind in
     ``examples``) and what helps: a retry for model failures, a fix of the dataset for data
     failures, the source for a replay's missing answers (a retry would fail the same way)."""
     from socialbench.runner.run import DATA_ERROR_KINDS
 
-    kinds: dict[str, int] = run.get("error_kinds") or {}
+    recorded = run.get("error_kinds")
+    kinds: dict[str, int] = recorded if isinstance(recorded, dict) else {}
     shown = examples or {}
     named = (
         ", ".join(f"{k} {n}" + (f": {shown[k]}" if k in shown else "") for k, n in sorted(kinds.items()))

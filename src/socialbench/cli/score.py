@@ -3,8 +3,8 @@ write metrics.json beside them (never over an eval's own)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -12,6 +12,7 @@ from socialbench.cli.printing import print_metrics
 from socialbench.errors import DataError, UsageError
 from socialbench.messages import line as _line
 from socialbench.runner.prepare import resolve_data
+from socialbench.types import SampleRecord
 
 
 def _slug(text: str) -> str:
@@ -70,7 +71,7 @@ def score_cmd(
 
 
 def _refuse_nothing_scored(
-    metrics: dict[str, Any], records: list[Any], predictions: Path, benchmark: str, data: Path
+    metrics: Mapping[str, object], records: Sequence[SampleRecord], predictions: Path, benchmark: str, data: Path
 ) -> None:
     """Refuse (before anything is written) a ``score`` in which no prediction matched a
     question of the dataset: its metrics file would hold no score and its exit status say
