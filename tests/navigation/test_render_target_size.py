@@ -10,7 +10,8 @@ from PIL import Image
 
 from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
 from socialbench.benchmarks.socialnav_sub.synthetic import write_synthetic_dataset
-from socialbench.navigation.render import render_sample, target_frame_size
+from socialbench.navigation.frame_files import target_frame_size
+from socialbench.navigation.render import render_sample
 from socialbench.navigation.render_job import RenderSample
 from socialbench.vision.images import ImagePolicy
 

@@ -33,7 +33,6 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
@@ -41,6 +40,7 @@ from PIL import Image, ImageDraw, ImageFont
 from socialbench.errors import DataError, UsageError
 from socialbench.navigation.bev import BevRenderer, BevStyle, bev_limits, bev_people
 from socialbench.navigation.colors import RGB, label_color, label_colors
+from socialbench.navigation.frame_files import load_frame, shrink_frame
 from socialbench.navigation.frames import Scene, load_scene
 from socialbench.navigation.image_modes import IMAGE_MODES
 from socialbench.navigation.mirror import mirror_scene
@@ -188,11 +188,11 @@ def render_scene(
                     f"needs {n_t} raw frames, has {len(scene.frames)}",
                     "add front_view/<S>/<F>.jpg for F0..F0+9",
                 )
-            frames = [_load_frame(p, mode, max_side) for p in scene.frames[:n_t]]
+            frames = [load_frame(p, mode, max_side) for p in scene.frames[:n_t]]
         elif len(frames) < n_t:
             raise UsageError(f"render_scene: {len(frames)} frames given for {n_t} timesteps")
         if max_side > 0:
-            frames = [_shrink_frame(f, mode, max_side) for f in frames[:n_t]]
+            frames = [shrink_frame(f, mode, max_side) for f in frames[:n_t]]
         if mirror:
             frames = [f.transpose(Image.Transpose.FLIP_LEFT_RIGHT) for f in frames[:n_t]]
     bev_renderer = None
@@ -231,51 +231,6 @@ def render_scene(
         bev = bev_renderer.render(bev_people(scene.people, t), (rx, ry, float(scene.robot.heading[t])))
         imgs.append(bev if mode == "bev" else compose(front, bev))  # type: ignore[arg-type]
     return imgs
-
-
-def target_frame_size(size: tuple[int, int], mode: str, max_side: int) -> tuple[int, int]:
-    """The size a ``size`` frame is drawn at so that the ``mode`` image it ends up in has
-    no side longer than ``max_side`` (0: unchanged; never upscaled).
-
-    A composite is the frame above a square BEV of the same width, so the frame gets the
-    height left under ``max_side`` once the width is scaled."""
-    w, h = size
-    full_h = h + w if mode == "img-with-bev" else h
-    if max_side <= 0 or max(w, full_h) <= max_side:
-        return w, h
-    s = max_side / max(w, full_h)
-    tw = max(1, round(w * s))
-    th = max(1, round(full_h * s) - (tw if mode == "img-with-bev" else 0))
-    return tw, th
-
-
-#: The filter that shrinks frames to the size they are drawn at. A JPEG frame is decoded at a
-#: reduced DCT scale first (1280×720 → 640×360 for a 768-px composite), which leaves a ~1.3×
-#: downscale: Pillow's HAMMING, an antialiasing filter when shrinking, is as sharp there as
-#: LANCZOS to within ~1 grey level on average and 2× cheaper (2 ms rather than 4.5 ms a frame).
-SHRINK_FILTER = Image.Resampling.HAMMING
-
-
-def _shrink_frame(frame: Image.Image, mode: str, max_side: int) -> Image.Image:
-    size = target_frame_size(frame.size, mode, max_side)
-    if size == frame.size:
-        return frame
-    rgb = frame if frame.mode == "RGB" else frame.convert("RGB")
-    return rgb.resize(size, SHRINK_FILTER, reducing_gap=3.0)
-
-
-def _load_frame(path: Path, mode: str = "img", max_side: int = 0) -> Image.Image:
-    """A raw frame as RGB; with ``max_side`` a JPEG is decoded at the smallest DCT scale
-    that still covers the size it will be drawn at (see :func:`target_frame_size`)."""
-    try:
-        with Image.open(path) as im:
-            if max_side > 0 and im.format == "JPEG":
-                im.draft("RGB", target_frame_size(im.size, mode, max_side))
-            return im.convert("RGB")
-    except FileNotFoundError:
-        raise DataError.single(path, "", "raw frame not found", "check front_view/<S>/") from None
-    except OSError as e:
-        raise DataError.single(path, "", f"cannot read image: {e}") from None
 
 
 def render_sample(
