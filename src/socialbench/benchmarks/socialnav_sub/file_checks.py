@@ -180,7 +180,7 @@ def check_odometry_file(path: Path, first_frame: int, report: ValidationReport) 
 
 
 def check_tracks_file(path: Path, report: ValidationReport) -> bool:
-    """True if the tracks file parses (:func:`socialbench.navigation.tracks.parse_tracks`)
+    """True if the tracks file parses (:func:`socialbench.navigation.tracks_json.parse_tracks`)
     with timesteps 0..9; else records every problem."""
     from socialbench.navigation.tracks_json import parse_tracks
 
