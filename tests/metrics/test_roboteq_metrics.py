@@ -11,15 +11,14 @@ from socialbench.metrics.roboteq import (
     JudgmentRow,
     breakdown,
     cwpa_basis,
-    format_summary,
     grounding_metrics,
     human_average,
     judgment_metrics,
-    request_costs,
-    robustness_drop,
     subset_breakdown,
     table1,
 )
+from socialbench.metrics.roboteq_costs import request_costs
+from socialbench.metrics.roboteq_summary import format_summary, robustness_drop
 from socialbench.types import HumanVotes, SampleRecord
 
 

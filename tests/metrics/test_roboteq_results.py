@@ -14,10 +14,10 @@ from socialbench.metrics.roboteq import (
     grounding_metrics,
     human_average,
     judgment_metrics,
-    request_costs,
     subset_breakdown,
     table1,
 )
+from socialbench.metrics.roboteq_costs import request_costs
 from socialbench.metrics.roboteq_results import (
     GroundingResult,
     GroundingScores,

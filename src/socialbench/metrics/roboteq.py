@@ -19,6 +19,9 @@ some behaviors have votes).
 Spatial grounding: exact-set accuracy, Jaccard, option-level micro/macro F1
 (:mod:`socialbench.metrics.grounding`) and the same invalid / error rates.
 
+Request costs and parse-method counts are in :mod:`socialbench.metrics.roboteq_costs`; the
+CLI summary and the clean-vs-perturbed drop in :mod:`socialbench.metrics.roboteq_summary`.
+
 Every mean comes with ``n`` and its standard error ``std(ddof=1) / sqrt(n)``
 (:func:`socialbench.metrics.stats.mean_se`); F1 SEs are bootstrap estimates (200 resamples,
 seed 0). Breakdowns: by subset (``synthetic``, ``real`` and their unweighted ``average``,
@@ -29,10 +32,10 @@ subcategory and by facet (a behavior counts in every facet it carries).
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypedDict, TypeVar
+from typing import Protocol, TypeVar
 
 from socialbench.metrics.agreement import cwpa_paper, human_average_paper, pa_paper
 from socialbench.metrics.classification import bootstrap_f1_se, f1_from_counts, per_label, unit_counts
@@ -42,13 +45,10 @@ from socialbench.metrics.roboteq_results import (
     GroundingMetrics,
     HumanAverage,
     JudgmentMetrics,
-    RagCosts,
-    RequestCosts,
     SubsetBreakdown,
-    no_requests,
 )
 from socialbench.metrics.stats import mean_se
-from socialbench.types import HumanVotes, SampleRecord
+from socialbench.types import HumanVotes
 
 R = TypeVar("R")
 T = TypeVar("T")
@@ -73,11 +73,7 @@ __all__ = [
     "subset_breakdown",
     "table1",
     "cwpa_basis",
-    "request_costs",
-    "MetricDrop",
-    "RobustnessDrop",
-    "robustness_drop",
-    "format_summary",
+    "human_average",
 ]
 
 JUDGMENT_LABELS = ("proper", "improper")
@@ -230,153 +226,3 @@ def cwpa_basis(rows: Sequence[JudgmentRow]) -> str:
     if with_votes == len(rows):
         return "votes"
     return "majority" if with_votes == 0 else "mixed"
-
-
-def request_costs(records: Sequence[SampleRecord]) -> RequestCosts:
-    """Per-request accounting, counting each request once (records that share a
-    ``request_hash`` came from one per-scene request).
-
-    Latency is averaged over the requests that reached the model: a request answered from
-    the response cache has latency 0 and would understate the time per query. When every
-    request was cached the averages are None and ``latency_note`` says why.
-
-    ``reasoning_tokens`` (only when a reasoning model reported some) is the part of
-    ``completion_tokens`` spent thinking.
-
-    RAG fields (``rag_added_tokens``, ``rag_retrieval_us`` in a record's usage) give the
-    Table 2 figures: added prompt tokens and retrieval seconds per query (retrieval runs for
-    cached requests too, so these cover every query), plus the mean time per query (model
-    latency + retrieval, over the non-cached queries).
-    """
-    seen: dict[str, SampleRecord] = {}
-    for i, r in enumerate(records):
-        seen.setdefault(r.request_hash or f"#{i}", r)
-    unique = [r for r in seen.values() if r.raw is not None or r.error is not None]
-    if not unique:
-        return no_requests()
-    live = [r for r in unique if not r.cached]
-    out: RequestCosts = {
-        "requests": len(unique),
-        "cached": len(unique) - len(live),
-        "prompt_tokens": sum(int(r.usage.get("prompt_tokens", 0)) for r in unique),
-        "completion_tokens": sum(int(r.usage.get("completion_tokens", 0)) for r in unique),
-        "latency_s_per_request": sum(r.latency_s for r in live) / len(live) if live else None,
-    }
-    if not live:
-        out["latency_note"] = "every request was answered from the response cache: no latency was measured"
-    reasoning = sum(int(r.usage.get("reasoning_tokens", 0)) for r in unique)
-    if reasoning:  # a reasoning model's thinking, part of completion_tokens (billed as such)
-        out["reasoning_tokens"] = reasoning
-    rag = [r for r in unique if "rag_added_tokens" in r.usage]
-    if rag:
-
-        def retrieval(r: SampleRecord) -> float:
-            return r.usage.get("rag_retrieval_us", 0) / 1e6
-
-        rag_live = [r for r in rag if not r.cached]
-        out["rag"] = RagCosts(
-            {
-                "queries": len(rag),
-                "added_prompt_tokens_per_query": sum(r.usage["rag_added_tokens"] for r in rag) / len(rag),
-                "retrieval_s_per_query": sum(retrieval(r) for r in rag) / len(rag),
-                "time_s_per_query": (
-                    sum(r.latency_s + retrieval(r) for r in rag_live) / len(rag_live) if rag_live else None
-                ),
-            }
-        )
-    return out
-
-
-class MetricDrop(TypedDict):
-    """One metric's value in a clean and a perturbed run and its drop (see
-    :func:`robustness_drop`)."""
-
-    clean: float
-    perturbed: float
-    drop: float
-    relative_drop: float | None
-
-
-class RobustnessDrop(TypedDict):
-    """What :func:`robustness_drop` returns: the drops overall and per subset."""
-
-    benchmark: object
-    perturbation: object
-    overall: dict[str, MetricDrop]
-    by_subset: dict[str, dict[str, MetricDrop]]
-
-
-def _block(metrics: Mapping[str, object], key: str) -> Mapping[str, object]:
-    """The JSON object ``metrics[key]`` ({} when absent, null or not an object)."""
-    value = metrics.get(key)
-    return value if isinstance(value, Mapping) else {}
-
-
-def _drops(a: Mapping[str, object], b: Mapping[str, object]) -> dict[str, MetricDrop]:
-    out: dict[str, MetricDrop] = {}
-    for name, va in a.items():
-        vb = b.get(name)
-        if not (isinstance(va, Mapping) and isinstance(vb, Mapping)):
-            continue
-        x, y = va.get("value"), vb.get("value")
-        if isinstance(x, (int, float)) and isinstance(y, (int, float)):
-            drop = x - y
-            out[name] = {"clean": x, "perturbed": y, "drop": drop, "relative_drop": drop / x if x else None}
-    return out
-
-
-def robustness_drop(clean: Mapping[str, object], perturbed: Mapping[str, object]) -> RobustnessDrop:
-    """Drop of every metric from a clean run's metrics.json to a perturbed run's.
-
-    For each metric value present in both (``overall`` and each ``by_subset`` group):
-    ``clean``, ``perturbed``, ``drop = clean - perturbed`` and
-    ``relative_drop = drop / clean`` (None when clean is 0). Rates where lower is better
-    (invalid_rate, error_rate) are reported the same way, so their drop is negative when
-    they get worse. Raises ``ValueError`` when the two come from different benchmarks.
-    """
-    if clean.get("benchmark") != perturbed.get("benchmark"):
-        raise ValueError(f"cannot compare {clean.get('benchmark')!r} with {perturbed.get('benchmark')!r}")
-    result: RobustnessDrop = {
-        "benchmark": clean.get("benchmark"),
-        "perturbation": perturbed.get("perturbation"),
-        "overall": _drops(_block(clean, "overall"), _block(perturbed, "overall")),
-        "by_subset": {},
-    }
-    other_subsets = _block(perturbed, "by_subset")
-    for group, values in _block(clean, "by_subset").items():
-        other = other_subsets.get(group)
-        if isinstance(values, Mapping) and isinstance(other, Mapping):
-            result["by_subset"][group] = _drops(values, other)
-    return result
-
-
-def _fmt(stat: object) -> str:
-    value = stat.get("value") if isinstance(stat, Mapping) else None
-    if not isinstance(value, (int, float)):
-        return "—"
-    se = stat.get("se") if isinstance(stat, Mapping) else None
-    return f"{100 * value:.2f}" + (f" ± {100 * se:.2f}" if isinstance(se, (int, float)) else "")
-
-
-def format_summary(metrics: Mapping[str, object]) -> str:
-    """A few plain-text lines of a RobotEQ metrics.json (percent ± SE) for the CLI."""
-    bench = metrics.get("benchmark", "roboteq")
-    names = JUDGMENT_METRICS if bench == "roboteq-bj" else GROUNDING_METRICS
-    lines = [f"{bench} — {metrics.get('note', '')}".rstrip(" —")]
-    rows: list[tuple[str, object]] = [("overall", _block(metrics, "overall"))]
-    rows += [(f"  {k}", v) for k, v in _block(metrics, "by_subset").items()]
-    header = f"{'group':<24}" + "".join(f"{n:>16}" for n in names)
-    lines.append(header)
-    for label, values in rows:
-        block = values if isinstance(values, Mapping) else {}
-        n = block.get("n")
-        lines.append(f"{label + (f' (n={n})' if n else ''):<24}" + "".join(f"{_fmt(block.get(m)):>16}" for m in names))
-    return "\n".join(lines)
-
-
-def parse_method_counts(records: Sequence[SampleRecord]) -> dict[str, int]:
-    """How many answers each parse rung produced (``invalid`` for None)."""
-    return dict(sorted(Counter(r.parse_method or "invalid" for r in records).items()))
-
-
-__all__ += ["human_average", "parse_method_counts"]

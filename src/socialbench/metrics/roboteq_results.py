@@ -45,7 +45,7 @@ class _Requests(TypedDict):
 
 
 class RequestCosts(_Requests, total=False):
-    """Per-request accounting (see :func:`socialbench.metrics.roboteq.request_costs`), keys in
+    """Per-request accounting (see :func:`socialbench.metrics.roboteq_costs.request_costs`), keys in
     the order it writes them; only ``requests`` when there were none."""
 
     cached: int

@@ -21,7 +21,7 @@ default 2, and ``--rag-backend`` how: ``bm25`` (default),
 policy before encoding (:mod:`socialbench.vision.perturb`).
 
 Accounting: each record's ``usage`` holds the request's prompt/completion tokens (shared by
-the records of one per-scene request; :func:`socialbench.metrics.roboteq.request_costs`
+the records of one per-scene request; :func:`socialbench.metrics.roboteq_costs.request_costs`
 counts each request once) and, for ``rag``, ``rag_added_tokens`` (approximate prompt tokens
 added by the retrieved documents, ``ceil(chars / 4)``) and ``rag_retrieval_us``
 (retrieval time in microseconds).
@@ -56,11 +56,10 @@ from socialbench.metrics.roboteq import (
     grounding_metrics,
     human_average,
     judgment_metrics,
-    parse_method_counts,
-    request_costs,
     subset_breakdown,
     table1,
 )
+from socialbench.metrics.roboteq_costs import parse_method_counts, request_costs
 from socialbench.metrics.roboteq_results import GroundingResult, GroundingScores, JudgmentResult, JudgmentScores
 from socialbench.prompting.parsing import parse_answer
 from socialbench.records import fingerprint_files
@@ -92,7 +91,7 @@ class _RobotEQ(BaseBenchmark[R]):
         return resolve_data(data)
 
     def format_summary(self, metrics: dict[str, Any]) -> str:
-        from socialbench.metrics.roboteq import format_summary
+        from socialbench.metrics.roboteq_summary import format_summary
 
         return format_summary(metrics)
 
