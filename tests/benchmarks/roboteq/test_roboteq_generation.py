@@ -44,7 +44,8 @@ def test_body_has_temperature_0_and_the_papers_max_tokens(
 ) -> None:
     with ScriptedOpenAIServer(responder=valid_responder) as srv:
         run = _eval(release, tmp_path / "run", srv.base_url, "--strategy", strategy)
-        sent = {(b["temperature"], b["max_tokens"]) for b in srv.requests}
+        # the questions' bodies: all but the images probe (1 token, no response_format)
+        sent = {(b["temperature"], b["max_tokens"]) for b in srv.requests if "response_format" in b}
     assert sent == {(0.0, max_tokens)}
     assert run["generation"] == {"max_tokens": max_tokens, "temperature": 0.0, "json_mode": True}
 

@@ -61,8 +61,9 @@ STREAMING = {"stream": True, "stream_options": {"include_usage": True}}
 def test_request_body_equals_the_official_harness_body_field_by_field(tmp_path: Path) -> None:
     with ScriptedOpenAIServer() as srv:
         _eval(tmp_path / "run", srv.base_url)
-        bodies = srv.requests
-    assert len(bodies) == QUESTIONS_PER_SAMPLE
+        # the questions' bodies: all but the images probe (1 token, no response_format)
+        bodies = [b for b in srv.requests if "response_format" in b]
+    assert len(bodies) == QUESTIONS_PER_SAMPLE == len(srv.requests) - 1
     for body in bodies:
         parts = body["messages"][-1]["content"]
         official = official_gpt4o_body(
@@ -83,7 +84,8 @@ def test_run_json_records_that_no_sampling_setting_is_sent(tmp_path: Path) -> No
 def test_eval_against_a_reasoning_model_completes_and_counts_reasoning_tokens(tmp_path: Path) -> None:
     with ScriptedOpenAIServer(served=openai_reasoning_model(reasoning_tokens=48)) as srv:
         run = _eval(tmp_path / "run", srv.base_url, "--reasoning-effort", "low")
-        efforts = {b.get("reasoning_effort") for b in srv.requests}
+        # the questions' bodies: all but the images probe (1 token, no response_format)
+        efforts = {b.get("reasoning_effort") for b in srv.requests if "response_format" in b}
     assert (run["status"], run["answered"], efforts) == ("complete", QUESTIONS_PER_SAMPLE, {"low"})
     assert run["reasoning_tokens"] == 48 * QUESTIONS_PER_SAMPLE
     assert "generation_adapted" not in run  # nothing it refuses is sent by default
@@ -102,7 +104,8 @@ def test_greedy_flags_against_a_reasoning_model_are_adapted_and_recorded(tmp_pat
 def test_epochs_at_temperature_1_against_a_sampling_model_give_a_nonzero_se(tmp_path: Path) -> None:
     with ScriptedOpenAIServer(responder=sampling_responder(seed=3)) as srv:
         _eval(tmp_path / "run", srv.base_url, "--epochs", "5", "--temperature", "1")
-        temperatures = {b.get("temperature") for b in srv.requests}
+        # the questions' bodies: all but the images probe (1 token, no response_format)
+        temperatures = {b.get("temperature") for b in srv.requests if "response_format" in b}
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert temperatures == {1.0}
     assert metrics["epochs"]["n"] == 5 and metrics["scores"]["model"]["All"]["PA_se"] > 0
