@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from socialbench.benchmarks.roboteq.schema import FACETS
-from socialbench.construction.llm import JsonResult, JsonTask, OutputError
+from socialbench.construction.llm import JsonResult, JsonTask, OutputError, image_tasks
 from socialbench.construction.record_fields import mapping, mappings
-from socialbench.types import EncodedImage, GenerationConfig, Request
+from socialbench.types import EncodedImage, GenerationConfig
 
 __all__ = [
     "scene_inputs",
@@ -168,20 +168,8 @@ def behavior_tasks(
     config: GenerationConfig,
     salts: Mapping[str, int] | None = None,
 ) -> list[JsonTask]:
-    salts = salts or {}
-    return [
-        JsonTask(
-            id=str(s["id"]),  # the stage JSONL reader checked every id is text
-            request=Request(
-                prompt=behavior_prompt(s, n_proper, n_improper), images=(images[str(s["id"])],), config=config
-            ),
-            validate=validate_behaviors(n_proper, n_improper),
-            context=s,
-            salt=salts.get(str(s["id"]), 0),
-        )
-        for s in scenes
-        if s["id"] in images
-    ]
+    validate = validate_behaviors(n_proper, n_improper)
+    return image_tasks(scenes, images, lambda s: behavior_prompt(s, n_proper, n_improper), validate, config, salts)
 
 
 def behavior_records(result: JsonResult) -> list[dict[str, object]]:

@@ -33,8 +33,8 @@ import numpy as np
 from PIL import Image
 
 from socialbench.construction.images import sniff_mime
-from socialbench.construction.llm import JsonTask, OutputError
-from socialbench.types import EncodedImage, GenerationConfig, Request
+from socialbench.construction.llm import JsonTask, OutputError, image_tasks
+from socialbench.types import EncodedImage, GenerationConfig
 
 __all__ = [
     "FilterOptions",
@@ -246,13 +246,4 @@ def validate_relevance(obj: dict[str, object]) -> dict[str, object]:
 def relevance_tasks(
     entries: Sequence[Mapping[str, object]], images: Mapping[str, EncodedImage], config: GenerationConfig
 ) -> list[JsonTask]:
-    return [
-        JsonTask(
-            id=str(e["id"]),  # real/<sha256 prefix>, set by the real-images stage
-            request=Request(prompt=relevance_prompt(), images=(images[str(e["id"])],), config=config),
-            validate=validate_relevance,
-            context=e,
-        )
-        for e in entries
-        if e["id"] in images
-    ]
+    return image_tasks(entries, images, lambda e: relevance_prompt(), validate_relevance, config)

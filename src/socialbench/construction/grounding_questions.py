@@ -31,10 +31,10 @@ import re
 from collections.abc import Mapping, Sequence
 
 from socialbench.benchmarks.roboteq.schema import LETTERS
-from socialbench.construction.llm import JsonResult, JsonTask, OutputError
+from socialbench.construction.llm import JsonResult, JsonTask, OutputError, image_tasks
 from socialbench.construction.overlay_regions import parse_regions
 from socialbench.construction.record_fields import text
-from socialbench.types import EncodedImage, GenerationConfig, Request
+from socialbench.types import EncodedImage, GenerationConfig
 
 __all__ = [
     "question_prompt",
@@ -145,18 +145,7 @@ def question_tasks(
     """One Stage 1 request per topic whose scene image was read. ``topics`` are
     ``topics.jsonl`` records re-keyed by their question id (:func:`question_id`) with the
     topic's own id in ``topic_id``; ``images`` are keyed by question id."""
-    salts = salts or {}
-    return [
-        JsonTask(
-            id=str(t["id"]),  # the stage JSONL reader checked every id is text
-            request=Request(prompt=question_prompt(text(t, "topic")), images=(images[str(t["id"])],), config=config),
-            validate=validate_question,
-            context=t,
-            salt=salts.get(str(t["id"]), 0),
-        )
-        for t in topics
-        if t["id"] in images
-    ]
+    return image_tasks(topics, images, lambda t: question_prompt(text(t, "topic")), validate_question, config, salts)
 
 
 def question_records(result: JsonResult, model: str) -> list[dict[str, object]]:

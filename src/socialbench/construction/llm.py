@@ -32,7 +32,7 @@ from socialbench.prompting.parsing import find_json_object
 from socialbench.runner.cache import ResponseCache
 from socialbench.runner.engine import Engine, RetryPolicy
 from socialbench.runner.progress import RunProgress
-from socialbench.types import Request
+from socialbench.types import EncodedImage, GenerationConfig, Request
 
 __all__ = [
     "OutputError",
@@ -44,6 +44,7 @@ __all__ = [
     "run_json",
     "run_json_tasks",
     "require_fields",
+    "image_tasks",
     "cost_usd",
     "run_stage_tasks",
     "fill_summary",
@@ -131,6 +132,27 @@ async def close_engine(engine: Engine) -> None:
     await engine.model.aclose()
     if engine.cache is not None:
         engine.cache.close()
+
+
+def image_tasks(
+    records: Sequence[Mapping[str, object]],
+    images: Mapping[str, EncodedImage],
+    prompt: Callable[[Mapping[str, object]], str],
+    validate: Validator,
+    config: GenerationConfig,
+    salts: Mapping[str, int] | None = None,
+) -> list[JsonTask]:
+    """One request per record whose image was read (``images`` is keyed by record id):
+    ``prompt(record)`` with that image, answered under ``validate``, the record as the task's
+    context and its id's salt (:attr:`JsonTask.salt`, 0 when ``salts`` has none)."""
+    salts = salts or {}
+    tasks = []
+    for r in records:
+        rid = str(r["id"])  # the stage JSONL reader checked every id is text
+        if rid in images:
+            request = Request(prompt=prompt(r), images=(images[rid],), config=config)
+            tasks.append(JsonTask(id=rid, request=request, validate=validate, context=r, salt=salts.get(rid, 0)))
+    return tasks
 
 
 def cost_usd(

@@ -27,8 +27,8 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TypedDict
 
-from socialbench.construction.llm import JsonResult, JsonTask, OutputError, Validator
-from socialbench.types import EncodedImage, GenerationConfig, Request
+from socialbench.construction.llm import JsonResult, JsonTask, OutputError, Validator, image_tasks
+from socialbench.types import EncodedImage, GenerationConfig
 
 __all__ = [
     "normalise_topic",
@@ -101,18 +101,7 @@ def topic_tasks(
     salts: Mapping[str, int] | None = None,
 ) -> list[JsonTask]:
     """One proposal request per scene whose image was read."""
-    salts = salts or {}
-    return [
-        JsonTask(
-            id=str(s["id"]),  # the stage JSONL reader checked every id is text
-            request=Request(prompt=topic_prompt(n), images=(images[str(s["id"])],), config=config),
-            validate=validate_topics(n),
-            context=s,
-            salt=salts.get(str(s["id"]), 0),
-        )
-        for s in scenes
-        if s["id"] in images
-    ]
+    return image_tasks(scenes, images, lambda s: topic_prompt(n), validate_topics(n), config, salts)
 
 
 def topic_proposal_records(result: JsonResult, model: str) -> list[dict[str, object]]:
