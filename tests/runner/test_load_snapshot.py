@@ -219,8 +219,8 @@ def test_the_store_reads_back_what_it_wrote(tmp_path: Path) -> None:
     store = SnapshotStore(tmp_path, racy_ns=0)
     sig = load_snapshot.FolderSignature("abc", 0)
     value = Loaded(tmp_path, ("x",))
-    assert store.write("k", sig, value, [[30, "socialbench.x", "w"]])
-    assert store.read("k", sig, [Loaded]) == (value, [[30, "socialbench.x", "w"]])
+    assert store.write("k", sig, value, [(30, "socialbench.x", "w")])
+    assert store.read("k", sig, [Loaded]) == (value, [(30, "socialbench.x", "w")])
 
 
 def test_the_store_ignores_a_snapshot_of_another_signature(tmp_path: Path) -> None:

@@ -18,10 +18,14 @@ import _compat_pickle
 import importlib
 import io
 import pickle
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NoReturn
 
 from socialbench.errors import DataError
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
 # (module, name) pairs a numpy/container pickle may reference. numpy 1.x writes
 # ``numpy.core.*``; numpy 2.x writes ``numpy._core.*``; both are accepted and resolved to
@@ -74,7 +78,7 @@ class _Budget:
         self.left -= n
 
 
-def _nbytes(shape: Any, dtype: Any) -> int:
+def _nbytes(shape: object, dtype: DTypeLike | None) -> int:
     """Bytes of an array of ``shape`` and ``dtype`` (-1 if ``shape`` is not a shape)."""
     import numpy as np
 
@@ -91,32 +95,33 @@ def _nbytes(shape: Any, dtype: Any) -> int:
     return size * max(itemsize, 1)
 
 
-def _bounded(fn: Any, name: str, budget: _Budget) -> Any:
+def _bounded(fn: Callable[..., object], name: str, budget: _Budget) -> Callable[..., object]:
     """``fn`` wrapped so that it never allocates beyond ``budget``."""
     if name in ("bytes", "bytearray"):
 
-        def make_bytes(*args: Any) -> Any:
-            if args and not isinstance(args[0], (str, bytes, bytearray)):
+        def make_bytes(*args: object) -> object:
+            source = args[0] if args else b""
+            if not isinstance(source, (str, bytes, bytearray)):
                 raise DataError.single(
                     budget.label,
                     "",
-                    f"refused {name}() of a {type(args[0]).__name__} in a pickle; odometry never builds one",
+                    f"refused {name}() of a {type(source).__name__} in a pickle; odometry never builds one",
                     "regenerate the file",
                 )
-            budget.take(len(args[0]) if args else 0, name)
+            budget.take(len(source), name)
             return fn(*args)
 
         return make_bytes
     if name == "_reconstruct":
 
-        def reconstruct(subtype: Any, shape: Any, dtype: Any) -> Any:
+        def reconstruct(subtype: object, shape: object, dtype: object) -> object:
             budget.take(_nbytes(shape, None), "numpy _reconstruct")
             return fn(getattr(subtype, "wrapped", subtype), shape, dtype)
 
         return reconstruct
     if name == "ndarray":
 
-        def ndarray(shape: Any, dtype: Any = float, *args: Any, **kwargs: Any) -> Any:
+        def ndarray(shape: object, dtype: DTypeLike = float, *args: object, **kwargs: object) -> object:
             budget.take(_nbytes(shape, dtype), "numpy.ndarray")
             return fn(shape, dtype, *args, **kwargs)
 
@@ -125,7 +130,8 @@ def _bounded(fn: Any, name: str, budget: _Budget) -> Any:
     return fn
 
 
-def _resolve(module: str, name: str) -> Any:
+def _resolve(module: str, name: str) -> Callable[..., object]:
+    """The allow-listed global ``module.name`` (every one is a class or a function)."""
     if module.startswith(("numpy.core.", "numpy._core.")):
         tail = module.split(".", 2)[2]
         for candidate in (f"numpy._core.{tail}", f"numpy.core.{tail}"):
@@ -145,7 +151,7 @@ class RestrictedUnpickler(pickle.Unpickler):
         self._label = label
         self._budget = _Budget(label)
 
-    def find_class(self, module: str, name: str) -> Any:  # noqa: D401 - pickle API
+    def find_class(self, module: str, name: str) -> Callable[..., object]:  # noqa: D401 - pickle API
         # Python 2 names (protocol < 3), as the default find_class would map them
         if (module, name) in _compat_pickle.NAME_MAPPING:
             module, name = _compat_pickle.NAME_MAPPING[(module, name)]
@@ -166,7 +172,7 @@ class RestrictedUnpickler(pickle.Unpickler):
                 self._label, "", f"cannot resolve {module}.{name}: {exc}", "install a compatible numpy"
             ) from exc
 
-    def persistent_load(self, pid: Any) -> Any:
+    def persistent_load(self, pid: object) -> NoReturn:
         raise DataError.single(
             self._label,
             "",
@@ -175,8 +181,9 @@ class RestrictedUnpickler(pickle.Unpickler):
         )
 
 
-def load_pickle_bytes(data: bytes, label: str = "<bytes>") -> Any:
-    """Unpickle ``data`` with :class:`RestrictedUnpickler`; ``label`` names it in errors."""
+def load_pickle_bytes(data: bytes, label: str = "<bytes>") -> object:
+    """Unpickle ``data`` with :class:`RestrictedUnpickler`; ``label`` names it in errors. The
+    result is untrusted: the caller checks its shape."""
     try:
         return RestrictedUnpickler(io.BytesIO(data), label).load()
     except DataError:
@@ -195,7 +202,7 @@ def load_pickle_bytes(data: bytes, label: str = "<bytes>") -> Any:
         ) from exc
 
 
-def load_pickle_safely(path: Path | str) -> Any:
+def load_pickle_safely(path: Path | str) -> object:
     """Load a pickle file, refusing every global outside the numpy/container allow-list."""
     from socialbench.files.safe_read import read_regular_bytes
 

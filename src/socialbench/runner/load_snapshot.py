@@ -49,13 +49,16 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NoReturn
 
 from socialbench.errors import DataError
 from socialbench.files.atomic_write import write_bytes_atomic
 from socialbench.files.safe_read import file_kind, read_regular_bytes
 from socialbench.records import json_digest
 from socialbench.versions import installed_version
+
+if TYPE_CHECKING:
+    from socialbench.benchmarks.base import Benchmark, Dataset
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +85,10 @@ _PLAIN_GLOBALS: frozenset[tuple[str, str]] = frozenset(
 )
 
 
+#: A warning the loader logged: (level, logger name, message), stored with a snapshot.
+LoggedWarning = tuple[int, str, str]
+
+
 class SnapshotRefused(Exception):
     """A snapshot names a global outside its allow-list."""
 
@@ -94,14 +101,15 @@ class SnapshotUnpickler(pickle.Unpickler):
         super().__init__(file)
         self._allowed = {(t.__module__, t.__qualname__): t for t in allowed}
 
-    def find_class(self, module: str, name: str) -> Any:  # noqa: D401 - pickle API
+    def find_class(self, module: str, name: str) -> type:  # noqa: D401 - pickle API
         if (module, name) in self._allowed:
             return self._allowed[(module, name)]
         if (module, name) in _PLAIN_GLOBALS:
-            return super().find_class(module, name)
+            found: type = super().find_class(module, name)  # every plain global is a class
+            return found
         raise SnapshotRefused(f"the snapshot names {module}.{name}, which a loaded dataset never holds")
 
-    def persistent_load(self, pid: Any) -> Any:
+    def persistent_load(self, pid: object) -> NoReturn:
         raise SnapshotRefused("the snapshot holds a persistent id")
 
 
@@ -168,7 +176,7 @@ def _package_folder() -> Path:
     return Path(socialbench.__file__).resolve().parent
 
 
-def snapshot_key(benchmark: Any, data: Path, *, require_images: bool, limit: int | None) -> str:
+def snapshot_key(benchmark: Benchmark, data: Path, *, require_images: bool, limit: int | None) -> str:
     """The snapshot file's key (see the module docstring); ``data`` resolved by the caller."""
     doc = {
         "format": SNAPSHOT_FORMAT,
@@ -187,13 +195,13 @@ class _Captured(logging.Handler):
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.records: list[list[Any]] = []
+        self.records: list[LoggedWarning] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.records.append([record.levelno, record.name, record.getMessage()])
+        self.records.append((record.levelno, record.name, record.getMessage()))
 
 
-def _load_capturing(load: Callable[[], Any]) -> tuple[Any, list[list[Any]]]:
+def _load_capturing(load: Callable[[], Dataset]) -> tuple[Dataset, list[LoggedWarning]]:
     handler = _Captured()
     root = logging.getLogger("socialbench")
     root.addHandler(handler)
@@ -213,7 +221,9 @@ class SnapshotStore:
     def path(self, key: str) -> Path:
         return self.folder / f"{key}{_SUFFIX}"
 
-    def read(self, key: str, signature: FolderSignature, allowed: Iterable[type]) -> tuple[Any, list[list[Any]]] | None:
+    def read(
+        self, key: str, signature: FolderSignature, allowed: Iterable[type]
+    ) -> tuple[Dataset, list[LoggedWarning]] | None:
         """The dataset and log stored under ``key`` if its signature is ``signature``;
         None when there is none or it is stale. A file that is not a snapshot this version
         can use is logged as a warning and ignored."""
@@ -232,7 +242,7 @@ class SnapshotStore:
             meta = json.loads(head)
             if meta.get("signature") != signature.digest:
                 return None  # the data (or socialbench) changed since it was written
-            records = meta["log"]
+            records = [(int(level), str(name), str(message)) for level, name, message in meta["log"]]
             dataset = SnapshotUnpickler(io.BytesIO(body), allowed).load()
         except Exception as exc:  # corrupt, tampered or from an incompatible version
             log.warning(
@@ -244,7 +254,7 @@ class SnapshotStore:
             return None
         return dataset, records
 
-    def write(self, key: str, signature: FolderSignature, dataset: Any, records: list[list[Any]]) -> bool:
+    def write(self, key: str, signature: FolderSignature, dataset: Dataset, records: list[LoggedWarning]) -> bool:
         """Store ``dataset`` under ``key`` unless a signed file is racy (then, or when the
         folder cannot be written, nothing is stored). Returns whether it was stored."""
         if signature.newest_ns >= time.time_ns() - self.racy_ns:
@@ -261,14 +271,14 @@ class SnapshotStore:
 
 @contextmanager
 def loaded_dataset(
-    benchmark: Any,
+    benchmark: Benchmark,
     data: Path,
     *,
     require_images: bool,
     limit: int | None,
     cache: Path | None,
     racy_ns: int | None = None,
-) -> Iterator[Any]:
+) -> Iterator[Dataset]:
     """``benchmark.load(data, ...)``, through a snapshot in ``cache`` where the benchmark
     lists :attr:`snapshot_types` and ``cache`` is given (see the module docstring);
     ``racy_ns`` defaults to :data:`RACY_NS`.
@@ -277,7 +287,7 @@ def loaded_dataset(
     dataset (a first run then waits for its first images, not for the snapshot); the
     context waits for it on exit."""
 
-    def load() -> Any:
+    def load() -> Dataset:
         return benchmark.load(data, require_images=require_images, limit=limit)
 
     allowed = tuple(benchmark.snapshot_types)
