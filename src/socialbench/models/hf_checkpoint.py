@@ -62,6 +62,26 @@ def adapter_fingerprint(folder: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def checkpoint_folder(name: str, source: str, fix: str) -> Path | None:
+    """The resolved local checkpoint folder ``source`` names, or None for a hub id. A usage
+    error (prefixed ``name``, the model spec) for a folder without ``config.json`` (``fix``
+    says what to point at instead) or a path that does not exist."""
+    local = Path(source).expanduser()
+    if local.exists():
+        if not (local / "config.json").is_file():
+            raise UsageError(f"{name}: {local} has no config.json; {fix}")
+        return local.resolve()
+    if source.startswith(("/", ".", "~")):
+        raise UsageError(f"{name}: no such folder; give an existing checkpoint folder or a hub id")
+    return None
+
+
+def checkpoint_where(folder: Path | None, revision: str | None) -> str:
+    """The checkpoint part of a run identity: ``local:FINGERPRINT`` of a local folder
+    (:func:`checkpoint_fingerprint`), else ``rev:REVISION`` of the hub id (``main`` by default)."""
+    return f"local:{checkpoint_fingerprint(folder)}" if folder is not None else f"rev:{revision or 'main'}"
+
+
 def checkpoint_fingerprint(folder: Path) -> str:
     """A cheap fingerprint of a local checkpoint: config.json text plus weight file names and sizes."""
     h = hashlib.sha256()

@@ -67,7 +67,8 @@ from socialbench.models.base import FatalModelError, ModelError, RetryableModelE
 from socialbench.models.hf_checkpoint import (
     adapter_fingerprint,
     adapter_folder,
-    checkpoint_fingerprint,
+    checkpoint_folder,
+    checkpoint_where,
     load_checkpoint,
     split_adapter_spec,
 )
@@ -110,18 +111,8 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
         source, adapter = split_adapter_spec(spec_text)
         #: The LoRA (PEFT) adapter folder of ``hf:BASE+ADAPTER``, merged into the weights at load.
         self.adapter_path: Path | None = adapter_folder(spec_text, adapter) if adapter is not None else None
-        local = Path(source).expanduser()
-        if local.exists():
-            if not (local / "config.json").is_file():
-                raise UsageError(
-                    f"hf:{source}: {local} has no config.json; point hf: at a folder written by "
-                    "save_pretrained (config.json, weights, processor files)"
-                )
-            self.local_path: Path | None = local.resolve()
-        elif source.startswith(("/", ".", "~")):
-            raise UsageError(f"hf:{source}: no such folder; give an existing checkpoint folder or a hub id")
-        else:
-            self.local_path = None
+        fix = "point hf: at a folder written by save_pretrained (config.json, weights, processor files)"
+        self.local_path = checkpoint_folder(f"hf:{source}", source, fix)
         self.source = source
         self.spec = f"hf:{spec_text}"
         self.batch_size = options.get_count("batch_size", DEFAULT_BATCH_SIZE) or DEFAULT_BATCH_SIZE
@@ -179,11 +170,7 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
         (``hf:BASE+ADAPTER``), dtype, image bound and order."""
         if self._identity is None:
             _, dtype = self._resolved()
-            where = (
-                f"local:{checkpoint_fingerprint(self.local_path)}"
-                if self.local_path is not None
-                else f"rev:{self.revision or 'main'}"
-            )
+            where = checkpoint_where(self.local_path, self.revision)
             adapter = (
                 [f"adapter:{self.adapter_path}:{adapter_fingerprint(self.adapter_path)}"]
                 if self.adapter_path is not None

@@ -53,12 +53,11 @@ from __future__ import annotations
 import collections
 import logging
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError
-from socialbench.models.hf_checkpoint import checkpoint_fingerprint
+from socialbench.models.hf_checkpoint import checkpoint_folder, checkpoint_where
 from socialbench.models.reasoning import THINK_END, TemplateSwitchMixin, single_token_id
 from socialbench.models.registry import ModelOption, ModelOptions, register
 from socialbench.models.vllm_chat import (
@@ -93,15 +92,7 @@ class VLLMOfflineModel(TemplateSwitchMixin, WorkerThreadModel):
         self.spec = f"vllm:{source}"
         if not vllm_installed():
             raise UsageError(f"{self.spec} {MISSING_VLLM}")
-        local = Path(source).expanduser()
-        if local.exists():
-            if not (local / "config.json").is_file():
-                raise UsageError(f"{self.spec}: {local} has no config.json; point vllm: at a checkpoint folder")
-            self.local_path: Path | None = local.resolve()
-        elif source.startswith(("/", ".", "~")):
-            raise UsageError(f"{self.spec}: no such folder; give an existing checkpoint folder or a hub id")
-        else:
-            self.local_path = None
+        self.local_path = checkpoint_folder(self.spec, source, "point vllm: at a checkpoint folder")
         self.source = source
         self.kwargs = engine_kwargs(str(self.local_path or source), options)
         self.images_first = options.get_flag("images_first")
@@ -129,11 +120,7 @@ class VLLMOfflineModel(TemplateSwitchMixin, WorkerThreadModel):
         if self._identity is None:
             if visible_gpus() < 1:
                 raise UsageError(f"{self.spec}: no CUDA GPU is visible to this process; {MISSING_VLLM}")
-            where = (
-                f"local:{checkpoint_fingerprint(self.local_path)}"
-                if self.local_path is not None
-                else f"rev:{self.kwargs.get('revision', 'main')}"
-            )
+            where = checkpoint_where(self.local_path, self.kwargs.get("revision"))
             self._identity = "|".join(
                 [
                     "vllm",
