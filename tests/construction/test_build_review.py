@@ -4,7 +4,7 @@ import pytest
 
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
 from socialbench.construction.llm import OutputError
-from socialbench.construction.review import HARD, KEYS, edit_prompt, revision_decision, validate_review
+from socialbench.construction.review_criteria import HARD, KEYS, edit_prompt, revision_decision, validate_review
 
 
 def _matrix(**failed):

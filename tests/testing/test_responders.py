@@ -13,7 +13,7 @@ from socialbench.construction.behaviors import behavior_prompt, validate_behavio
 from socialbench.construction.filters import relevance_prompt, validate_relevance
 from socialbench.construction.grounding_questions import question_prompt, validate_question
 from socialbench.construction.image_prompts import validate_visual_prompt, visual_prompt_request
-from socialbench.construction.review import KEYS, review_prompt, validate_review
+from socialbench.construction.review_criteria import KEYS, review_prompt, validate_review
 from socialbench.construction.scenarios import beam_prompt, merge_prompt, validate_beam, validate_merge
 from socialbench.construction.topics import topic_prompt, validate_topics
 from socialbench.testing.responders import (
