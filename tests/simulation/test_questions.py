@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from socialbench.benchmarks.socialnav_sub.bank import expand_questions, load_bank
+from socialbench.benchmarks.socialnav_sub.bank import expand_questions
+from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 from socialbench.navigation import rules
 from socialbench.navigation.tracks import FRAME_DT, N_FRAMES, RobotPath
 from socialbench.simulation.annotators import annotator_votes, jitter_thresholds, vote_distribution

@@ -1212,7 +1212,8 @@ def _cli(args: list[str]) -> tuple[int | str, str]:
 
 
 def context(base: Path, outside: Path) -> Ctx:
-    from socialbench.benchmarks.socialnav_sub.bank import expand_questions, load_bank
+    from socialbench.benchmarks.socialnav_sub.bank import expand_questions
+    from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 
     samples = json.loads((base / SI).read_text())["samples"]
     sid, n = samples[0]["folderpath"], samples[0]["n_people"]

@@ -17,9 +17,9 @@ from socialbench.benchmarks.socialnav_sub.bank import (
     base_key_of,
     dependencies_to_json,
     expand_questions,
-    load_bank,
     person_of,
 )
+from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 from socialbench.benchmarks.socialnav_sub.synthetic import fixture_people_counts
 from socialbench.errors import DataError
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from socialbench.benchmarks.options import EvalOptions
-from socialbench.benchmarks.socialnav_sub.bank import load_bank
+from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 from socialbench.benchmarks.socialnav_sub.benchmark import SocialNavSub
 from socialbench.benchmarks.socialnav_sub.image_text import COMPOSITE_SENTENCE, MODE_SENTENCES, bank_for_images
 from socialbench.models.mock import MockModel, first_option_answer

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from socialbench.benchmarks.socialnav_sub.bank import expand_questions, load_bank
+from socialbench.benchmarks.socialnav_sub.bank import expand_questions
+from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 from socialbench.benchmarks.socialnav_sub.prompts import (
     build_prompt,
     cot_line,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from socialbench.benchmarks.socialnav_sub.bank import expand_questions, load_bank
+from socialbench.benchmarks.socialnav_sub.bank import expand_questions
+from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
 from socialbench.benchmarks.socialnav_sub.scene_context import FACTS_HEADER, fact_line, facts_block
 

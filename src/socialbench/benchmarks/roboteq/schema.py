@@ -8,7 +8,6 @@ Shared by the readers (:mod:`~socialbench.benchmarks.roboteq.rows`), the canonic
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 __all__ = [
     "FACETS",
@@ -67,14 +66,14 @@ TASK_SG = "spatial_grounding"
 ID_FIELDS = ("id", "scene_id", "question_id", "sample_id")
 
 
-def normalise_label(value: Any) -> str | None:
+def normalise_label(value: object) -> str | None:
     """``"proper"`` / ``"improper"`` for a label in any case (or the Chinese wording), else None."""
     if not isinstance(value, str):
         return None
     return _LABEL_ALIASES.get(value.strip().strip(".").casefold())
 
 
-def normalise_subset(value: Any) -> str | None:
+def normalise_subset(value: object) -> str | None:
     """``"synthetic"`` / ``"real"`` for a known spelling, else None."""
     if not isinstance(value, str):
         return None

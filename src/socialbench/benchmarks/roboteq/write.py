@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG, GroundingQuestion, JudgmentScene
 
 __all__ = ["canonical_row", "write_canonical"]
 
 
-def canonical_row(rec: JudgmentScene | GroundingQuestion) -> dict[str, Any]:
+def canonical_row(rec: JudgmentScene | GroundingQuestion) -> dict[str, object]:
     """The canonical JSONL object of one record (see :mod:`socialbench.benchmarks.roboteq.loader`)."""
     common = {
         "subset": rec.subset,

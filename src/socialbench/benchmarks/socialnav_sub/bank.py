@@ -5,7 +5,8 @@ The on-disk format is the official one (``prompts/survey_prompt.json`` and
 ``data/``: the 15 question texts and options are exactly the official ones (hub version), the
 two answer-format strings are the official ones, and the instruction blocks are written in
 socialbench's own words with the same definitions. A dataset folder that has its own bank
-files uses those instead (see :mod:`socialbench.benchmarks.socialnav_sub.loader`).
+files uses those instead (see :mod:`socialbench.benchmarks.socialnav_sub.loader`); they are
+read and checked by :mod:`~socialbench.benchmarks.socialnav_sub.bank_file`.
 
 :func:`expand_questions` turns the bank into the per-sample list of
 :class:`~socialbench.types.Question` in the official query order: 3 + 12·n questions for a
@@ -14,16 +15,10 @@ sample with n people.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
-from typing import Any
 
-from socialbench.errors import DataError, Problem
-from socialbench.files.safe_read import read_json
 from socialbench.types import Question, QuestionKind
 
 SPATIAL = "Spatial reasoning"
@@ -101,13 +96,8 @@ INSTRUCTION_BLOCK_OF: dict[str, str] = {
     "q_human_future_action_prediction": "suggested_future_navigation_action_instructions",
 }
 
-_RANK = {k: i for i, k in enumerate(BASE_KEYS)}
-_KIND_OF_TYPE: dict[str, QuestionKind] = {"multiple_choice": "single", "multiple_select": "multi"}
 _PERSON_SUFFIX = re.compile(r"_p\d+$")
 _PERSON_TOKEN = "{PERSON}"
-
-BUILTIN_BANK = "survey_prompt.json"
-BUILTIN_DEPENDENCIES = "relevant_prev_questions.json"
 
 
 @dataclass(frozen=True)
@@ -167,172 +157,6 @@ def render_question_text(text: str, person: int | None, *, capitalize: bool = Tr
     return out
 
 
-# --------------------------------------------------------------------------- loading
-
-
-def _read_json(path: Path | None, builtin: str) -> tuple[Any, str]:
-    """Parse a JSON file (or the built-in resource); DataError names file and line."""
-    if path is None:
-        ref = resources.files("socialbench.benchmarks.socialnav_sub") / "data" / builtin
-        return json.loads(ref.read_text(encoding="utf-8")), f"<built-in>/{builtin}"
-    return read_json(path), str(path)  # regular files only; DataError names file and line
-
-
-def _as_lines(value: Any) -> tuple[str, ...] | None:
-    if isinstance(value, str):
-        return tuple(value.split("\n"))
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    return None
-
-
-def parse_bank(data: Any, deps: Any, bank_file: str, deps_file: str) -> PromptBank:
-    """Build a :class:`PromptBank` from parsed JSON, collecting every problem."""
-    problems: list[Problem] = []
-    if not isinstance(data, dict):
-        raise DataError.single(
-            bank_file, "", "the prompt bank must be a JSON object", "use the survey_prompt.json format"
-        )
-    if not isinstance(deps, dict):
-        raise DataError.single(
-            deps_file, "", "the dependency file must be a JSON object", "use the relevant_prev_questions.json format"
-        )
-
-    blocks: dict[str, tuple[str, ...]] = {}
-    for key in BLOCK_KEYS:
-        lines = _as_lines(data.get(key))
-        if lines is None:
-            problems.append(
-                Problem(
-                    bank_file, key, "missing or not a list of strings", "give the instruction block as a list of lines"
-                )
-            )
-        else:
-            blocks[key] = lines
-    for key, value in data.items():  # keep any extra blocks a custom bank carries
-        if key.endswith("_instructions") and key not in blocks:
-            lines = _as_lines(value)
-            if lines is not None:
-                blocks[key] = lines
-
-    questions: dict[str, BankQuestion] = {}
-    for key in BASE_KEYS:
-        entry = data.get(key)
-        if not isinstance(entry, dict):
-            problems.append(
-                Problem(
-                    bank_file,
-                    key,
-                    "question missing or not an object",
-                    'add {"question": ..., "type": ..., "choices": [...]}',
-                )
-            )
-            continue
-        text, qtype, choices = entry.get("question"), entry.get("type"), entry.get("choices")
-        question_text = text if isinstance(text, str) and text else None
-        if question_text is None:
-            problems.append(
-                Problem(bank_file, f"{key}.question", "missing question text", "give the question as a string")
-            )
-        kind = _KIND_OF_TYPE.get(qtype) if isinstance(qtype, str) else None
-        if kind is None:
-            problems.append(
-                Problem(
-                    bank_file, f"{key}.type", f"unknown type {qtype!r}", 'use "multiple_choice" or "multiple_select"'
-                )
-            )
-        options: tuple[str, ...] | None = None
-        if (
-            isinstance(choices, list)
-            and choices
-            and all(isinstance(c, str) and c for c in choices)
-            and len(set(choices)) == len(choices)
-        ):
-            options = tuple(choices)
-        else:
-            problems.append(
-                Problem(
-                    bank_file,
-                    f"{key}.choices",
-                    "choices must be a non-empty list of distinct strings",
-                    "list the options in order",
-                )
-            )
-        if question_text is not None and kind is not None and options is not None:
-            questions[key] = BankQuestion(question_text, kind, options)
-
-    formats: dict[str, str] = {}
-    for key in ("answers_format_mc", "answers_format_ms"):
-        value = data.get(key)
-        if not isinstance(value, str):
-            problems.append(
-                Problem(
-                    bank_file, key, "missing answer-format string", "add the answer-format instructions as a string"
-                )
-            )
-        else:
-            formats[key] = value
-
-    dependencies: dict[str, tuple[str, ...]] = {}
-    for key in BASE_KEYS:
-        value = deps.get(key)
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            problems.append(
-                Problem(
-                    deps_file,
-                    key,
-                    "missing or not a list of base keys",
-                    "list the base questions this one depends on ([] for none)",
-                )
-            )
-            continue
-        bad = [v for v in value if v not in _RANK]
-        late = [v for v in value if v in _RANK and _RANK[v] >= _RANK[key]]
-        personal = [v for v in value if key in GLOBAL_KEYS and v not in GLOBAL_KEYS]
-        if bad:
-            problems.append(Problem(deps_file, key, f"unknown base keys {bad}", f"use keys among {list(BASE_KEYS)}"))
-        elif late:
-            problems.append(
-                Problem(
-                    deps_file,
-                    key,
-                    f"depends on {late}, asked later",
-                    "a question may only depend on questions asked before it",
-                )
-            )
-        elif personal:
-            problems.append(
-                Problem(
-                    deps_file,
-                    key,
-                    f"a per-sample question cannot depend on per-person {personal}",
-                    "remove those dependencies",
-                )
-            )
-        else:
-            dependencies[key] = tuple(value)
-
-    if problems:
-        raise DataError(problems)
-    return PromptBank(
-        blocks=blocks,
-        questions=questions,
-        answers_format_mc=formats["answers_format_mc"],
-        answers_format_ms=formats["answers_format_ms"],
-        dependencies=dependencies,
-    )
-
-
-def load_bank(path: Path | str | None = None, deps_path: Path | str | None = None) -> PromptBank:
-    """Load a prompt bank and its dependency file; ``None`` means the built-in copy.
-
-    Raises :class:`DataError` listing every problem found in the files.
-    """
-    data, bank_file = _read_json(Path(path) if path is not None else None, BUILTIN_BANK)
-    deps, deps_file = _read_json(Path(deps_path) if deps_path is not None else None, BUILTIN_DEPENDENCIES)
-    return parse_bank(data, deps, bank_file, deps_file)
-
-
 # --------------------------------------------------------------------------- expansion
 
 
@@ -382,9 +206,9 @@ def expand_questions(bank: PromptBank, n_people: int) -> tuple[Question, ...]:
     return tuple(_question(bank, base, person) for base, person in query_order(n_people))
 
 
-def bank_to_json(bank: PromptBank) -> dict[str, Any]:
+def bank_to_json(bank: PromptBank) -> dict[str, object]:
     """The bank in the official ``survey_prompt.json`` layout (for writing copies)."""
-    out: dict[str, Any] = {k: list(v) for k, v in bank.blocks.items()}
+    out: dict[str, object] = {k: list(v) for k, v in bank.blocks.items()}
     for key, q in bank.questions.items():
         out[key] = {
             "question": q.text,

@@ -28,13 +28,12 @@ of both chains is rendered, the variants' from the mirrored scene (labels uprigh
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from socialbench.benchmarks.base import BaseBenchmark, scoring_summary
+from socialbench.benchmarks.base import BaseBenchmark, Dataset, scoring_summary
 from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub import baselines as _baselines  # noqa: F401  (registers baseline:rule-based, replay of official folders)
 from socialbench.benchmarks.socialnav_sub import loader as _loader
@@ -58,11 +57,14 @@ from socialbench.prompting.parsing import parse_answer
 from socialbench.records import fingerprint_files, read_run_json, read_samples
 from socialbench.solving.context import SolveContext
 from socialbench.solving.solvers import answer, each_independently, in_order
-from socialbench.types import EncodedImage, HumanVotes, Item, Question, Request, SampleRecord
+from socialbench.types import Answer, EncodedImage, HumanVotes, Item, ParsedAnswer, Question, Request, SampleRecord
 from socialbench.vision.images import ImagePolicy
 from socialbench.vision.prepare import ImageJob, PerturbSpec
 
-__all__ = ["GIVEN_BY", "GIVEN_SOURCES", "SocialNavSub", "label_files", "parse_reply", "dumps_answer"]
+if TYPE_CHECKING:
+    from socialbench.navigation.rules import RuleAnswer
+
+__all__ = ["GIVEN_BY", "GIVEN_SOURCES", "SocialNavSub", "label_files", "parse_reply"]
 _RUN = object()  # image_job: "the run's perturbation"
 LABEL_FILES = (
     "human_labels",
@@ -86,10 +88,10 @@ def label_files(data: Path) -> list[Path]:
     return files
 
 
-def parse_reply(q: Question):
+def parse_reply(q: Question) -> Callable[[str | None], tuple[ParsedAnswer, str | None]]:
     """The parser of replies to ``q``: its option(s), or invalid."""
 
-    def parse(text: str | None) -> tuple[Any, str | None]:
+    def parse(text: str | None) -> tuple[ParsedAnswer, str | None]:
         res = parse_answer(text, q.options, multi=q.kind == "multi")
         return res.value, res.method
 
@@ -113,11 +115,11 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     variant_seed: int = 0
     snapshot_types = (_loader.SocialNavDataset, Item, Question, HumanVotes, PromptBank, BankQuestion)
 
-    def load_identity(self) -> dict[str, Any]:
+    def load_identity(self) -> dict[str, str | int | None]:
         """The image mode (which images are checked) and the metamorphic variant."""
         return {"image_mode": self.image_mode, "variant": self.variant, "variant_seed": self.variant_seed}
 
-    def load(self, data: Path, *, require_images: bool, limit: int | None) -> Any:
+    def load(self, data: Path, *, require_images: bool, limit: int | None) -> _loader.SocialNavDataset:
         ds = _loader.load_socialnav(data, require_images=require_images, limit=limit, image_mode=self.image_mode)
         if self.variant is None:
             return ds
@@ -156,7 +158,7 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         named = sorted({n for r in records if (n := split_variant(r.question_key)[1]) is not None})
         run_json = (path if path.is_dir() else path.parent) / "run.json"
         if run_json.is_file():
-            run = _read_run_json(run_json)
+            run = read_run_json(run_json)
             perturb = run.get("perturb")
             name = perturb.get("name") if isinstance(perturb, Mapping) else None
             variant = name if name in self.metamorphic else None
@@ -203,7 +205,7 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         self.variant = run.perturb if run.perturb in self.metamorphic else None
         self.variant_seed = run.seed
 
-    def check_run(self, dataset: Any, model: Model, options: EvalOptions) -> None:
+    def check_run(self, dataset: _loader.SocialNavDataset, model: Model, options: EvalOptions) -> None:
         """``baseline:rule-based`` answers from each sample's tracks and odometry: refuse it,
         before the run, when a sample lacks them (one line naming how many, an example and
         the fix) instead of failing every question of those samples."""
@@ -225,7 +227,7 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         """The clip's frames: one image each, whatever the ``--images`` mode."""
         return N_FRAMES
 
-    def estimate_requests(self, dataset: Any, options: SocialNavOptions, *, model_reads_prompt: bool) -> int:
+    def estimate_requests(self, dataset: Dataset, options: SocialNavOptions, *, model_reads_prompt: bool) -> int:
         """Model requests of a run: every question, but under ``cot-gt`` the social ones only
         (and Person Goal Obstruction with ``--gt-without-obstruction``)."""
         order = self.question_order(dataset)
@@ -249,8 +251,8 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     )
 
     def image_job(
-        self, item: Item, mode: str, ctx: SolveContext[Any], *, perturb: PerturbSpec | None | object = _RUN
-    ) -> Any:
+        self, item: Item, mode: str, ctx: SolveContext[SocialNavOptions], *, perturb: PerturbSpec | None | object = _RUN
+    ) -> ImageJob:
         """The picklable job preparing ``item``'s images: the release's composites when
         present (``img-with-bev``), else a render from tracks, odometry and frames. The
         images are perturbed by ``perturb`` (default: the run's perturbation).
@@ -279,14 +281,14 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
             return EncodeFiles(tuple(str(p) for p in composites), policy, perturb)
         return RenderSample.of(item.metadata, mode, policy, None if mirror else perturb, mirror=mirror)
 
-    async def solve(self, item: Item, dataset: Any, ctx: SolveContext[SocialNavOptions]) -> None:
+    async def solve(self, item: Item, dataset: _loader.SocialNavDataset, ctx: SolveContext[SocialNavOptions]) -> None:
         """Answer every question of ``item``. Under a metamorphic ``--perturb`` the item also
         holds each question's variant (``K@name``): the originals and the variants are
         answered as two independent chains, the variants with the perturbed images."""
         groups: dict[str | None, list[Question]] = {}
         for q in item.questions:
             groups.setdefault(split_variant(q.key)[1], []).append(q)
-        facts: dict[str, Any] = {}
+        facts: Mapping[str, RuleAnswer] = {}
         if ctx.options.method == "scene-context":
             facts = await ctx.prepare(rule_facts, item)
         await asyncio.gather(*(self._solve_group(item, dataset, ctx, name, qs, facts) for name, qs in groups.items()))
@@ -294,11 +296,11 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     async def _solve_group(
         self,
         item: Item,
-        dataset: Any,
+        dataset: _loader.SocialNavDataset,
         ctx: SolveContext[SocialNavOptions],
         variant: str | None,
         questions: list[Question],
-        facts: dict[str, Any],
+        facts: Mapping[str, RuleAnswer],
     ) -> None:
         """One chain of questions: the originals (``variant`` None) or one variant's."""
         method = ctx.options.method
@@ -308,20 +310,20 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         lock = asyncio.Lock()
         originals = {q.key: item.question(split_variant(q.key)[0]) for q in questions}
 
-        def forward(q: Question, value: Any) -> Any:
+        def forward(q: Question, value: Answer | None) -> Answer | None:
             """An answer to the original question, as the answer to ``q`` (its variant)."""
             if variant is None or value is None:
                 return value
             v = make_variant(originals[q.key], variant, seed=ctx.seed, item_id=item.item_id)
             return v.to_variant(value)
 
-        def given(q: Question) -> tuple[Any, str] | None:
+        def given(q: Question) -> tuple[ParsedAnswer, str] | None:
             """The answer not asked of the model (cot-gt: human mode; scene-context: rules)."""
             orig = originals[q.key]
             source = options.given_by(orig.base_key)
             if q.category == SOCIAL or source is None:
                 return None
-            value: Any
+            value: Answer | None
             if method == "cot-gt":
                 value = item.votes[orig.key].mode(orig.choices)
             else:
@@ -342,7 +344,7 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
                     images = await ctx.prepare_images(self.image_job(item, ctx.options.images, ctx, perturb=perturb))
             return images
 
-        async def ask(q: Question, earlier: Mapping[str, Any] | None) -> SampleRecord:
+        async def ask(q: Question, earlier: Mapping[str, ParsedAnswer] | None) -> SampleRecord:
             stored = ctx.finished(item.item_id, q.key)
             if stored is not None:
                 return stored
@@ -365,7 +367,9 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
             await in_order(ctx, item.item_id, questions, ask, key_of=lambda q: originals[q.key].key)
 
     # scoring -----------------------------------------------------------------------------
-    def score(self, dataset: Any, records: Sequence[SampleRecord], protocol: ProtocolArg) -> SocialNavResult:
+    def score(
+        self, dataset: _loader.SocialNavDataset, records: Sequence[SampleRecord], protocol: ProtocolArg
+    ) -> SocialNavResult:
         """Scores and failure rates under ``protocol`` (an object or its name). Under a metamorphic perturbation ``scores`` and
         ``failures`` are the variants' (each scored against the transformed human
         distribution), ``clean_scores`` the originals', and ``consistency`` compares the
@@ -417,12 +421,6 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         )
 
 
-def _read_run_json(path: Path) -> Mapping[str, Any]:
-    """A run's ``run.json`` as a mapping, read safely and type-checked
-    (:func:`~socialbench.records.read_run_json`); :class:`DataError` naming the field otherwise."""
-    return read_run_json(path)
-
-
 def _with_variant(options: EvalOptions, variant: str | None, seed: int) -> EvalOptions:
     """``options`` with ``perturb`` set to the metamorphic ``variant`` (or none) and ``seed``."""
     return EvalOptions(
@@ -433,7 +431,3 @@ def _with_variant(options: EvalOptions, variant: str | None, seed: int) -> EvalO
         perturb_strength=options.perturb_strength,
         extra=options.given,
     )
-
-
-def dumps_answer(value: Any) -> str:
-    return json.dumps({"answer": value})

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
 from socialbench.benchmarks.socialnav_sub.validation_report import ValidationReport
 from socialbench.errors import DataError
 from socialbench.files.safe_pickle import load_pickle_safely
 from socialbench.files.safe_read import file_kind, read_json
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 __all__ = [
     "MAX_IMAGE_PIXELS",
@@ -121,7 +125,7 @@ def check_image_file(path: Path, report: ValidationReport, inside: Containment, 
     return True
 
 
-def _numeric_array(value: Any) -> Any:
+def _numeric_array(value: object) -> NDArray[np.float64] | None:
     """``value`` as a float array if it holds only real numbers, else None."""
     import numpy as np
 

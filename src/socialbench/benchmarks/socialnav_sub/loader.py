@@ -50,8 +50,8 @@ class SocialNavDataset:
     root: Path
     items: tuple[Item, ...]
     bank: PromptBank
-    camera: dict
-    goal_info: dict
+    camera: dict[str, object]
+    goal_info: dict[str, object]
 
     def __len__(self) -> int:
         return len(self.items)

@@ -29,7 +29,7 @@ INVALID = "INVALID"
 PARSE_METHOD = "official"
 
 
-def _read(path: Path, problems: list[Problem]) -> dict[str, Any] | None:
+def _read(path: Path, problems: list[Problem]) -> dict[str, object] | None:
     try:
         data = read_json(path)  # regular files only; strict JSON; valid Unicode
     except DataError as exc:
@@ -41,7 +41,7 @@ def _read(path: Path, problems: list[Problem]) -> dict[str, Any] | None:
     return data
 
 
-def parse_choice_key(key: str) -> Any:
+def parse_choice_key(key: str) -> str | list[str]:
     """Turn a ``vlm_probabilities`` key back into an answer: ``"('a', 'b')"`` -> ``["a",
     "b"]``; any other key is the option string itself."""
     if key.startswith("(") and key.endswith(")"):
@@ -54,7 +54,7 @@ def parse_choice_key(key: str) -> Any:
     return key
 
 
-def answer_from_probabilities(probs: Any) -> Any:
+def answer_from_probabilities(probs: object) -> str | list[str] | None:
     """First choice with the highest probability, or None when all are zero / unusable."""
     if not isinstance(probs, dict) or not probs:
         return None
@@ -65,7 +65,7 @@ def answer_from_probabilities(probs: Any) -> Any:
     return parse_choice_key(best_key) if best_key is not None else None
 
 
-def _latency(entry: Any) -> float:
+def _latency(entry: object) -> float:
     if isinstance(entry, dict):
         v = entry.get("latency_sec")
         if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):

@@ -34,12 +34,12 @@ def unsafe_relative_path(rel: str) -> str | None:
     return None
 
 
-def is_int(v: Any) -> TypeGuard[int]:
+def is_int(v: object) -> TypeGuard[int]:
     """An int that is not a bool."""
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _is_number(v: Any) -> bool:
+def _is_number(v: object) -> bool:
     """A finite int or float (an int too large for a float is not a number here)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return False
@@ -49,7 +49,7 @@ def _is_number(v: Any) -> bool:
         return False
 
 
-def parse_goal(raw: Any) -> tuple[float, float] | None:
+def parse_goal(raw: object) -> tuple[float, float] | None:
     """Official goal string ``"[gx, gy]"`` in millimetres -> metres, or None if malformed."""
     if not isinstance(raw, str):
         return None
@@ -72,7 +72,7 @@ def goal_key(sample_id: str) -> str:
     return f"{head}/{f0}.jpg"
 
 
-def _canonical_answer(q: Question, answer: Any) -> Answer | None:
+def _canonical_answer(q: Question, answer: object) -> Answer | None:
     if q.kind == "single":
         # the question's own option string: every vote of a dataset shares those objects
         return q.options[q.options.index(answer)] if isinstance(answer, str) and answer in q.options else None

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from socialbench.benchmarks.socialnav_sub.bank import (
     PromptBank,
@@ -30,17 +29,17 @@ from socialbench.benchmarks.socialnav_sub.bank import (
     person_of,
     render_question_text,
 )
-from socialbench.types import Question
+from socialbench.types import ParsedAnswer, Question
 
 
-def cot_line(value: Any) -> str:
+def cot_line(value: object) -> str:
     """socialbench's CoT answer line: ``{"answer": <JSON of value>}`` (``null`` if None)."""
     if isinstance(value, tuple):
         value = list(value)
     return '{"answer": ' + json.dumps(value) + "}"
 
 
-def official_cot_line(value: Any) -> str:
+def official_cot_line(value: object) -> str:
     """The line the official code injects (malformed JSON), for reference only.
 
     A string ``A`` gives ``{"answer": {"answer": A}`` (no quotes); any other value gives
@@ -59,7 +58,7 @@ def possible_answers_line(options: tuple[str, ...]) -> str:
 def build_prompt(
     bank: PromptBank,
     question: Question,
-    earlier: Mapping[str, Any] | None = None,
+    earlier: Mapping[str, ParsedAnswer] | None = None,
     preamble: str | None = None,
 ) -> str:
     """The full prompt for ``question``.

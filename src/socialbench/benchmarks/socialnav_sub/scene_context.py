@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from socialbench.types import Item, Question
+
+if TYPE_CHECKING:
+    from socialbench.navigation.rules import RuleAnswer
 
 __all__ = ["FACTS_HEADER", "rule_facts", "fact_line", "facts_block"]
 
@@ -30,7 +33,7 @@ _BLANK = re.compile(r"_{2,}")
 _SELECT_ALL = re.compile(r"\s*\(Select all that apply\)", re.IGNORECASE)
 
 
-def rule_facts(item: Item) -> dict[str, Any]:
+def rule_facts(item: Item) -> dict[str, RuleAnswer]:
     """The rule-based module's answer to every question of ``item``, by question key.
 
     Raises :class:`~socialbench.errors.DataError` when the sample has no tracks or odometry.
@@ -43,7 +46,7 @@ def rule_facts(item: Item) -> dict[str, Any]:
     return dict(rule_based_answers(scene.people, scene.robot, scene.goal_xy, n))
 
 
-def _answer_words(answer: Any) -> str:
+def _answer_words(answer: object) -> str:
     if answer is None:
         return "unknown"
     if isinstance(answer, (list, tuple)):
@@ -51,7 +54,7 @@ def _answer_words(answer: Any) -> str:
     return str(answer)
 
 
-def fact_line(question: Question, answer: Any) -> str:
+def fact_line(question: Question, answer: object) -> str:
     """``question``'s text with ``answer`` in its blank (or after it when it has none)."""
     text = _SELECT_ALL.sub("", question.text).strip()
     words = _answer_words(answer)
@@ -60,6 +63,6 @@ def fact_line(question: Question, answer: Any) -> str:
     return f"{text} {words}"
 
 
-def facts_block(facts: Sequence[tuple[Question, Any]]) -> str:
+def facts_block(facts: Sequence[tuple[Question, object]]) -> str:
     """The facts text: :data:`FACTS_HEADER` and one ``- `` line per (question, answer)."""
     return "\n".join([FACTS_HEADER, *(f"- {fact_line(q, a)}" for q, a in facts)])

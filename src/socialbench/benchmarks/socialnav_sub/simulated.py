@@ -56,7 +56,8 @@ from typing import Any
 
 import numpy as np
 
-from socialbench.benchmarks.socialnav_sub.bank import base_key_of, expand_questions, load_bank
+from socialbench.benchmarks.socialnav_sub.bank import base_key_of, expand_questions
+from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 from socialbench.files.clear_folder import remove_generated
 from socialbench.files.dataset_writer import write_file, write_json
 from socialbench.navigation.frames import Odometry, Pose2D, local_to_world, robot_path_from_odometry, wrap_angle
@@ -496,7 +497,7 @@ def _write_composites(root: Path, samples: Sequence[SimSample], done: Callable[[
 
 def _answer_summary(samples: Sequence[SimSample]) -> list[str]:
     """Share of each exact answer per base question, as markdown table rows."""
-    counts: dict[str, Counter] = {}
+    counts: dict[str, Counter[str]] = {}
     for s in samples:
         for key, ans in answer_scene(s.truth).items():
             counts.setdefault(base_key_of(key), Counter())[", ".join(ans) if isinstance(ans, tuple) else ans] += 1

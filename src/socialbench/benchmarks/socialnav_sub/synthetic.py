@@ -24,7 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from socialbench.benchmarks.socialnav_sub.bank import expand_questions, load_bank
+from socialbench.benchmarks.socialnav_sub.bank import expand_questions
+from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 from socialbench.files.dataset_writer import write_file, write_json
 from socialbench.navigation.projection import SCAND_DATASET_CFG, PinholeCamera
 from socialbench.types import Answer, Question
@@ -273,7 +274,7 @@ def _make_scene(sid: str, n_people: int, rng: random.Random) -> _Scene:
 # --------------------------------------------------------------------------- votes
 
 
-def _votes(q: Question, latent: Answer, n: int, rng: random.Random) -> tuple[list, list]:
+def _votes(q: Question, latent: Answer, n: int, rng: random.Random) -> tuple[list[Answer | list[str]], list[float]]:
     choices = list(q.choices)
     agreement = rng.uniform(0.45, 0.95)
     counts = [0] * len(choices)
