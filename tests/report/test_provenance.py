@@ -26,8 +26,9 @@ from socialbench.report.plots import legend_label
 from socialbench.report.provenance import ASSISTED, HUMAN_DERIVED, MODEL, answer_source, given_keys
 from socialbench.report.run_dataset import scoring_entries
 from socialbench.report.run_dir import RunDir
+from socialbench.report.socialnav_ablation_tables import socialnav_gt_table
 from socialbench.report.socialnav_item_tables import socialnav_item_tables
-from socialbench.report.socialnav_tables import socialnav_gt_table, socialnav_table1
+from socialbench.report.socialnav_tables import socialnav_table1
 from socialbench.runner.run import RunRequest, run_eval
 
 SOCIAL = "Social reasoning"

@@ -11,8 +11,9 @@ import pytest
 from socialbench.metrics.failure_analysis import ActionShare, GroupFailure
 from socialbench.report.loading import load_runs
 from socialbench.report.renderers import to_csv, to_latex, to_markdown
+from socialbench.report.socialnav_ablation_tables import socialnav_ablation_table, socialnav_gt_table
 from socialbench.report.socialnav_item_tables import action_table, failure_env_table
-from socialbench.report.socialnav_tables import socialnav_ablation_table, socialnav_gt_table, socialnav_table1
+from socialbench.report.socialnav_tables import socialnav_table1
 
 CATS = ("Spatial reasoning", "Spatiotemporal reasoning", "Social reasoning")
 SOCIAL_KEYS = (

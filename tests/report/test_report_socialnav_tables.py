@@ -12,8 +12,9 @@ from socialbench.errors import UsageError
 from socialbench.report.loading import load_runs
 from socialbench.report.robustness_table import robustness_table
 from socialbench.report.run_dir import RunDir
-from socialbench.report.socialnav_tables import socialnav_table1, waypoint_table
+from socialbench.report.socialnav_tables import socialnav_table1
 from socialbench.report.table import EMPTY
+from socialbench.report.waypoint_table import waypoint_table
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -33,15 +33,11 @@ from socialbench.report.roboteq_tables import (
 )
 from socialbench.report.robustness_table import robustness_table
 from socialbench.report.run_dir import RunDir
+from socialbench.report.socialnav_ablation_tables import socialnav_ablation_table, socialnav_gt_table
 from socialbench.report.socialnav_item_tables import socialnav_item_tables
-from socialbench.report.socialnav_tables import (
-    socialnav_ablation_table,
-    socialnav_gt_table,
-    socialnav_question_table,
-    socialnav_table1,
-    waypoint_table,
-)
+from socialbench.report.socialnav_tables import socialnav_question_table, socialnav_table1
 from socialbench.report.table import TableSet
+from socialbench.report.waypoint_table import waypoint_table
 
 __all__ = ["FORMATS", "IMAGE_MODES", "parse_formats", "build_report", "make_out_folder"]
 
