@@ -20,12 +20,10 @@ from socialbench.metrics.agreement import (
     cwpa_paper,
     human_average_paper,
     human_oracle_paper,
-    official_answer,
-    official_item_scores,
-    official_parse,
     pa_paper,
     paper_item_scores,
 )
+from socialbench.metrics.official_agreement import official_answer, official_item_scores, official_parse
 from socialbench.metrics.scoring import score_entries
 from socialbench.types import HumanVotes, Question
 

@@ -11,7 +11,7 @@ counts as a valid answer and how the SE is computed:
 
 * ``paper``: ``question.canonical(parsed)`` (order-insensitive multiple select);
   SE with the sample std (ddof=1);
-* ``official``: :func:`~socialbench.metrics.agreement.official_match` on
+* ``official``: :func:`~socialbench.metrics.official_agreement.official_match` on
   ``official_parse(raw)`` (or ``parsed`` when there is no raw text), order-sensitive;
   an invalid answer is a failure here, NOT the first option; SE with ddof=0.
 

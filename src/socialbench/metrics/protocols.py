@@ -32,12 +32,10 @@ from socialbench.metrics.agreement import (
     ItemScore,
     ScoringEntry,
     cwpa_paper,
-    official_item_scores,
-    official_match,
-    official_parse,
     pa_paper,
     paper_item_scores,
 )
+from socialbench.metrics.official_agreement import official_item_scores, official_match, official_parse
 from socialbench.types import Answer
 
 __all__ = [
@@ -128,14 +126,14 @@ class OfficialProtocol(ScoringProtocol):
         return official_parse(entry.raw) if entry.raw is not None else entry.parsed
 
     def valid_answer(self, entry: ScoringEntry) -> Answer | None:
-        """:func:`~socialbench.metrics.agreement.official_match` of the value: an invalid
+        """:func:`~socialbench.metrics.official_agreement.official_match` of the value: an invalid
         answer is ``None`` here (a failure), not the first choice."""
         if entry.error is not None:
             return None
         return official_match(entry.question, self.answer_value(entry))
 
     def item_scores(self, entry: ScoringEntry) -> ItemScores:
-        """:func:`~socialbench.metrics.agreement.official_item_scores`; a failed call scores
+        """:func:`~socialbench.metrics.official_agreement.official_item_scores`; a failed call scores
         0 for the model (the official code never sees one)."""
         scores = official_item_scores(entry.question, entry.votes, self.answer_value(entry))
         if entry.error is not None:

@@ -44,7 +44,7 @@ def score_entries(entries: Sequence[ScoringEntry], protocol: ProtocolArg) -> Agr
     * ``paper``: model answer = ``question.canonical(parsed)``, invalid -> 0 (Eq. 1, 2);
       human rows from the exact leave-one-out baselines; SE = sample std (ddof=1) / sqrt(n).
     * ``official``: value = ``official_parse(raw)`` when ``raw`` is given, else ``parsed``;
-      scores from :func:`~socialbench.metrics.agreement.official_item_scores`;
+      scores from :func:`~socialbench.metrics.official_agreement.official_item_scores`;
       SE = population std (ddof=0) / sqrt(n).
 
     In both, an entry with ``error`` set scores 0 for the model (never a guessed option)
