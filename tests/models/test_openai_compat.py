@@ -12,12 +12,11 @@ import pytest
 
 from generate_in_turn import generate_in_turn
 from socialbench.errors import UsageError
-from socialbench.models import openai_compat
+from socialbench.models import openai_body
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
+from socialbench.models.openai_body import build_messages, encode_chat_body
 from socialbench.models.openai_compat import (
     OpenAICompatModel,
-    build_messages,
-    encode_chat_body,
     parse_completion,
     parse_retry_after,
     parse_spec,
@@ -152,7 +151,7 @@ def test_an_images_part_is_encoded_once_for_all_its_questions(monkeypatch: pytes
         calls.append(data)
         return real_b64encode(data)
 
-    monkeypatch.setattr(openai_compat.base64, "b64encode", counting_b64encode)
+    monkeypatch.setattr(openai_body.base64, "b64encode", counting_b64encode)
     bodies = [encode_chat_body(Request(prompt=f"question {i}", images=(image,)), {}) for i in range(3)]
     assert calls == [image.data]
     assert len({json.loads(b)["messages"][0]["content"][1]["image_url"]["url"] for b in bodies}) == 1
@@ -162,11 +161,11 @@ def test_an_images_encoded_part_is_released_with_the_image() -> None:
     gc.collect()  # images left unreachable by earlier tests go now, not inside the count below
     image = EncodedImage(data=b"\xff\xd8short-lived", mime="image/jpeg", width=2, height=2)
     encode_chat_body(Request(prompt="p", images=(image,)), {})
-    assert image in openai_compat._IMAGE_PARTS
-    before = len(openai_compat._IMAGE_PARTS)
+    assert image in openai_body._IMAGE_PARTS
+    before = len(openai_body._IMAGE_PARTS)
     del image
     gc.collect()
-    assert len(openai_compat._IMAGE_PARTS) == before - 1
+    assert len(openai_body._IMAGE_PARTS) == before - 1
 
 
 def test_encoded_body_without_images_or_params_is_valid_json() -> None:

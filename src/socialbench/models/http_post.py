@@ -1,7 +1,7 @@
 """Post a ready JSON body over aiohttp and map every failure to a socialbench model error.
 
 The OpenAI-compatible backend sends pre-built request bodies (see
-:func:`socialbench.models.openai_compat.encode_chat_body`); going through aiohttp directly,
+:func:`socialbench.models.openai_body.encode_chat_body`); going through aiohttp directly,
 instead of an SDK client on top of it, saves the SDK's import (~0.5 s) and most of the
 client CPU per request (header and URL models, response validation), which at high
 concurrency is what keeps the event loop from sending the next request

@@ -39,7 +39,6 @@ import logging
 import os
 import re
 import time
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -54,11 +53,18 @@ from socialbench.models.base import (
 )
 from socialbench.models.chat_stream import assemble_stream
 from socialbench.models.error_body import ErrorInfo, error_info
+from socialbench.models.openai_body import encode_chat_body
 from socialbench.models.openai_images_check import ImagesCheck, not_known, probe_body, verdict
+from socialbench.models.openai_refusals import (
+    ADAPTABLE_FIELDS,
+    REFUSAL_CODES,
+    refuses_json_mode,
+    rejected_field,
+    stream_refusal,
+)
 from socialbench.models.redact import install_log_redaction, redact, redact_url, scrub, secret_digest, url_secrets
 from socialbench.models.registry import ModelOptions
-from socialbench.prompting.turns import user_content
-from socialbench.types import EncodedImage, Generation, Request, Usage
+from socialbench.types import Generation, Request, Usage
 
 log = logging.getLogger(__name__)
 
@@ -128,96 +134,6 @@ def split_base_url(url: str) -> BaseURL:
     return BaseURL(urlunsplit((parts.scheme, hostport, parts.path, "", "")), query, basic)
 
 
-def image_data_url(image: EncodedImage) -> str:
-    """``data:<mime>;base64,<...>`` URL for an encoded image."""
-    return f"data:{image.mime};base64,{image.b64}"
-
-
-def build_messages(request: Request) -> list[dict[str, Any]]:
-    """Chat messages for a request: optional system message, then one user message.
-
-    The user content is the text part first and then one ``image_url`` part per image (the
-    official GPT-4o order; :func:`socialbench.prompting.turns.user_content`, the order
-    ``export sft`` writes too). Without images the content is the plain prompt string,
-    which text-only servers accept too.
-    """
-    messages: list[dict[str, Any]] = []
-    if request.system:
-        messages.append({"role": "system", "content": request.system})
-    if request.images:
-        content: Any = user_content(
-            {"type": "text", "text": request.prompt},
-            [{"type": "image_url", "image_url": {"url": image_data_url(img)}} for img in request.images],
-        )
-    else:
-        content = request.prompt
-    messages.append({"role": "user", "content": content})
-    return messages
-
-
-_COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def _dumps(value: Any) -> str:
-    return _COMPACT_JSON.encode(value)
-
-
-#: A MIME type that can be put between JSON quotes as it is.
-_PLAIN_MIME = re.compile(r"[A-Za-z0-9.+-]+/[A-Za-z0-9.+-]+")
-
-
-def _image_part_bytes(image: EncodedImage) -> bytes:
-    """The UTF-8 JSON text of one ``image_url`` content part. A data URL of a plain MIME
-    type is base64 text, which JSON needs no escapes for, so the part is assembled from
-    bytes without walking the ~15-100 KB string through the JSON encoder.
-
-    Built once per image object and kept while the image is alive
-    (:data:`_IMAGE_PARTS`): every question of a sample sends the same images, and the run
-    drops a sample's images when its questions are done, so this holds the parts of the
-    samples in flight only, however many there are (at a fast server, many)."""
-    part = _IMAGE_PARTS.get(image)
-    if part is not None:
-        return part
-    if not _PLAIN_MIME.fullmatch(image.mime):
-        part = _dumps({"type": "image_url", "image_url": {"url": image_data_url(image)}}).encode("utf-8")
-    else:
-        part = b"".join(
-            (
-                b'{"type":"image_url","image_url":{"url":"data:',
-                image.mime.encode("ascii"),
-                b";base64,",
-                base64.b64encode(image.data),
-                b'"}}',
-            )
-        )
-    _IMAGE_PARTS[image] = part
-    return part
-
-
-#: :func:`_image_part_bytes` of each live image (an entry goes with its image).
-_IMAGE_PARTS: weakref.WeakKeyDictionary[EncodedImage, bytes] = weakref.WeakKeyDictionary()
-
-
-def encode_chat_body(request: Request, params: Mapping[str, Any]) -> bytes:
-    """The UTF-8 JSON body of a chat-completions call: ``params`` plus
-    ``"messages": build_messages(request)``, decoding to exactly that object.
-
-    Spliced from fragments (the image parts of :func:`_image_part_bytes`, built once per
-    image) in one join, so that the image bytes are neither walked by the JSON encoder nor
-    copied more than once for every question (perf/throughput.py).
-    """
-    head = _dumps(dict(params))
-    start = head[:-1] + ("," if len(head) > 2 else "") + '"messages":['
-    if request.system:
-        start += _dumps({"role": "system", "content": request.system}) + ","
-    start += '{"role":"user","content":'
-    if request.images:
-        text = _dumps({"type": "text", "text": request.prompt}).encode("utf-8")
-        parts = user_content(text, [_image_part_bytes(img) for img in request.images])
-        return b"".join((start.encode("utf-8"), b"[", b",".join(parts), b"]}]}"))
-    return (start + _dumps(request.prompt) + "}]}").encode("utf-8")
-
-
 def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
     """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or HTTP date)."""
     if not headers:
@@ -243,53 +159,6 @@ def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = Non
     return None
 
 
-#: How servers name a request field they refuse, when the error has no ``param``:
-#: OpenAI's messages, Gemini's "Unknown name" (its OpenAI-compatible endpoint), Azure's
-#: older "Unrecognized request argument".
-_NAMED_FIELD = (
-    re.compile(r"Unsupported (?:parameter|value): '(\w+)'"),
-    re.compile(r'Unknown name \\?"(\w+)\\?"'),
-    re.compile(r"Unrecognized request arguments? supplied: (\w+)"),
-)
-
-
-def rejected_field(info: ErrorInfo) -> str:
-    """The request field a 400 answer refuses: its ``param``, else the one its message
-    names (:data:`_NAMED_FIELD`); '' when it names none.
-
-    >>> rejected_field(ErrorInfo("Invalid JSON payload received. Unknown name \\"seed\\": Cannot find field."))
-    'seed'
-    """
-    if info.param:
-        return info.param
-    for pattern in _NAMED_FIELD:
-        found = pattern.search(info.message)
-        if found:
-            return found.group(1)
-    return ""
-
-
-#: What a refusal of JSON mode names: OpenAI's and vLLM's ``response_format``, TGI's
-#: ``json_object`` variant, structured-output words (json_schema, guided decoding, grammar).
-_JSON_MODE_WORDS = re.compile(r"response.?format|json.?object|json.?schema|guided|structured output|grammar", re.I)
-
-
-def refuses_json_mode(status: int, info: ErrorInfo) -> bool:
-    """Whether an error answer refuses JSON mode (``response_format``): a 400 or 422
-    (FastAPI's and TGI's validation status) whose param is ``response_format`` or whose
-    message names it or structured output (any body shape, :func:`error_info`).
-
-    >>> refuses_json_mode(422, ErrorInfo("Failed to deserialize the JSON body into the target type: "
-    ...     "response_format: unknown variant `json_object`, expected `json` or `regex`"))
-    True
-    >>> refuses_json_mode(400, ErrorInfo("max_tokens is too large"))
-    False
-    """
-    if status not in (400, 422):
-        return False
-    return info.param == "response_format" or bool(_JSON_MODE_WORDS.search(info.message))
-
-
 def is_json_text(text: str) -> bool:
     """Whether ``text`` is one JSON value (what JSON mode promises), markdown fences allowed.
 
@@ -304,33 +173,6 @@ def is_json_text(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-_STREAM_OPTIONS_WORDS = re.compile(r"stream.?options|include.?usage", re.I)
-_STREAM_WORDS = re.compile(r"\bstream(?:ing)?\b", re.I)
-
-
-def stream_refusal(status: int, info: ErrorInfo) -> str:
-    """The streaming field an error answer to a streamed request refuses: ``stream_options``
-    (its param, or its message names it or ``include_usage``), ``stream`` (its param, or its
-    message names streaming), or '' (not a refusal of streaming: a 400 or 422 only).
-
-    >>> stream_refusal(400, ErrorInfo("Unrecognized request argument supplied: stream_options"))
-    'stream_options'
-    >>> stream_refusal(422, ErrorInfo("Streaming is not supported by this server"))
-    'stream'
-    >>> stream_refusal(400, ErrorInfo("max_tokens is too large"))
-    ''
-    """
-    if status not in (400, 422):
-        return ""
-    if info.param in ("stream", "stream_options"):
-        return info.param
-    if _STREAM_OPTIONS_WORDS.search(info.message):
-        return "stream_options"
-    if _STREAM_WORDS.search(info.message):
-        return "stream"
-    return ""
 
 
 def classify_status(code: int, message: str, retry_after: float | None = None) -> ModelError:
@@ -456,14 +298,6 @@ class _FieldRejected(Exception):
         self.field = field
         self.status = status
         self.info = info
-
-
-#: Error codes that say a field is not supported (OpenAI's), as opposed to a bad value.
-REFUSAL_CODES = frozenset({"unsupported_parameter", "unsupported_value"})
-#: Generation fields the backend adapts when a server refuses them (see :meth:`OpenAICompatModel.generate`).
-ADAPTABLE_FIELDS = frozenset(
-    {"max_tokens", "max_completion_tokens", "temperature", "top_p", "reasoning_effort", "seed"}
-)
 
 
 # --------------------------------------------------------------------------- the model
