@@ -80,7 +80,8 @@ def crawl_cmd(
 ) -> None:
     """Fetch real photo candidates from a source you configure into <work>/crawl (validated,
     deduplicated, with provenance) for `build real-images`."""
-    from socialbench.construction.crawl import CrawlLimits, SearchShape, parse_source
+    from socialbench.construction.crawl_fetch import CrawlLimits
+    from socialbench.construction.crawl_sources import SearchShape, parse_source
     from socialbench.construction.stages.crawl import CrawlOptions, crawl_stage
 
     shape = SearchShape(results_path, url_field, license_field, page_field)

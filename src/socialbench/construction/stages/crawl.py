@@ -27,19 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from socialbench.construction.crawl import (
-    Candidate,
-    CrawlLimits,
-    FetchError,
+from socialbench.construction.crawl import Candidate, queries_from_taxonomy
+from socialbench.construction.crawl_fetch import CrawlLimits, FetchError, Rejected, check_image, fetch_url
+from socialbench.construction.crawl_sources import (
     FolderSource,
-    Rejected,
     SearchSource,
     Source,
     UrlListSource,
-    check_image,
-    fetch_url,
     folder_candidates,
-    queries_from_taxonomy,
     search_candidates,
     search_url,
     url_list_candidates,
