@@ -17,15 +17,15 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from socialbench import __version__
-from socialbench.benchmarks.base import Benchmark
-from socialbench.benchmarks.options import EvalOptions, options_record, recorded_options
+from socialbench.benchmarks.base import Benchmark, Dataset
+from socialbench.benchmarks.options import BenchmarkOptions, EvalOptions, options_record, recorded_options
 from socialbench.errors import StorageError, UsageError
 from socialbench.messages import say
 from socialbench.models.base import Model
@@ -38,7 +38,7 @@ from socialbench.runner.load_snapshot import loaded_dataset
 from socialbench.runner.progress import RunProgress
 from socialbench.runner.store import RunStore
 from socialbench.solving.context import SolveContext
-from socialbench.types import EncodedImage, Outcome, Request, SampleRecord
+from socialbench.types import EncodedImage, GenerationConfig, Item, Outcome, Request, SampleRecord
 from socialbench.versions import installed_version
 from socialbench.vision.images import ImageEncoder, ImagePolicy
 from socialbench.vision.prepare import ImageJob, ImagePreparer, PerturbSpec, run_job
@@ -199,7 +199,7 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
             images.shutdown()
 
 
-def _image_description(req: RunRequest) -> dict[str, Any]:
+def _image_description(req: RunRequest) -> dict[str, object]:
     """Which images a run sends, for :func:`seen_tag`: the benchmark, the dataset folder,
     the image policy and the image perturbation. Not the method nor the model (they send
     the same images); nor the benchmark's options, which a run of another image mode may
@@ -213,7 +213,7 @@ def _image_description(req: RunRequest) -> dict[str, Any]:
     }
 
 
-def _clashes(previous: dict[str, Any], identity: dict[str, Any], options: Any) -> list[str]:
+def _clashes(previous: Mapping[str, object], identity: Mapping[str, object], options: BenchmarkOptions) -> list[str]:
     """The fields in which a previous run.json differs from this run's identity: the
     :data:`IDENTITY_FIELDS` and each of the benchmark's options."""
     clash = [f for f in IDENTITY_FIELDS if previous.get(f) != identity[f]]
@@ -221,7 +221,7 @@ def _clashes(previous: dict[str, Any], identity: dict[str, Any], options: Any) -
     return clash + [name for name, value in before.items() if getattr(options, name) != value]
 
 
-def _check_limit(before: Any, limit: int | None, out: Path) -> None:
+def _check_limit(before: object, limit: int | None, out: Path) -> None:
     """Refuse a ``--limit`` that would shrink the run in ``out`` (of the first ``before``
     items; None: every item): its run.json and metrics.json would then describe only the
     first ``limit`` items, and a complete run would say so, while samples.jsonl keeps the
@@ -239,10 +239,10 @@ def _check_limit(before: Any, limit: int | None, out: Path) -> None:
 def _run_locked(
     req: RunRequest,
     benchmark: Benchmark,
-    options: Any,
+    options: BenchmarkOptions,
     model: Model,
-    dataset: Any,
-    generation: Any,
+    dataset: Dataset,
+    generation: GenerationConfig,
     store: RunStore,
     images: ImagePreparer | None = None,
 ) -> RunResult:
@@ -375,10 +375,10 @@ def _run_locked(
 def _run_session(
     req: RunRequest,
     benchmark: Benchmark,
-    options: Any,
+    options: BenchmarkOptions,
     model: Model,
-    dataset: Any,
-    generation: Any,
+    dataset: Dataset,
+    generation: GenerationConfig,
     store: RunStore,
     record: dict[str, Any],
     session: int,
@@ -399,7 +399,7 @@ def _run_session(
 
     async def main() -> EngineStats:
         ctrl_c.attach()
-        feeder: ItemFeeder[Any] = ItemFeeder(
+        feeder: ItemFeeder[Item] = ItemFeeder(
             lambda: engine.backlog,
             lookahead=2 * req.concurrency,
             prefetch=(images.workers if images is not None else 0) + 1,
@@ -436,7 +436,7 @@ def _run_session(
         for item_id, key in order:
             keys_of.setdefault(item_id, []).append(key)
 
-        async def solve_one(item: Any) -> None:
+        async def solve_one(item: Item) -> None:
             try:
                 await benchmark.solve(item, dataset, ctx)
             except StorageError:  # the disk failed: stop the run, every item would fail the same way
@@ -508,7 +508,7 @@ def _run_session(
 
 def _solve_context(
     engine: Engine,
-    feeder: ItemFeeder[Any],
+    feeder: ItemFeeder[Item],
     store: RunStore,
     done: dict[tuple[str, str], SampleRecord],
     progress: RunProgress,
