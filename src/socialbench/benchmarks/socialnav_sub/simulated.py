@@ -52,7 +52,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -74,6 +74,9 @@ from socialbench.simulation.scene_layout import build_scene
 from socialbench.simulation.scenes import SimResult, simulate
 from socialbench.simulation.truth import DEFAULT_THRESHOLDS, AnswerThresholds, PersonTruth, SceneTruth
 from socialbench.types import Answer
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 #: Tracker visibility rule (see the module docstring).
 MIN_DEPTH_M, MAX_DEPTH_M = 0.7, 14.0
@@ -105,7 +108,7 @@ class SimSample:
     truth: SceneTruth
     odometry: Odometry
     goal_mm: tuple[int, int]
-    frames: tuple[Any, ...] = field(default=(), repr=False)  # PIL images, when rendered
+    frames: tuple[Image.Image, ...] = field(default=(), repr=False)  # when rendered
     attributes: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -335,7 +338,7 @@ def write_sample(root: Path, sample: SimSample, annotators: int, seed: int) -> N
         write_file(root / "front_view" / sid / f"{f0 + t}.jpg", _jpeg(img))
 
 
-def _jpeg(img: Any) -> bytes:
+def _jpeg(img: Image.Image) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="JPEG", quality=JPEG_QUALITY, optimize=False, progressive=False)
     return buf.getvalue()

@@ -22,13 +22,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from socialbench.benchmarks.socialnav_sub.bank import expand_questions
 from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 from socialbench.files.dataset_writer import write_file, write_json
 from socialbench.navigation.projection import SCAND_DATASET_CFG, PinholeCamera
 from socialbench.types import Answer, Question
+
+if TYPE_CHECKING:
+    from PIL import Image, ImageFont
 
 FPS = 4.0
 DT = 1.0 / FPS
@@ -305,7 +308,7 @@ def _common_answers(
 # --------------------------------------------------------------------------- images
 
 
-def _font(size: int) -> Any:
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     from PIL import ImageFont
 
     try:
@@ -319,7 +322,7 @@ def _box_bottom(box: tuple[float, float, float, float] | None) -> float:
     return box[3] if box else 0
 
 
-def _frame(scene: _Scene, t: int, size: tuple[int, int]) -> Any:
+def _frame(scene: _Scene, t: int, size: tuple[int, int]) -> Image.Image:
     from PIL import Image, ImageDraw
 
     w, h = size
@@ -341,7 +344,7 @@ def _frame(scene: _Scene, t: int, size: tuple[int, int]) -> Any:
     return img
 
 
-def _bev(scene: _Scene, t: int, width: int, font: Any) -> Any:
+def _bev(scene: _Scene, t: int, width: int, font: ImageFont.FreeTypeFont | ImageFont.ImageFont) -> Image.Image:
     from PIL import Image, ImageDraw
 
     pts = [p for person in scene.people for p in person.positions]
@@ -377,7 +380,9 @@ def _bev(scene: _Scene, t: int, width: int, font: Any) -> Any:
     return img
 
 
-def _composite(scene: _Scene, frame: Any, t: int, font: Any) -> Any:
+def _composite(
+    scene: _Scene, frame: Image.Image, t: int, font: ImageFont.FreeTypeFont | ImageFont.ImageFont
+) -> Image.Image:
     """Half-size annotated frame on top, schematic BEV of the same width below."""
     from PIL import Image, ImageDraw
 
@@ -403,7 +408,7 @@ def _composite(scene: _Scene, frame: Any, t: int, font: Any) -> Any:
 # --------------------------------------------------------------------------- writing
 
 
-def _encode(img: Any, fmt: str) -> bytes:
+def _encode(img: Image.Image, fmt: str) -> bytes:
     buf = io.BytesIO()
     if fmt == "JPEG":
         img.save(buf, format="JPEG", quality=85, optimize=False, progressive=False)
