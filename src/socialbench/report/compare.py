@@ -340,7 +340,7 @@ def compare_json(result: dict[str, Any]) -> str:
     return json.dumps(result, indent=2, default=_json_default) + "\n"
 
 
-def _json_default(o: Any) -> Any:
+def _json_default(o: object) -> object:
     if isinstance(o, float) and math.isnan(o):
         return None
     if hasattr(o, "item"):

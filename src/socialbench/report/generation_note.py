@@ -14,7 +14,6 @@ a table when they agree, else one per group of runs::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from socialbench.report.run_dir import RunDir
 
@@ -23,11 +22,11 @@ __all__ = ["describe_generation", "describe_images_seen", "generation_notes"]
 _ORDER = ("temperature", "top_p", "max_tokens", "reasoning_effort")
 
 
-def _number(value: Any) -> str:
+def _number(value: object) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def describe_generation(settings: Mapping[str, Any], adapted: Mapping[str, Any] | None = None) -> str:
+def describe_generation(settings: Mapping[str, object], adapted: Mapping[str, object] | None = None) -> str:
     """One run's generation settings in words (see the module docstring).
 
     >>> describe_generation({"max_tokens": 1024, "temperature": 0.0, "json_mode": True})
@@ -50,7 +49,7 @@ def describe_generation(settings: Mapping[str, Any], adapted: Mapping[str, Any] 
     return text
 
 
-def describe_images_seen(run: Mapping[str, Any]) -> str:
+def describe_images_seen(run: Mapping[str, object]) -> str:
     """What run.json's ``images_seen`` (the ``openai:`` backend's images probe) says when it
     is not a plain yes: '' for true or not recorded.
 

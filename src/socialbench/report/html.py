@@ -27,7 +27,7 @@ from socialbench.report.viewer import STATUSES
 __all__ = ["script_json", "write_report_html"]
 
 
-def script_json(obj: Any) -> str:
+def script_json(obj: object) -> str:
     """JSON safe to embed in a ``<script type="application/json">`` element."""
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
     return (

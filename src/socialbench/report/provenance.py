@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from socialbench.benchmarks.socialnav_sub.options import GIVEN_SOURCES
 from socialbench.report.run_dir import RunDir
@@ -82,7 +81,7 @@ class AnswerSource:
         return self.kind == MODEL
 
 
-def answer_source(model: str, run: Mapping[str, Any]) -> AnswerSource:
+def answer_source(model: str, run: Mapping[str, object]) -> AnswerSource:
     """The :class:`AnswerSource` of a run of model spec ``model`` whose ``run.json`` is
     ``run`` (see the module docstring for the rules)."""
     if model.startswith(HUMAN_MODEL_PREFIXES):
@@ -194,7 +193,7 @@ class Completeness:
         return f"partial: {counts}{status}"
 
 
-def _count(value: Any) -> int | None:
+def _count(value: object) -> int | None:
     """``value`` as a count (None unless a non-negative whole number)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
         return None

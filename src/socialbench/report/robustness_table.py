@@ -24,7 +24,7 @@ def headline_metric(r: RunDir) -> tuple[str, float | None]:
     return "MacF1", rq_value(r.metrics.get("overall"), "macro_f1")[0]
 
 
-def robustness_key(r: RunDir) -> tuple[Any, ...]:
+def robustness_key(r: RunDir) -> tuple[object, ...]:
     """What a perturbed run and its clean run share: benchmark, model, strategy, method,
     images and every non-default option."""
     return (

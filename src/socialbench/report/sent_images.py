@@ -21,14 +21,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from socialbench.benchmarks.base import Dataset
 from socialbench.errors import DataError, SocialbenchError
 from socialbench.report.run_dir import RunDir
 from socialbench.types import EncodedImage
 from socialbench.vision.images import ImagePolicy
 from socialbench.vision.prepare import ImageJob, PerturbSpec, run_job
 from socialbench.vision.render_cache import RenderCache
+
+_T = TypeVar("_T")
 
 __all__ = ["SentImages", "sent_images_of"]
 
@@ -101,13 +104,13 @@ class SentImages:
         return tuple(out), captions
 
 
-def _letters(dataset: Any, item_id: str) -> str:
+def _letters(dataset: Dataset, item_id: str) -> str:
     """The candidate letters of a waypoint item (``A-E``)."""
     options = next(it for it in dataset.items if it.item_id == item_id).questions[0].options
     return f"{options[0]}-{options[-1]}" if options else ""
 
 
-def _field(run: Mapping[str, Any], path: Path, name: str, kind: type) -> Any:
+def _field(run: Mapping[str, object], path: Path, name: str, kind: type[_T]) -> _T:
     value = run.get(name)
     if not isinstance(value, kind) or isinstance(value, bool):
         raise DataError.single(
@@ -119,7 +122,7 @@ def _field(run: Mapping[str, Any], path: Path, name: str, kind: type) -> Any:
     return value
 
 
-def sent_images_of(run: RunDir, dataset: Any) -> SentImages | None:
+def sent_images_of(run: RunDir, dataset: Dataset) -> SentImages | None:
     """What :class:`SentImages` needs for ``run`` on its loaded ``dataset``; None for a
     benchmark whose images are files sent as they are (RobotEQ: the viewer shows the file).
     Raises :class:`~socialbench.errors.SocialbenchError` naming the ``run.json`` field
@@ -162,7 +165,7 @@ def sent_images_of(run: RunDir, dataset: Any) -> SentImages | None:
     return SentImages(bench, dataset, mode, policy, spec, cache)
 
 
-def safe_sent_images(run: RunDir, dataset: Any) -> tuple[SentImages | None, str | None]:
+def safe_sent_images(run: RunDir, dataset: Dataset) -> tuple[SentImages | None, str | None]:
     """:func:`sent_images_of`, or (None, why not) when the run's settings cannot be read."""
     try:
         return sent_images_of(run, dataset), None

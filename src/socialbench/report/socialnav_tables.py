@@ -104,7 +104,7 @@ def epochs_note(runs: Sequence[RunDir], unit: str = "questions") -> str | None:
     )
 
 
-def _reference_metrics(run: RunDir) -> Mapping[str, Any]:
+def _reference_metrics(run: RunDir) -> Mapping[str, object]:
     """The metrics the human reference rows come from: the run's own, or for a run made
     with --epochs its first epoch's (the labels are the same in every epoch, so the mean is
     the same and ± stays the standard error over questions)."""

@@ -61,7 +61,7 @@ def _safe_name(text: str) -> str:
     return f"{slug}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
 
 
-def _answer_text(value: Any) -> str | None:
+def _answer_text(value: object) -> str | None:
     if value is None:
         return None
     if isinstance(value, (list, tuple)):
@@ -162,7 +162,7 @@ def _write_image(img_dir: Path, item_id: str, image: EncodedImage) -> Path:
     return dest
 
 
-def _pick(paths: list[Any], mode: str) -> list[Any]:
+def _pick(paths: list[str], mode: str) -> list[str]:
     if mode == "none":
         return []
     if mode == "first-last" and len(paths) > 2:
