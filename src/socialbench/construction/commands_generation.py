@@ -124,7 +124,7 @@ def behaviors_cmd(
     llm: LLMOptions,
 ) -> None:
     """Candidate next actions per scene image (proper and improper, with suggested facets)."""
-    from socialbench.construction.stages.generation import behaviors_stage
+    from socialbench.construction.stages.behaviors import behaviors_stage
 
     s = llm.settings(model, work, temperature=temperature, max_tokens=max_tokens)
     run_stage(

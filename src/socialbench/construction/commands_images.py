@@ -90,7 +90,7 @@ def images_cmd(
     progress: Progress = False,
 ) -> None:
     """One candidate image per visual prompt, saved with provenance."""
-    from socialbench.construction.stages.generation import images_stage
+    from socialbench.construction.stages.image_stages import images_stage
 
     settings = image_settings(
         image_model,
@@ -132,7 +132,7 @@ def review_cmd(
 ) -> None:
     """VLM review on the 7 criteria of Table 3; mandatory revisions through the edit endpoint."""
     from socialbench.construction.review import ReviewOptions
-    from socialbench.construction.stages.generation import review_stage
+    from socialbench.construction.stages.image_stages import review_stage
 
     s = llm.settings(model, work, temperature=0.0, max_tokens=max_tokens)
     isettings = image_settings(

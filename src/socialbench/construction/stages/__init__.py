@@ -8,7 +8,11 @@ command line (:mod:`socialbench.construction.commands`) only parses options, cal
 stage and prints the result.
 
 :mod:`~socialbench.construction.stages.generation`
-    taxonomy, scenarios, image prompts, images, review, behaviors (model-driven stages);
+    taxonomy, scenarios, image prompts (text generation);
+:mod:`~socialbench.construction.stages.image_stages`
+    images and the review loop;
+:mod:`~socialbench.construction.stages.behaviors`
+    candidate behaviors per scene image;
 :mod:`~socialbench.construction.stages.annotation`
     Label Studio export and import, aggregation of the annotations;
 :mod:`~socialbench.construction.stages.assembly`

@@ -1,9 +1,9 @@
-"""The model-driven stages of ``socialbench build``: taxonomy, scenarios, image prompts,
-images, review and behaviors.
+"""The text-generation stages of ``socialbench build``: taxonomy, scenarios (beam-merge plus
+the local near-duplicate filter) and image prompts.
 
 Each function runs one stage in the work folder (reading the previous stage's file, or
 ``inp``), appends to its resumable outputs and returns the :class:`StageRun`. Stage
-modules are imported when their stage runs (some pull in PIL or an embedding model).
+modules are imported when their stage runs (some pull in an embedding model).
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
-from socialbench.construction.llm import JsonTask, LLMSettings, close_engine, fill_summary, open_engine, run_stage_tasks
-from socialbench.construction.record_fields import text
+from socialbench.construction.llm import LLMSettings, close_engine, fill_summary, open_engine, run_stage_tasks
 from socialbench.construction.stage_output import StageOutput
 from socialbench.construction.stage_summary import StageSummary
 from socialbench.construction.stages.common import StageRun, json_config, rel, run_llm_stage
@@ -25,18 +24,7 @@ from socialbench.errors import UsageError
 if TYPE_CHECKING:
     import numpy as np
 
-    from socialbench.construction.images import ImageSettings
-    from socialbench.construction.review import ReviewCounts, ReviewOptions
-
-__all__ = [
-    "taxonomy_stage",
-    "scenarios_stage",
-    "image_prompts_stage",
-    "images_stage",
-    "review_stage",
-    "behaviors_stage",
-    "BEHAVIOR_SOURCES",
-]
+__all__ = ["taxonomy_stage", "scenarios_stage", "image_prompts_stage"]
 
 
 def taxonomy_stage(work: Path, taxonomy: Path | None, *, force: bool) -> StageRun:
@@ -208,176 +196,4 @@ def image_prompts_stage(work: Path, inp: Path | None, settings: LLMSettings) -> 
         settings=settings,
         make_tasks=lambda rows, salts, _out: ip.image_prompt_tasks(rows, json_config(settings), salts),
         to_records=ip.image_prompt_records,
-    )
-
-
-def images_stage(work: Path, inp: Path | None, settings: ImageSettings) -> StageRun:
-    """One candidate image per visual prompt, saved with provenance."""
-    from socialbench.construction.images import ImageClient, generate_images
-
-    src = inp or work / "image_prompts.jsonl"
-    rows = read_jsonl(src)
-    so = StageOutput(work / "images.jsonl", "images")
-    summary = StageSummary(
-        stage="images",
-        input=rel(work, src),
-        output="images.jsonl",
-        n_in=len(rows),
-        n_skipped=sum(1 for r in rows if r["id"] in so.done),
-        models={"image": settings.model},
-    )
-
-    async def run() -> dict[str, int]:
-        client = ImageClient(settings)
-        try:
-            counts = await generate_images(rows, work, so, client, progress=settings.progress)
-            summary.requests = client.calls
-            summary.retries = client.retries
-            return counts
-        finally:
-            await client.aclose()
-
-    counts = asyncio.run(run())
-    summary.images_generated = counts["generated"]
-    if settings.price_per_image is not None:
-        summary.cost_usd = settings.price_per_image * counts["generated"]
-    summary.n_new, summary.n_out = so.written, len(so.done)
-    return StageRun(summary, [so])
-
-
-def review_stage(
-    work: Path,
-    inp: Path | None,
-    settings: LLMSettings,
-    editor_settings: ImageSettings,
-    opts: ReviewOptions,
-    *,
-    edit: bool = True,
-) -> StageRun:
-    """VLM review on the 7 criteria of Table 3; mandatory revisions through the edit
-    endpoint of ``editor_settings`` (``edit=False``: review only, never edit)."""
-    from socialbench.construction.images import ImageClient
-    from socialbench.construction.llm import cost_usd
-    from socialbench.construction.review import review_images
-
-    src = inp or work / "images.jsonl"
-    rows = read_jsonl(src)
-    steps = StageOutput(work / "review_steps.jsonl", "review-steps")
-    so = StageOutput(work / "review.jsonl", "review")
-    summary = StageSummary(
-        stage="review",
-        input=rel(work, src),
-        output="review.jsonl",
-        n_in=len(rows),
-        n_skipped=sum(1 for r in rows if r["id"] in so.done),
-        models={"reviewer": settings.model, "editor": editor_settings.model},
-    )
-
-    async def run() -> ReviewCounts:
-        engine = open_engine(settings)
-        editor = ImageClient(editor_settings) if edit else None
-        try:
-            counts = await review_images(rows, work, steps, so, engine, editor, opts)
-            summary.requests = engine.stats.requests + (editor.calls if editor else 0)
-            summary.retries = engine.stats.retries + (editor.retries if editor else 0)
-            summary.cache_hits = engine.stats.cache_hits
-            return counts
-        finally:
-            await close_engine(engine)
-            if editor is not None:
-                await editor.aclose()
-
-    counts = asyncio.run(run())
-    b = counts["batch"]
-    summary.parse_retries = b.parse_retries
-    summary.prompt_tokens, summary.completion_tokens = b.prompt_tokens, b.completion_tokens
-    summary.images_edited = counts["edits"]
-    cost = cost_usd(b.prompt_tokens, b.completion_tokens, settings.price_in, settings.price_out)
-    if editor_settings.price_per_image is not None:
-        cost = (cost or 0.0) + editor_settings.price_per_image * counts["edits"]
-    summary.cost_usd = cost
-    statuses: dict[str, int] = {}
-    for r in so.records():
-        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
-    if statuses.get("rejected"):
-        summary.removed["rejected_after_max_rounds"] = statuses["rejected"]
-    summary.notes.append(
-        f"{counts['reviews']} reviews and {counts['edits']} edits this run; status: "
-        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
-    )
-    summary.n_new, summary.n_out = so.written, len(so.done)
-    return StageRun(summary, [so])
-
-
-#: ``--source`` of the behaviors stage -> its default input file in the work folder.
-BEHAVIOR_SOURCES = {
-    "review": "review.jsonl",
-    "verification": "aggregated/verification.jsonl",
-    "images": "images.jsonl",
-    "real-images": "real_images.jsonl",
-}
-
-
-def behaviors_stage(
-    work: Path,
-    source: str,
-    inp: Path | None,
-    settings: LLMSettings,
-    *,
-    proper: int,
-    improper: int,
-    include_rejected: bool,
-) -> StageRun:
-    """Candidate next actions per scene image (at least ``proper`` proper and ``improper``
-    improper ones, with suggested facets); a scene whose image cannot be read fails alone."""
-    from PIL import Image
-
-    from socialbench.construction import behaviors as bh
-    from socialbench.vision.images import ImagePolicy, prepare_image
-
-    if source not in BEHAVIOR_SOURCES:
-        raise UsageError(f"--source must be one of {', '.join(BEHAVIOR_SOURCES)}")
-    src = inp or work / BEHAVIOR_SOURCES[source]
-    rows = read_jsonl(src)
-    if source == "verification":
-        scenes = [
-            {"id": r["id"], "image": r["image"], "subset": "synthetic", "scenario": r.get("scenario") or {}}
-            for r in rows
-        ]
-    else:
-        scenes = bh.scene_inputs(rows, source, include_rejected=include_rejected)
-    policy = ImagePolicy()
-
-    def make_tasks(pending: list[dict[str, object]], salts: dict[str, int], output: StageOutput) -> list[JsonTask]:
-        images, readable = {}, []
-        for sc in pending:
-            sid, image = str(sc["id"]), text(sc, "image")  # the stage JSONL reader checked the id
-            try:
-                with Image.open(work / image) as img:
-                    img.load()
-                    images[sid] = prepare_image(img, policy)
-            except (OSError, ValueError, Image.DecompressionBombError) as exc:
-                # one bad image fails its scene only; the rerun retries it
-                output.fail(
-                    sid,
-                    "unreadable_image",
-                    f"cannot read scene image {work / image}: {exc} (fix the image of {sid} "
-                    "or rerun the stage that made it, then run this command again)",
-                    image=image,
-                )
-                continue
-            readable.append(sc)
-        return bh.behavior_tasks(
-            readable, images, n_proper=proper, n_improper=improper, config=json_config(settings), salts=salts
-        )
-
-    return run_llm_stage(
-        stage="behaviors",
-        work=work,
-        inp=src,
-        output=work / "behaviors.jsonl",
-        settings=settings,
-        make_tasks=make_tasks,
-        to_records=bh.behavior_records,
-        records=scenes,
     )
