@@ -19,28 +19,20 @@ import math
 import pickle
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from socialbench.benchmarks.socialnav_sub.bank import expand_questions
 from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
+from socialbench.benchmarks.socialnav_sub.synthetic_images import composite_image, font_of_size, frame_image
+from socialbench.benchmarks.socialnav_sub.synthetic_scene import N_FRAMES, Scene, make_scene, sample_ids
 from socialbench.files.dataset_writer import write_file, write_json
-from socialbench.navigation.projection import SCAND_DATASET_CFG, PinholeCamera
+from socialbench.navigation.projection import SCAND_DATASET_CFG
 from socialbench.types import Answer, Question
 
 if TYPE_CHECKING:
-    from PIL import Image, ImageFont
-
-FPS = 4.0
-DT = 1.0 / FPS
-N_FRAMES = 10
-_CAMERA = PinholeCamera()
-NATIVE_W, NATIVE_H = _CAMERA.width, _CAMERA.height
-FX, FY, CX, CY = _CAMERA.fx, _CAMERA.fy, _CAMERA.cx, _CAMERA.cy
-CAMERA_HEIGHT = _CAMERA.camera_height  # metres, only for drawing synthetic bounding boxes
-PERSON_HEIGHT, PERSON_WIDTH = 1.7, 0.5
+    from PIL import Image
 
 DATASET_CFG = SCAND_DATASET_CFG
 
@@ -55,30 +47,6 @@ nothing about any model's social reasoning.
 
 Parameters: {params}
 """
-
-_TO_IMPERATIVE = {
-    "avoiding": "avoid",
-    "overtaking": "overtake",
-    "not considering": "not consider",
-    "following": "follow",
-    "yielding to": "yield to",
-}
-_COLOURS = [
-    (220, 40, 40),
-    (40, 120, 220),
-    (40, 170, 60),
-    (230, 150, 20),
-    (150, 60, 200),
-    (20, 170, 170),
-    (200, 60, 140),
-    (120, 120, 40),
-    (90, 90, 220),
-    (220, 100, 80),
-    (60, 140, 110),
-    (170, 40, 90),
-    (100, 60, 30),
-]
-
 
 # --------------------------------------------------------------------------- counts
 
@@ -111,169 +79,6 @@ def fixture_people_counts(n_samples: int = 60, total: int = 399, lo: int = 1, hi
     return counts
 
 
-# --------------------------------------------------------------------------- geometry
-
-
-@dataclass(frozen=True)
-class _Person:
-    label: int
-    positions: tuple[tuple[float, float], ...]  # initial robot frame, t = 0..9
-    bboxes: tuple[tuple[float, float, float, float] | None, ...]  # native pixels or None
-
-
-@dataclass(frozen=True)
-class _Scene:
-    sample_id: str
-    first_frame: int
-    robot: tuple[tuple[float, float, float], ...]  # (x, y, yaw) in the initial frame, t=0..9
-    odometry: tuple[tuple[float, float, float], ...]  # world (x, y, yaw), whole sequence
-    goal_mm: tuple[int, int]
-    people: tuple[_Person, ...]
-    latent: dict[str, Answer]
-
-
-def _to_robot(pose: tuple[float, float, float], p: tuple[float, float]) -> tuple[float, float]:
-    x, y, th = pose
-    dx, dy = p[0] - x, p[1] - y
-    c, s = math.cos(th), math.sin(th)
-    return (c * dx + s * dy, -s * dx + c * dy)
-
-
-def _side(rel: tuple[float, float], ahead: str, left: str, right: str, behind: str | None, wide: float = 0.45) -> str:
-    x, y = rel
-    if behind is not None and x < 0 and abs(y) < abs(x):
-        return behind
-    ang = math.atan2(y, x)
-    if ang > wide:
-        return left
-    if ang < -wide:
-        return right
-    return ahead
-
-
-def _seg_dist(p: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
-    ax, ay = a
-    vx, vy = b[0] - ax, b[1] - ay
-    L2 = vx * vx + vy * vy
-    t = 0.0 if L2 == 0 else max(0.0, min(1.0, ((p[0] - ax) * vx + (p[1] - ay) * vy) / L2))
-    return math.hypot(p[0] - ax - t * vx, p[1] - ay - t * vy)
-
-
-def _bbox(rel: tuple[float, float]) -> tuple[float, float, float, float] | None:
-    """Pixel box of a person at ``rel`` (robot frame), clamped to the image; None if the
-    person is not in front of the camera."""
-    x, y = rel
-    if x < 0.3:
-        return None
-    u = CX - FX * y / x
-    half = FX * PERSON_WIDTH / 2 / x
-    top = CY - FY * (PERSON_HEIGHT - CAMERA_HEIGHT) / x
-    bottom = CY + FY * CAMERA_HEIGHT / x
-    x1 = min(NATIVE_W - 1.0, max(0.0, u - half))
-    x2 = min(float(NATIVE_W), max(x1 + 1.0, u + half))
-    return (round(x1, 1), round(max(0.0, top), 1), round(x2, 1), round(min(NATIVE_H, bottom), 1))
-
-
-def _sample_ids(n: int, rng: random.Random) -> list[str]:
-    ids = ["101_Spot_1_155"]
-    seen = set(ids)
-    while len(ids) < n:
-        sid = f"{rng.choice([101, 114, 123, 129, 33, 45, 52, 61])}_Spot_{rng.randint(0, 9)}_{rng.randint(20, 900)}"
-        if sid not in seen:
-            seen.add(sid)
-            ids.append(sid)
-    return ids[:n]
-
-
-def _make_scene(sid: str, n_people: int, rng: random.Random) -> _Scene:
-    f0 = int(sid.rsplit("_", 1)[1])
-    speed = rng.uniform(0.6, 1.3)
-    turn = rng.choice([0.0, 0.0, rng.uniform(0.15, 0.35), -rng.uniform(0.15, 0.35)])
-    n_odo = f0 + N_FRAMES + 1 + rng.randint(0, 8)
-    th = rng.uniform(-math.pi, math.pi)
-    x = y = 0.0
-    odometry = []
-    for _ in range(n_odo):
-        odometry.append((round(x, 4), round(y, 4), round(th, 4)))
-        x += speed * DT * math.cos(th)
-        y += speed * DT * math.sin(th)
-        th += turn * DT
-    origin = odometry[f0]
-    robot = []
-    for t in range(N_FRAMES):
-        wx, wy, wth = odometry[f0 + t]
-        rx, ry = _to_robot(origin, (wx, wy))
-        robot.append((rx, ry, wth - origin[2]))
-    goal = (rng.uniform(4.0, 12.0), rng.uniform(-4.0, 4.0))
-    goal_mm = (int(round(goal[0] * 1000)), int(round(goal[1] * 1000)))
-    goal = (goal_mm[0] / 1000.0, goal_mm[1] / 1000.0)
-
-    raw_people = []
-    for _ in range(n_people):
-        # in front of the robot for at least the first 3 frames and within the official
-        # track filter (0 <= x <= 10, |y| <= 5) for the whole clip
-        x0, y0 = rng.uniform(2.0, 9.0), rng.uniform(-4.0, 4.0)
-        vx, vy = rng.uniform(-1.2, 1.2), rng.uniform(-0.6, 0.6)
-        span = (N_FRAMES - 1) * DT
-        vx = max(vx, (0.5 - x0) / span)
-        vy = min(max(vy, (-4.5 - y0) / span), (4.5 - y0) / span)
-        pos = tuple((round(x0 + vx * t * DT, 4), round(y0 + vy * t * DT, 4)) for t in range(N_FRAMES))
-        boxes = tuple(_bbox(_to_robot(robot[t], pos[t])) for t in range(N_FRAMES))
-        raw_people.append((pos, boxes, vx))
-    # official labelling: left to right by the x1 of the first bounding box
-    raw_people.sort(key=lambda p: next((b[0] for b in p[1] if b is not None), 1e9))
-    people = tuple(_Person(i + 1, pos, boxes) for i, (pos, boxes, _) in enumerate(raw_people))
-
-    latent: dict[str, Answer] = {}
-    dyaw = robot[-1][2]
-    if abs(dyaw) < 0.15:
-        latent["q_robot_moving_direction"] = ("moving ahead",)
-    else:
-        latent["q_robot_moving_direction"] = ("moving ahead", "turning left" if dyaw > 0 else "turning right")
-    latent["q_goal_position_begin"] = _side(goal, "ahead", "to the left", "to the right", None)
-    latent["q_goal_position_end"] = _side(_to_robot(robot[-1], goal), "ahead", "to the left", "to the right", None)
-    for person, (_, _, vx) in zip(people, raw_people):
-        i = person.label
-        rel0 = _to_robot(robot[0], person.positions[0])
-        rel9 = _to_robot(robot[-1], person.positions[-1])
-        pos_opts = ("ahead of", "to the left of", "to the right of", "behind")
-        latent[f"q_person_spatial_position_begin_p{i}"] = _side(rel0, *pos_opts)
-        latent[f"q_person_spatial_position_end_p{i}"] = _side(rel9, *pos_opts)
-        d0, d9 = math.hypot(*rel0), math.hypot(*rel9)
-        latent[f"q_person_distance_change_p{i}"] = (
-            "closer to" if d9 - d0 < -0.3 else "further away from" if d9 - d0 > 0.3 else "about the same distance to"
-        )
-        path_d = min(_seg_dist(p, (0.0, 0.0), goal) for p in person.positions)
-        end_d = _seg_dist(person.positions[-1], robot[-1][:2], goal)
-        closest = min(math.hypot(*_to_robot(robot[t], person.positions[t])) for t in range(N_FRAMES))
-        obstructing = path_d < 1.0
-        latent[f"q_obstructing_path_p{i}"] = "yes" if obstructing else "no"
-        latent[f"q_obstructing_end_position_p{i}"] = "yes" if end_d < 1.0 else "no"
-        robot_aff = obstructing and closest < 3.0
-        person_aff = closest < 2.0
-        latent[f"q_robot_affected_p{i}"] = "yes" if robot_aff else "no"
-        latent[f"q_person_affected_p{i}"] = "yes" if person_aff else "no"
-        same_way = vx > 0.3 and rel0[0] > 0
-        if not robot_aff:
-            r_act = "not considering"
-        elif same_way:
-            r_act = "following" if vx >= speed else "overtaking"
-        else:
-            r_act = rng.choice(["avoiding", "avoiding", "yielding to"])
-        p_act = "not considering" if not person_aff else rng.choice(["avoiding", "yielding to", "avoiding"])
-        latent[f"q_robot_action_p{i}"] = r_act
-        latent[f"q_person_action_p{i}"] = p_act
-        future_aff = end_d < 1.5
-        latent[f"q_robot_suggested_affected_p{i}"] = "yes" if future_aff else "no"
-        latent[f"q_robot_suggested_action_p{i}"] = (
-            _TO_IMPERATIVE[r_act]
-            if future_aff and r_act != "not considering"
-            else ("avoid" if future_aff else "not consider")
-        )
-        latent[f"q_human_future_action_prediction_p{i}"] = _TO_IMPERATIVE[p_act]
-    return _Scene(sid, f0, tuple(robot), tuple(odometry), goal_mm, people, latent)
-
-
 # --------------------------------------------------------------------------- votes
 
 
@@ -290,7 +95,7 @@ def _votes(q: Question, latent: Answer, n: int, rng: random.Random) -> tuple[lis
 
 
 def _common_answers(
-    scene: _Scene, questions: tuple[Question, ...], lo: int, hi: int, rng: random.Random
+    scene: Scene, questions: tuple[Question, ...], lo: int, hi: int, rng: random.Random
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for q in questions:
@@ -302,106 +107,6 @@ def _common_answers(
     out[""] = ["next"]
     out["_probabilities"] = [1.0]
     out["_n_answers"] = 2
-    return out
-
-
-# --------------------------------------------------------------------------- images
-
-
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    from PIL import ImageFont
-
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # Pillow < 10.1
-        return ImageFont.load_default()
-
-
-def _box_bottom(box: tuple[float, float, float, float] | None) -> float:
-    """The lower edge of a bounding box (0 when the person is not in view)."""
-    return box[3] if box else 0
-
-
-def _frame(scene: _Scene, t: int, size: tuple[int, int]) -> Image.Image:
-    from PIL import Image, ImageDraw
-
-    w, h = size
-    img = Image.new("RGB", (w, h), (150, 185, 215))
-    draw = ImageDraw.Draw(img)
-    horizon = int(h * 0.45)
-    shift = int((scene.robot[t][2] * 200 + t * 3) % 40)
-    draw.rectangle([0, horizon, w, h], fill=(120, 115, 105))
-    for k in range(-1, w // 40 + 2):  # paving lines that move with the robot
-        x = k * 40 + shift
-        draw.line([(x, horizon), (x - (x - w / 2) * 0.8, h)], fill=(100, 96, 90), width=1)
-    sx, sy = w / NATIVE_W, h / NATIVE_H
-    for person in sorted(scene.people, key=lambda p: -_box_bottom(p.bboxes[t])):
-        box = person.bboxes[t]
-        if box is None:
-            continue
-        colour = _COLOURS[(person.label - 1) % len(_COLOURS)]
-        draw.rectangle([box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy], fill=colour)
-    return img
-
-
-def _bev(scene: _Scene, t: int, width: int, font: ImageFont.FreeTypeFont | ImageFont.ImageFont) -> Image.Image:
-    from PIL import Image, ImageDraw
-
-    pts = [p for person in scene.people for p in person.positions]
-    goal = (scene.goal_mm[0] / 1000, scene.goal_mm[1] / 1000)
-    pts += [(r[0], r[1]) for r in scene.robot] + [goal]
-    xmin = min([0.0] + [p[0] - 0.5 for p in pts])
-    xmax = max([10.0] + [p[0] + 0.5 for p in pts])
-    ymin = min([-5.0] + [p[1] - 0.5 for p in pts])
-    ymax = max([5.0] + [p[1] + 0.5 for p in pts])
-    span = max(xmax - xmin, ymax - ymin)
-    scale = width / span
-
-    def px(p: tuple[float, float]) -> tuple[float, float]:  # forward up, left on the left
-        return ((ymax - p[1]) * scale, (xmin + span - p[0]) * scale)
-
-    img = Image.new("RGB", (width, width), (255, 255, 255))
-    draw = ImageDraw.Draw(img)
-    r = max(3, width // 60)
-    for person in scene.people:
-        cx, cy = px(person.positions[t])
-        colour = _COLOURS[(person.label - 1) % len(_COLOURS)]
-        draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=colour)
-        draw.text((cx + r + 1, cy - r), str(person.label), fill=(0, 0, 0), font=font)
-    rx, ry, rth = scene.robot[t]
-    cx, cy = px((rx, ry))
-    hx, hy = px((rx + 0.6 * math.cos(rth), ry + 0.6 * math.sin(rth)))
-    draw.rectangle([cx - r, cy - r, cx + r, cy + r], fill=(0, 0, 0))
-    draw.line([(cx, cy), (hx, hy)], fill=(0, 0, 0), width=2)
-    draw.text((cx + r + 1, cy - r), "R", fill=(0, 0, 0), font=font)
-    gx, gy = px(goal)
-    draw.polygon([(gx, gy - r), (gx + r, gy), (gx, gy + r), (gx - r, gy)], fill=(0, 0, 0))
-    draw.text((gx + r + 1, gy - r), "G", fill=(0, 0, 0), font=font)
-    return img
-
-
-def _composite(
-    scene: _Scene, frame: Image.Image, t: int, font: ImageFont.FreeTypeFont | ImageFont.ImageFont
-) -> Image.Image:
-    """Half-size annotated frame on top, schematic BEV of the same width below."""
-    from PIL import Image, ImageDraw
-
-    w, h = max(32, frame.size[0] // 2), max(18, frame.size[1] // 2)
-    top = frame.resize((w, h), Image.Resampling.BILINEAR)
-    draw = ImageDraw.Draw(top)
-    sx, sy = w / NATIVE_W, h / NATIVE_H
-    r = max(3, round(30 * sx))
-    for person in scene.people:
-        box = person.bboxes[t]
-        if box is None:
-            continue
-        cx, cy = (box[0] + box[2]) / 2 * sx, (box[1] + box[3]) / 2 * sy
-        colour = _COLOURS[(person.label - 1) % len(_COLOURS)]
-        draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=colour)
-        draw.text((cx - r / 2, cy - r / 2), str(person.label), fill=(255, 255, 255), font=font)
-    out = Image.new("RGB", (w, h + w), (255, 255, 255))
-    out.paste(top, (0, 0))
-    out.paste(_bev(scene, t, w, font), (0, h))
     return out
 
 
@@ -417,7 +122,7 @@ def _encode(img: Image.Image, fmt: str) -> bytes:
     return buf.getvalue()
 
 
-def _tracks(scene: _Scene) -> dict[str, Any]:
+def _tracks(scene: Scene) -> dict[str, Any]:
     tracks: dict[str, Any] = {}
     for person in scene.people:
         obs = []
@@ -442,7 +147,7 @@ def _tracks(scene: _Scene) -> dict[str, Any]:
     return {"track_id_to_object_trajectory": tracks}
 
 
-def _odometry_pickle(scene: _Scene) -> bytes:
+def _odometry_pickle(scene: Scene) -> bytes:
     import numpy as np
 
     position = np.array([[p[0], p[1]] for p in scene.odometry], dtype=np.float64)
@@ -499,15 +204,15 @@ def write_synthetic_dataset(
     }
     write_file(root / "README.md", README.format(params=json.dumps(params)).encode())
 
-    ids = _sample_ids(n_samples, rng)
+    ids = sample_ids(n_samples, rng)
     info = {"samples": [{"folderpath": sid, "n_people": n} for sid, n in zip(ids, people)]}
     for rel in ("prompts/sample_info.json", "sample_info.json", "human_labels/sample_info.json"):
         write_json(root / rel, info)
 
-    font = _font(max(7, w // 40))
+    font = font_of_size(max(7, w // 40))
     goal_info: dict[str, Any] = {}
     for sid, n in zip(ids, people):
-        scene = _make_scene(sid, n, rng)
+        scene = make_scene(sid, n, rng)
         f0 = scene.first_frame
         head = sid.rsplit("_", 1)[0]
         goal_info[f"{head}/{f0}.jpg"] = [f"{head}/{f0 + 40}.jpg", f"[{scene.goal_mm[0]}, {scene.goal_mm[1]}]"]
@@ -516,10 +221,11 @@ def write_synthetic_dataset(
         write_json(root / "prompts" / sid / f"{sid}_localized_obj_coords.json", _tracks(scene))
         write_file(root / "front_view" / sid / "traj_data.pkl", _odometry_pickle(scene))
         for t in range(N_FRAMES):
-            frame = _frame(scene, t, (w, h))
+            frame = frame_image(scene, t, (w, h))
             write_file(root / "front_view" / sid / f"{f0 + t}.jpg", _encode(frame, "JPEG"))
             write_file(
-                root / "prompts" / sid / f"sample_with_bev_{t}.png", _encode(_composite(scene, frame, t, font), "PNG")
+                root / "prompts" / sid / f"sample_with_bev_{t}.png",
+                _encode(composite_image(scene, frame, t, font), "PNG"),
             )
     write_json(root / "goal_info.json", goal_info)
     return root
