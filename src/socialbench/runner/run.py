@@ -8,12 +8,10 @@ arrives), compact ``samples.jsonl``, score, and write ``metrics.json`` and ``run
 from __future__ import annotations
 
 import asyncio
-import datetime as _dt
 import logging
 import os
 import platform
 import signal
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -23,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from socialbench import __version__
 from socialbench.benchmarks.base import Benchmark, Dataset
 from socialbench.benchmarks.options import BenchmarkOptions, EvalOptions, options_record, recorded_options
 from socialbench.errors import StorageError, UsageError
@@ -36,10 +33,17 @@ from socialbench.runner.feeding import ItemFeeder
 from socialbench.runner.interrupts import CtrlC
 from socialbench.runner.load_snapshot import loaded_dataset
 from socialbench.runner.progress import RunProgress
+from socialbench.runner.run_record import (
+    add_up_sessions,
+    close_session,
+    git_commit,
+    library_versions,
+    now,
+    record_adaptations,
+)
 from socialbench.runner.store import RunStore
 from socialbench.solving.context import SolveContext
 from socialbench.types import EncodedImage, GenerationConfig, Item, Outcome, Request, SampleRecord
-from socialbench.versions import installed_version
 from socialbench.vision.images import ImageEncoder, ImagePolicy
 from socialbench.vision.prepare import ImageJob, ImagePreparer, PerturbSpec, run_job
 from socialbench.vision.render_cache import RenderCache, seen_tag
@@ -53,9 +57,6 @@ log = logging.getLogger(__name__)
 
 #: Error kinds that come from the dataset, not the model: running again cannot fix them.
 DATA_ERROR_KINDS = frozenset({"item_error", "missing_input"})
-
-#: Counters of run.json that add up every session's engine statistics.
-SESSION_TOTALS = ("requests", "cache_hits", "retries", "prompt_tokens", "completion_tokens", "reasoning_tokens")
 
 #: Fields of run.json that must match for a run directory to be resumed, besides the
 #: benchmark's own options (each compared with its default when an older run.json lacks it).
@@ -100,24 +101,6 @@ class RunResult:
     interrupted: bool
 
 
-def _versions() -> dict[str, str]:
-    out = {"socialbench": __version__, "python": sys.version.split()[0]}
-    for pkg in ("numpy", "pillow", "openai", "anthropic", "transformers", "torch"):
-        version = installed_version(pkg)
-        if version is not None:
-            out[pkg] = version
-    return out
-
-
-def _git_commit() -> str | None:
-    try:
-        here = Path(__file__).resolve().parent
-        res = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
-        return res.stdout.strip() or None if res.returncode == 0 else None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
 def _perturbation(options: EvalOptions) -> Perturbation | None:
     """The run's perturbation of inputs (images; metamorphic ones also of answers), or None."""
     if not options.perturb:
@@ -150,10 +133,6 @@ def _check_metamorphic(benchmark: Benchmark, options: EvalOptions) -> None:
                 f"{getattr(benchmark, 'name', 'this benchmark')} does not map them; "
                 "choose an image perturbation such as blur"
             )
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
@@ -300,13 +279,13 @@ def _run_locked(
         },
         "cache": str(req.cache_path) if req.cache_path else None,
         "render_cache": str(req.render_cache) if req.render_cache else None,
-        "versions": _versions(),
-        "git_commit": _git_commit(),
+        "versions": library_versions(),
+        "git_commit": git_commit(),
         "platform": platform.platform(),
         "argv": redact(sys.argv[1:]),  # credentials in URLs masked
         "status": "running",
-        "started": (previous or {}).get("started", _now()),
-        "sessions": list((previous or {}).get("sessions", [])) + [{"started": _now(), "resumed_from": already}],
+        "started": (previous or {}).get("started", now()),
+        "sessions": list((previous or {}).get("sessions", [])) + [{"started": now(), "resumed_from": already}],
     }
     session = len(record["sessions"]) - 1  # this session's number in requests.log
     if previous is not None and isinstance(previous.get("generation_adapted"), dict):
@@ -315,7 +294,7 @@ def _run_locked(
         if previous is not None and name in previous:
             record[name] = previous[name]
     cache = ResponseCache(req.cache_path) if req.cache_path else None  # before run.json: a bad --cache changes nothing
-    _add_up_sessions(record, store)  # sessions killed earlier get their true request counts
+    add_up_sessions(record, store)  # sessions killed earlier get their true request counts
     progress = RunProgress(
         total=total, done=already, enabled=req.show_progress, label=f"{req.benchmark_name} · {model.spec}"
     )
@@ -327,7 +306,7 @@ def _run_locked(
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         progress.__exit__(None, None, None)
         try:
-            _close_session(record, store, "interrupted", stats_holder.get("s", EngineStats()), time.perf_counter() - t0)
+            close_session(record, store, "interrupted", stats_holder.get("s", EngineStats()), time.perf_counter() - t0)
         except Exception:  # quitting anyway; the next run recounts from requests.log
             pass
         say("interrupted: answered questions are saved; run the same command again to resume")
@@ -363,7 +342,7 @@ def _run_locked(
         except StorageError as exc:
             record["error"] = str(exc)
             try:  # the disk may refuse this too; run.json then keeps "running" and resuming still works
-                _close_session(record, store, "failed", stats_holder.get("s", EngineStats()), time.perf_counter() - t0)
+                close_session(record, store, "failed", stats_holder.get("s", EngineStats()), time.perf_counter() - t0)
             except StorageError:
                 pass
             raise
@@ -495,8 +474,8 @@ def _run_session(
     # Ctrl-C that came when every question was already answered interrupted nothing.
     interrupted = ctrl_c.interrupted and not complete
     record.update({"answered": len(answered), "model_errors": errors})
-    _record_adaptations(record, model)
-    _close_session(
+    record_adaptations(record, model)
+    close_session(
         record,
         store,
         "interrupted" if interrupted else ("complete" if complete else "finished_with_errors"),
@@ -548,50 +527,3 @@ def _solve_context(
     return SolveContext(
         generate=generate, record=record, finished=finished, prepare=prepare, prepare_images=prepare_images, **run
     )
-
-
-def _record_adaptations(record: dict[str, Any], model: Model) -> None:
-    """Add to run.json's ``generation_adapted`` what the model changed in what it sends
-    because the server refused the settings as asked (``max_tokens`` sent as
-    ``max_completion_tokens``, a temperature left out, ...): setting -> what was done and
-    why. Kept across sessions; absent when nothing was adapted. Also this session's
-    ``json_mode_sent`` (requests with and without ``response_format``, replies not JSON)
-    for a model that counts them, and whether the server saw the images (``images_seen``,
-    ``images_check``; this session's ``probe_requests``) for a model that probes it."""
-    adapted = getattr(model, "adaptations", None)
-    changes = dict(adapted()) if callable(adapted) else {}
-    if changes:
-        record["generation_adapted"] = {**record.get("generation_adapted", {}), **changes}
-    # what this session actually sent for JSON mode (the config says what was asked)
-    json_sent = getattr(model, "json_mode_sent", None)
-    if callable(json_sent):
-        record["sessions"][-1]["json_mode_sent"] = dict(json_sent())
-    # whether the server saw the images (the openai: backend's probe, models/openai_images_check.py);
-    # an unknown finding does not replace an earlier session's true or false
-    check = getattr(model, "images_check", None)
-    found = check() if callable(check) else None
-    if found is not None:
-        record["sessions"][-1]["probe_requests"] = found.get("probe_requests", 0)
-        if found["images_seen"] is not None or record.get("images_seen") is None:
-            record["images_seen"] = found["images_seen"]
-            record["images_check"] = {k: v for k, v in found.items() if k != "images_seen"}
-
-
-def _add_up_sessions(record: dict[str, Any], store: RunStore) -> None:
-    """Fill each session's request and retry counts from requests.log (counted as sent, so
-    true for sessions that were killed) and the run's totals over all sessions."""
-    sends = store.read_sends()
-    sessions = record["sessions"]
-    for i, s in enumerate(sessions):
-        if i in sends:
-            s.update(sends[i])
-    for name in SESSION_TOTALS:
-        record[name] = sum(s[name] if name in s else s.get("engine", {}).get(name, 0) for s in sessions)
-
-
-def _close_session(record: dict[str, Any], store: RunStore, status: str, stats: EngineStats, wall: float) -> None:
-    """Write run.json with this session's end, its engine statistics and the run's totals."""
-    record["sessions"][-1].update({"ended": _now(), "wall_time_s": round(wall, 3), "engine": stats.as_dict()})
-    _add_up_sessions(record, store)
-    record.update({"status": status, "ended": _now()})
-    store.write_run(record)
