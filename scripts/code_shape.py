@@ -1,8 +1,9 @@
 """Measure the shape of a socialbench source tree (docs/architecture.md's table).
 
 Usage: ``python scripts/code_shape.py [SRC_PACKAGE_DIR]`` (default ``src/socialbench``).
-Prints the module count, median and longest module length in lines, the share of function
-signatures whose annotations mention ``Any``, the share of imports of socialbench's own
+Prints the module count and total lines, median and longest module length in lines, the share
+of function signatures whose annotations (``*args``/``**kwargs`` included) mention ``Any``
+directly or through a module-level alias of a type that does, the share of imports of socialbench's own
 modules that sit inside functions, and the package-level import edges.
 """
 
@@ -44,30 +45,55 @@ def internal_imports(tree: ast.AST, module: str, is_package: bool) -> list[tuple
     return found
 
 
+def any_aliases(trees: list[ast.Module]) -> set[str]:
+    """Names of module-level type aliases whose definition mentions ``Any`` (``JsonObject =
+    dict[str, Any]``): a signature using one mentions ``Any`` as much as one spelling it out."""
+    names: set[str] = set()
+    for tree in trees:
+        for node in tree.body:
+            target = node.target if isinstance(node, ast.AnnAssign) else None
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if isinstance(target, ast.Name) and value is not None and not isinstance(value, ast.Call):
+                if any(isinstance(n, ast.Name) and n.id == "Any" for n in ast.walk(value)):
+                    names.add(target.id)
+    return names
+
+
+def mentions_any(annotation: ast.expr, aliases: set[str]) -> bool:
+    """Whether ``annotation`` names ``Any`` or an alias of a type that does."""
+    text = ast.unparse(annotation)
+    return "Any" in text or any(isinstance(n, ast.Name) and n.id in aliases for n in ast.walk(annotation))
+
+
 def main(root: Path) -> None:
     lengths: list[int] = []
     signatures = with_any = imports = in_functions = 0
     edges: dict[str, set[str]] = defaultdict(set)
-    for path in sorted(root.rglob("*.py")):
-        text = path.read_text(encoding="utf-8")
+    paths = sorted(root.rglob("*.py"))
+    texts = [path.read_text(encoding="utf-8") for path in paths]
+    trees = [ast.parse(text) for text in texts]
+    aliases = any_aliases(trees)
+    for path, text, tree in zip(paths, texts, trees):
         lengths.append(len(text.splitlines()))
-        tree = ast.parse(text)
         module = module_name(path, root)
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+                args += [a for a in (node.args.vararg, node.args.kwarg) if a is not None]
                 annotations = [a.annotation for a in args if a.annotation is not None]
                 if node.returns is not None:
                     annotations.append(node.returns)
                 signatures += 1
-                with_any += any("Any" in ast.unparse(a) for a in annotations)
+                with_any += any(mentions_any(a, aliases) for a in annotations)
         for target, in_function in internal_imports(tree, module, path.name == "__init__.py"):
             imports += 1
             in_functions += in_function
             source_pkg, target_pkg = module.split(".")[1:2], target.split(".")[1:2]
             if source_pkg and target_pkg and source_pkg != target_pkg:
                 edges[source_pkg[0]].add(target_pkg[0])
-    print(f"modules: {len(lengths)}")
+    print(f"modules: {len(lengths)}; lines: {sum(lengths)}")
     print(f"median lines per module: {statistics.median(lengths):g}; longest: {max(lengths)}")
     print(f"signatures that mention Any: {with_any}/{signatures} = {with_any / signatures:.0%}")
     print(f"internal imports inside functions: {in_functions}/{imports} = {in_functions / imports:.0%}")
