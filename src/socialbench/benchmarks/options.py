@@ -78,14 +78,6 @@ class BenchmarkOptions(Protocol):
 OptionsT = TypeVar("OptionsT")
 
 
-@dataclass(frozen=True)
-class NoOptions:
-    """The options of a benchmark that has none of its own."""
-
-    def variant(self, perturbation: str | None = None) -> str:
-        return with_perturbation("default", perturbation)
-
-
 def slug(text: str) -> str:
     """``text`` as a part of a folder name: runs of other characters than letters, digits,
     ``.``, ``_`` and ``-`` become one ``_`` (at most 80 characters)."""
