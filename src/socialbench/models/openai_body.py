@@ -12,7 +12,6 @@ import json
 import re
 import weakref
 from collections.abc import Mapping
-from typing import Any
 
 from socialbench.prompting.turns import user_content
 from socialbench.types import EncodedImage, Request
@@ -25,7 +24,7 @@ def image_data_url(image: EncodedImage) -> str:
     return f"data:{image.mime};base64,{image.b64}"
 
 
-def build_messages(request: Request) -> list[dict[str, Any]]:
+def build_messages(request: Request) -> list[dict[str, object]]:
     """Chat messages for a request: optional system message, then one user message.
 
     The user content is the text part first and then one ``image_url`` part per image (the
@@ -33,11 +32,11 @@ def build_messages(request: Request) -> list[dict[str, Any]]:
     ``export sft`` writes too). Without images the content is the plain prompt string,
     which text-only servers accept too.
     """
-    messages: list[dict[str, Any]] = []
+    messages: list[dict[str, object]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
     if request.images:
-        content: Any = user_content(
+        content: object = user_content(
             {"type": "text", "text": request.prompt},
             [{"type": "image_url", "image_url": {"url": image_data_url(img)}} for img in request.images],
         )
@@ -50,7 +49,7 @@ def build_messages(request: Request) -> list[dict[str, Any]]:
 _COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def _dumps(value: Any) -> str:
+def _dumps(value: object) -> str:
     return _COMPACT_JSON.encode(value)
 
 
@@ -90,7 +89,7 @@ def _image_part_bytes(image: EncodedImage) -> bytes:
 _IMAGE_PARTS: weakref.WeakKeyDictionary[EncodedImage, bytes] = weakref.WeakKeyDictionary()
 
 
-def encode_chat_body(request: Request, params: Mapping[str, Any]) -> bytes:
+def encode_chat_body(request: Request, params: Mapping[str, object]) -> bytes:
     """The UTF-8 JSON body of a chat-completions call: ``params`` plus
     ``"messages": build_messages(request)``, decoding to exactly that object.
 

@@ -193,7 +193,7 @@ def classify_status(code: int, message: str, retry_after: float | None = None) -
     return FatalModelError("bad_request", text)
 
 
-def usage_count(value: Any) -> int:
+def usage_count(value: object) -> int:
     """A token count from a reply's ``usage`` field, 0 (unknown) when it is missing or not a
     non-negative whole number (``"n/a"``, ``null``, ``-1``, ``1.5``, ``true``, an object).
 
@@ -430,14 +430,14 @@ class OpenAICompatModel(LoopBoundClient):
             secrets.append(self._api_key)
         return scrub(text, secrets)
 
-    def chat_params(self, request: Request) -> dict[str, Any]:
+    def chat_params(self, request: Request) -> dict[str, object]:
         """The fields of the chat-completions body besides ``messages`` and
         ``response_format``: the model and each generation setting the request sets (an
         unset one is not sent: the server's default applies), under the names the server
         takes and without the ones it refused (:meth:`generate`)."""
         cfg = request.config
-        params: dict[str, Any] = {"model": self.model}
-        wanted: list[tuple[str, Any]] = [
+        params: dict[str, object] = {"model": self.model}
+        wanted: list[tuple[str, object]] = [
             ("temperature", cfg.temperature),
             ("top_p", cfg.top_p),
             (self._token_field, cfg.max_tokens),
@@ -616,7 +616,7 @@ class OpenAICompatModel(LoopBoundClient):
         self._adapted[field] = f"{done}; {because}"
         log.warning("%s: the server refused %s; from now on %s (%s)", self.spec, field, done, because)
 
-    def _adapt(self, field: str, status: int, info: ErrorInfo, sent: Mapping[str, Any]) -> bool:
+    def _adapt(self, field: str, status: int, info: ErrorInfo, sent: Mapping[str, object]) -> bool:
         """Change what is sent after the server refused ``field`` of ``sent`` (True), or
         say that nothing can be changed (False). Concurrent requests refused for the same
         field adapt once; the others only send again."""
@@ -639,7 +639,7 @@ class OpenAICompatModel(LoopBoundClient):
         log.warning("%s: the server refused %s; from now on %s (%s)", self.spec, field, done, because)
         return True
 
-    async def _send(self, body: bytes, json_mode: bool = True, sent: Mapping[str, Any] | None = None) -> Generation:
+    async def _send(self, body: bytes, json_mode: bool = True, sent: Mapping[str, object] | None = None) -> Generation:
         """Post a ready JSON ``body``; ``json_mode`` says it asks for ``response_format``;
         ``sent`` holds its fields besides ``messages`` (a 400 naming one of its generation
         fields raises :class:`_FieldRejected` for :meth:`generate` to adapt).
