@@ -15,14 +15,14 @@ import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from socialbench.benchmarks.base import Benchmark, Dataset
-from socialbench.benchmarks.options import BenchmarkOptions, EvalOptions, options_record, recorded_options
+from socialbench.benchmarks.options import BenchmarkOptions, EvalOptions, options_record
 from socialbench.errors import StorageError, UsageError
 from socialbench.messages import say
 from socialbench.models.base import Model
@@ -33,6 +33,7 @@ from socialbench.runner.feeding import ItemFeeder
 from socialbench.runner.interrupts import CtrlC
 from socialbench.runner.load_snapshot import loaded_dataset
 from socialbench.runner.progress import RunProgress
+from socialbench.runner.resume_checks import check_limit, clashes
 from socialbench.runner.run_record import (
     add_up_sessions,
     close_session,
@@ -57,20 +58,6 @@ log = logging.getLogger(__name__)
 
 #: Error kinds that come from the dataset, not the model: running again cannot fix them.
 DATA_ERROR_KINDS = frozenset({"item_error", "missing_input"})
-
-#: Fields of run.json that must match for a run directory to be resumed, besides the
-#: benchmark's own options (each compared with its default when an older run.json lacks it).
-IDENTITY_FIELDS = (
-    "benchmark",
-    "dataset_fingerprint",
-    "model",
-    "model_identity",
-    "model_options",
-    "perturb",
-    "seed",
-    "image_policy",
-    "generation",
-)
 
 
 @dataclass(frozen=True)
@@ -192,29 +179,6 @@ def _image_description(req: RunRequest) -> dict[str, object]:
     }
 
 
-def _clashes(previous: Mapping[str, object], identity: Mapping[str, object], options: BenchmarkOptions) -> list[str]:
-    """The fields in which a previous run.json differs from this run's identity: the
-    :data:`IDENTITY_FIELDS` and each of the benchmark's options."""
-    clash = [f for f in IDENTITY_FIELDS if previous.get(f) != identity[f]]
-    before = recorded_options(type(options), previous)
-    return clash + [name for name, value in before.items() if getattr(options, name) != value]
-
-
-def _check_limit(before: object, limit: int | None, out: Path) -> None:
-    """Refuse a ``--limit`` that would shrink the run in ``out`` (of the first ``before``
-    items; None: every item): its run.json and metrics.json would then describe only the
-    first ``limit`` items, and a complete run would say so, while samples.jsonl keeps the
-    other answers. A larger limit, or none, extends the run and is allowed."""
-    if limit is None or (isinstance(before, int) and not isinstance(before, bool) and before <= limit):
-        return
-    scope = f"the first {before} items (--limit {before})" if isinstance(before, int) else "every item (no --limit)"
-    raise UsageError(
-        f"{out} holds a run of {scope}; --limit {limit} would make its run.json and metrics.json describe only "
-        f"the first {limit} items; resume it with the same --limit (or a larger one, or none), "
-        "or choose a new --out folder for the smaller run"
-    )
-
-
 def _run_locked(
     req: RunRequest,
     benchmark: Benchmark,
@@ -249,13 +213,13 @@ def _run_locked(
             "run the same --epochs command to resume them, or choose a new --out folder"
         )
     if previous is not None:
-        clash = _clashes(previous, identity, options)
+        clash = clashes(previous, identity, options)
         if clash:
             raise UsageError(
                 f"{req.out} holds a different run ({', '.join(clash)} differ); "
                 "choose a new --out folder or delete that one"
             )
-        _check_limit(previous.get("limit"), req.options.limit, req.out)
+        check_limit(previous.get("limit"), req.options.limit, req.out)
     else:  # no run record (new, or run.json removed): old request counts belong to no session
         store.forget_sends()
     done = store.load_samples()
