@@ -44,14 +44,6 @@ def test_axis_conventions_left_is_left_and_up_is_up():
     assert uv[0, 0] == pytest.approx(cam.cx - cam.fx * 1.0 / 5.0)
 
 
-def test_ground_point_inverts_projection_of_ground_points():
-    cam = PinholeCamera(pitch=math.radians(5))
-    ground = np.array([[3.0, 1.0, 0.0], [8.0, -2.0, 0.0]])
-    uv, _ = cam.project(ground)
-    assert np.allclose(cam.ground_point(uv), ground)
-    assert np.isnan(cam.ground_point([[640.0, 0.0]])).all()  # above the horizon for a small pitch
-
-
 def test_visibility():
     cam = PinholeCamera()
     pts = [[5.0, 0.0, 0.5], [-2.0, 0.0, 0.5], [1.0, 5.0, 0.5], [0.05, 0.0, 0.6]]

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 #: ``img-with-bev``: the front view above the bird's-eye view; ``img``: the annotated front
 #: view ("No BEV" ablation); ``bev``: the bird's-eye view only.
-ImageMode = Literal["img-with-bev", "img", "bev"]
 IMAGE_MODES: tuple[str, ...] = ("img-with-bev", "img", "bev")

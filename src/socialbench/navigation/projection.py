@@ -99,18 +99,6 @@ class PinholeCamera:
         cam = np.stack([(uv[:, 0] - self.cx) / self.fx * z, (uv[:, 1] - self.cy) / self.fy * z, z], axis=1)
         return self.camera_to_robot(cam)
 
-    def ground_point(self, pixels: npt.ArrayLike, ground_z: float = 0.0) -> np.ndarray:
-        """Where each pixel's ray meets the plane ``z = ground_z`` (robot frame, ``(N, 3)``);
-        NaN rows for rays that never reach it in front of the camera."""
-        uv = np.asarray(pixels, dtype=float).reshape(-1, 2)
-        rays = np.stack([(uv[:, 0] - self.cx) / self.fx, (uv[:, 1] - self.cy) / self.fy, np.ones(len(uv))], axis=1)
-        origin = np.array([self.x_offset, 0.0, self.camera_height])
-        dirs = self.camera_to_robot(rays) - origin  # rotate only
-        with np.errstate(divide="ignore", invalid="ignore"):
-            s = (ground_z - self.camera_height) / dirs[:, 2]
-        s = np.where(np.isfinite(s) & (s > 0), s, np.nan)
-        return origin + dirs * s[:, None]
-
     def visible(self, points: npt.ArrayLike, margin: float = 0.0) -> np.ndarray:
         """Boolean ``(N,)``: in front of the camera (depth > ``near``) and inside the image
         grown by ``margin`` pixels on every side."""
