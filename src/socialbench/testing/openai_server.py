@@ -628,11 +628,6 @@ class ScriptedOpenAIServer:
         """Answer the held requests (and answer new ones without holding)."""
         self._core.gate.set()
 
-    @property
-    def pending_actions(self) -> int:
-        with self._core.lock:
-            return len(self._core.script)
-
     def push(self, *actions: Action) -> None:
         """Queue scripted replies; each request consumes one before the responder is used."""
         with self._core.lock:
