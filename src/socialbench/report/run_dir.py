@@ -14,8 +14,8 @@ import numpy as np
 
 from socialbench.benchmarks.options import OptionField
 from socialbench.errors import DataError, UsageError
-from socialbench.metrics.protocols import ScoringProtocol, protocol_named
 from socialbench.metrics.json_result import JsonResult
+from socialbench.metrics.protocols import ScoringProtocol, protocol_named
 from socialbench.types import SampleRecord
 
 SOCIALNAV_NAMES = ("socialnav-sub", "socialnav-sim")

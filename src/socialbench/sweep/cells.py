@@ -8,9 +8,13 @@ cell never stops the others.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from socialbench.runner.run import RunResult
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +34,7 @@ class CellOutcome:
     requests: int | None = None
     message: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -40,7 +44,7 @@ SAMPLES_MISSING = "samples missing"
 _MAX_RUN_JSON_BYTES = 16 * 1024**2
 
 
-def _run_record(run_dir: Path) -> dict[str, Any] | None:
+def _run_record(run_dir: Path) -> dict[str, object] | None:
     """``run_dir``'s run.json (a regular file, size-capped, strict JSON), or None."""
     from socialbench.errors import DataError
     from socialbench.files.safe_read import read_json
@@ -66,7 +70,7 @@ def _lines(path: Path) -> int:
     return count + (last != b"\n")
 
 
-def _answers_present(run_dir: Path, record: dict[str, Any]) -> bool:
+def _answers_present(run_dir: Path, record: Mapping[str, object]) -> bool:
     """Whether the answers a complete run.json counts are on disk: ``samples.jsonl`` with at
     least ``answered`` lines, or (``--epochs``) every ``epoch-E`` run complete likewise."""
     epochs = sorted(p for p in run_dir.glob("epoch-*") if p.is_dir() and not p.is_symlink())
@@ -114,7 +118,7 @@ def run_cell(values: dict[str, Any], progress: bool = False) -> CellOutcome:
     return _outcome(run_dir, [result])
 
 
-def _outcome(run_dir: Path, results: list[Any]) -> CellOutcome:
+def _outcome(run_dir: Path, results: Sequence[RunResult]) -> CellOutcome:
     """The cell's outcome from its runs' results (one, or one per epoch)."""
     runs = [r.metrics.get("run", {}) for r in results]
     interrupted = any(r.interrupted for r in results)
@@ -141,7 +145,7 @@ def _run_epochs(values: dict[str, Any], run_dir: Path, epochs: int, progress: bo
     from socialbench.runner.prepare import prepare_eval
     from socialbench.runner.run import run_eval
 
-    def one(epoch: int, seed: int, epoch_dir: Path) -> Any:
+    def one(epoch: int, seed: int, epoch_dir: Path) -> RunResult:
         bench, _, model, req = prepare_eval(
             {**values, "seed": seed, "out_dir": epoch_dir, "epochs": 1, "progress": progress}
         )

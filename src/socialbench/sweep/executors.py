@@ -50,12 +50,12 @@ def run_local(
     return outcomes
 
 
-def _ray_cell(values: dict[str, Any]) -> dict[str, Any]:
+def _ray_cell(values: dict[str, Any]) -> dict[str, object]:
     """The Ray task: one cell, run in a worker; returns its outcome as plain data."""
     return run_cell(values, progress=False).as_dict()
 
 
-def import_ray() -> Any:
+def import_ray() -> Any:  # ray is optional (the ray extra): its module stays untyped here
     """The ``ray`` module, or a :class:`UsageError` saying how to install it."""
     try:
         import ray

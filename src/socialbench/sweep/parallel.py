@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from multiprocessing.context import SpawnContext
 from multiprocessing.process import BaseProcess
 from types import FrameType
-from typing import Any
 
 from socialbench.messages import say
 from socialbench.sweep.cells import CellOutcome, previous_status, run_cell
@@ -145,7 +145,7 @@ def run_parallel(
     return [o for o in outcomes if o is not None]
 
 
-def _start_worker(ctx: Any, alive: Connection) -> _Worker:
+def _start_worker(ctx: SpawnContext, alive: Connection) -> _Worker:
     ours, theirs = ctx.Pipe(duplex=True)
     proc = ctx.Process(target=worker_main, args=(theirs, alive), name="socialbench-sweep-cell", daemon=False)
     proc.start()
