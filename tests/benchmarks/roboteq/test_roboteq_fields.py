@@ -8,13 +8,9 @@ import pytest
 from PIL import Image
 
 from roboteq_corruptions import huge_png_header
-from socialbench.benchmarks.roboteq.fields import (
-    image_problem,
-    parse_facets,
-    parse_judgment_votes,
-    parse_label_lines,
-    parse_letters,
-)
+from socialbench.benchmarks.roboteq.annotations import parse_facets, parse_judgment_votes
+from socialbench.benchmarks.roboteq.fields import parse_label_lines, parse_letters
+from socialbench.benchmarks.roboteq.paths import image_problem
 
 
 def test_parse_label_lines_reads_numbers_labels_and_text() -> None:

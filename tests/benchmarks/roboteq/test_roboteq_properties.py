@@ -16,13 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from roboteq_fixtures import GROUNDING_ROWS, JUDGMENT_ROWS, draw_image
-from socialbench.benchmarks.roboteq.fields import (
-    parse_facets,
-    parse_judgment_votes,
-    parse_label_lines,
-    parse_letters,
-    parse_list_field,
-)
+from socialbench.benchmarks.roboteq.annotations import parse_facets, parse_judgment_votes
+from socialbench.benchmarks.roboteq.fields import parse_label_lines, parse_letters, parse_list_field
 from socialbench.benchmarks.roboteq.loader import load_roboteq
 from socialbench.benchmarks.roboteq.scan import scan_roboteq
 from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG

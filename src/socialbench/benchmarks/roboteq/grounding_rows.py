@@ -7,14 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from socialbench.benchmarks.roboteq.fields import (
-    loads_json,
-    parse_facets,
-    parse_letters,
-    parse_list_field,
-    resolve_image,
-)
+from socialbench.benchmarks.roboteq.annotations import parse_facets
+from socialbench.benchmarks.roboteq.fields import loads_json, parse_letters, parse_list_field
 from socialbench.benchmarks.roboteq.label_files import Row
+from socialbench.benchmarks.roboteq.paths import resolve_image
 from socialbench.benchmarks.roboteq.rows import ANSWER_FIELDS, RowReport, image_value, infer_subset, opt_str
 from socialbench.benchmarks.roboteq.schema import ID_FIELDS, LETTERS, GroundingQuestion, normalise_subset
 

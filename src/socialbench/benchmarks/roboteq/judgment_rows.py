@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from socialbench.benchmarks.roboteq.annotations import parse_facets, parse_judgment_votes
 from socialbench.benchmarks.roboteq.behavior_lists import behaviors_canonical, behaviors_published
-from socialbench.benchmarks.roboteq.fields import parse_facets, parse_judgment_votes, resolve_image
 from socialbench.benchmarks.roboteq.label_files import Row
+from socialbench.benchmarks.roboteq.paths import resolve_image
 from socialbench.benchmarks.roboteq.rows import RowReport, image_value, infer_subset, opt_str
 from socialbench.benchmarks.roboteq.schema import ID_FIELDS, LABELS, Behavior, JudgmentScene, normalise_subset
 

@@ -89,8 +89,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from socialbench.benchmarks.roboteq.fields import image_problem
 from socialbench.benchmarks.roboteq.hub import resolve_data
+from socialbench.benchmarks.roboteq.paths import image_problem
 from socialbench.benchmarks.roboteq.scan import scan_roboteq
 from socialbench.benchmarks.roboteq.schema import (
     LABELS,

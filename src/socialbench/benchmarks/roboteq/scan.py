@@ -9,10 +9,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
-from socialbench.benchmarks.roboteq.fields import label_file_problem, resolve_image, surrogate_fields
+from socialbench.benchmarks.roboteq.fields import surrogate_fields
 from socialbench.benchmarks.roboteq.grounding_rows import grounding_question
 from socialbench.benchmarks.roboteq.judgment_rows import judgment_scene
 from socialbench.benchmarks.roboteq.label_files import find_label_files, read_rows, unreadable_label_files
+from socialbench.benchmarks.roboteq.paths import label_file_problem, resolve_image
 from socialbench.benchmarks.roboteq.rows import image_value, row_task, task_of_folder
 from socialbench.benchmarks.roboteq.schema import (
     CANONICAL_FILE,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from socialbench.benchmarks.roboteq.fields import image_problem
 from socialbench.benchmarks.roboteq.hub import resolve_data
+from socialbench.benchmarks.roboteq.paths import image_problem
 from socialbench.benchmarks.roboteq.scan import scan_roboteq
 from socialbench.errors import Problem
 
