@@ -152,6 +152,8 @@ def test_a_socialnav_sub_eval_through_transformers_serve_records_every_reply(ser
     metrics = _check_every_question_recorded(tmp_path / "nav")
     assert metrics["answered"] > 0 and run["sessions"][-1]["engine"]["completion_tokens"] > 0
     assert "stream" not in run.get("generation_adapted", {})  # it streamed
+    # the tiny LLaVA sees its 10 images: they add prompt tokens (found by one images probe)
+    assert (run["images_seen"], run["sessions"][-1]["probe_requests"]) == (True, 1)
 
 
 def test_a_roboteq_eval_through_transformers_serve_records_every_reply(served, tmp_path):
