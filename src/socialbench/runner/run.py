@@ -15,11 +15,10 @@ import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from socialbench.benchmarks.base import Benchmark, Dataset
 from socialbench.benchmarks.options import BenchmarkOptions, EvalOptions, options_record
@@ -34,6 +33,7 @@ from socialbench.runner.interrupts import CtrlC
 from socialbench.runner.load_snapshot import loaded_dataset
 from socialbench.runner.progress import RunProgress
 from socialbench.runner.resume_checks import check_limit, clashes
+from socialbench.runner.run_context import solve_context
 from socialbench.runner.run_record import (
     add_up_sessions,
     close_session,
@@ -43,16 +43,13 @@ from socialbench.runner.run_record import (
     record_adaptations,
 )
 from socialbench.runner.store import RunStore
-from socialbench.solving.context import SolveContext
-from socialbench.types import EncodedImage, GenerationConfig, Item, Outcome, Request, SampleRecord
+from socialbench.types import GenerationConfig, Item, SampleRecord
 from socialbench.vision.images import ImageEncoder, ImagePolicy
-from socialbench.vision.prepare import ImageJob, ImagePreparer, PerturbSpec, run_job
+from socialbench.vision.prepare import ImagePreparer, PerturbSpec
 from socialbench.vision.render_cache import RenderCache, seen_tag
 
 if TYPE_CHECKING:
     from socialbench.vision.perturb import Perturbation
-
-T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -360,7 +357,7 @@ def _run_session(
         )
         stats_holder["s"] = engine.stats
         encoder = ImageEncoder(req.image_policy, transform=_perturbation(req.options)) if model.needs_prompt else None
-        ctx = _solve_context(
+        ctx = solve_context(
             engine,
             feeder,
             store,
@@ -447,47 +444,3 @@ def _run_session(
         wall,
     )
     return RunResult(req.out, metrics, stats.as_dict(), complete, interrupted)
-
-
-def _solve_context(
-    engine: Engine,
-    feeder: ItemFeeder[Item],
-    store: RunStore,
-    done: dict[tuple[str, str], SampleRecord],
-    progress: RunProgress,
-    executor: ThreadPoolExecutor,
-    images: ImagePreparer | None,
-    **run: Any,
-) -> SolveContext[Any]:
-    """The solvers' view of this run: send through ``engine``, each request with its
-    item's place in ``feeder``'s order as its priority; record into ``store`` (and
-    ``done``, counting progress); prepare CPU-bound work in ``executor`` and images in the
-    image workers (or in ``executor`` when there are none)."""
-
-    async def generate(request: Request) -> Outcome:
-        if request.item is None:
-            return await engine.run(request)
-        item_id = str(request.item.item_id)
-        feeder.sending(item_id)
-        return await engine.run(request, priority=feeder.priority(item_id))
-
-    def record(rec: SampleRecord) -> None:
-        store.append(rec)
-        done[(rec.item_id, rec.question_key)] = rec
-        progress.advance(1)
-
-    def finished(item_id: str, key: str) -> SampleRecord | None:
-        rec = done.get((item_id, key))
-        return rec if rec is not None and rec.error is None else None  # errors are asked again
-
-    async def prepare(fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
-
-    async def prepare_images(job: ImageJob) -> tuple[EncodedImage, ...]:
-        if images is not None:
-            return await images.prepare(job)
-        return await prepare(run_job, job)
-
-    return SolveContext(
-        generate=generate, record=record, finished=finished, prepare=prepare, prepare_images=prepare_images, **run
-    )
