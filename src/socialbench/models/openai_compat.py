@@ -594,12 +594,13 @@ class OpenAICompatModel(LoopBoundClient):
     async def aclose(self) -> None:
         """Wait for the images probe (bounded by its own timeout), then close the client."""
         task = self._probe_task  # kept: one probe per model object, however many loops serve it
-        if task is not None and not task.done():
-            try:
+        try:
+            if task is not None and not task.done():
                 await task
-            except RuntimeError:  # created on a loop that is already closed
-                pass
-        await super().aclose()
+        except RuntimeError:  # created on a loop that is already closed
+            pass
+        finally:  # the client is closed even when the wait is cancelled (a second Ctrl-C)
+            await super().aclose()
 
     def _stop_streaming(self, field: str, status: int, info: ErrorInfo) -> None:
         """The server refused ``field`` (``stream`` or ``stream_options``): send without it
