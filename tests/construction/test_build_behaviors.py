@@ -84,7 +84,9 @@ def test_too_few_improper_candidates_is_rejected():
 def test_malformed_replies_exhaust_retries_and_are_recorded(cli, work, chat_server, llm_args):
     _review(work, ["passed"])
     chat_server.push(ok("no json here"), ok('{"behaviors": []}'), ok("{broken"))
-    res = cli("behaviors", "--work", work, *llm_args(chat_server), "--parse-retries", "2")
+    # no images probe: sent beside the repair requests, it would take one of the scripted replies
+    no_probe = ("--model-opt", "check_images=false")
+    res = cli("behaviors", "--work", work, *llm_args(chat_server), *no_probe, "--parse-retries", "2")
     assert res.exit_code == 2
     (fail,) = read_jsonl(work / "behaviors.failures.jsonl")
     assert fail["kind"] == "invalid_json" and fail["attempts"] == 3

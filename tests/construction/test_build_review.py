@@ -142,6 +142,7 @@ def test_resume_continues_inside_an_images_loop(cli, work, chat_server, images_s
     (work / "review.jsonl").unlink()
     chat_before, img_before = chat_server.count, images_server.count
     assert _review(cli, work, chat_server, images_server, llm_args).exit_code == 0
-    assert chat_server.count - chat_before == 1 and images_server.count == img_before  # only the round-1 review
+    # only the round-1 review, and the images probe its answer starts (models/openai_images_check.py)
+    assert chat_server.count - chat_before == 1 + 1 and images_server.count == img_before
     (rec,) = read_jsonl(work / "review.jsonl")
     assert rec["status"] == "passed" and rec["final_round"] == 1
