@@ -13,9 +13,7 @@ from socialbench.benchmarks.socialnav_sub.bank import (
     BLOCK_KEYS,
     CATEGORY_OF,
     INSTRUCTION_BLOCK_OF,
-    bank_to_json,
     base_key_of,
-    dependencies_to_json,
     expand_questions,
     person_of,
 )
@@ -174,14 +172,13 @@ def test_base_key_and_person(key, base, person):
     assert person_of(key) == person
 
 
-def test_builtin_files_round_trip(bank):
-    data_dir = resources.files("socialbench.benchmarks.socialnav_sub") / "data"
-    assert bank_to_json(bank) == json.loads((data_dir / "survey_prompt.json").read_text())
-    assert dependencies_to_json(bank) == json.loads((data_dir / "relevant_prev_questions.json").read_text())
+def _builtin(name: str) -> dict:
+    """The parsed built-in data file ``name`` (to edit into a custom one)."""
+    return json.loads((resources.files("socialbench.benchmarks.socialnav_sub") / "data" / name).read_text())
 
 
-def test_custom_bank_missing_question_names_file_and_field(tmp_path, bank):
-    data = bank_to_json(bank)
+def test_custom_bank_missing_question_names_file_and_field(tmp_path):
+    data = _builtin("survey_prompt.json")
     del data["q_person_action"]
     path = tmp_path / "survey_prompt.json"
     path.write_text(json.dumps(data))
@@ -198,8 +195,8 @@ def test_custom_bank_bad_json_reports_line(tmp_path):
     assert err.value.problems[0].line == 4
 
 
-def test_dependency_on_later_question_is_rejected(tmp_path, bank):
-    deps = dependencies_to_json(bank)
+def test_dependency_on_later_question_is_rejected(tmp_path):
+    deps = _builtin("relevant_prev_questions.json")
     deps["q_person_spatial_position_begin"] = ["q_person_action"]
     path = tmp_path / "relevant_prev_questions.json"
     path.write_text(json.dumps(deps))
@@ -209,8 +206,8 @@ def test_dependency_on_later_question_is_rejected(tmp_path, bank):
     assert "asked later" in err.value.problems[0].message
 
 
-def test_custom_bank_text_is_used(tmp_path, bank):
-    data = bank_to_json(bank)
+def test_custom_bank_text_is_used(tmp_path):
+    data = _builtin("survey_prompt.json")
     data["q_person_action"]["question"] = "{PERSON} is probably ____ the robot."
     path = tmp_path / "survey_prompt.json"
     path.write_text(json.dumps(data))

@@ -204,25 +204,3 @@ def query_order(n_people: int) -> list[tuple[str, int | None]]:
 def expand_questions(bank: PromptBank, n_people: int) -> tuple[Question, ...]:
     """All questions of a sample with ``n_people`` people, in the official query order."""
     return tuple(_question(bank, base, person) for base, person in query_order(n_people))
-
-
-def bank_to_json(bank: PromptBank) -> dict[str, object]:
-    """The bank in the official ``survey_prompt.json`` layout (for writing copies)."""
-    out: dict[str, object] = {k: list(v) for k, v in bank.blocks.items()}
-    for key, q in bank.questions.items():
-        out[key] = {
-            "question": q.text,
-            "type": "multiple_select" if q.kind == "multi" else "multiple_choice",
-            "choices": list(q.options),
-        }
-    out["answers_format_mc"] = bank.answers_format_mc
-    out["answers_format_ms"] = bank.answers_format_ms
-    return out
-
-
-def dependencies_to_json(bank: PromptBank) -> dict[str, list[str]]:
-    """The dependencies in the official ``relevant_prev_questions.json`` layout."""
-    out: dict[str, list[str]] = {k: list(v) for k, v in bank.dependencies.items()}
-    for key in bank.blocks:
-        out.setdefault(key, [])
-    return out
