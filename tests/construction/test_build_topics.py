@@ -108,7 +108,7 @@ def test_model_proposed_topics_resume_without_new_requests(cli, work, llm_args):
         assert cli(*args).exit_code == 0
         sent = len(srv.requests)
         assert cli(*args).exit_code == 0
-        assert len(srv.requests) == sent == 2
+        assert len(srv.requests) == sent == 2 + 1  # the 2 scenes' proposals and the images probe
     pooled = read_jsonl(work / "topics.jsonl")
     assert len(pooled) == 6 and {r["proposed_by"][0] for r in pooled} == {f"model:{model}"}
 
