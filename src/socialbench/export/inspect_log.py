@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from socialbench.benchmarks.base import benchmark_entry
 from socialbench.benchmarks.options import recorded_options
@@ -27,6 +27,9 @@ from socialbench.errors import UsageError
 from socialbench.report.loading import load_run
 from socialbench.report.run_dir import RunDir
 from socialbench.types import Item, Outcome, Request, SampleRecord, Usage
+
+if TYPE_CHECKING:  # inspect_ai is optional (the inspect extra): imported where it is used
+    from inspect_ai.model import ChatMessage
 
 #: The error kind of a rebuilt request the run holds no reply for (an unfinished run).
 NOT_IN_RUN = "not_in_run"
@@ -71,10 +74,10 @@ def _prepared(run: RunDir, data: Path | None) -> PreparedEval:
     )
 
 
-async def _replay(prepared: PreparedEval, item: Item, stored: Sequence[SampleRecord]) -> tuple[list[Any], bool]:
+async def _replay(prepared: PreparedEval, item: Item, stored: Sequence[SampleRecord]) -> tuple[list[ChatMessage], bool]:
     """The messages of ``item``'s requests, each followed by the run's reply; and whether
     every rebuilt request has the hash the run recorded."""
-    from inspect_ai.model import ChatMessage, ChatMessageAssistant
+    from inspect_ai.model import ChatMessageAssistant
 
     from socialbench.export.inspect_format import request_messages
 

@@ -53,7 +53,6 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from socialbench.benchmarks.roboteq.hub import resolve_data
 from socialbench.benchmarks.roboteq.loader import load_roboteq
@@ -195,7 +194,7 @@ def _image_paths(examples: Iterable[SftExample]) -> dict[str, str]:
     return paths
 
 
-def _row(e: SftExample, fmt: str, path: str, images_first: bool = False) -> dict[str, Any]:
+def _row(e: SftExample, fmt: str, path: str, images_first: bool = False) -> dict[str, object]:
     turn = user_turn(e.prompt, 1, images_first)
     if fmt == "messages":
         return {

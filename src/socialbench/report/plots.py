@@ -18,9 +18,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from socialbench.report.run_dir import RunDir
+
+if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 #: Line styles of the human reference rows, in the order they are given.
 HUMAN_STYLES = ({"linestyle": "--", "color": "black"}, {"linestyle": ":", "color": "dimgray"})
@@ -38,7 +43,7 @@ LABEL_WRAP = 18
 LEGEND_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0, "fontsize": 7}
 
 
-def run_style(j: int) -> dict[str, Any]:
+def run_style(j: int) -> dict[str, str]:
     """The colour and marker of the ``j``-th run of a figure (both differ between any two
     of the first :data:`RUN_COLORS` runs; past that the pairs still differ)."""
     n_c, n_m = len(RUN_COLORS), len(RUN_MARKERS)
@@ -51,7 +56,7 @@ def _wrap(label: str) -> str:
     return "\n".join(textwrap.wrap(label, LABEL_WRAP, break_long_words=True)) or label
 
 
-def _bar_axis(ax: Any, labels: Sequence[str]) -> None:
+def _bar_axis(ax: Axes, labels: Sequence[str]) -> None:
     """Tick labels under groups of bars that do not overlap: wrapped at :data:`LABEL_WRAP`
     characters, and upright (turned 90°) when there are more than four, so that each takes
     a few lines' height of the group's width (at least 0.9 in, see :func:`_bar_width`)."""
@@ -69,12 +74,12 @@ def _bar_width(labels: Sequence[str], n_series: int) -> float:
     return max(6.0, len(labels) * max(0.9, 0.12 * n_series + 0.3, flat) + 1.0)
 
 
-def _human_style(label: str, human: Sequence[str]) -> dict[str, Any]:
+def _human_style(label: str, human: Sequence[str]) -> dict[str, str]:
     i = list(human).index(label)
     return dict(HUMAN_STYLES[min(i, len(HUMAN_STYLES) - 1)])
 
 
-def _plt() -> Any:
+def _plt() -> ModuleType:
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -85,7 +90,7 @@ def _plt() -> Any:
     return plt
 
 
-def save(fig: Any, stem: Path) -> list[Path]:
+def save(fig: Figure, stem: Path) -> list[Path]:
     """Write ``stem.png`` (150 dpi) and ``stem.svg``; close the figure; return both paths."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     png, svg = stem.with_suffix(".png"), stem.with_suffix(".svg")
@@ -95,7 +100,7 @@ def save(fig: Any, stem: Path) -> list[Path]:
     return [png, svg]
 
 
-def _finite(v: Any) -> float:
+def _finite(v: object) -> float:
     return float(v) if isinstance(v, (int, float)) and math.isfinite(v) else math.nan
 
 
@@ -325,11 +330,11 @@ def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[s
             if f not in facets:
                 facets.append(f)
 
-    def val(block: Any, name: str) -> float:
+    def val(block: object, name: str) -> float:
         stat = (block or {}).get(name) if isinstance(block, Mapping) else None
         return math.nan if not isinstance(stat, Mapping) or stat.get("value") is None else float(stat["value"])
 
-    def se(block: Any, name: str) -> float | None:
+    def se(block: object, name: str) -> float | None:
         stat = (block or {}).get(name) if isinstance(block, Mapping) else None
         return stat.get("se") if isinstance(stat, Mapping) else None
 
