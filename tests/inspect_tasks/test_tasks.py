@@ -17,12 +17,18 @@ from inspect_helpers import mock_model, prompt_text, run_inspect, varied_answer 
 from socialbench.benchmarks.base import get_benchmark  # noqa: E402
 from socialbench.cli import main  # noqa: E402
 from socialbench.errors import UsageError  # noqa: E402
-from socialbench.export.inspect_format import RECORDS_KEY, flatten_numbers, records_of  # noqa: E402
+from socialbench.export.inspect_format import RECORDS_KEY, epochs_of, flatten_numbers  # noqa: E402
 from socialbench.inspect_tasks.tasks import roboteq_bj, roboteq_sg, socialnav_sub, socialnav_waypoint  # noqa: E402
 from socialbench.metrics.protocols import PROTOCOL_NAMES  # noqa: E402
 from socialbench.models.mock import first_option_answer  # noqa: E402
 
 _FIXTURES = Path(__file__).resolve().parents[1] / "benchmarks" / "roboteq" / "roboteq_fixtures.py"
+
+
+def _records(metadatas):
+    """The records in per-epoch sample scores' metadata, in sample order (one epoch each)."""
+    (records,) = epochs_of(metadatas)
+    return records
 
 
 def _release(root: Path) -> Path:
@@ -42,7 +48,7 @@ def _socialbench_metrics(benchmark: str, data: Path | None, log, limit: int | No
     """socialbench's own score of the answers in the Inspect log, flattened as Inspect's."""
     bench, bundled = get_benchmark(benchmark)
     dataset = bench.load(data or bundled or bench.default_data(), require_images=True, limit=limit)
-    records = records_of(s.scores["item_records"].metadata for s in log.samples)
+    records = _records(s.scores["item_records"].metadata for s in log.samples)
     out: dict[str, float] = {}
     for protocol in PROTOCOL_NAMES:
         flat = flatten_numbers(bench.score(dataset, records, protocol).to_json())
@@ -92,7 +98,7 @@ def test_inspect_eval_gives_socialbench_evals_requests_and_numbers(tmp_path):
     sent = {(r["item_id"], r["question_key"]): r["request_hash"] for r in map(json.loads, open(out / "samples.jsonl"))}
     asked = {
         (r.item_id, r.question_key): r.request_hash
-        for r in records_of(s.scores["item_records"].metadata for s in log.samples)
+        for r in _records(s.scores["item_records"].metadata for s in log.samples)
     }
     assert asked == sent  # same prompts, images and settings, question by question
 
@@ -131,7 +137,7 @@ def test_epochs_are_scored_each_and_combined_as_socialbench_combines_them(tmp_pa
     )
     bench, _ = get_benchmark("socialnav-waypoint")
     dataset = bench.load(bench.default_data(), require_images=True, limit=3)
-    by_epoch = {e: records_of(s.scores["item_records"].metadata for s in log.samples if s.epoch == e) for e in (1, 2)}
+    by_epoch = {e: _records(s.scores["item_records"].metadata for s in log.samples if s.epoch == e) for e in (1, 2)}
     expected: dict[str, float] = {}
     for protocol in PROTOCOL_NAMES:
         trees = [bench.score(dataset, by_epoch[e], protocol).to_json() for e in (1, 2)]
@@ -141,5 +147,5 @@ def test_epochs_are_scored_each_and_combined_as_socialbench_combines_them(tmp_pa
 
 def test_records_keep_why_the_reply_ended(tmp_path):
     log = run_inspect(socialnav_waypoint(limit=2), mock_model(varied_answer), tmp_path)
-    records = records_of(s.scores["item_records"].metadata for s in log.samples)
+    records = _records(s.scores["item_records"].metadata for s in log.samples)
     assert records and {r.finish_reason for r in records} == {"stop"}  # mockllm's stop_reason

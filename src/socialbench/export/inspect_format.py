@@ -33,15 +33,6 @@ EPOCHS_KEY = "socialbench_epochs"
 SKIPPED = frozenset({"header"})
 
 
-def records_of(metadatas: Iterable[Mapping[str, Any] | None]) -> list[SampleRecord]:
-    """The records kept in sample scores' metadata, in sample order."""
-    out: list[SampleRecord] = []
-    for meta in metadatas:
-        for rec in (meta or {}).get(RECORDS_KEY, []):
-            out.append(SampleRecord.from_json(rec))
-    return out
-
-
 def epochs_of(metadatas: Iterable[Mapping[str, Any] | None]) -> list[list[SampleRecord]]:
     """The records kept in sample scores' metadata, by epoch: a score reduced over epochs
     holds them under :data:`EPOCHS_KEY`, a score of one epoch under :data:`RECORDS_KEY`."""
