@@ -13,6 +13,7 @@ from socialbench.metrics.agreement import ScoringEntry
 from socialbench.prompting.metamorphic import split_variant
 from socialbench.report.run_dataset import data_path, dataset_options, load_dataset, scoring_entries
 from socialbench.report.run_dir import RunDir
+from socialbench.types import Item
 
 __all__ = ["ItemData", "auto_attributes", "protocol_of", "MAX_FACET_VALUES"]
 
@@ -59,8 +60,8 @@ class ItemData:
     def indices(self) -> list[int]:
         return sorted(self.entries)
 
-    def items(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def items(self) -> dict[str, Item]:
+        out: dict[str, Item] = {}
         for ds in self.datasets.values():
             for it in ds.items:
                 out.setdefault(it.item_id, it)
@@ -75,7 +76,7 @@ def _scored_half(entries: list[ScoringEntry]) -> list[ScoringEntry]:
     return varied or entries
 
 
-def auto_attributes(items: Sequence[Any]) -> list[str]:
+def auto_attributes(items: Sequence[Item]) -> list[str]:
     """Scene attributes worth a failure breakdown: metadata fields outside the loader's own
     keys with scalar values and at most :data:`MAX_FACET_VALUES` distinct values."""
     try:

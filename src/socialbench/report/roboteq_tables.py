@@ -122,7 +122,7 @@ def _seconds_per_query(r: RunDir) -> tuple[float | None, bool]:
     return r.seconds_per_query(), False
 
 
-def _pair_key(r: RunDir) -> tuple[Any, ...]:
+def _pair_key(r: RunDir) -> tuple[str, str, bool, tuple[tuple[str, str], ...]]:
     """What a RAG run and its raw (standard) run share: benchmark, model, per-behavior and
     every non-default option that is not a RAG setting."""
     return (r.benchmark, r.model, bool(r.run.get("per_behavior")), r.options_key(rag=False))

@@ -87,7 +87,7 @@ def failure_env_table(
     )
 
 
-def _attr_label(attribute: str, value: Any) -> str:
+def _attr_label(attribute: str, value: object) -> str:
     if isinstance(value, bool):
         return attribute if value else f"not {attribute}"
     return f"{attribute}: {value}"
@@ -168,7 +168,7 @@ def socialnav_item_tables(
         {iid: scene_features(it.metadata) for iid, it in items.items()} if set(attributes) & set(FEATURES) else {}
     )
 
-    def value(item_id: str, attribute: str) -> Any:
+    def value(item_id: str, attribute: str) -> object:
         if attribute in FEATURES:
             return features[item_id].get(attribute)
         return items[item_id].metadata.get(attribute)
