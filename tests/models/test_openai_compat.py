@@ -308,7 +308,7 @@ def test_response_format_rejection_falls_back_once(caplog: pytest.LogCaptureFixt
         sent = ["response_format" in body for body in srv.requests]
     assert json.loads(first.text) == json.loads(second.text) == {"answer": "left"}
     assert sent == [True, False, False]
-    assert model.response_format_supported is False
+    assert "response_format" in model.adaptations()
     assert sum("response_format" in r.getMessage() for r in caplog.records) == 1
 
 
@@ -319,7 +319,7 @@ def test_plain_400_with_json_mode_is_not_a_fallback() -> None:
         with pytest.raises(FatalModelError):
             _generate(model, Request(prompt=PROMPT))
         assert srv.count == 1
-    assert model.response_format_supported is True
+    assert "response_format" not in model.adaptations()
 
 
 # --------------------------------------------------------------------------- spec, key, identity

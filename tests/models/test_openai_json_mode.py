@@ -99,7 +99,7 @@ def test_a_400_that_does_not_name_json_mode_does_not_turn_it_off() -> None:
         model = _model(srv)
         with pytest.raises(FatalModelError, match="too many images"):
             _run(model)
-    assert (model.response_format_supported, model.adaptations()) == (True, {})
+    assert model.adaptations() == {}
 
 
 def test_model_opt_json_mode_false_never_sends_response_format() -> None:

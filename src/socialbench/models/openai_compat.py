@@ -402,11 +402,6 @@ class OpenAICompatModel(LoopBoundClient):
         not JSON (the server ignored it). Requests refused and sent again count once each time."""
         return dict(self._json_counts)
 
-    @property
-    def response_format_supported(self) -> bool:
-        """False once the server has rejected ``response_format`` for this instance."""
-        return self._response_format_ok
-
     def _get_client(self) -> Any:
         """This event loop's aiohttp session (no SDK: see :mod:`socialbench.models.http_post`)."""
         from socialbench.models.http_post import new_session
