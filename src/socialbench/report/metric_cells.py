@@ -25,7 +25,7 @@ def sn_pair(block: Mapping[str, Any] | None) -> tuple[Cell, Cell]:
     return mean_se_cell(block.get("PA"), block.get("PA_se")), mean_se_cell(block.get("CWPA"), block.get("CWPA_se"))
 
 
-def rq_value(block: Mapping[str, Any] | None, name: str) -> tuple[float | None, float | None]:
+def rq_value(block: Mapping[str, object] | None, name: str) -> tuple[float | None, float | None]:
     """(value, SE) of statistic ``name`` in a RobotEQ block; (None, None) when absent."""
     stat = (block or {}).get(name)
     if not isinstance(stat, Mapping) or stat.get("value") is None:
@@ -33,7 +33,7 @@ def rq_value(block: Mapping[str, Any] | None, name: str) -> tuple[float | None, 
     return float(stat["value"]), (None if stat.get("se") is None else float(stat["se"]))
 
 
-def rq_cell(block: Mapping[str, Any] | None, name: str) -> Cell:
+def rq_cell(block: Mapping[str, object] | None, name: str) -> Cell:
     """A percent cell; the kept value and SE are in percent too (as displayed)."""
     v, se = rq_value(block, name)
     return EMPTY if v is None else Cell(fmt_num(v, 2, 100.0), 100 * v, None if se is None else 100 * se)
