@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from socialbench.errors import DataError, UsageError
-from socialbench.metrics.protocols import OFFICIAL
 from socialbench.metrics.results import SocialNavResult
 from socialbench.report.labels import assign_labels, display_name
 from socialbench.report.loading import check_same_benchmark, load_run, load_runs
@@ -141,7 +140,3 @@ def test_result_names_the_field_that_does_not_fit(tmp_path: Path) -> None:
     run = RunDir(tmp_path, {}, {"benchmark": "socialnav-sub", "protocol": "paper", "n_scored": "many"})
     with pytest.raises(DataError, match="n_scored must be an integer"):
         run.result()
-
-
-def test_scoring_protocol_is_the_protocol_object() -> None:
-    assert RunDir(Path("r"), {"protocol": "official"}, {}).scoring_protocol is OFFICIAL

@@ -15,7 +15,6 @@ import numpy as np
 from socialbench.benchmarks.options import OptionField
 from socialbench.errors import DataError, UsageError
 from socialbench.metrics.json_result import JsonResult
-from socialbench.metrics.protocols import ScoringProtocol, protocol_named
 from socialbench.types import SampleRecord
 
 SOCIALNAV_NAMES = ("socialnav-sub", "socialnav-sim")
@@ -62,12 +61,6 @@ class RunDir:
             return bench.result_type.from_json(self.metrics, "metrics.json")
         except ValueError as exc:
             raise DataError.single(where, "", str(exc), "re-score the run with `socialbench score`") from None
-
-    @property
-    def scoring_protocol(self) -> ScoringProtocol:
-        """The protocol the run was scored with, as the object (an unknown name is a
-        :class:`~socialbench.metrics.protocols.UnknownProtocolError`)."""
-        return protocol_named(self.protocol)
 
     @property
     def is_baseline(self) -> bool:
