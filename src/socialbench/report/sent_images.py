@@ -72,7 +72,7 @@ class SentImages:
             return list(self.benchmark.sent_image_jobs(item, self.dataset, self.mode, self.policy, self.perturb))
         return [self.benchmark.sent_image_job(item, self.mode, self.policy, self.perturb)]
 
-    def key(self) -> tuple[Any, ...]:
+    def key(self) -> tuple[object, ...]:
         """Equal for two runs that send the same images of every item."""
         return (
             self.benchmark.name,
