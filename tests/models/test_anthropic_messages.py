@@ -139,10 +139,12 @@ def test_send_temperature_false_leaves_it_out_and_records_it() -> None:
     assert "send_temperature=false" in model.adaptations()["temperature"]
 
 
-def test_send_temperature_false_has_an_identity_of_its_own() -> None:
+def test_sending_the_temperature_has_an_identity_of_its_own() -> None:
+    # replies cached before the temperature was sent (identity without the mark) were sampled
+    # at the provider's default: a run that sends temperature 0 must not be served them
     with ScriptedAnthropicServer() as srv:
         sending, not_sending = _model(srv), _model(srv, send_temperature="false")
-    assert not_sending.identity() == sending.identity() + "|no-temperature"
+    assert sending.identity() == not_sending.identity() + "|temperature-sent"
 
 
 def test_a_refused_temperature_is_dropped_and_the_request_sent_again(caplog: pytest.LogCaptureFixture) -> None:
@@ -204,7 +206,7 @@ def test_key_never_in_identity_repr_or_spec(monkeypatch: pytest.MonkeyPatch) -> 
     model = create_model("anthropic:claude-test")
     for text in (model.identity(), repr(model), model.spec):
         assert SENTINEL_KEY not in text
-    assert model.identity() == "anthropic|claude-test|default"
+    assert model.identity() == "anthropic|claude-test|default|temperature-sent"
 
 
 def test_wrong_key_error_message_does_not_leak_it(monkeypatch: pytest.MonkeyPatch) -> None:

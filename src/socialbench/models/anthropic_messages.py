@@ -136,11 +136,13 @@ class AnthropicModel(LoopBoundClient):
     def identity(self) -> str:
         """``anthropic|MODEL|URL``: credentials and query values masked, plus their salted
         hash when the URL has any (see :func:`socialbench.models.redact.secret_digest`);
-        ``|thinking=N`` with a fixed thinking budget, ``|no-temperature`` with
-        ``send_temperature=false`` (what is sent differs from what the run sets)."""
+        ``|thinking=N`` with a fixed thinking budget, ``|temperature-sent`` unless
+        ``send_temperature=false``. The backend sent no temperature before it sent the run's by
+        default, so a cache entry keyed without the mark was sampled at the provider's
+        default: only a run that still sends none may reuse it."""
         fixed = f"|thinking={self.thinking_budget}" if self.thinking_budget is not None else ""
-        no_temperature = "" if self.send_temperature else "|no-temperature"
-        return f"anthropic|{self.model}|{self._endpoint}{fixed}{no_temperature}"
+        sent = "|temperature-sent" if self.send_temperature else ""
+        return f"anthropic|{self.model}|{self._endpoint}{sent}{fixed}"
 
     def adaptations(self) -> dict[str, str]:
         """The settings not sent as the run set them (run.json's ``generation_adapted``):

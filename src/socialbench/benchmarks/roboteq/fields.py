@@ -151,5 +151,3 @@ def parse_letters(value: object) -> tuple[tuple[str, ...] | None, str | None]:
     if not letters:
         return None, "no option selected; the answer needs at least one of A-D"
     return tuple(o for o in LETTERS if o in letters), None
-
-
