@@ -28,10 +28,10 @@ import types
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TypeAlias
 
-if TYPE_CHECKING:
-    from _typeshed import TraceFunction  # what sys.settrace takes (a stub-only alias)
+#: What ``sys.settrace`` takes: called per event, returns the local tracer (or None).
+TraceFunction: TypeAlias = Callable[[types.FrameType, str, object], "TraceFunction | None"]
 
 __all__ = ["Work", "work"]
 
