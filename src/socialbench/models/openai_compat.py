@@ -444,6 +444,15 @@ class OpenAICompatModel(LoopBoundClient):
                 params[name] = value
         return params
 
+    def _transport_params(self) -> dict[str, object]:
+        """``stream`` and ``stream_options`` as this model sends them now: transport, not
+        generation, the reply is the same (chat_stream.py); none once the server refused them."""
+        if not self._stream:
+            return {}
+        if self._stream_usage:
+            return {"stream": True, "stream_options": {"include_usage": True}}
+        return {"stream": True}
+
     async def generate(self, request: Request) -> Generation:
         """Send the request; adapt to what the server refuses, then send again.
 
@@ -467,10 +476,7 @@ class OpenAICompatModel(LoopBoundClient):
             json_mode = cfg.json_mode and self.json_mode_allowed and self._response_format_ok
             if json_mode:
                 params["response_format"] = {"type": "json_object"}
-            if self._stream:  # transport, not generation: the reply is the same (chat_stream.py)
-                params["stream"] = True
-                if self._stream_usage:
-                    params["stream_options"] = {"include_usage": True}
+            params.update(self._transport_params())
             self._json_counts["with_response_format" if json_mode else "without_response_format"] += 1
             try:
                 gen = await self._send(encode_chat_body(request, params), json_mode=json_mode, sent=params)
@@ -538,10 +544,7 @@ class OpenAICompatModel(LoopBoundClient):
                 params: dict[str, object] = {"model": self.model}
                 if token_field is not None:
                     params[token_field] = 1
-                if self._stream:  # as the run's requests: a probe given up on frees the server
-                    params["stream"] = True
-                    if self._stream_usage:
-                        params["stream_options"] = {"include_usage": True}
+                params.update(self._transport_params())  # as the run's: a probe given up on frees the server
                 sent += 1
                 reply = await post_bytes(
                     self._get_client(),
