@@ -1,80 +1,39 @@
 """The SocialNav-SUB rule-based baseline, on track coordinates in metres.
 
 The paper's rules (seed §7.10) are applied to the pedestrian tracks and robot path in the
-initial robot frame (x forward, y left), not to OCR'd circle positions. The official
-thresholds (reference §f) are fractions of the composite image's width and height and do
-not transfer, so each rule below states its own threshold in metres or degrees
-(:class:`RuleThresholds`). "Relative to the robot at t" means expressed in the robot's own
-frame at timestep t: its odometry position and yaw (the camera's direction). The spatial,
-goal, distance and direction rules are :mod:`socialbench.navigation.relations`, shared with
-the simulator's exact answers, with this baseline's thresholds.
+initial robot frame (x forward, y left), not to OCR'd circle positions: the official
+thresholds (reference §f) are fractions of the composite image and do not transfer, so
+each rule has its own in metres or degrees (:class:`RuleThresholds`). Spatial position,
+goal position, distance change and robot direction are the rules of
+:mod:`socialbench.navigation.relations` with this baseline's thresholds: a person is
+"ahead" within 20° (about the central third of the SCAND front camera's ±46° view) or
+0.5 m (the robot's half width plus a margin) of the robot's heading; lateral drift counts
+only if the robot moved >= 0.3 m (tracks of a standing robot drift). A goal is unknown:
+"ahead", and the path to it runs 10 m straight ahead.
 
-Rules
------
-* **Spatial position** (begin / end; begin = the person's first observed timestep, end =
-  their last), with bearing ``b = atan2(dy, dx)`` of the person relative to the robot:
-  ``|b| > 135°`` -> "behind"; ``dx > 0`` and (``|b| <= 20°`` or ``|dy| <= 0.5 m``) ->
-  "ahead of"; otherwise "to the left of" (dy > 0) / "to the right of". 20° is about the
-  central third of the SCAND front camera's ±46° view; 0.5 m is the robot's half width plus
-  a margin.
-* **Goal position** (begin = timestep 0, end = the last timestep), same sectors without
-  "behind" (a goal behind goes to its side): "ahead" / "to the left" / "to the right".
-  Without a goal, "ahead".
-* **Distance change**: distance d0 / d1 between the person and the robot at the person's
-  first / last observation. ``|d1 - d0| <= max(0.5 m, 10 % of d0)`` -> "about the same
-  distance to"; larger increase -> "further away from"; larger decrease -> "closer to".
-* **Robot moving direction**: heading change ``δ`` = yaw(end) − yaw(start) and lateral
-  drift ``λ`` = the end position's y in the start frame (used only if the robot moved
-  >= 0.3 m). Turning left/right if ``|δ| >= 10°`` (sign of δ), else if ``|λ| >= 0.5 m``
-  (sign of λ). A sharp turn (``|δ| >= 30°``) or no forward progress (< 0.3 m) drops
-  "moving ahead"; otherwise "moving ahead" is included. No turn -> ["moving ahead"].
-* **Obstructing path**: the robot's path to the goal is the segment from the robot at
-  timestep 0 to the goal (10 m straight ahead when the goal is unknown). "yes" if the
-  person's observed path (polyline through their positions; a point if seen once) comes
-  within 0.75 m of it (robot half width ~0.3 m plus ~0.45 m personal space); crossing it
-  counts.
-* **Obstructing end position**: "yes" if the person's last observed position lies within
-  0.75 m of the segment from the robot at that timestep to the goal and in front of the
-  robot (positive along-path coordinate, at most 0.75 m past the goal).
+* **Obstructing path**: "yes" if the person's observed path (polyline through their
+  positions; a point if seen once) comes within 0.75 m (robot half width ~0.3 m plus ~0.45
+  m personal space) of the segment from the robot at timestep 0 to the goal.
+* **Obstructing end position**: "yes" if the person's last position lies within 0.75 m of
+  the segment from the robot at that timestep to the goal and in front of the robot
+  (positive along-path coordinate, at most 0.75 m past the goal).
 * **Social questions** (paper §7.10): robot_affected = person_affected = obstructing
   path; robot_action = person_action = "avoiding" if obstructing else "not considering";
   robot_suggested_affected = obstructing end position; robot_suggested_action =
   human_future_action_prediction = "avoid" if obstructing at the end else "not consider".
-* A label 1..n_people without a track (the dataset's count disagrees with the kept
-  tracks) gets: "ahead of", "about the same distance to", "no", "not considering",
-  "not consider".
+* A label 1..n_people without a track gets: "ahead of", "about the same distance to",
+  "no", "not considering", "not consider".
 
-Where socialbench's rules differ from the official script (``run_heuristic.py``) and why
----------------------------------------------------------------------------------------
-
-==========================  =====================================  ==========================================
-Aspect                      Official script                        socialbench (why)
-==========================  =====================================  ==========================================
-Input                       Hough circles + Tesseract OCR on the   Track coordinates in metres (exact; no
-                            composites, positions normalised by    OCR misreads; thresholds with physical
-                            the whole composite                    meaning; no OpenCV/Tesseract)
-Per-person answers          Never produced (looks up ``_p<i>``     Every person 1..n_people, every question
-                            keys in the base-key bank)             (the paper reports them)
-Robot direction             Crashes (``if not`` on a numpy         Heading change, then lateral drift, in
-                            array); x-shift of R in the image,     degrees / metres
-                            0.1 / 0.3
-Spatial position            x-offset 0.4 of image width; never     Angular sector + corridor relative to the
-                            "behind"; absolute image axes          robot's pose at that timestep; "behind"
-Goal questions              Person wording ("to the left of"),     Goal options "ahead" / "to the left" /
-                            not a valid option                     "to the right"
-Distance change             0.3 of the normalised image            Band max(0.5 m, 10 % of initial distance)
-Obstructing path            Strict proper intersection of R->G     Person's polyline within 0.75 m of R->G
-                            and P(first)->P(last)                  (someone walking along the robot's path
-                                                                   is in the way although lines never cross)
-Obstructing end position    Distance to the infinite line R-G      Distance to the segment ahead of the robot
-                            <= 0.1 (includes people behind the     <= 0.75 m
-                            robot or beyond the goal)
-Future / suggested actions  "avoiding" / "not considering" (not    "avoid" / "not consider" (the valid
-                            valid options)                         options)
-Future-action key           Un-suffixed                            ``q_human_future_action_prediction_p<i>``
-Output                      ``_results.json``, never scored        Answers through ``socialbench eval`` as a
-                                                                   model (``baseline:rule-based``)
-==========================  =====================================  ==========================================
+Where this differs from the official ``run_heuristic.py`` (and why): its input is Hough
+circles + OCR positions normalised by the composite (here exact metres, no
+OpenCV/Tesseract); it never answers the per-person ``_p<i>`` keys, crashes on robot
+direction (``if not`` on a numpy array), never says "behind" and uses absolute image axes;
+it answers goal and future-action questions with invalid options ("to the left of",
+"avoiding", "not considering"); its obstructing path is a strict intersection of R->G and
+P(first)->P(last) (misses someone walking along the robot's path) and its end position the
+distance to the infinite line R-G (counts people behind the robot or past the goal); it
+writes ``_results.json`` and never scores it (here answers go through ``socialbench eval``
+as ``baseline:rule-based``).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ simplified):
   collision-prediction variant of Zanlungo, Ikeda & Kanda 2011, so people start evading an
   oncoming walker before it is close), and the anisotropy
   ``w = lambda + (1 - lambda)(1 + cos phi)/2``, ``lambda`` = 0.35, where ``phi`` is the angle
-  between person i's walking direction and the direction to j (people react more to what is in front of them). Members of one group
-  repel each other with a third of ``A``;
+  between person i's walking direction and the direction to j (people react more to what is
+  in front of them). Members of one group repel each other with a third of ``A``;
 * robot-person repulsion, same form (with the prediction) with ``A_robot`` = 3.0 m/s²,
   ``B_robot`` = 0.4 m and the robot's radius 0.35 m (people give a machine more room);
 * wall repulsion (corridors) ``A_wall exp((r_i - d_wall) / B_wall)`` with 10 m/s² and 0.2 m;
@@ -26,10 +26,8 @@ simplified):
 Velocities are integrated with semi-implicit Euler and capped at 1.3 × the cruise speed
 (at least 0.6 m/s).
 
-Libraries were weighed first: pysocialforce configures the root logger and writes a log file
-on import, and an ORCA binding (a compiled extension) would add a platform-dependent
-dependency to a generator whose output must be byte-stable; so the model is implemented here
-in numpy.
+Implemented here in numpy: pysocialforce configures the root logger and writes a log file
+on import, and an ORCA binding (compiled) would make the byte-stable output platform-dependent.
 """
 
 from __future__ import annotations

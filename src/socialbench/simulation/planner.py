@@ -23,11 +23,7 @@ delays it most wins. Commands are then followed with acceleration limits (1.0 m/
 rad/s²). The social term makes it slow down behind, steer around or stop for people crossing
 its path, so yielding, avoiding and following emerge from geometry rather than from scripts.
 
-Measured with ``perf/sim_proxemics.py`` (200 scenes, seed 0; minimum robot-person centre
-distance from the sample's first frame on): before this cost (a Gaussian of the gap with
-σ = 0.45 m, ``w_social`` = 1.6, 11 yaw rates up to 0.9 rad/s) the 5th percentile / median
-were 0.76 / 1.31 m and 41.5 % of scenes had a pass within 1.2 m; see the README for the
-figures now.
+The resulting robot-person distances: ``perf/sim_proxemics.py`` and the README.
 """
 
 from __future__ import annotations

@@ -1,32 +1,28 @@
 """Exact answers to the 15 SocialNav-SUB question types from ground-truth scene geometry.
 
-A simulator has no human panel, so its labels are *definitions*: each question below is
-answered by a written geometric rule on the true positions (not the noisy tracks). All
-quantities are in the initial robot frame (x forward, y left, metres), sampled at the 10
-frames (4 Hz). Thresholds live in :class:`AnswerThresholds`. The spatial, goal, distance and
-direction rules are :mod:`socialbench.navigation.relations`, shared with the rule-based
-baseline (which passes its own thresholds).
+A simulator has no human panel, so its labels are *definitions*: written geometric rules on
+the true positions (not the noisy tracks), in the initial robot frame (x forward, y left,
+metres) at the 10 frames (4 Hz), with the thresholds of :class:`AnswerThresholds`. The
+spatial, goal, distance and direction rules are :mod:`socialbench.navigation.relations`,
+shared with the rule-based baseline. Per kind: :mod:`~socialbench.simulation.truth`,
+:mod:`~socialbench.simulation.spatial_answers`, :mod:`~socialbench.simulation.social_answers`
+(with the crossing-point rule of both future actions), :mod:`~socialbench.simulation.annotators`.
 
 Notation
 --------
-* ``r_t``, ``psi_t``: robot position and yaw (camera direction) at timestep t.
-  ``rel_t(q) = R(-psi_t)(q - r_t) = (f, l)``: point q relative to the robot at t (forward,
-  left); bearing ``beta = atan2(l, f)``.
-* ``p_t``: the person's true position; ``v_p(t)``, ``v_r(t)``: velocities by central
-  differences over the frames (one-sided at the ends).
-* ``b`` / ``e`` ("begin" / "end" of a person): the first / last timestep at which the person
-  is labelled in the images (seen by the tracker), which is when the annotated images show
-  them. Global questions use timesteps 0 and 9.
+* ``r_t``, ``psi_t``: robot position and yaw (camera direction) at timestep t;
+  ``rel_t(q) = R(-psi_t)(q - r_t) = (f, l)``: point q relative to the robot at t, bearing
+  ``beta = atan2(l, f)``. ``p_t``: the person's true position; ``v_p(t)``, ``v_r(t)``:
+  velocities by central differences (one-sided at the ends).
+* ``b`` / ``e``: the first / last timestep at which the person is labelled in the images
+  (seen by the tracker). Global questions use timesteps 0 and 9.
 * Corridor ``C_t``: points within ``w`` = 0.8 m (robot half width 0.35 m + 0.45 m clearance)
-  of the segment from ``r_t`` to the goal g, between the two (along-path coordinate in
-  [0, |g - r_t|]).
-* Closest approach (CPA) of two agents at relative position Δp and relative velocity Δv over
-  a horizon H: ``tau* = clip(-Δp·Δv / |Δv|², 0, H)``, ``d_cpa = |Δp + Δv tau*|``.
-  A *conflict* is ``d_cpa <= R_c`` = 1.2 m within H = 2 s (now, or soon if nobody changes
-  course).
-* A person *walks* when their speed is >= 0.3 m/s, else *stands*. Two directions are the
-  *same* when they differ by <= 45°, *crossing* between 45° and 135°, *opposite* beyond.
-* ``cruise``: the robot's cruise (nominal) speed, used for its future progress.
+  of the segment from ``r_t`` to the goal g, between the two.
+* Closest approach (CPA) at relative position Δp and velocity Δv over a horizon H:
+  ``tau* = clip(-Δp·Δv / |Δv|², 0, H)``, ``d_cpa = |Δp + Δv tau*|``. A *conflict* is
+  ``d_cpa <= R_c`` = 1.2 m within H = 2 s (now, or soon if nobody changes course).
+* A person *walks* at >= 0.3 m/s, else *stands*. Two directions are the *same* within 45°,
+  *crossing* between 45° and 135°, *opposite* beyond. ``cruise``: the robot's cruise speed.
 
 Definitions
 -----------
@@ -80,22 +76,17 @@ robot_suggested_affected        Future from the end state: the robot heads for t
 robot_suggested_action          not suggested-affected: "not consider". Standing person:
                                 "avoid". Walking same way as ĝ: "follow" if their speed >=
                                 cruise - 0.15 m/s, else "overtake". Crossing and the person
-                                reaches the robot's line first (*person first*, below):
+                                reaches the robot's line first (*person first*):
                                 "yield to". Otherwise "avoid".
 human_future_action_prediction  Future conflict as above, seen by the person: conflict and
                                 (person stands or the robot is in their front half), else
                                 "not consider". Standing: "yield to". Same direction as ĝ
                                 with the robot ahead: "overtake" if faster than cruise +
                                 0.15 m/s, else "follow". Crossing and the robot reaches the
-                                crossing point first (*robot first*, below): "yield to".
+                                crossing point first (*robot first*): "yield to".
                                 Otherwise "avoid" (also when the person walks away from
                                 the robot's line or the crossing point is behind the robot).
 ==============================  ===========================================================
-
-The rules are split by kind: :mod:`~socialbench.simulation.truth` (thresholds, ground
-truth, shared geometry), :mod:`~socialbench.simulation.spatial_answers`,
-:mod:`~socialbench.simulation.social_answers` (with the crossing-point rule of both future
-actions) and the synthetic annotator panel in :mod:`~socialbench.simulation.annotators`.
 """
 
 from __future__ import annotations

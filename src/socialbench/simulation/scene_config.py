@@ -2,8 +2,6 @@
 (:class:`SceneConfig`), its people (:class:`AgentSpec`) and the placed scene
 (:class:`SceneSetup`); the seeded draw of a configuration.
 
-The simulation itself is described in :mod:`socialbench.simulation.scenes`.
-
 Difficulty knobs (:class:`SceneConfig`)
 ---------------------------------------
 ``n_people`` (crowd size), ``proximity`` (0..1, the share of people placed close to the

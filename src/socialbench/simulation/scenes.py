@@ -1,11 +1,9 @@
-"""Procedural social-navigation scenes: a pedestrian crowd model and a robot local planner.
-
-Everything here is plain numpy, seeded by the caller's :class:`numpy.random.Generator`, and
-deterministic: the same configuration and generator state give the same trajectories.
-A scene is drawn and placed by :mod:`~socialbench.simulation.scene_config` and
-:mod:`~socialbench.simulation.scene_layout`; :func:`simulate` runs it, the people by the
-social force model of :mod:`~socialbench.simulation.crowd` and the robot by the local
-planner of :mod:`~socialbench.simulation.planner`.
+"""Procedural social-navigation scenes: :func:`simulate` runs a scene drawn and placed by
+:mod:`~socialbench.simulation.scene_config` and :mod:`~socialbench.simulation.scene_layout`,
+the people by the social force model of :mod:`~socialbench.simulation.crowd` and the robot by
+the local planner of :mod:`~socialbench.simulation.planner`. Plain numpy, seeded by the
+caller's :class:`numpy.random.Generator`: the same configuration and generator state give
+the same trajectories.
 
 Frames and time
 ---------------
@@ -55,10 +53,6 @@ class SimResult:
     @property
     def n_frames(self) -> int:
         return int(self.robot.shape[0])
-
-    def sample_slice(self) -> slice:
-        """Frames F0..F0+9 of the sample."""
-        return slice(self.first_frame, self.first_frame + N_FRAMES)
 
 
 def simulate(
