@@ -1,46 +1,13 @@
 """Anthropic Messages API backend: ``anthropic:MODEL`` (official ``anthropic`` SDK).
 
-    anthropic:claude-sonnet-4-5
-    anthropic:claude-3-5-sonnet-20241022 --model-opt base_url=http://127.0.0.1:8080
-
-One user message holds the prompt text and the images as base64 ``image`` blocks (text
-first, as the OpenAI backend sends it; ``--model-opt images_first=true`` puts the images
-first, as Anthropic's guide suggests). ``Request.system`` goes in the top-level ``system``
-field. The key comes from the environment variable named by ``api_key_env`` (default
-``ANTHROPIC_API_KEY``) and never appears in the spec, the identity, ``repr`` or errors.
-
-Options (``--model-opt KEY=VALUE``): ``api_key_env``, ``base_url`` (a local or proxy
-server; without a key the placeholder ``EMPTY`` is sent there), ``images_first``,
-``send_temperature=false`` (never send the run's temperature; recorded in run.json and in
-the identity), ``thinking_budget`` (extended thinking with that ``budget_tokens`` on every
-request).
-
-Generation settings: the run's ``temperature`` and ``top_p`` are sent whenever the run sets
-them (RobotEQ: temperature 0, App. G.5; SocialNav-SUB sets none), ``max_tokens`` always (the
-API requires it). The SDKs of the declared range have no ``temperature`` argument, so both go
-in ``extra_body``. A model that refuses one of them answers HTTP 400 in Anthropic's shape,
-``{"type": "error", "error": {"type": "invalid_request_error", "message": "`temperature` is
-deprecated for this model."}}`` (Opus 4.7 and later) or ``"... `temperature` and `top_p`
-cannot both be specified for this model. Please use only one."`` (Sonnet 4.5 and later): the
-backend then sends the same request again without the refused setting (``top_p`` in the
-second case; temperature is the benchmark's), and from then on, logged once and kept for
-run.json (``generation_adapted``) as the OpenAI backend does (:func:`~socialbench.models.anthropic_request.refused_setting`).
-
-Extended thinking: ``--reasoning-effort`` turns it on with the budget of
-:data:`~socialbench.models.anthropic_request.THINKING_BUDGETS` (``none``: off), or ``thinking_budget`` fixes one. Its rules are
-kept (:func:`~socialbench.models.anthropic_request.build_params`): ``max_tokens`` is sent as the budget plus the run's limit
-(the API needs ``max_tokens`` > ``budget_tokens``); a temperature other than 1 and a
-``top_p`` below 0.95 are not sent; each such change is logged in run.json
-(``generation_adapted``). Thinking blocks are kept as the reply's reasoning (in the
-record), apart from the text the answer parser reads. ``top_p`` is sent when the run sets it.
-
-The model never retries (``max_retries=0``); failures are raised with the same kinds as the
-OpenAI backend: ``rate_limit`` (with the server's ``retry-after``), ``overloaded`` (HTTP
-529), ``server_error``, ``timeout``, ``connection``, ``malformed_response``,
-``bad_request``, ``auth``, ``not_found``, ``refusal`` (``stop_reason: "refusal"``) and
-``empty_response``. The Messages API has no JSON mode, so ``json_mode`` is not sent; the
-prompt asks for JSON and the parser copes. Usage counts input tokens (cache reads and
-writes included) and output tokens.
+One user message holds the prompt text and the images as base64 ``image`` blocks;
+``Request.system`` goes in ``system``. The key comes from ``api_key_env`` (default
+``ANTHROPIC_API_KEY``) and never appears in the spec, the identity, ``repr`` or errors. A
+400 refusing a sampling setting (:func:`~socialbench.models.anthropic_request.refused_setting`)
+drops it and sends again, recorded in ``generation_adapted``; extended thinking's rules are
+applied by :func:`~socialbench.models.anthropic_request.build_params`. The model never
+retries (``max_retries=0``); failures carry the OpenAI backend's kinds. Options and
+settings: docs/models.md, "Anthropic".
 """
 
 from __future__ import annotations

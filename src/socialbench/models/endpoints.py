@@ -1,25 +1,13 @@
 """Many OpenAI-compatible endpoints serving one model: routing, limits and health.
 
-``openai:MODEL@URL1,URL2,...`` (or ``--model-opt endpoints_file=PATH``) spreads requests over
-several servers of the same model, the usual way to scale vLLM or SGLang past one GPU node:
-
-* **least outstanding requests**: each request goes to the healthy endpoint with the fewest
-  requests in flight (ties go round-robin);
-* **per-endpoint concurrency** (``--model-opt per_endpoint_concurrency=N``): at most ``N``
-  requests in flight per endpoint; further requests wait for a free slot;
-* **health**: an endpoint that fails with a connection error, a 5xx, a timeout or a
-  malformed answer is taken out of rotation for a cool-down (``cooldown_s``, default 5 s,
-  doubling on each consecutive failure up to ``max_cooldown_s``, default 60 s). Afterwards
-  it gets one probe request at a time until a success puts it back in full rotation. A 429
-  pauses the endpoint for its ``Retry-After`` without counting as a failure. When every
-  endpoint is cooling down, requests go to the one that comes back first.
-
-The failed request itself is raised to the engine as a retryable error, and the engine's
-next attempt is routed to a healthy endpoint; only a connection that could not be opened at
-all (the request never reached a server) is re-routed at once inside the same attempt.
-
-The cache identity is ``openai|MODEL|pool`` whatever the URLs, their order or their number,
-so a run can be resumed, and its cache reused, with more or fewer servers.
+``openai:MODEL@URL1,URL2,...`` (or ``--model-opt endpoints_file=PATH``) sends each request to
+the healthy endpoint with the fewest requests in flight, at most
+``per_endpoint_concurrency`` each. An endpoint that fails (connection, 5xx, timeout,
+malformed answer) cools down (``cooldown_s``, doubling up to ``max_cooldown_s``), then takes
+one probe at a time; a 429 pauses it for its ``Retry-After``. The failed request goes back
+to the engine; only one whose connection could not be opened is re-routed at once. The
+identity is ``openai|MODEL|pool`` whatever the URLs. See docs/models.md, "Several
+endpoints, one run".
 """
 
 from __future__ import annotations

@@ -1,57 +1,13 @@
-"""In-process Hugging Face Transformers backend: ``hf:PATH_OR_ID``.
+"""In-process Hugging Face Transformers backend: ``hf:PATH_OR_ID`` or ``hf:BASE+ADAPTER``.
 
-    hf:HuggingFaceTB/SmolVLM-Instruct
-    hf:/checkpoints/my-llava --model-opt batch_size=8 --model-opt dtype=bfloat16
-    hf:Qwen/Qwen2.5-VL-7B-Instruct+lora-roboteq
-
-``hf:BASE+ADAPTER`` loads ``BASE`` (a folder or hub id, split at the last ``+``) and merges
-the LoRA adapter in the local folder ``ADAPTER`` (written by PEFT's ``save_pretrained`` or
-TRL's ``SFTTrainer.save_model``: ``adapter_config.json`` and the adapter weights) into its
-weights with PEFT's ``merge_and_unload``, so the answers are those of the merged checkpoint
-folder. The processor and chat template come from ``BASE``. The run identity (the cache key)
-holds the adapter's path and a hash of its config and weight bytes; ``peft`` is imported only
-for such a spec.
-
-The checkpoint is loaded once, on the first request (a fully cached run never loads it),
-with ``AutoProcessor`` and ``AutoModelForImageTextToText`` (or the class named in the
-config's ``architectures`` when the auto class does not know the model). Each request
-becomes one user turn rendered with the processor's chat template: the prompt text and then
-its images (``images_first=true`` puts them first; SocialNav-SUB sends 10), with
-``Request.system`` as a system turn (merged into the prompt when the template has no system
-role). Decoding follows the request (:func:`sampling_args`): temperature 0 is greedy, a
-positive temperature samples (with ``top_p`` when set, torch seeded with the request's seed),
-an unset one leaves the checkpoint's ``generation_config`` in charge (what the official
-LLaVA harness does); ``max_new_tokens`` is the request's ``max_tokens`` (unset: the
-checkpoint's ``max_new_tokens``, else 1024). JSON mode does not apply. A chat template with
-a reasoning switch (``enable_thinking``) gets it from ``--reasoning-effort``, and a reply's
-``<think>`` section is kept apart from the answer (:mod:`socialbench.models.reasoning`).
-Token usage counts what ``transformers serve`` counts for the same generation: every
-generated token up to and including the first stop token (a generated token that happens to
-be the pad token included; the padding after a finished row of a batch not).
-
-Batching: :meth:`HFLocalModel.generate` only enqueues. One worker thread owns the model; it
-takes the waiting requests, groups those with the same number of images and the same
-sampling and chat-template settings (up to ``batch_size``), pads them on the left and runs
-one ``generate`` per group, then resolves the awaiting callers. Greedy answers are the same
-batched or alone (sampled ones depend on the batch). Run the engine with a concurrency of at
-least ``batch_size`` so that batches fill.
-
-Options (``--model-opt KEY=VALUE``):
-
-``batch_size`` (16), ``batch_wait_ms`` (5: how long a short batch waits for company),
-``device`` (``auto``: CUDA when present, else CPU; or ``cpu``, ``cuda``, ``cuda:1``,
-``mps``), ``dtype`` (``auto``: bfloat16 on a CUDA GPU that supports it, else float16 on
-CUDA, float32 on CPU; or ``float32``, ``bfloat16``, ``float16``), ``max_pixels`` (shrink
-larger images, aspect kept, before the processor sees them), ``images_first``,
-``revision`` (hub revision), ``trust_remote_code`` (false).
-
-Errors: a load failure is ``load_error`` (fatal), an image that cannot be decoded or
-inputs the processor rejects ``bad_request``, running out of accelerator memory
-``out_of_memory`` (retryable; later batches are halved), an empty answer
-``empty_response``. The backend has no network and sets no timeout of its own: the engine's
-per-attempt timeout applies (raise ``--timeout`` for large models on CPU).
-
-torch and transformers are imported only when the model is used (``socialbench[hf]``).
+The checkpoint is loaded on the first uncached request; ``hf:BASE+ADAPTER`` merges a local
+LoRA adapter folder into ``BASE`` (its path and a hash of its files enter the identity).
+:meth:`HFLocalModel.generate` only enqueues: one worker thread owns the model and runs one
+left-padded ``generate`` per group of requests with the same image count, sampling and
+chat-template settings (up to ``batch_size``). Token usage counts what ``transformers
+serve`` counts: every generated token up to and including the first stop token. Options,
+decoding and errors: docs/models.md, "A local Hugging Face checkpoint". torch and
+transformers are imported only when the model is used (``socialbench[hf]``).
 """
 
 from __future__ import annotations

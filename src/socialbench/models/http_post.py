@@ -1,34 +1,14 @@
 """Post a ready JSON body over aiohttp and map every failure to a socialbench model error.
 
-The OpenAI-compatible backend sends pre-built request bodies (see
-:func:`socialbench.models.openai_body.encode_chat_body`); going through aiohttp directly,
-instead of an SDK client on top of it, saves the SDK's import (~0.5 s) and most of the
-client CPU per request (header and URL models, response validation), which at high
-concurrency is what keeps the event loop from sending the next request
-(perf/throughput.py).
-
-Error kinds: an HTTP error status is handed back to the caller (status, parsed body,
-headers) to classify; ``timeout`` (no complete answer within the timeout), ``connection``
-(the connection broke after the request may have been sent), ``reply_too_large`` (the body
-is longer than :data:`MAX_REPLY_BYTES`: read no further, not retried) and
-:class:`Unreachable` (the connection could not be opened: nothing was sent).
-
-A reply is read with a byte cap and the total timeout, whichever comes first: a body that
-streams forever ends at the cap (or the timeout), never by exhausting memory. The cap also
-bounds the answer parsing, which is linear in the reply's length and runs on the event loop:
-about 0.5-1.2 s for a hostile 1 MiB reply (the slowest shapes measured), milliseconds for a
-real one.
-
-Streaming (``stream=True``): a reply sent as server-sent events (``text/event-stream``) is
-read event by event up to ``data: [DONE]`` and handed back as its ``data:`` payloads
-(:attr:`HttpReply.events`), the same byte cap applying to all of them together. A reply that
-does not stream (an error, or a server that ignored ``stream``) comes back as a plain body.
-
-Timeouts: ``timeout_s`` bounds the whole exchange; ``first_byte_s`` (optional) bounds the time
-until the first byte of the reply's body arrives (connecting, waiting in the server's queue,
-the prompt's processing). Whenever an attempt ends before its reply is read whole (a timeout,
-the cap, a cancellation by the engine), the connection is closed, never returned to the pool:
-a server that streams sees the client go and stops working on the request.
+No SDK: its import and per-request models were most of the client's CPU at high
+concurrency (perf/throughput.py). An HTTP error status is handed back to the caller to
+classify; ``timeout``, ``connection`` (the request may have been sent), ``reply_too_large``
+and :class:`Unreachable` (nothing was sent) are raised. A reply is read with a byte cap
+(:data:`MAX_REPLY_BYTES`, which also bounds the answer parsing on the event loop) and the
+total timeout, whichever comes first; a streamed reply (``text/event-stream``) comes back
+as its ``data:`` payloads up to ``[DONE]``. ``first_byte_s`` bounds the wait for the body's
+first byte. An attempt that ends before its reply is read whole closes its connection
+instead of returning it to the pool, so a streaming server stops working on the request.
 """
 
 from __future__ import annotations
@@ -89,7 +69,7 @@ def _too_large(limit: int) -> FatalModelError:
 async def _chunks(resp: aiohttp.ClientResponse, limit: int, first: bytes = b"") -> AsyncIterator[bytes]:
     """``first`` (bytes already read), then the rest of ``resp``'s body chunk by chunk, or
     :class:`FatalModelError` ``reply_too_large`` as soon as more than ``limit`` bytes were
-    read (the one size check of :func:`read_capped` and :func:`read_events`)."""
+    read."""
     size = 0
     async for chunk in _with_first(resp, first):
         size += len(chunk)
@@ -103,15 +83,6 @@ async def _with_first(resp: aiohttp.ClientResponse, first: bytes) -> AsyncIterat
         yield first
     async for chunk in resp.content.iter_chunked(_CHUNK_BYTES):
         yield chunk
-
-
-async def read_capped(resp: aiohttp.ClientResponse, limit: int = MAX_REPLY_BYTES, first: bytes = b"") -> bytes:
-    """The body of ``resp`` (``first``: its start, already read), or
-    :class:`FatalModelError` ``reply_too_large`` as soon as it is known to be longer than
-    ``limit`` bytes (its declared length, or the bytes read)."""
-    if resp.content_length is not None and resp.content_length > limit:
-        raise _too_large(limit)
-    return b"".join([chunk async for chunk in _chunks(resp, limit, first)])
 
 
 def sse_data(lines: list[bytes]) -> bytes | None:
@@ -196,7 +167,7 @@ async def _read_reply(resp: aiohttp.ClientResponse, stream: bool, limit: int, fi
     kind = resp.headers.get("Content-Type", "").lower()
     if stream and resp.status < 400 and "text/event-stream" in kind:
         return HttpReply(resp.status, headers, b"", await read_events(resp, limit, first))
-    return HttpReply(resp.status, headers, await read_capped(resp, limit, first))
+    return HttpReply(resp.status, headers, b"".join([chunk async for chunk in _chunks(resp, limit, first)]))
 
 
 async def post_bytes(

@@ -1,32 +1,13 @@
 """OpenAI-compatible chat-completions backend: OpenAI, vLLM, SGLang, Ollama, LM Studio, ...
 
-Spec: ``openai:MODEL[@BASE_URL]``. The model name may contain ``/`` and ``:``; the base URL
-starts at the last ``@`` that is followed by ``http://`` or ``https://``::
-
-    openai:gpt-4o
-    openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1
-    openai:llama3.2-vision:11b@http://127.0.0.1:11434/v1
-    openai:Qwen/Qwen2.5-VL-7B-Instruct@http://node1:8000/v1,http://node2:8000/v1
-
-Several comma-separated URLs (or ``--model-opt endpoints_file=PATH``) build a
-:class:`~socialbench.models.endpoints.MultiEndpointModel` that spreads requests over them
-(:mod:`socialbench.models.openai_factory` registers the spec and picks one or the other).
-
-The API key comes from the environment variable named by the model option ``api_key_env``
-(default ``OPENAI_API_KEY``). A local server (a base URL is given) gets the placeholder
-``EMPTY`` when that variable is unset. The key never appears in the spec, the identity,
-``repr``, error messages or logs.
-
-Credentials in the base URL are used, never shown: its user info
-(``http://USER:PASSWORD@host/v1``) is sent as HTTP Basic auth in place of the bearer key, its
-query (``?api-version=...&api-key=...``) with every request. Records and messages show the
-URL masked (:mod:`socialbench.models.redact`); the identity holds a salted hash of them.
-
-The model never retries: the SDK client is built with ``max_retries=0`` and every failure is
-raised as a :class:`RetryableModelError` or :class:`FatalModelError` with a stable kind
-(``rate_limit``, ``overloaded``, ``server_error``, ``timeout``, ``connection``,
-``malformed_response``, ``bad_request``, ``auth``, ``not_found``, ``refusal``,
-``empty_response``) for the engine to act on.
+Spec: ``openai:MODEL[@BASE_URL]``; the model name may contain ``/`` and ``:``, and the base
+URL starts at the last ``@`` followed by ``http://`` or ``https://`` (several comma-separated
+URLs: :mod:`socialbench.models.openai_factory`). The key comes from ``api_key_env`` (default
+``OPENAI_API_KEY``; a local server gets ``EMPTY`` when it is unset). A base URL's user info
+is sent as HTTP Basic auth and its query with every request; neither is ever shown
+(:mod:`socialbench.models.redact`). The model never retries: every failure is a
+:class:`RetryableModelError` or :class:`FatalModelError` of a stable kind. See
+docs/models.md, "OpenAI" and the rules all backends share.
 """
 
 from __future__ import annotations

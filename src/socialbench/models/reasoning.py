@@ -1,16 +1,10 @@
 """Reasoning models run in this process (``hf:``, ``vllm:``): the chat template's reasoning
 switch, and the reasoning section of a reply.
 
-Hybrid reasoning models (Qwen3, for one) take a switch in their chat template,
-``enable_thinking``: the template renders the generation prompt so that the model thinks
-first, or skips its thinking. ``--reasoning-effort`` sets it (:func:`thinking_switch`):
-``none`` turns thinking off, any other level on; unset, the template's own default applies
-(nothing is passed). A template that does not mention the switch gets nothing.
-
-A reasoning model writes its thinking between ``<think>`` and ``</think>`` before the
-answer. :func:`split_reasoning` takes that section out: the answer alone goes to the answer
-parser, the reasoning is kept in the record apart. Templates that open the section in the
-generation prompt (the reply then starts inside it and only closes it) are handled too.
+``--reasoning-effort`` sets a template's ``enable_thinking`` switch (:func:`thinking_switch`:
+``none`` off, any other level on, unset nothing passed). :func:`split_reasoning` takes the
+``<think>...</think>`` section out of a reply (also when the template opened it in the
+prompt): the answer parser reads what follows, the record keeps the reasoning apart.
 """
 
 from __future__ import annotations

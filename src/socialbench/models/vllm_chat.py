@@ -1,20 +1,11 @@
 """Chat messages for vLLM's ``LLM.chat``: a :class:`~socialbench.types.Request` -> one
-conversation in the OpenAI message format, which ``LLM.chat`` renders with the model's own
-chat template (vLLM's documented multimodal chat input; docs/models.md, "vLLM in this
-process").
+conversation in the OpenAI message format, rendered by vLLM with the model's own template.
 
-* an optional system turn (string content), then one user turn with a ``text`` part and one
-  ``image_url`` part per image, after the text (or before it with ``images_first``; the
-  layout of every backend, :func:`socialbench.prompting.turns.user_content`); each
-  image is a ``data:`` URL of the request's own encoded bytes, which vLLM decodes and
-  places with the model's image placeholders (it also handles templates that take only
-  string content, as ``vllm serve`` does);
-* a template that rejects a system turn (:func:`template_has_system_role` is False) gets
-  the system text in front of the prompt instead, as ``hf:`` does.
-
-:func:`processor_chat_template` reads the template vLLM will use (the processor's, else the
-tokenizer's) so the backend can tell whether it takes a reasoning switch
-(:mod:`socialbench.models.reasoning`) and a system turn.
+An optional system turn, then one user turn with a ``text`` part and one ``image_url``
+part (a ``data:`` URL of the request's bytes) per image, in the layout of every backend
+(:func:`socialbench.prompting.turns.user_content`). A template without a system role
+(:func:`template_has_system_role`) gets the system text in front of the prompt, as ``hf:``
+does. :func:`processor_chat_template` reads the template vLLM will use.
 """
 
 from __future__ import annotations

@@ -1,51 +1,11 @@
 """In-process vLLM backend: ``vllm:PATH_OR_ID`` (vLLM's offline ``LLM`` on this GPU, batched).
 
-    vllm:Qwen/Qwen2.5-VL-3B-Instruct
-    vllm:/checkpoints/my-vlm --model-opt tensor_parallel_size=2 --model-opt max_model_len=16384
-
-The engine (``vllm.LLM``) is built once, on the first request (a fully cached run never
-builds it), by one background thread that owns it. Requests go through ``LLM.chat``, vLLM's
-documented multimodal chat input (the engine-level path of earlier versions, raw prompts
-given to ``LLMEngine.add_request``, is deprecated in current vLLM): each request is one
-conversation in the OpenAI message format (:mod:`socialbench.models.vllm_chat`: a system
-turn, then the prompt and its images as ``image_url`` parts; ``images_first=true`` puts the
-images first), rendered by vLLM with the model's own chat template.
-
-Batching: :meth:`VLLMOfflineModel.generate` only enqueues. The engine thread takes the
-waiting requests (up to ``max_batch``; a request reaching an idle engine waits
-``batch_wait_ms`` for company) and runs them as one ``LLM.chat`` call, inside which vLLM
-batches continuously; requests that arrive meanwhile form the next call. A call's answers
-come back when the call ends, so the run's ``--timeout`` must cover one call (an attempt's
-clock runs while its request waits). A request whose caller stopped waiting before its call
-started is skipped; one given up during its call runs to the end and its answer is dropped.
-
-Sampling: the request's settings (temperature, ``top_p``, ``max_tokens``, seed) over the
-model's own defaults (its ``generation_config``, as ``vllm serve`` applies them): a setting
-the request leaves unset is the model's. JSON mode does not apply (as for ``hf:``). A chat
-template with a reasoning switch (``enable_thinking``) gets it from ``--reasoning-effort``
-and a reply's ``<think>`` section is kept apart from the answer
-(:mod:`socialbench.models.reasoning`).
-
-Options (``--model-opt KEY=VALUE``): ``tensor_parallel_size`` (1), ``max_model_len``
-(the model's), ``gpu_memory_utilization`` (0.9), ``limit_mm_per_prompt`` (the benchmark's
-largest request: 10 images for SocialNav-SUB, 11 for the waypoint task, 1 for RobotEQ; 10
-when the benchmark does not say; or ``N``, ``image=N``), ``dtype`` (``auto``,
-``bfloat16``, ``float16``, ``float32``), ``max_batch`` (1024: most requests in one
-``LLM.chat`` call), ``batch_wait_ms`` (5), ``images_first``, ``revision``,
-``trust_remote_code`` (false), ``seed`` of the engine (the run's ``--seed``).
-
-Errors follow every backend's contract, per request: an engine that cannot be built is
-``load_error`` (fatal, every request); a call that fails is run again one request at a time,
-so a prompt the engine rejects (too long for ``max_model_len``, too many images for
-``limit_mm_per_prompt``, an undecodable image) is ``bad_request`` for that request only;
-running out of GPU memory is ``out_of_memory`` (retryable) for the whole call; a request the
-engine ends without an answer (aborted, or an error finish) ``backend_error``; an empty
-answer (or one that stops inside its reasoning) ``empty_response``.
-
-vLLM is imported only when the engine is built (``pip install 'socialbench[vllm]'``, on a
-machine with a CUDA GPU; the versions the extra admits are those whose ``LLM.chat`` this
-module uses: docs/models.md); a missing vLLM or a machine without a visible GPU is a
-one-line usage error before the run starts.
+One background thread builds the engine on the first uncached request and owns it. Each
+request is one OpenAI-format conversation (:mod:`socialbench.models.vllm_chat`) given to
+``LLM.chat``; the thread runs what waits (up to ``max_batch``) as one call, in which vLLM
+batches continuously. A failed call is run again one request at a time, so only the faulty
+request fails. Options, sampling, errors and the vLLM versions the extra admits:
+docs/models.md, "vLLM in this process". vLLM is imported only when the engine is built.
 """
 
 from __future__ import annotations

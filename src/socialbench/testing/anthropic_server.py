@@ -1,36 +1,14 @@
 """A scripted, local server that speaks Anthropic's Messages API, for tests and benchmarks.
 
-A real HTTP server (``aiohttp.web``) on ``127.0.0.1``: ``POST /v1/messages`` with the
-Messages wire format (``x-api-key`` and ``anthropic-version`` headers, content blocks,
-base64 image blocks, ``system``, ``usage``), errors in Anthropic's shape
-(``{"type": "error", "error": {"type": "rate_limit_error", "message": ...}}``), and
-``GET /stats``. It reuses the lifecycle of
-:class:`~socialbench.testing.openai_server.ScriptedOpenAIServer` and its scripted actions::
-
-    with ScriptedAnthropicServer() as srv:
-        srv.push(status(429, headers={"retry-after": "2"}), status(529))
-        client = anthropic.AsyncAnthropic(base_url=srv.base_url, api_key="test", max_retries=0)
-        ...                                   # 429, then 529 overloaded, then answers
-
-``served`` makes the server behave like a model that refuses sampling settings, with the
-real API's 400 bodies: :func:`~socialbench.testing.anthropic_served.claude_temperature_deprecated` (Opus 4.7 and later:
-"`temperature` is deprecated for this model.") and :func:`~socialbench.testing.anthropic_served.claude_sampling_exclusive`
-(Sonnet 4.5 and later: "`temperature` and `top_p` cannot both be specified for this model.
-Please use only one.").
-
-Actions (:func:`ok`, :func:`status`, :func:`stall`, :func:`malformed`, :func:`refusal`,
-:func:`empty`) behave as in the OpenAI server; :func:`refusal` answers
-``stop_reason: "refusal"``. Without a queued action the responder answers; the default
-one picks the first option of the ``Possible answers:`` line of the last user message.
-
-Requests are checked as the real API checks them: a missing key (``x-api-key`` or, as newer
-SDKs send it, ``Authorization: Bearer``) is a 401, a wrong one (when ``api_key`` is set) a
-401, a missing ``anthropic-version`` or a malformed body (no ``model``, ``max_tokens`` not a
-positive integer, a bad image block, ...) a 400 whose message names the field
-(:mod:`socialbench.testing.anthropic_validation`).
-
-As a subprocess: ``python -m socialbench.testing.anthropic_server --port 0 --delay-ms 100``
-prints ``READY http://127.0.0.1:PORT`` (the SDK's ``base_url``) and serves until killed.
+``POST /v1/messages`` in the Messages wire format, errors in Anthropic's shape, and
+``GET /stats``; it reuses :class:`~socialbench.testing.openai_server.ScriptedOpenAIServer`'s
+lifecycle and scripted actions (:func:`refusal` answers ``stop_reason: "refusal"``).
+Requests are checked as the real API checks them (a missing or wrong key is a 401, a
+malformed body a 400 naming the field: :mod:`socialbench.testing.anthropic_validation`);
+``served`` refuses sampling settings with the real API's 400s
+(:mod:`socialbench.testing.anthropic_served`). As a subprocess,
+``python -m socialbench.testing.anthropic_server --port 0`` prints
+``READY http://127.0.0.1:PORT`` (the SDK's ``base_url``) and serves until killed.
 """
 
 from __future__ import annotations

@@ -1,27 +1,12 @@
 """A local OpenAI-images-API server for tests: ``/v1/images/generations`` and ``/v1/images/edits``.
 
-It is a real HTTP server (``aiohttp.web``) on ``127.0.0.1`` running in a background thread,
-speaking the wire format the official ``openai`` SDK uses: generations take a JSON body,
-edits a multipart form (``image`` file part(s), optional ``mask``, ``prompt``, ``model``,
-``size``, ``n``). Replies are ``{"created", "data": [{"b64_json", "revised_prompt"}],
-"usage"}`` with small PNGs drawn deterministically from the prompt (edits draw on the
-uploaded image), or ``{"url": ...}`` entries served from ``/files/NAME`` when
-``response="url"``.
-
-Scripted failures, consumed one per request before normal answers::
-
-    with ScriptedImagesServer() as srv:
-        srv.push_status(429, retry_after=0)   # next request gets a 429
-        srv.push_malformed()                  # the one after gets a non-JSON 200
-        ... openai.AsyncOpenAI(base_url=srv.base_url, api_key="x").images.generate(...)
-        srv.requests  # [{"endpoint": "generations", "prompt": ..., "model": ..., ...}]
-
-As a subprocess (dry runs of ``socialbench build images`` / ``build review`` against a
-local server)::
-
-    python -m socialbench.testing.images_server --port 0 [--delay-ms 50] [--response url]
-
-prints ``READY http://127.0.0.1:PORT/v1`` on stdout and serves until killed.
+A real ``aiohttp.web`` server on ``127.0.0.1`` in a background thread, in the wire format of
+the official ``openai`` SDK (generations: a JSON body; edits: a multipart form). Replies
+carry small PNGs drawn deterministically from the prompt (edits draw on the uploaded image)
+as ``b64_json``, or as ``url`` entries served from ``/files/NAME`` with ``response="url"``.
+``push_status`` and ``push_malformed`` script failures, consumed one per request. As a
+subprocess, ``python -m socialbench.testing.images_server --port 0`` prints
+``READY http://127.0.0.1:PORT/v1`` and serves until killed.
 """
 
 from __future__ import annotations

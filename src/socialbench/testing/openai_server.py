@@ -1,32 +1,14 @@
 """A scripted, local OpenAI-compatible chat-completions server for tests and benchmarks.
 
-It is a real HTTP server (``aiohttp.web``) bound to ``127.0.0.1`` that speaks the
-chat-completions wire format: ``POST /v1/chat/completions`` and ``GET /v1/models``
-(plus ``GET /stats`` with request counters, handy from another process).
-
-In-process use (the server runs its own event loop in a background thread)::
-
-    with ScriptedOpenAIServer(delay_s=0.0) as srv:
-        srv.push(status(429, headers={"Retry-After": "1"}))   # first request gets a 429
-        ... point a client at srv.base_url ...                # "http://127.0.0.1:PORT/v1"
-        assert srv.count == 2
-
-As a subprocess (throughput benchmarks)::
-
-    python -m socialbench.testing.openai_server --port 0 --delay-ms 200 --max-concurrency 64
-
-prints ``READY http://127.0.0.1:PORT/v1`` on stdout and serves until killed
-(``--responder valid`` (default) answers every socialbench prompt validly,
-``--responder first-option`` like the in-process default; see
-:mod:`socialbench.testing.responders`); it counts
-requests (``GET /stats``) but does not keep their bodies. Delays are
-``asyncio.sleep`` calls, so hundreds of concurrent connections cost nothing.
-
-Each request consumes one scripted :class:`Action` (see :func:`ok`, :func:`status`,
-:func:`stall`, :func:`malformed`, :func:`refusal`, :func:`empty`) if any are queued, and
-otherwise is answered by the responder. The default responder,
-:func:`~socialbench.testing.responders.first_option_responder`,
-answers the first option of the ``Possible answers:`` line of the last user message.
+A real ``aiohttp.web`` server on ``127.0.0.1``: ``POST /v1/chat/completions``,
+``GET /v1/models`` and ``GET /stats`` (request counters). In-process,
+:class:`ScriptedOpenAIServer` runs its own event loop in a background thread; each request
+consumes one scripted :class:`Action` (:func:`ok`, :func:`status`, :func:`stall`, ...) queued
+with ``push``, else the responder answers (default:
+:func:`~socialbench.testing.responders.first_option_responder`). As a subprocess,
+``python -m socialbench.testing.openai_server --port 0 --delay-ms 200`` prints
+``READY http://127.0.0.1:PORT/v1`` and serves until killed, counting requests without
+keeping their bodies (docs/models.md, "Dry runs against local scripted servers").
 """
 
 from __future__ import annotations

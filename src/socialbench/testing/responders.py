@@ -1,27 +1,11 @@
 """Deterministic responders for the scripted servers: a function from a chat request body to
-the reply text.
+the reply text, chosen by name with :func:`get_responder` (the servers' ``--responder``).
 
-* ``first-option`` (:func:`first_option_responder`):
-  the first option of the ``Possible answers:`` line, else ``{"answer": "ok"}``.
-* ``valid`` (:func:`valid_responder`): a well-formed answer to every prompt socialbench
-  sends, so any command can be dry-run against a local server with 0% invalid replies:
-
-  - SocialNav questions, RobotEQ per-behavior judgments and spatial grounding (prompts
-    with a ``Possible answers:`` line): the first option (a one-element list for
-    multiple-select questions);
-  - RobotEQ per-scene judgments (Figure 18, a ``Candidate behaviors:`` list): every
-    behavior judged, ``proper`` or ``improper`` chosen from a hash of its text;
-  - CoT prompts (the reply example carries ``"reasoning"``): the same answer plus a
-    ``reasoning`` field;
-  - each ``socialbench build`` stage (scenario beams, merge, visual prompts, image review,
-    behaviors, photo screening, grounding topics, grounding questions): a reply its
-    validator accepts, with all review criteria satisfied, every merge candidate kept,
-    every photo suitable and four non-overlapping boxes A-D (answer ``A``) per question
-    (:mod:`socialbench.testing.build_replies`).
-
-  Answers depend only on the prompt text, never on time or order.
-
-Select one by name with :func:`get_responder` (the servers' ``--responder`` option).
+``first-option`` (:func:`first_option_responder`) answers the first option of the
+``Possible answers:`` line, else ``{"answer": "ok"}``. ``valid`` (:func:`valid_responder`)
+gives a well-formed answer to every prompt socialbench sends (each ``socialbench build``
+stage's through :mod:`socialbench.testing.build_replies`), depending only on the prompt
+text; docs/models.md, "Dry runs against local scripted servers", lists what it answers.
 """
 
 from __future__ import annotations

@@ -1,24 +1,12 @@
 """A slow OpenAI-compatible server that behaves like a real one under load, for tests.
 
-It models what made socialbench's timeouts a retry storm at ``transformers serve``: a few
-workers (``workers``) generate one reply each, token by token (``tokens`` tokens,
-``token_s`` seconds apiece); other requests wait in a queue for a worker, unseen by the
-client (no byte is sent while queued). Like a server that runs generation in a thread:
-
-* a non-streamed request is generated to the end even when its client has gone (nothing is
-  written until the reply is whole, so nothing tells the server);
-* a streamed request (``"stream": true``) sends each token as a server-sent event as it is
-  made, and is dropped as soon as its client has closed the connection, queued or not (as
-  Starlette's streaming responses, which ``transformers serve`` uses, listen for the
-  client's disconnect).
-
-Counters (:meth:`SlowOpenAIServer.snapshot`): requests received, running (holding a worker
-or queued for one), finished (generated to the end), ``finished_for_nobody`` (generated to
-the end although the client had already gone: the wasted work a retry storm is made of) and
-``client_gone`` (stopped early because the client had closed the connection).
-
-    with SlowOpenAIServer(workers=2, tokens=20, token_s=0.01) as srv:
-        ... point openai:MODEL@{srv.base_url} at it ...
+It models what made timeouts a retry storm at ``transformers serve``: ``workers`` generate
+one reply each, ``tokens`` tokens of ``token_s`` seconds; other requests wait unseen in a
+queue. A non-streamed request is generated to the end even when its client has gone; a
+streamed one sends each token as an event and is dropped once its client has closed the
+connection (as Starlette's streaming responses do). :meth:`SlowOpenAIServer.snapshot`
+counts requests received, running, finished, ``finished_for_nobody`` (the wasted work of a
+retry storm) and ``client_gone``.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """Tiny, randomly initialised vision-language checkpoints for offline tests and benchmarks.
 
-Each builder trains a word-level tokenizer with the ``tokenizers`` library, wraps it with a
-processor and a config a few dozen parameters wide, seeds torch, and saves everything with
-``save_pretrained`` so it loads back through ``AutoProcessor`` /
-``AutoModelForImageTextToText`` like a real checkpoint (``hf:<folder>``). Nothing is
-downloaded. The output of a seeded tiny model is gibberish made of the vocabulary below,
-but it is deterministic and depends on the prompt and on the images.
-
-Families: ``llava`` (CLIP vision tower + Llama) and ``idefics3`` (SigLIP-style tower with a
-pixel-shuffle connector + Llama). Both use image processors that need no torchvision.
-
-    >>> path = build_tiny_vlm("llava", tmp_path / "tiny-llava")   # doctest: +SKIP
+Each builder trains a word-level tokenizer on :data:`VOCABULARY`, builds a processor and a
+config a few dozen parameters wide (``llava``: CLIP tower + Llama; ``idefics3``:
+SigLIP-style tower with pixel shuffle + Llama; neither needs torchvision) and saves them with
+``save_pretrained``, loadable as ``hf:<folder>``. Nothing is downloaded; the seeded output
+is gibberish, but deterministic and dependent on the prompt and the images.
 """
 
 from __future__ import annotations
