@@ -19,7 +19,6 @@ from socialbench.metrics.agreement import (
     ItemScore,
     cwpa_paper,
     human_average_paper,
-    human_oracle_paper,
     pa_paper,
     paper_item_scores,
 )
@@ -49,7 +48,7 @@ def test_unanimous_item_paper() -> None:
     assert pa_paper(v, "yes") == 1.0 and cwpa_paper(v, "yes") == 1.0  # Eq. 1, Eq. 2
     assert pa_paper(v, "no") == 0.0 and cwpa_paper(v, "no") == 0.0
     assert human_average_paper(v) == ItemScore(1.0, 1.0)
-    assert human_oracle_paper(v) == ItemScore(1.0, 1.0)
+    assert paper_item_scores(v, None)["human:oracle"] == ItemScore(1.0, 1.0)
 
 
 def test_unanimous_item_official() -> None:
@@ -68,7 +67,7 @@ def test_half_half_tie_paper() -> None:
     # LOO: each human agrees with 1 of the other 3 -> PA 1/3; q_j = (1/3, 2/3) -> CWPA 1/2
     avg = human_average_paper(v)
     assert avg.pa == pytest.approx(1 / 3) and avg.cwpa == pytest.approx(0.5)
-    assert human_oracle_paper(v) == ItemScore(0.5, 1.0)
+    assert paper_item_scores(v, None)["human:oracle"] == ItemScore(0.5, 1.0)
 
 
 def test_half_half_tie_official_oracle_is_loo_mode_frequency() -> None:
@@ -86,7 +85,7 @@ def test_three_way_tie_paper() -> None:
     assert pa_paper(v, "to the right of") == 0.0
     # nobody agrees with anybody else
     assert human_average_paper(v) == ItemScore(0.0, 0.0)
-    oracle = human_oracle_paper(v)
+    oracle = paper_item_scores(v, None)["human:oracle"]
     assert oracle.pa == pytest.approx(1 / 3) and oracle.cwpa == 1.0
 
 
@@ -357,7 +356,7 @@ def test_paper_item_scores_are_the_four_paper_functions(answer: str | None) -> N
     assert paper_item_scores(v, answer) == {
         "model": ItemScore(pa_paper(v, answer), cwpa_paper(v, answer)),
         "human:average": human_average_paper(v),
-        "human:oracle": human_oracle_paper(v),
+        "human:oracle": ItemScore(max(v.probabilities), 1.0),
     }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from socialbench.metrics.grounding import exact_set_match, jaccard, option_f1, option_unit_counts
+from socialbench.metrics.grounding import exact_set_match, jaccard, option_unit_counts
 
 OPTIONS = ("A", "B", "C", "D")
 
@@ -26,21 +26,6 @@ def test_option_counts_by_hand() -> None:
     counts = option_unit_counts([{"A", "C"}, {"B"}], [{"A", "B"}, None], OPTIONS).sum(axis=0)
     # A: TP 1; B: FP 1 (q1) + FN 1 (q2 invalid); C: FN 1; D: nothing
     assert counts.tolist() == [[1, 0, 0], [0, 1, 1], [0, 0, 1], [0, 0, 0]]
-
-
-def test_option_f1_micro_and_macro() -> None:
-    result = option_f1([{"A", "C"}, {"B"}], [{"A", "B"}, None], OPTIONS)
-    # pooled TP 1, FP 1, FN 2 -> 2/(2+1+2); per option A 1, B 0, C 0 (D absent) -> 1/3
-    assert result["micro_f1"] == pytest.approx(2 / 5)
-    assert result["macro_f1"] == pytest.approx(1 / 3)
-    assert result["per_option"]["A"]["f1"] == 1.0
-    assert result["per_option"]["D"]["support"] == 0
-
-
-def test_perfect_predictions_score_one() -> None:
-    golds = [{"A"}, {"B", "D"}, {"C"}]
-    result = option_f1(golds, golds, OPTIONS)
-    assert result["micro_f1"] == 1.0 and result["macro_f1"] == 1.0
 
 
 def test_gold_outside_the_options_is_rejected() -> None:

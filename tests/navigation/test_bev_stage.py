@@ -22,7 +22,7 @@ def test_stage_cache_holds_a_bounded_number_of_backgrounds() -> None:
     bev_stage.clear_stages()
     for i in range(bev_stage.STAGE_CACHE_ENTRIES + 3):
         BevRenderer(BevLimits(0.0, 10.0 + i), None, 0, SMALL)
-    assert bev_stage.cached_stages() == bev_stage.STAGE_CACHE_ENTRIES
+    assert len(bev_stage._stages) == bev_stage.STAGE_CACHE_ENTRIES
 
 
 def test_stage_cache_holds_a_bounded_number_of_bytes(monkeypatch) -> None:
@@ -31,14 +31,14 @@ def test_stage_cache_holds_a_bounded_number_of_bytes(monkeypatch) -> None:
     monkeypatch.setattr(bev_stage, "STAGE_CACHE_BYTES", 2 * one)
     for i in range(3):
         BevRenderer(BevLimits(0.0, 10.0 + i), None, 0, SMALL)
-    assert bev_stage.cached_stages() == 2
+    assert len(bev_stage._stages) == 2
 
 
 def test_samples_with_the_same_limits_share_a_background() -> None:
     bev_stage.clear_stages()
     a = BevRenderer(BevLimits(), (5.0, 1.0), 0, SMALL)
     b = BevRenderer(BevLimits(), (7.0, -1.0), 0, SMALL)
-    assert bev_stage.cached_stages() == 1
+    assert len(bev_stage._stages) == 1
     assert not np.array_equal(np.asarray(a.render({}, None)), np.asarray(b.render({}, None)))  # own goals
 
 

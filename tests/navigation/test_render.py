@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from socialbench.errors import DataError, UsageError
-from socialbench.navigation.bev import BevLimits, BevPerson, BevRenderer, BevStyle, bev_limits, bev_people, render_bev
+from socialbench.navigation.bev import BevLimits, BevPerson, BevRenderer, BevStyle, bev_limits, bev_people
 from socialbench.navigation.colors import label_colors
 from socialbench.navigation.frames import Scene, load_scene
 from socialbench.navigation.render import (
@@ -38,7 +38,7 @@ def _example_front() -> Image.Image:
 
 
 def _example_bev() -> Image.Image:
-    return render_bev(BEV_PEOPLE, BEV_ROBOT, BEV_GOAL, BevLimits(), n_labels=2, style=BevStyle(dpi=30))
+    return BevRenderer(BevLimits(), BEV_GOAL, 2, BevStyle(dpi=30)).render(BEV_PEOPLE, BEV_ROBOT)
 
 
 def _near(pixels: np.ndarray, colour: tuple[int, int, int], tol: int = 60) -> np.ndarray:
@@ -192,7 +192,7 @@ def test_front_view_draws_filled_circle_in_label_colour():
 
 def test_bev_orientation_forward_up_left_on_left():
     people = {1: BevPerson(9.0, 4.0)}  # far ahead, to the left
-    img = np.asarray(render_bev(people, None, None, BevLimits(), 1, BevStyle(dpi=40)))
+    img = np.asarray(BevRenderer(BevLimits(), None, 1, BevStyle(dpi=40)).render(people, None))
     blue = (img[:, :, 2] > 200) & (img[:, :, 0] < 60) & (img[:, :, 1] < 60)
     rows, cols = np.nonzero(blue)
     assert rows.mean() < img.shape[0] / 2  # upper half

@@ -3,13 +3,9 @@
 import numpy as np
 import pytest
 
-from socialbench.navigation.relations import DIRECTION_OPTIONS, DISTANCE_OPTIONS, GOAL_OPTIONS, SPATIAL_OPTIONS
+from socialbench.benchmarks.socialnav_sub.bank import expand_questions
+from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 from socialbench.navigation.rules import (
-    ACTION_OPTIONS,
-    FUTURE_ACTION_OPTIONS,
-    GLOBAL_KEYS,
-    PERSON_KEYS,
-    YES_NO,
     polyline_segment_distance,
     robot_moving_direction,
     rule_based_answers,
@@ -142,31 +138,10 @@ def test_every_question_gets_a_valid_option_for_every_person():
         4: make_track("d", [[-1.0, 0.5]] * 3, timesteps=[7, 8, 9]),
     }
     a = rule_based_answers(people, _turning_left(), GOAL, n_people=4)  # person 3 has no track
-    options = dict(
-        zip(
-            PERSON_KEYS,
-            [
-                SPATIAL_OPTIONS,
-                SPATIAL_OPTIONS,
-                DISTANCE_OPTIONS,
-                YES_NO,
-                YES_NO,
-                YES_NO,
-                ACTION_OPTIONS,
-                YES_NO,
-                ACTION_OPTIONS,
-                YES_NO,
-                FUTURE_ACTION_OPTIONS,
-                FUTURE_ACTION_OPTIONS,
-            ],
-        )
-    )
-    assert len(a) == len(GLOBAL_KEYS) + 4 * len(PERSON_KEYS)
-    for i in range(1, 5):
-        for base, opts in options.items():
-            assert a[f"{base}_p{i}"] in opts, (base, i)
-    assert a["q_goal_position_begin"] in GOAL_OPTIONS and a["q_goal_position_end"] in GOAL_OPTIONS
-    assert a["q_robot_moving_direction"] and set(a["q_robot_moving_direction"]) <= set(DIRECTION_OPTIONS)
+    questions = expand_questions(load_bank(), 4)  # the prompt bank's questions and options
+    assert set(a) == {q.key for q in questions}
+    for q in questions:
+        assert q.canonical(a[q.key]) is not None, (q.key, a[q.key])
 
 
 def test_tracker_id_keys_are_filtered_and_labelled():

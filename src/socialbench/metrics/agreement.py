@@ -1,36 +1,24 @@
-"""Agreement metrics for SocialNav-SUB: PA, CWPA and the two human baselines, per item.
-
-The equations of the two protocols (chosen as objects in
-:mod:`socialbench.metrics.protocols`; aggregated over items in
-:mod:`socialbench.metrics.scoring`):
+"""Agreement metrics for SocialNav-SUB: PA, CWPA and the two human baselines, per item
+(the protocols as objects: :mod:`socialbench.metrics.protocols`; aggregated over items:
+:mod:`socialbench.metrics.scoring`).
 
 ``paper``
-    The equations of the SocialNav-SUB paper (seed ``001_…``, §3.4). For one item with
-    human answer distribution p_h and evaluated answer a:
-
-    * Eq. 1 (PA):   PA_q = (1/N_H) Σ_i I[a = A^h_{q,i}] = p_h(a)
-    * Eq. 2 (CWPA): CWPA_q = PA_q / HA_q, with HA_q = max_α p_h(α)
-
-    Multiple-select answers are compared as sets (order-insensitive). An invalid answer, or
-    a model failure with no answer, scores 0.
-
+    The SocialNav-SUB paper (seed ``001_…``, §3.4), for one item with human answer
+    distribution p_h and evaluated answer a: Eq. 1 (PA) ``PA_q = (1/N_H) Σ_i I[a =
+    A^h_{q,i}] = p_h(a)``; Eq. 2 (CWPA) ``CWPA_q = PA_q / HA_q``, ``HA_q = max_α p_h(α)``.
+    Multiple-select answers are compared as sets; an invalid answer or a failure scores 0.
 ``official``
-    What the official ``postprocess_results.py`` computes, bit for bit (reference
-    ``socialnav-sub-official.md`` §d.2, §d.3, §d.5, §e and §9): JSON parsing of the raw
-    text, order-sensitive multiple-select matching, an invalid answer scored as the FIRST
-    choice (§9.2), a leave-one-out (LOO) loop over the human labels with ``int()``
-    truncation of the counts (§9.1), and a LOO ratio in place of Eq. 2 (§9.3).
+    The official ``postprocess_results.py`` bit for bit (reference
+    ``socialnav-sub-official.md`` §d.2, §d.3, §d.5, §e, §9), in
+    :mod:`socialbench.metrics.official_agreement`: JSON parsing of the raw text,
+    order-sensitive multiple-select matching, an invalid answer scored as the FIRST choice
+    (§9.2), a leave-one-out (LOO) loop over the human labels with ``int()`` truncation of
+    the counts (§9.1), and a LOO ratio in place of Eq. 2 (§9.3).
 
-In both protocols an entry whose model call failed (``error`` is not None) scores 0 for the
-model, never a guessed option: the official code never sees such entries (it retries API
-errors forever, §d.1), so scoring them as the first option would invent an answer. They are
-still counted in ``n``; the human rows are unaffected.
-
-Items with n <= 1 human answers are skipped in both protocols, as the official code does
-(§e skip rules); the average-human baseline is undefined for them.
-
-The ``official`` protocol's parsing, matching and leave-one-out scores are in
-:mod:`socialbench.metrics.official_agreement`.
+In both, an entry whose model call failed (``error`` set) scores 0 for the model, never a
+guessed option (the official code retries API errors forever and never sees one, §d.1);
+it still counts in ``n``. Items with n <= 1 human answers are skipped, as the official code
+does (§e); the average-human baseline is undefined for them.
 """
 
 from __future__ import annotations
@@ -148,20 +136,11 @@ def _human_average_of(probabilities: tuple[float, ...], n: int) -> ItemScore:
     return ItemScore(pa=pa, cwpa=cw_sum / n)
 
 
-def human_oracle_paper(votes: HumanVotes) -> ItemScore:
-    """Human-oracle baseline (paper §3.4): the answer is the human mode.
-
-    PA (Eq. 1) = max_α p_h(α); CWPA (Eq. 2) = max p_h / max p_h = 1.
-    """
-    check_votes(votes)
-    return ItemScore(pa=max(votes.probabilities), cwpa=1.0)
-
-
 def paper_item_scores(votes: HumanVotes, answer: Answer | None, where: str = "") -> dict[str, ItemScore]:
-    """The ``paper`` scores of one item in one pass (one :func:`check_votes`; ``where``
-    names the item in its errors): the model's ``answer`` (canonical, or ``None``) by Eq. 1
-    and Eq. 2 (:func:`pa_paper`, :func:`cwpa_paper`), :func:`human_average_paper` and
-    :func:`human_oracle_paper`, keyed by :data:`ROWS`."""
+    """The ``paper`` scores of one item in one pass (``where`` names the item in errors),
+    keyed by :data:`ROWS`: the model's ``answer`` (canonical, or ``None``) by Eq. 1 and
+    Eq. 2, :func:`human_average_paper`, and the human oracle (paper §3.4: the answer is the
+    human mode, so PA = max_α p_h(α) and CWPA = 1)."""
     check_votes(votes, where)
     top, average, oracle = _paper_human_rows(votes.probabilities, votes.n)
     p = votes.probability(answer)
@@ -170,8 +149,8 @@ def paper_item_scores(votes: HumanVotes, answer: Answer | None, where: str = "")
 
 @lru_cache(maxsize=4096)
 def _paper_human_rows(probabilities: tuple[float, ...], n: int) -> tuple[float, ItemScore, ItemScore]:
-    """HA_q = max p_h, :func:`human_average_paper` and :func:`human_oracle_paper` of the
-    distribution ``probabilities`` over ``n`` answers, memoized like :func:`_human_average_of`."""
+    """HA_q = max p_h, the average-human and the oracle rows of ``probabilities`` over ``n``
+    answers, memoized like :func:`_human_average_of`."""
     top = max(probabilities)
     return top, _human_average_of(probabilities, n), ItemScore(top, 1.0)
 

@@ -2,10 +2,8 @@
 :func:`bootstrap_means_ci`, :func:`cluster_bootstrap`) and the resampling helpers the paired
 tests and rank intervals share.
 
-Inference (here, :mod:`socialbench.metrics.paired_tests` and
-:mod:`socialbench.metrics.ranking`) is for *comparing* numbers: confidence intervals that
-respect the clustering of questions within a scene, paired tests between two runs on the
-same questions, multiple-testing correction and rank intervals for a leaderboard.
+Inference (here, paired tests between two runs in :mod:`socialbench.metrics.paired_tests`,
+Holm's correction and rank intervals in :mod:`socialbench.metrics.ranking`; numpy only).
 
 Clustering. The questions of one SocialNav-SUB sample (or of one RobotEQ scene) share the
 same images and people, so they are not independent draws. Every resampling function

@@ -82,11 +82,7 @@ def failure_rate_by_attribute(
     ``sample_metadata.json``, or any other metadata field): a scalar, ``None`` (unknown: the
     entry counts in the overall rate only) or a list / tuple / set (the entry counts in the
     group of every element, e.g. several facets). Groups are ordered True before False,
-    then by the text of the value.
-
-    Returns ``{"attribute", "protocol", "overall": {"n", "failures", "failure_rate",
-    "failure_rate_se"}, "groups": [GroupFailure, ...], "n_unknown"}``. SE per protocol
-    (sample std for ``paper``, population std for ``official``).
+    then by the text of the value. SE per protocol (``se_ddof``).
     """
     if len(values) != len(entries):
         raise ValueError(
@@ -166,10 +162,8 @@ def action_distribution(
     of the question, in the question's option order (all choices for a multiple-select
     question), the share of valid answers that chose it and the failure rate (answer no
     human gave) among those. Invalid answers and model errors are counted in
-    ``n_invalid`` and excluded from the shares.
-
-    Returns ``{"base_key", "protocol", "n", "n_valid", "n_invalid", "actions":
-    [ActionShare, ...]}``; ``actions`` is empty when no entry has ``base_key``.
+    ``n_invalid`` and excluded from the shares; ``actions`` is empty when no entry has
+    ``base_key``.
     """
     proto = as_protocol(protocol)
     ddof = proto.se_ddof

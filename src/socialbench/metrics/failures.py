@@ -14,10 +14,8 @@ counts as a valid answer and how the SE is computed:
 * ``official``: :func:`~socialbench.metrics.official_agreement.official_match` on
   ``official_parse(raw)`` (or ``parsed`` when there is no raw text), order-sensitive;
   an invalid answer is a failure here, NOT the first option; SE with ddof=0.
-
-The paper's §7.6 analyses built on it are in :mod:`socialbench.metrics.failure_analysis`
-(Tables 4 and 5) and :mod:`socialbench.metrics.case_ranking` (the entropy rule that picks
-failure and success cases for display).
+Built on it: :mod:`socialbench.metrics.failure_analysis` and
+:mod:`socialbench.metrics.case_ranking` (§7.6).
 """
 
 from __future__ import annotations

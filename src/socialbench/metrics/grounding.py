@@ -22,9 +22,9 @@ from collections.abc import Set as AbstractSet
 
 import numpy as np
 
-from socialbench.metrics.classification import FN, FP, TP, f1_from_counts, per_label
+from socialbench.metrics.classification import FN, FP, TP
 
-__all__ = ["exact_set_match", "jaccard", "option_unit_counts", "option_f1"]
+__all__ = ["exact_set_match", "jaccard", "option_unit_counts"]
 
 
 def exact_set_match(gold: AbstractSet[str], pred: AbstractSet[str] | None) -> float:
@@ -61,12 +61,3 @@ def option_unit_counts(
             elif o in g:
                 out[i, j, FN] = 1
     return out
-
-
-def option_f1(
-    golds: Sequence[AbstractSet[str]], preds: Sequence[AbstractSet[str] | None], options: Sequence[str]
-) -> dict[str, object]:
-    """``{"micro_f1", "macro_f1", "per_option": {o: {precision, recall, f1, support}}}``."""
-    summed = option_unit_counts(golds, preds, options).sum(axis=0)
-    micro, macro = f1_from_counts(summed)
-    return {"micro_f1": micro, "macro_f1": macro, "per_option": per_label(summed, options)}

@@ -1,53 +1,33 @@
 """RobotEQ human baselines from per-annotator votes (Table 1 Human row, Figure 5 Human
 bars), under two named definitions of the reference an annotator is scored against:
 
-``leave-one-out`` (:func:`human_judgment_baseline`, :func:`human_grounding_baseline`)
-    each annotator against the majority of the *other* annotators;
 ``final-label`` (:func:`human_judgment_vs_final`, :func:`human_grounding_vs_final`)
     each annotator against the released final label (the majority of all annotators,
-    calibrated by an expert in the paper, §4.5 "Annotator Selection").
+    calibrated by an expert, paper §4.5 "Annotator Selection"). Comparable with the
+    paper's Human row: a 2-1 split is 2/3 correct, which is why its micro-F1 (93.21) is far
+    above its PA (81.04).
+``leave-one-out`` (:func:`human_judgment_baseline`, :func:`human_grounding_baseline`)
+    each annotator against the majority of the *other* annotators. For three binary
+    annotators its micro-F1 equals PA (a 2-1 split gives each majority voter a tied
+    reference, 1/2 correct, and the minority voter a wrong one: 1/3 correct).
 
-Only the second is comparable with the paper's Human row: for three binary annotators the
-leave-one-out micro-F1 equals PA (a 2-1 split gives each majority voter a tied reference,
-1/2 correct, and the minority voter a wrong one: 1/3 correct, as PA), while against the
-final label a 2-1 split is 2/3 correct, which is why the paper's micro-F1 (93.21) is far
-above its PA (81.04). PA and CWPA (Eq. 1-2) are agreement with the *other* annotators under
-both definitions (an annotator agrees with itself trivially); the two definitions differ
-in the F1 columns (judgment) and in every column (grounding).
+Under both, PA (Eq. 1) and CWPA (Eq. 2) are agreement with the other annotators: per
+behavior with label counts ``c(x)`` over ``n >= 2`` annotators, exactly
+(:func:`socialbench.metrics.agreement.human_average_paper`) ``PA = Σ_x c(x)(c(x)-1) /
+(n(n-1))`` and ``CWPA = mean_j q_j(h_j) / max_x q_j(x)``, ``q_j`` the distribution of the
+other ``n - 1`` labels; averaged over behaviors like the model rows.
 
-Leave-one-out: each annotator ``j`` of an item is scored as if it were a model, against
-the others:
+Each pair (annotator ``j``'s answer ``h_j``, reference) counts like one model prediction
+against one gold label: judgment micro / macro F1 (F1 = 2PR/(P+R),
+:mod:`socialbench.metrics.classification`) pool the (behavior, annotator) pairs; grounding
+exact match and Jaccard average the (question, annotator) pairs, option micro / macro F1
+pool the (question, annotator, option) decisions (:mod:`socialbench.metrics.grounding`). A
+leave-one-out grounding reference holds an option when more than half of the others chose it.
 
-Behavior judgment (Table 1), per behavior with label counts ``c(x)`` over ``n >= 2``
-annotators (labels ``proper`` / ``improper``):
-
-* PA (Eq. 1) and CWPA (Eq. 2) against the distribution ``q_j`` of the other ``n - 1``
-  labels, averaged over the annotators (exact, see
-  :func:`socialbench.metrics.agreement.human_average_paper`):
-  ``PA = Σ_x c(x)(c(x)-1) / (n(n-1))``, ``CWPA = mean_j q_j(h_j) / max_x q_j(x)``;
-  averaged over behaviors like the model rows;
-* micro / macro F1: the pair (prediction ``h_j``, reference = the majority label of the
-  others) counts like one model prediction against one gold label; the counts are pooled
-  over all (behavior, annotator) pairs, then F1 = 2PR/(P+R) per label, micro = pooled,
-  macro = mean over labels that occur (:mod:`socialbench.metrics.classification`).
-
-Spatial grounding (Figure 5), per question with one selected option set ``S_j`` per
-annotator: the reference of annotator ``j`` holds an option when more than half of the
-other ``n - 1`` annotators selected it. Exact match and Jaccard are averaged over all
-(question, annotator) pairs; option-level micro / macro F1 pool the (question, annotator,
-option) decisions (:mod:`socialbench.metrics.grounding`).
-
-Ties: when the others split evenly (a judgment tie, or an option chosen by exactly half of
-the others) the reference is each way with equal weight (the expectation of a fair coin
-flip), so a tie neither favours nor penalises the held-out annotator. Items with fewer than
-two votes have no other annotator and are skipped (``n`` counts the items used).
-
-Final label: the pair (prediction ``h_j``, reference = the item's released label) counts
-like one model prediction against one gold label, for every annotator ``j`` of every item
-with at least two votes (the same items as leave-one-out, so the rows are comparable);
-judgment F1 pools the (behavior, annotator) pairs, grounding exact match / Jaccard average
-the (question, annotator) pairs and option F1 pools the (question, annotator, option)
-decisions. There are no ties: the reference is fixed.
+Leave-one-out ties (the others split evenly on a label, or exactly half chose an option)
+count each way with equal weight (a fair coin's expectation), neither favouring nor
+penalising the held-out annotator. Items with fewer than two votes are skipped under both
+definitions (``n`` counts the items used), so the rows are comparable.
 """
 
 from __future__ import annotations
@@ -60,10 +40,10 @@ import numpy as np
 from socialbench.metrics.agreement import human_average_paper
 from socialbench.metrics.classification import FN, FP, TP, f1_from_counts
 from socialbench.metrics.grounding import jaccard
+from socialbench.metrics.roboteq import JUDGMENT_LABELS, OPTIONS
 from socialbench.types import HumanVotes
 
 __all__ = [
-    "HUMAN_DEFINITIONS",
     "loo_references",
     "loo_option_references",
     "human_judgment_baseline",
@@ -71,12 +51,6 @@ __all__ = [
     "human_judgment_vs_final",
     "human_grounding_vs_final",
 ]
-
-JUDGMENT_LABELS = ("proper", "improper")
-OPTIONS = ("A", "B", "C", "D")
-
-#: The two reference definitions of the human rows, by name (see the module docstring).
-HUMAN_DEFINITIONS = ("final-label", "leave-one-out")
 
 
 def loo_references(counts: Mapping[str, int], held_out: str) -> list[tuple[str, float]]:
@@ -226,13 +200,9 @@ def human_grounding_baseline(
 def human_judgment_vs_final(
     items: Sequence[tuple[Mapping[str, int], str]], labels: Sequence[str] = JUDGMENT_LABELS
 ) -> dict[str, object] | None:
-    """Human PA, CWPA, micro / macro F1 over behaviors given as ``(label counts, final
-    label)`` (``({"proper": 2, "improper": 1}, "proper")``), the *final-label* definition:
-    PA (Eq. 1) and CWPA (Eq. 2) against the other annotators as in
-    :func:`human_judgment_baseline`; F1 = 2PR/(P+R) from the counts of every annotator's
-    label against the released final label, pooled over (behavior, annotator) pairs
-    (micro) or per label and averaged over the labels that occur (macro). None when no
-    behavior has two votes. Raises ValueError for a label outside ``labels``."""
+    """The *final-label* row of behaviors given as ``(label counts, final label)``
+    (``({"proper": 2, "improper": 1}, "proper")``): PA, CWPA, micro / macro F1. None when
+    no behavior has two votes; ValueError for a label outside ``labels``."""
     used: list[tuple[dict[str, int], str]] = []
     for votes, final in items:
         kept = _used_counts([votes], labels)
@@ -260,13 +230,9 @@ def human_judgment_vs_final(
 def human_grounding_vs_final(
     items: Sequence[tuple[Sequence[Sequence[str]], Sequence[str]]], options: Sequence[str] = OPTIONS
 ) -> dict[str, object] | None:
-    """Human exact match, Jaccard ``|S ∩ G| / |S ∪ G|``, option micro / macro F1 over
-    questions given as ``(one selection per annotator, released answer)``
-    (``([["A", "C"], ["A"]], ["A", "C"])``), the *final-label* definition: every
-    annotator's selection ``S_j`` against the released answer ``G``. Exact match and Jaccard
-    are averaged over (question, annotator) pairs; F1 pools the (question, annotator,
-    option) decisions. Questions with fewer than two votes are skipped (as in
-    :func:`human_grounding_baseline`); None when none is left."""
+    """The *final-label* row of questions given as ``(one selection per annotator, released
+    answer)`` (``([["A", "C"], ["A"]], ["A", "C"])``): exact match, Jaccard ``|S ∩ G| / |S ∪
+    G|``, option micro / macro F1. None when no question has two votes."""
     used = [([frozenset(s) for s in sels], frozenset(answer)) for sels, answer in items if len(sels) >= 2]
     if not used:
         return None

@@ -102,10 +102,6 @@ class _JsonField:
     write: Callable[[object], object]
 
 
-def _same(value: object) -> object:
-    return value
-
-
 @cache
 def _json_fields(cls: type) -> tuple[_JsonField, ...]:
     hints = get_type_hints(cls)
@@ -117,7 +113,7 @@ def _json_fields(cls: type) -> tuple[_JsonField, ...]:
         kind = get_origin(hint) or hint
         missing: Callable[[], object] = dict if isinstance(kind, type) and issubclass(kind, Mapping) else type(None)
         if f.default is not dataclasses.MISSING:
-            missing = partial(_same, f.default)
+            missing = partial(_as_is, f.default)
         elif f.default_factory is not dataclasses.MISSING:
             missing = f.default_factory
         out.append(_JsonField(f.name, path, hint, omit, flat, missing, _writer(hint)))

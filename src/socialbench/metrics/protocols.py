@@ -1,24 +1,14 @@
 """The two agreement protocols of SocialNav-SUB as objects: ``paper`` and ``official``.
 
 A protocol decides, for one :class:`~socialbench.metrics.agreement.ScoringEntry`, which
-answer the model gave and how the model and the two human baselines score on the item, and
-which standard error the aggregates use (the project's DESIGN.md, "Protocols for
-agreement metrics"):
-
-``paper`` (:class:`PaperProtocol`)
-    Eq. 1 and Eq. 2 of the paper exactly: multiple-select answers compared as sets, an
-    invalid answer scores 0, exact leave-one-out human baselines, SE with the sample std
-    (ddof=1).
-``official`` (:class:`OfficialProtocol`)
-    The official postprocessing bit for bit (reference ``socialnav-sub-official.md`` §d.2,
-    §d.3, §e, §9): the raw text re-parsed as JSON, order-sensitive multiple select, an
-    invalid answer scored as the FIRST choice (§9.2), leave-one-out with ``int()``
-    truncation (§9.1), SE with the population std (ddof=0).
-
-In both, a failed model call scores 0 for the model (never a guessed option) and an answer
-is *valid* (for failure rates) only when it names a choice under the protocol's matching
-rules. A protocol is chosen once from its name (:func:`protocol_named`) where the name
-enters (command line, ``run.json``, ``metrics.json``) and passed down as the object.
+answer the model gave, how the model and the two human baselines score on the item (the
+equations and the official code's behaviour: :mod:`socialbench.metrics.agreement`), and
+which standard error the aggregates use: the sample std (ddof=1) for ``paper``
+(:class:`PaperProtocol`), the population std (ddof=0) for ``official``
+(:class:`OfficialProtocol`). An answer is *valid* (for failure rates) only when it names a
+choice under the protocol's matching rules. A protocol is chosen once from its name
+(:func:`protocol_named`) where the name enters (command line, ``run.json``,
+``metrics.json``) and passed down as the object.
 """
 
 from __future__ import annotations

@@ -1,32 +1,21 @@
 """RobotEQ scores and breakdowns: behavior judgment (Table 1) and spatial grounding.
 
 Behavior judgment, per behavior ``u`` with human votes ``p_h`` and model answer ``a``
-(RobotEQ §5, the same equations as SocialNav-SUB, see :mod:`socialbench.metrics.agreement`):
+(RobotEQ §5, the equations of :mod:`socialbench.metrics.agreement`): ``PA_u = p_h(a)``
+(Eq. 1), ``CWPA_u = p_h(a) / max_x p_h(x)`` (Eq. 2), accuracy against the majority (gold)
+label, micro / macro F1 over proper / improper (:mod:`socialbench.metrics.classification`),
+the invalid rate (no valid answer, or a failed call) and the error rate (a failed call).
+An invalid answer scores 0 everywhere. Without per-annotator votes the distribution is the
+gold label with probability 1, so PA = CWPA = accuracy; ``cwpa_basis`` says which applies
+(``"votes"``, ``"majority"``, or ``"mixed"``). Spatial grounding: exact-set accuracy,
+Jaccard, option-level micro / macro F1 (:mod:`socialbench.metrics.grounding`) and the same
+rates. Costs: :mod:`socialbench.metrics.roboteq_costs`; the CLI summary:
+:mod:`socialbench.metrics.roboteq_summary`.
 
-* ``PA_u = p_h(a)`` — the share of annotators who gave ``a``;
-* ``CWPA_u = p_h(a) / HA_u`` with ``HA_u = max_x p_h(x)``;
-* accuracy: ``a`` equals the majority (gold) label;
-* micro-F1 / macro-F1 over the labels proper / improper
-  (:mod:`socialbench.metrics.classification`);
-* invalid rate: the share of behaviors without a valid answer (unparseable or missing
-  judgment, or a failed call); error rate: the share whose call failed.
-
-An invalid answer scores 0 everywhere. When the data has no per-annotator votes the vote
-distribution is the gold label with probability 1, and PA = CWPA = accuracy; metrics.json
-says which applies in ``cwpa_basis`` (``"votes"``, ``"majority"``, or ``"mixed"`` when only
-some behaviors have votes).
-
-Spatial grounding: exact-set accuracy, Jaccard, option-level micro/macro F1
-(:mod:`socialbench.metrics.grounding`) and the same invalid / error rates.
-
-Request costs and parse-method counts are in :mod:`socialbench.metrics.roboteq_costs`; the
-CLI summary and the clean-vs-perturbed drop in :mod:`socialbench.metrics.roboteq_summary`.
-
-Every mean comes with ``n`` and its standard error ``std(ddof=1) / sqrt(n)``
-(:func:`socialbench.metrics.stats.mean_se`); F1 SEs are bootstrap estimates (200 resamples,
-seed 0). Breakdowns: by subset (``synthetic``, ``real`` and their unweighted ``average``,
-as the Avg columns of Table 1, with SE ``sqrt(se_s^2 + se_r^2) / 2``), by category, by
-subcategory and by facet (a behavior counts in every facet it carries).
+Every mean comes with ``n`` and its SE ``std(ddof=1) / sqrt(n)``; F1 SEs are bootstrap
+estimates (200 resamples, seed 0). Breakdowns: by subset (``synthetic``, ``real`` and
+their unweighted ``average``, Table 1's Avg columns, SE ``sqrt(se_s^2 + se_r^2) / 2``), by
+category, by subcategory and by facet (a behavior counts in every facet it carries).
 """
 
 from __future__ import annotations

@@ -4,12 +4,8 @@ The aggregation in the official SocialNav-SUB postprocessing (reference
 ``socialnav-sub-official.md`` §e "Aggregation") reports, for every group of items, the
 plain mean ``sum(values) / n`` and the standard error ``np.std(values) / sqrt(n)`` with the
 population standard deviation (``ddof=0``), and 0 when ``n <= 1``. The ``paper`` protocol
-uses the same formula with the sample standard deviation (``ddof=1``).
-
-Inference (comparing numbers) is elsewhere: scene-clustered bootstrap confidence intervals
-in :mod:`socialbench.metrics.bootstrap`, paired tests between two runs in
-:mod:`socialbench.metrics.paired_tests`, Holm's correction and leaderboard rank intervals in
-:mod:`socialbench.metrics.ranking`. They need numpy only (no scipy).
+uses the same formula with the sample standard deviation (``ddof=1``). Inference
+(comparing numbers) is in :mod:`socialbench.metrics.bootstrap`.
 """
 
 from __future__ import annotations

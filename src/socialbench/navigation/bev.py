@@ -27,7 +27,7 @@ from socialbench.navigation.colors import label_color, label_colors
 from socialbench.navigation.mpl_style import MPL_LOCK, mpl_style
 from socialbench.navigation.tracks import ARROW_POS_DIFF, PersonTrack, RobotPath
 
-__all__ = ["BevLimits", "BevPerson", "BevRenderer", "BevStyle", "bev_limits", "bev_people", "render_bev"]
+__all__ = ["BevLimits", "BevPerson", "BevRenderer", "BevStyle", "bev_limits", "bev_people"]
 
 
 def bev_limits(
@@ -165,20 +165,3 @@ class BevRenderer:
             self._stage.restore(self._background)
             self._draw(ops)
             return self._stage.image()
-
-
-def render_bev(
-    people: Mapping[int, BevPerson],
-    robot_pose: tuple[float, float, float] | None,
-    goal_xy: tuple[float, float] | None,
-    limits: BevLimits = _DEFAULT_LIMITS,
-    n_labels: int | None = None,
-    style: BevStyle = _DEFAULT_STYLE,
-) -> Image.Image:
-    """One bird's-eye view as an RGB image of ``size_in·dpi`` pixels square.
-
-    ``robot_pose`` is (x, y, heading) in the initial robot frame; ``people`` are keyed by
-    label; ``n_labels`` (default: the largest label) fixes the colours. For many timesteps
-    of one sample, :class:`BevRenderer` is faster."""
-    n = max(n_labels or 0, max(people, default=0))
-    return BevRenderer(limits, goal_xy, n, style).render(people, robot_pose)

@@ -8,11 +8,9 @@ each prototype artist made (graphics context, marker path, font, transform: see
 makes the very same calls, so the pixels are the same (``tests/navigation/test_bev_stage.py``
 compares the two), at a fraction of the cost.
 
-Everything here runs under :data:`~socialbench.navigation.mpl_style.MPL_LOCK` and
-:func:`~socialbench.navigation.mpl_style.mpl_style` (matplotlib state is global); the caches
-are per process and bounded: figures by style (2, :mod:`socialbench.navigation.bev_figure`),
-stages by (limits, style) (see :data:`STAGE_CACHE_ENTRIES`), text layouts by string (256 per
-figure).
+Everything here runs under :data:`~socialbench.navigation.mpl_style.MPL_LOCK` (matplotlib
+state is global); the per-process caches are bounded (figures: 2 styles; stages:
+:data:`STAGE_CACHE_ENTRIES`; text layouts: 256 per figure).
 """
 
 from __future__ import annotations
@@ -158,11 +156,6 @@ def stage(limits: BevLimits, style: BevStyle) -> Stage:
     ):
         _stages.popitem(last=False)
     return new
-
-
-def cached_stages() -> int:
-    """How many stages this process holds."""
-    return len(_stages)
 
 
 def clear_stages() -> None:

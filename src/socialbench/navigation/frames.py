@@ -1,28 +1,19 @@
 """Coordinate frames: world odometry <-> the robot frame of a sample's first frame.
 
-Conventions
------------
-* A 2-D pose ``(x, y, yaw)`` is an SE(2) transform; ``yaw`` is radians counter-clockwise
-  from the world x axis.
-* The *initial robot frame* of a sample is the robot's pose at its first frame F0:
-  x forward, y left, origin at the robot. People tracks and the goal are given in it.
-* ``world_to_local(p, origin)`` expresses world points in the frame whose pose in the
-  world is ``origin``; ``local_to_world`` is its inverse.
+A 2-D pose ``(x, y, yaw)`` is an SE(2) transform, ``yaw`` in radians counter-clockwise from
+the world x axis. The *initial robot frame* of a sample is the robot's pose at its first
+frame F0 (x forward, y left); tracks and the goal are given in it.
 
-Robot pose at timestep t (the off-by-one fix)
----------------------------------------------
-The image at timestep t is frame ``F0 + t``. socialbench takes the robot pose at t from
-odometry index ``F0 + t``, so the robot sits at the origin at t = 0, where the tracks'
-frame is defined. The official renderer uses index ``F0 + 1 + t`` (reference §9 item 14),
-drawing the robot one frame (0.25 s) ahead of the image and of the people;
-``official_offset=True`` reproduces that.
+Robot pose at timestep t (the off-by-one fix): the image at t is frame ``F0 + t`` and the
+pose comes from odometry index ``F0 + t``, so the robot sits at the origin at t = 0, where
+the tracks' frame is defined. The official renderer uses ``F0 + 1 + t`` (reference §9 item
+14), drawing the robot 0.25 s ahead of the image and the people; ``official_offset=True``
+reproduces that.
 
-Drawn heading
--------------
-As the official renderer, the BEV arrow at t points at the waypoint 3 ahead (t + 3),
-else 2 ahead, else 1 ahead, else keeps the previous heading. One difference: a waypoint
-closer than ``min_step`` (robot standing still) is skipped instead of giving atan2(0, 0) = 0,
-and where no usable waypoint exists at t = 0 the odometry yaw is used.
+Drawn heading: as the official renderer, the BEV arrow at t points at the waypoint 3
+ahead (t + 3), else 2 ahead, else 1 ahead, else keeps the previous heading; but a waypoint
+closer than ``min_step`` (robot standing still) is skipped instead of giving atan2(0, 0) =
+0, and with no usable waypoint at t = 0 the odometry yaw is used.
 """
 
 from __future__ import annotations
@@ -59,21 +50,6 @@ class Pose2D:
     x: float = 0.0
     y: float = 0.0
     yaw: float = 0.0
-
-    def compose(self, other: Pose2D) -> Pose2D:
-        """``self ∘ other``: ``other`` expressed in ``self``'s frame, returned in the parent frame."""
-        c, s = math.cos(self.yaw), math.sin(self.yaw)
-        return Pose2D(
-            self.x + c * other.x - s * other.y, self.y + s * other.x + c * other.y, wrap_angle(self.yaw + other.yaw)
-        )
-
-    def inverse(self) -> Pose2D:
-        c, s = math.cos(self.yaw), math.sin(self.yaw)
-        return Pose2D(-(c * self.x + s * self.y), -(-s * self.x + c * self.y), wrap_angle(-self.yaw))
-
-    def relative_to(self, origin: Pose2D) -> Pose2D:
-        """This (world) pose expressed in the frame of ``origin``."""
-        return origin.inverse().compose(self)
 
 
 def world_to_local(points: npt.ArrayLike, origin: Pose2D) -> np.ndarray:

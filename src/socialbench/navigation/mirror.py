@@ -1,11 +1,9 @@
 """The left-right mirror image of a SocialNav-SUB scene (``--perturb mirror``).
 
-A mirrored prompt image must be drawn from the mirrored *scene*, not made by flipping the
-rendered pixels: a pixel flip also mirrors every text drawn on the image (the person
-numbers, the BEV's axis captions and tick numbers), which then read backwards and
-contradict the swapped left/right answers. :func:`mirror_scene` reflects the geometry and
-:func:`socialbench.navigation.render.render_scene` (``mirror=True``) flips the raw camera
-frames before it draws the numbers, so every label reads normally.
+A mirrored prompt image is drawn from the mirrored *scene* on flipped raw frames
+(:func:`socialbench.navigation.render.render_scene`, ``mirror=True``), not by flipping the
+rendered pixels, which would mirror every text drawn (person numbers, the BEV's axis
+captions and ticks) so that it read backwards.
 
 In the initial robot frame (x forward, y left) the mirror is the reflection ``y -> -y``:
 
@@ -17,8 +15,7 @@ In the initial robot frame (x forward, y left) the mirror is the reflection ``y 
 * the goal ``(gx, gy) -> (gx, -gy)``.
 
 Person numbers stay with their people (the questions name them), so in a mirrored scene
-they run right to left, not left to right as :func:`~socialbench.navigation.track_labels.assign_labels`
-numbers a fresh scene.
+they run right to left.
 """
 
 from __future__ import annotations

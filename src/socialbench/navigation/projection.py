@@ -11,11 +11,9 @@ Frames
   ``Z_c = x_r - x_offset``.
 * Pixels: ``u = fx·X_c/Z_c + cx`` (column, right), ``v = fy·Y_c/Z_c + cy`` (row, down).
 
-Defaults are the SCAND Spot intrinsics of ``dataset_cfg.yaml`` (fx 623.3087,
-fy 624.91863, cx 640, cy 360, 1280×720). The release does not give the camera's height
-or offset; ``camera_height`` 0.6 m and ``x_offset`` 0 are assumptions, to override when
-known (``dataset_cfg.yaml`` keys ``camera_height`` / ``camera_x_offset`` are read when
-present).
+Defaults are the SCAND Spot intrinsics of ``dataset_cfg.yaml``. The release does not give
+the camera's height or offset: ``camera_height`` 0.6 m and ``x_offset`` 0 are assumptions
+(``dataset_cfg.yaml``'s ``camera_height`` / ``camera_x_offset`` are read when present).
 """
 
 from __future__ import annotations
@@ -73,12 +71,6 @@ class PinholeCamera:
         level = np.stack([-p[:, 1], -(p[:, 2] - self.camera_height), p[:, 0] - self.x_offset], axis=1)
         return level @ self._rotation().T
 
-    def camera_to_robot(self, points: npt.ArrayLike) -> np.ndarray:
-        """Inverse of :meth:`robot_to_camera`."""
-        c = np.asarray(points, dtype=float).reshape(-1, 3)
-        level = c @ self._rotation()
-        return np.stack([level[:, 2] + self.x_offset, -level[:, 0], self.camera_height - level[:, 1]], axis=1)
-
     # ----------------------------------------------------------------- projection
 
     def project(self, points: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -91,13 +83,6 @@ class PinholeCamera:
             u = np.where(z > 0, self.fx * c[:, 0] / z + self.cx, np.nan)
             v = np.where(z > 0, self.fy * c[:, 1] / z + self.cy, np.nan)
         return np.stack([u, v], axis=1), z
-
-    def unproject(self, pixels: npt.ArrayLike, depth: npt.ArrayLike) -> np.ndarray:
-        """Pixels ``(N, 2)`` at camera-frame depths ``(N,)`` -> robot-frame points ``(N, 3)``."""
-        uv = np.asarray(pixels, dtype=float).reshape(-1, 2)
-        z = np.asarray(depth, dtype=float).reshape(-1)
-        cam = np.stack([(uv[:, 0] - self.cx) / self.fx * z, (uv[:, 1] - self.cy) / self.fy * z, z], axis=1)
-        return self.camera_to_robot(cam)
 
     def visible(self, points: npt.ArrayLike, margin: float = 0.0) -> np.ndarray:
         """Boolean ``(N,)``: in front of the camera (depth > ``near``) and inside the image

@@ -1,11 +1,8 @@
 """Spatial relations of the SocialNav-SUB questions, as pure functions of geometry.
 
-One implementation of the sector, goal-sector, distance-change and robot-direction rules,
-used by both the rule-based baseline on noisy tracks (:mod:`socialbench.navigation.rules`)
-and the simulator's exact answers on the true positions
-(:mod:`socialbench.simulation.questions`). The two differ only in their thresholds (and in
-one switch of the direction rule, ``lateral_needs_motion``), which each caller passes
-explicitly from its own threshold dataclass.
+Used by both the rule-based baseline on noisy tracks (:mod:`socialbench.navigation.rules`)
+and the simulator's exact answers (:mod:`socialbench.simulation.questions`), each passing
+its own thresholds (and ``lateral_needs_motion`` of the direction rule).
 
 Positions are in the initial robot frame (x forward, y left, metres); "relative to the robot
 at t" is :func:`relative`: the point expressed in the robot's own frame at timestep t
@@ -39,22 +36,12 @@ from socialbench.navigation.frames import Pose2D, world_to_local, wrap_angle
 from socialbench.navigation.tracks import RobotPath
 
 __all__ = [
-    "DIRECTION_OPTIONS",
-    "SPATIAL_OPTIONS",
-    "GOAL_OPTIONS",
-    "DISTANCE_OPTIONS",
     "relative",
     "person_sector",
     "goal_sector",
     "distance_change",
     "robot_direction",
 ]
-
-#: The options each relation answers with (those of the SocialNav-SUB questions).
-DIRECTION_OPTIONS = ("moving ahead", "turning left", "turning right")
-SPATIAL_OPTIONS = ("ahead of", "to the left of", "to the right of", "behind")
-GOAL_OPTIONS = ("ahead", "to the left", "to the right")
-DISTANCE_OPTIONS = ("closer to", "further away from", "about the same distance to")
 
 
 def relative(point: Sequence[float] | np.ndarray, robot: RobotPath, t: int) -> tuple[float, float]:

@@ -11,14 +11,10 @@ What is drawn follows the official prompt builder (reference §c):
 * **Composite** (``img-with-bev``) — the annotated frame with the BEV resized to the same
   width below it (1280×2000 for SCAND frames).
 
-Image modes: ``img-with-bev`` (default, the paper's main setting), ``img`` (the "No BEV"
-ablation) and ``bev``. Unlike the official code, ``bev`` images are RGB (the official ones
-are left in BGR order), and the robot pose at timestep t uses odometry frame F0+t
-(see :mod:`socialbench.navigation.frames`; ``official_offset=True`` gives F0+1+t).
-
-Mirror (``--perturb mirror``): ``mirror=True`` draws the scene reflected left-right
-(:mod:`socialbench.navigation.mirror`) on flipped frames; numbers, axes and tick labels are
-drawn after the reflection and read normally (a pixel flip of the render would mirror them).
+Unlike the official code, ``bev`` images are RGB (the official ones are left in BGR order),
+and the robot pose at timestep t uses odometry frame F0+t (see
+:mod:`socialbench.navigation.frames`; ``official_offset=True`` gives F0+1+t). ``mirror=True``
+draws the mirror image (:mod:`socialbench.navigation.mirror`).
 
 Determinism: the same inputs give the same pixels (the BEV's are matplotlib's, drawn with
 fixed rcParams under a lock); :func:`to_png_bytes` writes PNGs without timestamps or software
@@ -170,9 +166,8 @@ def render_scene(
     render shrunk to that size (same layout, colours and labels; not the same pixels), at a
     fraction of the cost. 0 renders at full size.
 
-    ``mirror`` draws the scene's left-right mirror image (``--perturb mirror``): the geometry
-    of :func:`socialbench.navigation.mirror.mirror_scene` and every frame flipped, with the
-    person numbers and the BEV's axes drawn afterwards, so all text reads normally."""
+    ``mirror`` draws the scene's mirror image (:func:`~socialbench.navigation.mirror.mirror_scene`
+    on flipped frames), its numbers and axes drawn afterwards so that they read normally."""
     _check_mode(mode)
     if mirror:
         scene = mirror_scene(scene, bbox_space[0])
@@ -246,11 +241,8 @@ def render_sample(
 
     ``source`` is a SocialNav-SUB item's metadata (``tracks_path``, ``odometry_path``,
     ``frames``, ``first_frame``, ``goal_xy``, ``n_people``) or a loaded :class:`Scene`.
-    ``bev_dpi`` None picks the defaults of :func:`render_scene`; ``bbox_space`` is the
-    resolution the tracks' bounding boxes refer to (``dataset_cfg.yaml``'s native
-    resolution); ``max_side`` > 0 draws at the size that will be sent (see
-    :func:`render_scene`); ``mirror`` draws the sample's mirror image (see
-    :func:`render_scene`)."""
+    ``bev_dpi`` None picks the defaults of :func:`render_scene`, which explains the other
+    arguments (``bbox_space``: ``dataset_cfg.yaml``'s native resolution)."""
     _check_mode(mode)
     scene = (
         source

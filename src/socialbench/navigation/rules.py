@@ -50,26 +50,6 @@ from socialbench.navigation.tracks import PersonTrack, RobotPath
 
 RuleAnswer = str | list[str]
 
-YES_NO = ("yes", "no")
-ACTION_OPTIONS = ("avoiding", "overtaking", "not considering", "following", "yielding to")
-FUTURE_ACTION_OPTIONS = ("avoid", "overtake", "not consider", "follow", "yield to")
-
-GLOBAL_KEYS = ("q_robot_moving_direction", "q_goal_position_begin", "q_goal_position_end")
-PERSON_KEYS = (
-    "q_person_spatial_position_begin",
-    "q_person_spatial_position_end",
-    "q_person_distance_change",
-    "q_obstructing_path",
-    "q_obstructing_end_position",
-    "q_robot_affected",
-    "q_robot_action",
-    "q_person_affected",
-    "q_person_action",
-    "q_robot_suggested_affected",
-    "q_robot_suggested_action",
-    "q_human_future_action_prediction",
-)
-
 
 @dataclass(frozen=True)
 class RuleThresholds:

@@ -16,11 +16,8 @@ and the visible share of their silhouette, from an ID buffer drawn in the same o
 fixed resolution (``visibility_size``), so visibility does not depend on the frame size
 asked for.
 
-These frames are *raw*: no numbers or circles. The annotated front view, the BEV and the
-composites come from :mod:`socialbench.navigation.render`, the same code that renders the
-real SocialNav-SUB frames, reading the tracks written next to the frames.
-
-Rendering uses Pillow only, with no randomness: the same inputs give the same pixels.
+These frames are *raw* (no numbers or circles: :mod:`socialbench.navigation.render` draws
+them, as for real frames). Pillow only, no randomness: the same inputs give the same pixels.
 """
 
 from __future__ import annotations

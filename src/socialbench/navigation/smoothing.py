@@ -11,14 +11,10 @@ constant-velocity model per axis:
 * prior: the first observed position with ``measurement_std``, velocity 0 with
   ``initial_velocity_std`` (m/s).
 
-Defaults: ``measurement_std`` 0.5 m (monocular 3-D estimates are off by about half a
-metre to a metre, seed §7.3 reports 0.67 m ADE after smoothing), ``accel_std`` 1.0 m/s²
-(walking people change speed and direction gently over 0.25 s), ``initial_velocity_std``
-1.5 m/s (brisk walking). They were chosen, not fitted: the paper's tuned values are not
-published.
-
-Missing timesteps (NaN rows) are masked observations: the smoother bridges them with the
-motion model.
+Defaults, chosen, not fitted (the paper's tuned values are not published):
+``measurement_std`` 0.5 m (seed §7.3 reports 0.67 m ADE after smoothing), ``accel_std`` 1.0
+m/s² (walkers change speed gently over 0.25 s), ``initial_velocity_std`` 1.5 m/s (brisk
+walking). Missing timesteps (NaN rows) are masked observations the motion model bridges.
 """
 
 from __future__ import annotations
