@@ -11,17 +11,12 @@ Definitions (for one label ``c``, counting over all units):
   or the predictions (``TP_c + FP_c + FN_c > 0``); a label that never occurs has no
   defined F1 and is left out, as scikit-learn does when ``labels`` is not given.
 
-Invalid predictions (``None``: the reply could not be parsed, or the call failed) count
-as a false negative for their gold label and a false positive for no label. Hence, for
-single-label data, micro-F1 equals accuracy exactly when there are no invalid predictions;
-with invalid predictions micro-precision only counts the valid ones.
-
-The same count arrays serve multi-label data (RobotEQ spatial grounding, see
-:mod:`socialbench.metrics.grounding`): one unit, several labels, each a binary decision.
-
-Standard errors of F1 are bootstrap estimates (F1 is not a mean of per-unit values): the
-units are resampled with replacement ``B`` times with a fixed seed, and the SE is the sample
-standard deviation (ddof=1) of the replicate F1 values.
+Invalid predictions (``None``: unparseable reply or failed call) count as a false negative
+for their gold label and a false positive for no label, so for single-label data micro-F1
+equals accuracy exactly when there are none. The same counts serve multi-label data (one
+binary decision per label: :mod:`socialbench.metrics.grounding`). F1's SE is a bootstrap
+estimate (F1 is not a mean of per-unit values): the sample std (ddof=1) of the F1 of ``B``
+seeded resamples of the units.
 """
 
 from __future__ import annotations

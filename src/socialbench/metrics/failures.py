@@ -42,22 +42,10 @@ def _rate(flags: Sequence[bool], ddof: int) -> tuple[float, float]:
 
 
 def failure_summary(entries: Sequence[ScoringEntry], protocol: ProtocolArg = PAPER) -> FailureSummary:
-    """Failure, invalid-answer and error rates over ``entries``, each with its SE.
-
-    Returns a :class:`~socialbench.metrics.results.FailureSummary` (JSON keys):
-
-    * ``n``: number of entries;
-    * ``failure_rate`` / ``failure_rate_se``: share of entries whose answer got p_h = 0,
-      counting invalid answers and model errors as failures;
-    * ``failure_rate_valid_only`` / ``..._se`` and ``n_valid``: the same over entries with a
-      valid answer only (``None`` when there are none);
-    * ``invalid_rate`` / ``invalid_rate_se``: share with no error but an invalid answer;
-    * ``error_rate`` / ``error_rate_se``: share whose model call failed;
-    * ``protocol``.
-
-    SE = std / sqrt(n) of the 0/1 indicators (ddof per protocol, see the module doc).
-    Raises ``ValueError`` on an empty ``entries`` or an unknown protocol.
-    """
+    """Failure rate (invalid answers and model errors count as failures), the same over
+    valid answers only (``None`` when there are none), invalid-answer rate (no error) and
+    error rate over ``entries``, each with SE = std / sqrt(n) of the 0/1 indicators (ddof
+    per protocol). ``ValueError`` on an empty ``entries`` or an unknown protocol."""
     proto = as_protocol(protocol)
     if not entries:
         raise ValueError("failure_summary: no entries given")

@@ -16,9 +16,7 @@ unit u) / (m_u - 1)``, its marginals ``n_c = sum_k o_ck`` and ``n = sum_c n_c``:
 ``alpha = 1 - (n - 1) * sum_{c != k} o_ck / sum_{c != k} n_c n_k``
 (:func:`krippendorff_alpha_nominal`).
 
-:func:`agreement_summary` reports all three over units of labels (the ``agreement.json``
-of ``socialbench build aggregate``). A statistic that cannot be computed is NaN (None in
-the summary).
+A statistic that cannot be computed is NaN (None in :func:`agreement_summary`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Typed results of scoring, and the JSON objects of ``metrics.json`` they stand for.
 
 Every result is a frozen dataclass whose :meth:`~JsonResult.to_json` gives exactly the
-JSON object ``metrics.json`` holds for it (same keys, same order, same numbers) and whose
-``from_json`` reads that object back; both follow the field declarations (JSON keys and
-the like declared once per field, see :mod:`socialbench.metrics.json_result`). A result also reads like its JSON object
-(``result["PA"]``, ``dict(result)``, ``result == {...}``): the values it hands out that
-way are plain JSON, so code that reads ``metrics.json`` reads a fresh result the same way.
+JSON object ``metrics.json`` holds for it and whose ``from_json`` reads it back
+(:mod:`socialbench.metrics.json_result`). A result also reads like its JSON object
+(``result["PA"]``, ``dict(result)``, ``result == {...}``), handing out plain JSON values.
 
 Cells: :class:`Score` (value, SE, optional n) and :class:`AgreementCell` (PA, CWPA and
 their SEs over n items). SocialNav-SUB: :class:`AgreementBlock` (one scorer's cells by

@@ -37,19 +37,10 @@ def score_entries(entries: Sequence[ScoringEntry], protocol: ProtocolArg) -> Agr
 
     Returns the blocks of ``"model"``, ``"human:average"`` and ``"human:oracle"``; each
     maps ``"All"``, each category (``question.category``) and each base question key
-    (``question.base_key``) that occurs to an :class:`AgreementCell` (JSON ``{"PA", "CWPA",
-    "PA_se", "CWPA_se", "n"}``). Every mean is a micro-average over items (sample × person ×
-    question), as in the official code.
-
-    * ``paper``: model answer = ``question.canonical(parsed)``, invalid -> 0 (Eq. 1, 2);
-      human rows from the exact leave-one-out baselines; SE = sample std (ddof=1) / sqrt(n).
-    * ``official``: value = ``official_parse(raw)`` when ``raw`` is given, else ``parsed``;
-      scores from :func:`~socialbench.metrics.official_agreement.official_item_scores`;
-      SE = population std (ddof=0) / sqrt(n).
-
-    In both, an entry with ``error`` set scores 0 for the model (never a guessed option)
-    and is still counted in n. Items with n <= 1 human answers are skipped (official skip
-    rule; the average human is undefined there). Raises ``ValueError`` when nothing is left
+    (``question.base_key``) that occurs to an :class:`AgreementCell`. Every mean is a
+    micro-average over items (sample × person × question), as in the official code; the
+    per-item scores and the SE are the protocol's (:mod:`socialbench.metrics.protocols`).
+    Items with n <= 1 human answers are skipped. Raises ``ValueError`` when nothing is left
     to score or the protocol is unknown.
     """
     proto = as_protocol(protocol)

@@ -1,15 +1,7 @@
 """Exact answers of the social questions: who is affected and how the robot and the person
 act (:func:`robot_action`, :func:`person_action`), and the suggested / predicted future
-actions (:func:`future_answers`); definitions in :mod:`socialbench.simulation.questions`.
-
-Crossing point (both future actions): a walking person in a *crossing* relation who moves
-towards the robot's line (the line through ``r_e`` along ĝ) reaches it after
-``t_p = |offset| / |v_across|``, at along-line distance ``s = (p_e - r_e)·ĝ +
-(v_p(e)·ĝ) t_p`` from the robot, which gets there after ``t_r = s / cruise``. Only a
-crossing point ahead of the robot (``s > 0``) counts: *person first* iff ``t_p <= t_r``,
-*robot first* iff ``t_r < t_p``. A person on the line or moving away from it, or a
-crossing point at or behind the robot, is neither.
-"""
+actions with the crossing-point rule (:func:`future_answers`); definitions in
+docs/simulation.md."""
 
 from __future__ import annotations
 
@@ -130,7 +122,7 @@ class _Future:
 def _future(
     person: PersonTruth, robot: RobotPath, goal: Sequence[float], cruise: float, th: AnswerThresholds
 ) -> _Future | None:
-    """The end state extrapolated (see :mod:`socialbench.simulation.questions`); None if at
+    """The end state extrapolated (see docs/simulation.md); None if at
     the goal."""
     e = min(person.end, len(robot) - 1)
     r = np.array([robot.x[e], robot.y[e]])

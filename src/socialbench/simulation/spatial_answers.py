@@ -1,6 +1,6 @@
 """Exact answers of the spatial questions (person and goal sectors, distance change, the
 robot's direction, obstruction of the corridor to the goal); definitions in
-:mod:`socialbench.simulation.questions`. The sector and direction rules are
+docs/simulation.md. The sector and direction rules are
 :mod:`socialbench.navigation.relations`, shared with the rule-based baseline."""
 
 from __future__ import annotations

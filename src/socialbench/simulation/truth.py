@@ -1,7 +1,7 @@
 """The ground truth the exact answers are computed from (:class:`SceneTruth`: robot path,
 goal, labelled people), the thresholds of the definitions (:class:`AnswerThresholds`) and
 the geometry they share (angles, closest approach, the corridor to the goal). Notation and
-definitions: :mod:`socialbench.simulation.questions`."""
+definitions: docs/simulation.md."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class AnswerThresholds:
-    """Every number the definitions use (see :mod:`socialbench.simulation.questions`)."""
+    """Every number the definitions use (see docs/simulation.md)."""
 
     ahead_half_angle_deg: float = 25.0
     ahead_lateral_m: float = 0.5
@@ -51,7 +51,7 @@ class AnswerThresholds:
     goal_reached_m: float = 0.4
 
 
-#: The thresholds of the module docstring of :mod:`socialbench.simulation.questions`.
+#: The thresholds of docs/simulation.md.
 DEFAULT_THRESHOLDS = AnswerThresholds()
 
 
