@@ -8,11 +8,9 @@ For one question with gold option set ``G`` (non-empty) and predicted set ``P``:
 * an invalid prediction (``None``: unparseable reply or failed call) scores 0 on both and
   counts as the empty selection for the option-level F1 (every gold option is then a FN).
 
-Option-level F1 treats each (question, option) pair as a binary decision "selected or
-not": for option ``o``, ``TP_o`` counts questions with ``o`` in both P and G, ``FP_o``
-questions with ``o`` in P only, ``FN_o`` questions with ``o`` in G only. micro-F1 pools the
-counts over options; macro-F1 averages the per-option F1 over options that occur (see
-:mod:`socialbench.metrics.classification` for F1 = 2PR/(P+R) and the conventions).
+Option-level F1 treats each (question, option) pair as a binary decision: ``TP_o`` counts
+questions with ``o`` in both P and G, ``FP_o`` in P only, ``FN_o`` in G only; micro / macro
+F1 as in :mod:`socialbench.metrics.classification` (F1 = 2PR/(P+R)), over the options.
 """
 
 from __future__ import annotations

@@ -8,9 +8,8 @@ coloured markers (markersize 20, fontsize 15); a heading arrow (length 0.5, widt
 drawn when ``pos_diff`` > 0.075. The robot is a black "R" marker with a heading arrow, the goal
 a black "G" marker.
 
-Determinism: the same inputs give the same pixels. The BEV uses the Agg canvas directly (no
-pyplot), matplotlib's default rcParams plus fixed fonts (DejaVu Sans, bundled with
-matplotlib), under a lock. Pixels can change across matplotlib / FreeType versions.
+The same inputs give the same pixels (Agg canvas, no pyplot, default rcParams plus the
+bundled DejaVu Sans, under a lock); they can change across matplotlib / FreeType versions.
 """
 
 from __future__ import annotations

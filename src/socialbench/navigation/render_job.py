@@ -1,13 +1,10 @@
 """The picklable job that renders and encodes one SocialNav-SUB sample's prompt images.
 
 Runs in an image worker (:class:`socialbench.vision.prepare.ImagePreparer`). Without a
-perturbation it draws at the size that will be sent (``render_sample(max_side=...)``); with
-one it renders at full size, perturbs, then resizes, so a perturbation's strength keeps its
-meaning in pixels of the camera's native resolution.
-
-``mirror`` renders the sample's mirror image from mirrored tracks
-(:func:`socialbench.navigation.render.render_scene`); the pixel-flipping ``mirror``
-perturbation is refused here, since it would mirror the drawn numbers and axis text too.
+perturbation it draws at the size that will be sent; with one it renders at full size,
+perturbs, then resizes, so a perturbation's strength keeps its meaning in native pixels.
+``mirror`` renders from mirrored tracks; the pixel-flipping ``mirror`` perturbation is
+refused here (it would mirror the drawn numbers and axis text too).
 """
 
 from __future__ import annotations

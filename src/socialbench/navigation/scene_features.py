@@ -5,11 +5,10 @@ selection criteria), computed from an item's metadata and, where present, its tr
   ``1 person`` / ``2-3 people`` / ``4-5 people`` / ``6+ people``;
 * ``person within 1.5 m``: some person comes within :data:`CLOSE_M` metres of the robot at
   a timestep where both are known (the paper's "people within close proximity");
-* ``robot moves laterally``: the rule-based module's robot direction includes turning
-  left or right (the paper's "lateral robot movement": heading change >= 10 deg or
-  lateral drift >= 0.5 m, see :mod:`socialbench.navigation.rules`).
+* ``robot moves laterally``: the rule-based robot direction (:mod:`socialbench.navigation.rules`)
+  includes turning left or right (the paper's "lateral robot movement").
 
-Track features are ``None`` (unknown) when the sample has no tracks or odometry.
+Track features are ``None`` (unknown) without tracks or odometry.
 """
 
 from __future__ import annotations

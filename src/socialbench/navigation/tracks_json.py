@@ -4,9 +4,8 @@
         "<tracker id>": [{"center_x": .., "center_y": .., "yaw": .., "timestep": 0,
                           "bbox": [x1, y1, x2, y2], "pos_diff": ..}, ...], ...}}
 
-``yaw`` in the file is ignored (the official code recomputes it from successive positions,
-and so does :meth:`~socialbench.navigation.tracks.PersonTrack.heading`). ``pos_diff`` is only
-used to decide whether to draw a heading arrow in the BEV.
+``yaw`` is ignored (recomputed from successive positions, as the official code does);
+``pos_diff`` only decides whether the BEV draws a heading arrow.
 """
 
 from __future__ import annotations

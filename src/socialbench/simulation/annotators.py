@@ -1,11 +1,8 @@
-"""Synthetic annotator panel: votes of annotators who re-answer with jittered thresholds
-and displaced positions (:func:`annotator_votes`), and a question's vote distribution.
-
-:func:`annotator_votes` simulates ``n`` *synthetic* annotators: each re-answers with every
-threshold scaled by an independent factor in [1 - jitter, 1 + jitter] and with the people and
-the goal displaced (a constant offset per person with standard deviation ``position_noise_m``
-plus 3 cm per frame). It exists to exercise agreement metrics on multi-vote
-distributions; it is not a model of human judgement.
+"""Synthetic annotator panel (:func:`annotator_votes`): ``n`` annotators each re-answer with
+every threshold scaled by an independent factor in [1 - jitter, 1 + jitter] and the people
+and the goal displaced (a constant offset per person with standard deviation
+``position_noise_m`` plus 3 cm per frame); and a question's vote distribution. It exercises
+the agreement metrics on multi-vote distributions; it is not a model of human judgement.
 """
 
 from __future__ import annotations

@@ -1,34 +1,7 @@
-"""Pedestrians: a social force model (:class:`SocialForceCrowd`), vectorised in numpy.
-
-Each person ``i`` (position ``x_i``, velocity ``v_i``, radius ``r_i`` = 0.25 m) accelerates by
-(Helbing & Molnár 1995; Helbing, Farkas & Vicsek 2000; groups after Moussaïd et al. 2010,
-simplified):
-
-* driving term ``(v0_i - v_i) / tau`` with ``tau`` = 0.5 s. ``v0_i`` is the desired velocity:
-  the person's cruise speed along their walking direction (walkers, cross traffic, group
-  members; they walk through the scene), or for standing people ``k_stand · (spot_i - x_i)``
-  with ``k_stand`` = 1 s⁻¹, capped at 0.5 m/s (they stay put, step aside when pressed, and
-  return);
-* person-person repulsion ``A exp((r_i + r_j - d_ij) / B) n_ij · w(phi)`` with ``A`` = 2.1
-  m/s², ``B`` = 0.3 m, where ``d_ij`` and ``n_ij`` are taken at the predicted closest
-  approach within ``anticipation`` = 1 s if both keep their velocities (the
-  collision-prediction variant of Zanlungo, Ikeda & Kanda 2011, so people start evading an
-  oncoming walker before it is close), and the anisotropy
-  ``w = lambda + (1 - lambda)(1 + cos phi)/2``, ``lambda`` = 0.35, where ``phi`` is the angle
-  between person i's walking direction and the direction to j (people react more to what is
-  in front of them). Members of one group repel each other with a third of ``A``;
-* robot-person repulsion, same form (with the prediction) with ``A_robot`` = 3.0 m/s²,
-  ``B_robot`` = 0.4 m and the robot's radius 0.35 m (people give a machine more room);
-* wall repulsion (corridors) ``A_wall exp((r_i - d_wall) / B_wall)`` with 10 m/s² and 0.2 m;
-* group cohesion ``k_group · (c_g - x_i) · max(0, 1 - R_group / |c_g - x_i|)``, ``c_g`` the
-  centroid of the other members, ``k_group`` = 1.5 s⁻², ``R_group`` = 0.9 m.
-
-Velocities are integrated with semi-implicit Euler and capped at 1.3 × the cruise speed
-(at least 0.6 m/s).
-
-Implemented here in numpy: pysocialforce configures the root logger and writes a log file
-on import, and an ORCA binding (compiled) would make the byte-stable output platform-dependent.
-"""
+"""Pedestrians: a social force model (:class:`SocialForceCrowd`), vectorised in numpy
+(Helbing & Molnár 1995; Helbing, Farkas & Vicsek 2000; collision prediction after Zanlungo,
+Ikeda & Kanda 2011; groups after Moussaïd et al. 2010, simplified). The forces and their
+parameters: docs/simulation.md, "How the scenes move"."""
 
 from __future__ import annotations
 
@@ -43,7 +16,7 @@ __all__ = ["SocialForceParams", "SocialForceCrowd"]
 
 @dataclass(frozen=True)
 class SocialForceParams:
-    """Parameters of the pedestrian model (see the module docstring)."""
+    """Parameters of the pedestrian model (docs/simulation.md)."""
 
     tau: float = 0.5
     anticipation: float = 1.0

@@ -1,30 +1,6 @@
-"""Robot: a sampling (velocity-obstacle style) local planner (:class:`LocalPlanner`).
-
-The robot is a unicycle (``v`` forward speed, ``omega`` yaw rate; the camera looks along the
-yaw). Every ``replan_dt`` = 0.1 s :class:`LocalPlanner` scores 7 speeds × 11 yaw rates (up to
-1.4 rad/s), each rolled out for ``horizon`` = 2 s against constant-velocity predictions of
-every person, and takes the cheapest:
-
-``cost = w_goal·|end - goal| + w_heading·|angle to goal at the end| + w_speed·(1 - v/v_cruise)
-+ w_social·Σ_i intrusion_i² + w_smooth·|omega - omega_prev|
-+ collision·(K - k_c)/K + collision·[leaves the corridor]``
-
-Personal space: ``d_i`` is the closest the robot comes to person i, over the rollout steps
-``d_ik`` and after it, as the closest approach within ``lookahead`` = 2 s more if both keep
-their velocities at the end of the rollout (so stopping in the path of an oncoming walker
-does not look safe just because the meeting falls beyond the horizon). ``intrusion_i =
-max(0, r_comfort - d_i) / (r_comfort - r_contact)``: 0 beyond the comfort distance
-``r_comfort`` = 1.6 m (centre to centre: the 1.2 m passing margin of proxemics plus 0.4 m
-for prediction error), 1 at contact, and steepest near contact, so the planner trades
-progress for distance most where it matters. ``w_social`` = 25. ``r_contact`` = robot +
-person radius + 0.05 m, and ``k_c`` is the first rollout step with some ``d_ik <
-r_contact`` (``K`` if none), so that when every candidate predicts a contact the one that
-delays it most wins. Commands are then followed with acceleration limits (1.0 m/s², 2.0
-rad/s²). The social term makes it slow down behind, steer around or stop for people crossing
-its path, so yielding, avoiding and following emerge from geometry rather than from scripts.
-
-The resulting robot-person distances: ``perf/sim_proxemics.py`` and the README.
-"""
+"""Robot: a sampling (velocity-obstacle style) local planner (:class:`LocalPlanner`) for a
+unicycle, with a personal-space cost. The rollouts and the cost: docs/simulation.md, "How
+the scenes move"."""
 
 from __future__ import annotations
 
@@ -41,7 +17,7 @@ __all__ = ["PlannerParams", "LocalPlanner"]
 
 @dataclass(frozen=True)
 class PlannerParams:
-    """Parameters of :class:`LocalPlanner` (see the module docstring)."""
+    """Parameters of :class:`LocalPlanner` (docs/simulation.md)."""
 
     n_speeds: int = 7
     n_yaw_rates: int = 11
@@ -65,7 +41,7 @@ class PlannerParams:
 
 
 class LocalPlanner:
-    """Sampling local planner for a unicycle robot (see the module docstring)."""
+    """Sampling local planner for a unicycle robot (docs/simulation.md)."""
 
     def __init__(
         self,

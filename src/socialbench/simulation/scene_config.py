@@ -1,15 +1,6 @@
 """What a procedural scene is: its time step and sizes, its difficulty knobs
-(:class:`SceneConfig`), its people (:class:`AgentSpec`) and the placed scene
-(:class:`SceneSetup`); the seeded draw of a configuration.
-
-Difficulty knobs (:class:`SceneConfig`)
----------------------------------------
-``n_people`` (crowd size), ``proximity`` (0..1, the share of people placed close to the
-robot's path at F0) and ``lateral`` (0..1, how far the goal lies to the side, which makes
-the robot turn and move sideways). ``scene_type`` chooses the layout and the mix of
-behaviours: ``corridor`` (walls 3-5 m apart, oncoming and same-direction walkers, people
-standing along the walls), ``crossing`` (mostly cross traffic) or ``plaza`` (open space, all
-directions, standing people and groups).
+(:class:`SceneConfig`: docs/simulation.md, "Scene knobs"), its people (:class:`AgentSpec`)
+and the placed scene (:class:`SceneSetup`); the seeded draw of a configuration.
 """
 
 from __future__ import annotations
@@ -68,7 +59,7 @@ class AgentSpec:
 
 @dataclass(frozen=True)
 class SceneConfig:
-    """Difficulty knobs and layout of one scene (see the module docstring)."""
+    """Difficulty knobs and layout of one scene (docs/simulation.md, "Scene knobs")."""
 
     scene_type: str = "plaza"
     n_people: int = 6

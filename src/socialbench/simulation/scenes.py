@@ -3,18 +3,8 @@
 the people by the social force model of :mod:`~socialbench.simulation.crowd` and the robot by
 the local planner of :mod:`~socialbench.simulation.planner`. Plain numpy, seeded by the
 caller's :class:`numpy.random.Generator`: the same configuration and generator state give
-the same trajectories.
-
-Frames and time
----------------
-The *scene frame* is the robot frame at the sample's first frame F0 (x forward, y left,
-metres): the robot stands at the origin facing +x at F0, so ground-truth positions need no
-conversion to be in the SocialNav-SUB "initial robot frame". The source sequence has
-``first_frame + N_FRAMES + TAIL_FRAMES`` frames at 4 Hz; the simulation integrates at
-``SIM_DT`` = 0.05 s (5 steps per frame) and keeps every 5th state. Frames 0..F0-1 are a
-warm-up in which people settle into their motion while the robot approaches along the x axis
-at its cruise speed (scripted, like a tele-operated approach); from F0 on, the robot is driven
-by :class:`LocalPlanner`.
+the same trajectories. The scene frame, the warm-up and the time steps: docs/simulation.md,
+"How the scenes move".
 """
 
 from __future__ import annotations
