@@ -1,14 +1,9 @@
 """A run's generation settings: the benchmark's paper settings, changed by ``eval`` flags.
 
-Each benchmark declares what its paper sent (``generation_config``): SocialNav-SUB sends no
-sampling setting at all (the official harness posts ``model``, ``messages`` and
-``response_format`` only: provider defaults, paper §4.2); RobotEQ sends temperature 0 and
-``max_tokens`` 1024, or 2048 for CoT (paper App. G.5). The shared ``eval`` flags
-``--temperature``, ``--max-tokens``, ``--top-p`` and ``--reasoning-effort`` change one
-setting each; the value ``default`` (or, for the numeric ones, ``none``) sends nothing, so
-the server's default applies. ``--reasoning-effort none`` is a value (reasoning switched off
-where a model can do that), not "not sent".
-
+Each benchmark declares what its paper sent (``generation_config``). The ``eval`` flags
+``--temperature``, ``--max-tokens``, ``--top-p`` and ``--reasoning-effort`` change one setting
+each; ``default`` (or, for the numeric ones, ``none``) sends nothing, so the server's default
+applies, while ``--reasoning-effort none`` is a value (reasoning off), not "not sent".
 Imported by ``socialbench eval --help``: no heavy imports.
 """
 

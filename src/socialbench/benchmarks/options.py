@@ -1,20 +1,11 @@
 """A benchmark's options, and what one ``socialbench eval`` asks of a run.
 
-Each benchmark declares its own options as a frozen dataclass whose fields are made with
-:func:`option` (default, allowed values, help) and whose ``variant()`` names the run folder::
-
-    @dataclass(frozen=True)
-    class TinyOptions:
-        shout: bool = option(False, help="ask in capitals")
-
-        def variant(self, perturbation: str | None = None) -> str:
-            return with_perturbation("shout" if self.shout else "plain", perturbation)
-
-The command line makes one ``--flag`` per field of every registered benchmark, and hands the
-flags that were given to the chosen benchmark, which turns them into its dataclass
-(:func:`parse_options`): a flag of another benchmark, or a value outside ``choices``, is a
-:class:`~socialbench.errors.UsageError`. This module is imported by ``socialbench eval
---help``: keep it, and every options module, free of heavy imports.
+Each benchmark declares its options as a frozen dataclass of :func:`option` fields whose
+``variant()`` names the run folder (the README's "Adding a benchmark" shows one). The command
+line makes one ``--flag`` per field of every registered benchmark and hands the given ones to
+the chosen benchmark (:func:`parse_options`); a flag of another benchmark, or a value outside
+``choices``, is a :class:`~socialbench.errors.UsageError`. ``socialbench eval --help`` imports
+this module: keep it, and every options module, free of heavy imports.
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 from socialbench.benchmarks.socialnav_sub.prompts import (
     build_prompt,
     cot_line,
-    official_cot_line,
     possible_answers_line,
 )
 
@@ -109,11 +108,6 @@ def test_cot_line_is_valid_json():
     assert json.loads(cot_line("ahead of")) == {"answer": "ahead of"}
     assert json.loads(cot_line(["a", "b"])) == {"answer": ["a", "b"]}
     assert json.loads(cot_line(None)) == {"answer": None}
-
-
-def test_official_cot_line_reproduces_malformed_injection():
-    assert official_cot_line("ahead of") == '{"answer": {"answer": ahead of}'
-    assert official_cot_line(["moving ahead"]) == '{"answer": {"answer": "[\'moving ahead\']"}'
 
 
 def test_possible_answers_line():

@@ -128,11 +128,10 @@ def _vote_counts(v: object) -> tuple[dict[str, int] | None, str | None]:
 def parse_judgment_votes(value: object, ks: Sequence[int]) -> tuple[list[dict[str, int] | None] | None, list[str]]:
     """Per-annotator votes per behavior as ``{label: count}``, or None when absent.
 
-    Forms: a list with one entry per behavior, or a dict ``{k: entry}`` (a JSON or
-    Python-literal string of either is decoded first); an entry is a list of labels (one
-    per annotator), a ``{label: count}`` object or a comma-separated string. An entry that
-    is ``None`` (or empty) means "no votes for this behavior": its slot in the result is
-    None, and the result is None when no behavior has votes.
+    Forms: a list with one entry per behavior or a dict ``{k: entry}`` (or a JSON /
+    Python-literal string of either); an entry is a list of labels, a ``{label: count}``
+    object or a comma-separated string, or None / empty for a behavior without votes (its
+    slot is None; the result is None when no behavior has votes).
     """
     if value is None or value == "" or value == []:
         return None, []

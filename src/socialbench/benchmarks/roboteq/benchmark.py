@@ -1,30 +1,18 @@
 """RobotEQ-Bench as two socialbench benchmarks: ``roboteq-bj`` and ``roboteq-sg``.
 
-``roboteq-bj`` (behavior judgment)
-    By default one request per scene listing all candidate behaviors (paper Figure 18),
-    answered as one JSON object; each behavior gets its own record (key ``b<k>``), and a
-    missing, malformed or duplicated judgment is invalid for that behavior only.
-    ``--per-behavior`` sends one request per behavior. Baselines that answer from the item
-    (``baseline:*``, ``human:*``, ``replay:``) read no prompt, so they are always asked per
-    behavior.
-``roboteq-sg`` (spatial grounding)
-    One request per question; the answer is a set of regions among A-D.
+``roboteq-bj`` (behavior judgment): by default one request per scene listing all candidate
+behaviors (paper Figure 18), answered as one JSON object; each behavior gets its own record
+(key ``b<k>``), and a missing, malformed or duplicated judgment is invalid for that behavior
+only. ``--per-behavior``, and every baseline that reads no prompt, asks per behavior.
+``roboteq-sg`` (spatial grounding): one request per question, answered by regions among A-D.
 
-Strategies (``--strategy``): ``standard``; ``cot`` (reasoning then answer, max_tokens
-2048); ``no-image`` (no image is sent: the paper's w/o-image ablation); ``rag`` (social-norm
-documents retrieved per request are prepended; see :mod:`.rag`; ``--rag-k`` sets how many,
-default 2, and ``--rag-backend`` how: ``bm25`` (default),
-``dense`` (all-MiniLM-L6-v2 embeddings, extra ``socialbench[dense]``) or ``hybrid``
-(reciprocal-rank fusion of both)). Decoding follows the paper (§G.5): temperature 0, max_tokens
-1024 (2048 for CoT), JSON replies; images with the longest side <= 768 px come from the run's
-:class:`~socialbench.vision.images.ImagePolicy`. ``--perturb`` is applied by the image
-policy before encoding (:mod:`socialbench.vision.perturb`).
+Strategies: ``standard``, ``cot``, ``no-image``, ``rag`` (:mod:`.rag`). Decoding follows the
+paper (§G.5): temperature 0, max_tokens 1024 (2048 for CoT), JSON replies.
 
-Accounting: each record's ``usage`` holds the request's prompt/completion tokens (shared by
-the records of one per-scene request; :func:`socialbench.metrics.roboteq_costs.request_costs`
-counts each request once) and, for ``rag``, ``rag_added_tokens`` (approximate prompt tokens
-added by the retrieved documents, ``ceil(chars / 4)``) and ``rag_retrieval_us``
-(retrieval time in microseconds).
+Accounting: each record's ``usage`` holds the request's tokens (shared by the records of one
+per-scene request; :func:`socialbench.metrics.roboteq_costs.request_costs` counts each
+request once) and, for ``rag``, ``rag_added_tokens`` (``ceil(chars / 4)`` of the retrieved
+documents) and ``rag_retrieval_us`` (retrieval time in microseconds).
 """
 
 from __future__ import annotations
@@ -135,8 +123,7 @@ class _RobotEQ(BaseBenchmark[R]):
     async def _images(self, item: Item, ctx: SolveContext[RobotEQOptions]) -> tuple[EncodedImage, ...]:
         if ctx.options.strategy == "no-image" or not ctx.needs_prompt or ctx.encoder is None:
             return ()
-        encoder = ctx.encoder
-        return (await ctx.prepare(encoder.encode, item.metadata["image"]),)
+        return (await ctx.prepare(ctx.encoder.encode, item.metadata["image"]),)
 
     def _knowledge(self, query: str, ctx: SolveContext[RobotEQOptions]) -> tuple[str, dict[str, int]]:
         """The RAG preamble for ``query`` and its accounting (empty unless strategy is rag)."""
@@ -229,10 +216,9 @@ class RobotEQJudgment(_RobotEQ[JudgmentOptions]):
     async def _ask_behavior(
         self, item: Item, q: Question, images: tuple[EncodedImage, ...], ctx: SolveContext[JudgmentOptions]
     ) -> None:
-        role = item.metadata["role"]
         knowledge, extra = self._knowledge(behavior_query(item, q), ctx)
         request = Request(
-            prompt=behavior_prompt(role, q.text, ctx.options.strategy, knowledge),
+            prompt=behavior_prompt(item.metadata["role"], q.text, ctx.options.strategy, knowledge),
             images=images,
             config=ctx.generation,
             item=item,
@@ -339,7 +325,7 @@ class RobotEQGrounding(_RobotEQ[RobotEQOptions]):
             item=item,
             question=q,
         )
-        await answer(ctx, request, labelled(_parse_grounding), extra)
+        await answer(ctx, request, labelled(parse_grounding), extra)
 
     def score(self, dataset: RobotEQDataset, records: Sequence[SampleRecord], protocol: ProtocolArg) -> GroundingResult:
         proto = as_protocol(protocol)
@@ -382,10 +368,3 @@ class RobotEQGrounding(_RobotEQ[RobotEQOptions]):
                 requests=request_costs(used),
             ),
         )
-
-
-def _parse_grounding(text: str | None) -> tuple[list[str] | None, str | None]:
-    """Letters from a grounding reply (see :func:`~.prompts.parse_grounding`): a JSON
-    ``"answer"`` decides; else an explicit ``Answer: B, D`` phrase or a reply that is only
-    letters; else invalid. Nothing is guessed from reasoning or region/option words."""
-    return parse_grounding(text)

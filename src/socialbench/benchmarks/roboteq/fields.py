@@ -1,14 +1,8 @@
 """Field-level parsers and checks for RobotEQ rows (the loader and ``validate`` use them).
 
-The helpers here are pure: they take a raw field value and return the parsed value plus the
-messages of everything wrong with it, so the loader can report *every* malformed row (with
-file, row number and field) instead of stopping at the first.
-
-Checked problems: unparseable ``labels`` line, option / label count mismatch, labels that
-disagree with ``gt_labels``, bad grounding letters, behavior numbers over
-:data:`~socialbench.benchmarks.roboteq.schema.MAX_BEHAVIOR_NUMBER`, and text that cannot be
-written as UTF-8 (lone surrogates). Facets and votes are parsed in
-:mod:`~socialbench.benchmarks.roboteq.annotations`, image paths and files checked in
+The helpers are pure: they return the parsed value plus the messages of everything wrong
+with it, so every malformed row is reported (docs/roboteq-format.md, "Validation"). Facets
+and votes are parsed in :mod:`~socialbench.benchmarks.roboteq.annotations`, image paths in
 :mod:`~socialbench.benchmarks.roboteq.paths`.
 """
 

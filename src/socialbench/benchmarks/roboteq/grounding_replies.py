@@ -71,21 +71,9 @@ def _answer_value_letters(value: object) -> list[str] | None:
 
 
 def parse_grounding(text: str | None) -> tuple[list[str] | None, str | None]:
-    """Selected regions of a grounding reply and the parse method (``json`` | ``strict``).
-
-    An explicit answer decides and nothing is guessed:
-
-    1. the last JSON object with an ``"answer"`` key: its value (a letter list, or a string
-       such as ``"A, C"`` / ``"AC"``) is the answer; anything else (``[]``, ``["E"]``,
-       ``"none"``) makes the reply invalid -- the reasoning is never searched;
-    2. a reply that is JSON but cannot be decoded (e.g. cut off): only a ``"answer": ...``
-       key counts;
-    3. plain text: the last explicit ``answer is`` / ``Answer:`` phrase followed by a letter
-       list (:func:`parse_grounding_letters`), or a reply that is only a letter list
-       (``A, C``);
-
-    otherwise ``(None, None)`` (invalid).
-    """
+    """Selected regions of a grounding reply and the parse method (``json`` | ``strict``),
+    or ``(None, None)``: an explicit answer decides and nothing is guessed (the order of the
+    rules is in docs/benchmarks.md, "RobotEQ reply parsing")."""
     if not text or not text.strip():
         return None, None
     for obj in reversed(json_objects(text)):

@@ -14,14 +14,10 @@ HUB_ID = "Tongji-Emotion/Robot-EQ"
 
 
 def resolve_data(data: Path | str) -> Path:
-    """A local dataset folder for ``data``: the folder itself, or a hub snapshot.
-
-    ``Tongji-Emotion/Robot-EQ`` (when no such local folder exists) and ``hf:OWNER/NAME``
-    (the form the help and docs show; ``hf://OWNER/NAME`` is read the same) are
-    downloaded (or taken from the local cache) with ``huggingface_hub``. Raises
-    :class:`UsageError` with the fix when the folder does not exist, ``huggingface_hub``
-    is not installed, or the download fails (for instance offline without a cached copy).
-    """
+    """A local dataset folder for ``data``: the folder itself, or a hub snapshot of
+    ``Tongji-Emotion/Robot-EQ`` (when no such folder exists) or ``hf:OWNER/NAME`` (also
+    ``hf://OWNER/NAME``), downloaded or cached by ``huggingface_hub``. Raises
+    :class:`UsageError` with the fix when neither works (missing extra, offline, ...)."""
     path = Path(data)
     if path.exists():
         if not path.is_dir():

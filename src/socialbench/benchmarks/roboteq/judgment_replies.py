@@ -1,27 +1,10 @@
 """Reading per-scene (and per-behavior) RobotEQ judgment replies.
 
-Reply parsing (per-scene judgments)
------------------------------------
-Every top-level JSON object in the reply is decoded (fenced or not); the *last* one that
-holds judgments wins (CoT replies reason first). Judgments are read from its ``answer``
-(or ``judgments`` / ``labels``) value, or from the object itself when some of its keys are
-behavior numbers (other keys are extras): a ``{k: label}`` object (keys such as ``"1"``,
-``"[1]"``, ``"b1"``, ``"behavior 1"``), a list of ``{"k"|"id"|"behavior": k,
-"label"|"judgment"|"answer": ...}`` objects, a plain list of labels when its length equals
-the number of behaviors, or a single label when the scene has one behavior. An ``answer``
-value of no such form (``{"answer": "done"}``) holds no judgments: an earlier object is
-used, and when none holds judgments the reply is invalid (the text is not searched).
-Without JSON, numbered lines are read (method ``lenient``): the label right after the
-number (``[1] proper``, ``2: improper``, ``3 - proper: because ...``), or else the one
-label word of the line (``Behavior 3 - step back: proper``). A numbered line that names a
-label in any other way (``[1] Proper greeting would be improper``, ``2. Walking in is
-improper, while knocking is proper``, a negation) makes that behavior invalid.
-
-Each behavior is judged on its own: a behavior with no judgment, with a value that is not
-proper/improper, or with an extra judgment (judged twice in the JSON reply, e.g.
-``{"2": "proper", "2": "proper"}``; in plain lines only a conflicting repeat counts) is
-*invalid* (``None``); the other behaviors of the scene keep their answers. Judgments for
-numbers the scene does not have are ignored.
+The last JSON object in the reply that holds judgments wins; without JSON, numbered lines are
+read (method ``lenient``, :func:`_line_judgment`). Each behavior is judged on its own: one
+with no judgment, a value that is not proper/improper, or an extra judgment is *invalid*
+(``None``) while the others keep their answers. The accepted forms are listed in
+docs/benchmarks.md, "RobotEQ reply parsing".
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from socialbench.benchmarks.roboteq.annotations import parse_facets, parse_judgm
 from socialbench.benchmarks.roboteq.behavior_lists import behaviors_canonical, behaviors_published
 from socialbench.benchmarks.roboteq.label_files import Row
 from socialbench.benchmarks.roboteq.paths import resolve_image
-from socialbench.benchmarks.roboteq.rows import RowReport, image_value, infer_subset, opt_str
+from socialbench.benchmarks.roboteq.rows import Counted, RowReport, image_value, infer_subset, opt_str
 from socialbench.benchmarks.roboteq.schema import ID_FIELDS, LABELS, Behavior, JudgmentScene, normalise_subset
 
 __all__ = ["judgment_scene"]
@@ -28,15 +28,15 @@ def _behavior_votes(counts: dict[str, int] | None) -> tuple[tuple[str, int], ...
 def judgment_scene(row: Row, root: Path, canonical: bool, report: RowReport, meta_rel: str) -> JudgmentScene | None:
     """The behavior-judgment scene of a row (id left empty when the row gives none), or None."""
     d = row.data
-    meta_dir = row.file.parent
-    image, err = resolve_image(root, meta_dir, image_value(d, canonical))
+    rep = Counted(report)
+    image, err = resolve_image(root, row.file.parent, image_value(d, canonical))
     if err:
-        report("image", err, "use a path relative to the dataset folder")
+        rep("image", err, "use a path relative to the dataset folder")
     question = d.get("question")
     if not isinstance(question, str) or not question.strip():
-        report("question", "question (the role prompt) is missing", "add the question text")
+        rep("question", "question (the role prompt) is missing", "add the question text")
     if canonical:
-        parsed = behaviors_canonical(d, report)
+        parsed = behaviors_canonical(d, rep)
         entries = parsed[0] if parsed else None
         facets_value: object = None
         votes_value: object = None
@@ -49,7 +49,7 @@ def judgment_scene(row: Row, root: Path, canonical: bool, report: RowReport, met
             # "safety, privacy") belongs to that behavior alone, not to the whole scene
             facets_value = {str(k): f for (k, _, _), f in zip(parsed[0], facet_lists)} if any(facet_lists) else None
     else:
-        entries = behaviors_published(d, report)
+        entries = behaviors_published(d, rep)
         facets_value = d.get("facets")
         votes_value = d.get("votes")
         no_image_value = None
@@ -58,7 +58,7 @@ def judgment_scene(row: Row, root: Path, canonical: bool, report: RowReport, met
     ks = [k for k, _, _ in entries]
     dup = sorted(k for k, c in Counter(ks).items() if c > 1)
     if dup:
-        report(
+        rep(
             "labels",
             f"behavior number(s) {dup} appear more than once",
             "number the behaviors [1], [2], ... without repeats",
@@ -66,13 +66,13 @@ def judgment_scene(row: Row, root: Path, canonical: bool, report: RowReport, met
         return None
     facets, f_errors = parse_facets(facets_value, ks)
     for msg in f_errors:
-        report("facets", msg, "use safety, privacy, proxemics, cooperation, politeness, priority or sensitivity")
+        rep("facets", msg, "use safety, privacy, proxemics, cooperation, politeness, priority or sensitivity")
     votes, v_errors = parse_judgment_votes(votes_value, ks)
     for msg in v_errors:
-        report("votes", msg, "give per-annotator proper/improper labels for every behavior")
+        rep("votes", msg, "give per-annotator proper/improper labels for every behavior")
     no_image, n_errors = parse_judgment_votes(no_image_value, ks)
     for msg in n_errors:
-        report(
+        rep(
             "votes_no_image",
             msg,
             "give the without-image annotators' proper/improper labels, or null for a behavior not annotated so",
@@ -80,18 +80,10 @@ def judgment_scene(row: Row, root: Path, canonical: bool, report: RowReport, met
     subset_raw = d.get("subset")
     subset = normalise_subset(subset_raw) if subset_raw is not None else None
     if subset_raw is not None and subset is None:
-        report("subset", f"subset {subset_raw!r} is neither synthetic nor real", "use synthetic or real")
-    if (
-        err
-        or f_errors
-        or v_errors
-        or n_errors
-        or not isinstance(question, str)
-        or not question.strip()
-        or (subset_raw is not None and subset is None)
-    ):
+        rep("subset", f"subset {subset_raw!r} is neither synthetic nor real", "use synthetic or real")
+    if rep.n:
         return None
-    assert image is not None
+    assert image is not None and isinstance(question, str)
     if subset is None:
         subset = infer_subset(image, meta_rel)
     behaviors = tuple(

@@ -1,85 +1,13 @@
 """Load RobotEQ (behavior judgment and spatial grounding) into :class:`Item`\\ s.
 
-The folder is read by :func:`~socialbench.benchmarks.roboteq.scan.scan_roboteq`
-(label files, rows, fields: :mod:`~socialbench.benchmarks.roboteq.label_files`,
-:mod:`~socialbench.benchmarks.roboteq.rows`, :mod:`~socialbench.benchmarks.roboteq.fields`);
-this module turns its records into items.
+The folder is read by :func:`~socialbench.benchmarks.roboteq.scan.scan_roboteq`; this module
+turns its records into items. The sources (published image-folder layout, canonical
+``roboteq.jsonl``, hub id) and their fields are described in docs/roboteq-format.md.
 
-Sources
--------
-* a local folder in the **published layout** (the Hugging Face image-folder release);
-* a local folder holding the **canonical JSONL** file ``roboteq.jsonl`` (below);
-* the hub id ``Tongji-Emotion/Robot-EQ`` (or ``hf:OWNER/NAME``), downloaded with
-  ``huggingface_hub.snapshot_download`` (optional extra ``socialbench[hub]``), see
-  :func:`~socialbench.benchmarks.roboteq.hub.resolve_data`.
-
-Published layout
-----------------
-One or more ``metadata.jsonl`` / ``metadata.csv`` files (at the root or in sub-folders,
-e.g. ``behavior_judgment/metadata.jsonl``); image paths in a row are relative to the
-folder of its metadata file. Row fields:
-
-``file_name`` or ``image``
-    the image path (``image`` may also be ``{"path": ...}``).
-``question``
-    the role prompt, e.g. "You are a restaurant service robot. In the following scenario,
-    what is your most appropriate next action?" (judgment) or the grounding question.
-``labels`` (judgment)
-    a string of lines ``[k] proper: <behavior>`` / ``[k] improper: <behavior>``.
-``option_texts``, ``gt_labels`` (judgment)
-    the behaviors and their labels as two matching lists (JSON strings in CSV). When
-    ``labels`` is present too, all three must agree (count, label, text).
-``answer`` / ``answers`` / ``gt_labels`` (grounding)
-    the correct regions, e.g. ``["A", "C"]`` or ``"A,C"``; ``options`` / ``option_texts``
-    (optional) describe the regions A-D.
-optional
-    ``id`` (else the image path without suffix is the id), ``task``
-    (``behavior_judgment`` | ``spatial_grounding``; else inferred: a row with ``labels`` or
-    proper/improper ``gt_labels`` is judgment, one with letter answers is grounding, else
-    the metadata folder's name decides), ``subset`` (``synthetic`` | ``real``; else inferred
-    from a path component named ``synthetic``/``real``), ``category``, ``subcategory``,
-    ``facets`` (one list for the scene, one list per behavior, or ``{k: [...]}``; names
-    from :data:`~socialbench.benchmarks.roboteq.schema.FACETS`) and ``votes``
-    (per-annotator labels: one entry per behavior, each a list of labels, a
-    ``{label: count}`` object, or ``null`` for a behavior without votes; for grounding, a
-    list of selections). List fields may be JSON or Python-literal strings (pandas CSV).
-
-Canonical JSONL (``roboteq.jsonl`` at the dataset root; when present it is the only file
-read). One JSON object per line; image paths are relative to the root::
-
-    {"id": "syn-0001", "task": "behavior_judgment", "image": "images/syn-0001.png",
-     "question": "You are a ...", "subset": "synthetic", "category": "...",
-     "subcategory": "...",
-     "behaviors": [{"k": 1, "text": "...", "label": "proper",
-                    "facets": ["safety"], "votes": ["proper", "proper", "improper"]}]}
-    {"id": "syn-0001-sg", "task": "spatial_grounding", "image": "images/syn-0001-sg.png",
-     "question": "...", "options": {"A": "...", "B": "...", "C": "...", "D": "..."},
-     "answer": ["A", "C"], "votes": [["A", "C"], ["A"], ["A", "C"]], "subset": "real"}
-
-A behavior may also carry ``votes_no_image`` (the same forms as ``votes``, or ``null``):
-the labels of annotators who saw the role and the behavior text but not the image
-(RobotEQ Figure 6(a), collected with ``socialbench build annotate export --kind
-judgment-no-image``). They never change the label or the votes; the report compares them
-with the votes (``roboteq_human_image``).
-
-A behavior's ``facets`` may also be a string (``"safety"`` or ``"safety, privacy"``; it
-belongs to that behavior only) and its ``votes`` may be ``null`` (no votes for that
-behavior: its distribution is the gold label, ``has_votes`` is false).
-:func:`~socialbench.benchmarks.roboteq.write.write_canonical` writes this form (the construction pipeline uses it).
-
-Items
------
-``roboteq-bj``: one :class:`Item` per scene; ``item_id`` is the scene id; one single-choice
-question per behavior with key ``b<k>`` and options ``("proper", "improper")``.
-``roboteq-sg``: one item per question with one multiple-select question ``sg`` over
-``("A", "B", "C", "D")``. ``Item.votes`` hold the per-annotator distribution when the
-data has votes, else the majority (gold) label with probability 1 and ``n = 1``.
-``Item.metadata``: ``task``, ``image`` (absolute path string), ``image_rel``, ``role`` /
-``question``, ``subset`` (``"unknown"`` when not known), ``category``, ``subcategory``,
-``source`` and ``line`` (where the row is), and for judgment ``behaviors``
-``{key: {k, text, label, facets, has_votes}}`` (plus ``votes_no_image``, ``{label: count}``,
-for a behavior that has them); for grounding ``answer`` (list),
-``options`` ({letter: text}), ``facets`` and ``has_votes``.
+``roboteq-bj``: one item per scene, one single-choice question ``b<k>`` per behavior over
+``("proper", "improper")``. ``roboteq-sg``: one item per question, one multiple-select
+question ``sg`` over ``("A", "B", "C", "D")``. ``Item.votes`` hold the per-annotator
+distribution when the data has votes, else the gold label with probability 1 and ``n = 1``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
-"""RobotEQ prompts.
+"""RobotEQ prompts (written for socialbench; the paper shows the format in Figures 18 and 20).
 
-Prompts (written for socialbench; the paper shows the format in Figures 18 and 20)
------------------------------------------------------------------------------------
-*Per scene* (default): the role question, the numbered candidate behaviors ``[k] text``
-and a request for one JSON object ``{"answer": {"k": "proper" | "improper", ...}}``.
-*Per behavior* (``--per-behavior``): the role question and one behavior, answered
-``{"answer": "proper"}`` or ``{"answer": "improper"}``.
-*Grounding*: the question, the optional region descriptions and a request for
-``{"answer": ["A", ...]}`` (one or more of A-D).
-
-Strategies change the prompt as follows: ``cot`` asks for step-by-step reasoning in a
-``"reasoning"`` field written before the ``"answer"`` field of the same JSON object (so JSON
-mode stays on; the reply may be longer: max_tokens 2048); ``no-image`` replaces the sentence
-that points at the image with one saying there is no image; ``rag`` prepends the retrieved
-social-norm documents.
-
-Replies are read by :mod:`~socialbench.benchmarks.roboteq.judgment_replies` and
-:mod:`~socialbench.benchmarks.roboteq.grounding_replies`; token estimates are in
-:mod:`~socialbench.benchmarks.roboteq.tokens`.
+*Per scene* (default): the role question, the numbered behaviors ``[k] text`` and a request
+for ``{"answer": {"k": "proper" | "improper", ...}}``. *Per behavior*: the role question and
+one behavior, answered ``{"answer": "proper"}``. *Grounding*: the question, the optional
+region descriptions and a request for ``{"answer": ["A", ...]}``. ``cot`` asks for a
+``"reasoning"`` field before ``"answer"`` in the same JSON object (JSON mode stays on);
+``no-image`` says there is no image; ``rag`` prepends the retrieved documents.
 """
 
 from __future__ import annotations

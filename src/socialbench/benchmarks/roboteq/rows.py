@@ -1,12 +1,7 @@
 """One RobotEQ label-file row: which task it belongs to and the fields every task reads
-(image path, subset, optional text). The rows themselves become records in
-:mod:`~socialbench.benchmarks.roboteq.judgment_rows` (a
-:class:`~socialbench.benchmarks.roboteq.schema.JudgmentScene`) and
-:mod:`~socialbench.benchmarks.roboteq.grounding_rows` (a
-:class:`~socialbench.benchmarks.roboteq.schema.GroundingQuestion`), in the published layout or
-the canonical JSONL form (see :mod:`socialbench.benchmarks.roboteq.loader`). Every problem of
-a row is reported through ``report(field, message, fix)`` (:data:`RowReport`); a row with
-problems gives None."""
+(image path, subset, optional text). :mod:`~.judgment_rows` and :mod:`~.grounding_rows` turn
+rows into records; every problem of a row is reported through ``report(field, message,
+fix)`` (:data:`RowReport`), and a row with problems gives None."""
 
 from __future__ import annotations
 
@@ -18,6 +13,7 @@ from socialbench.benchmarks.roboteq.schema import TASK_BJ, TASK_SG, normalise_la
 
 __all__ = [
     "ANSWER_FIELDS",
+    "Counted",
     "RowReport",
     "row_task",
     "task_of_folder",
@@ -29,6 +25,19 @@ __all__ = [
 
 #: ``report(field, message, fix)``: records one problem of the row being read.
 RowReport = Callable[[str, str, str], None]
+
+
+class Counted:
+    """A :data:`RowReport` that passes each problem on and counts them in ``n``."""
+
+    def __init__(self, report: RowReport) -> None:
+        self._report = report
+        self.n = 0
+
+    def __call__(self, field_name: str, message: str, fix: str) -> None:
+        self.n += 1
+        self._report(field_name, message, fix)
+
 
 _TASKS = {
     "behavior_judgment": TASK_BJ,

@@ -43,6 +43,12 @@ class Scan:
     #: resolved inside the folder, valid or not (``validate`` checks them all)
     images: list[tuple[str, str, int, str]] = field(default_factory=list)
 
+    def add(
+        self, task: str | None, file: object, field_name: str, message: str, fix: str, line: int | None = None
+    ) -> None:
+        """Record one problem of rows of ``task`` (None: of no known task)."""
+        self.problems.append((task, Problem(str(file), field_name, message, fix, line)))
+
     def problems_for(self, task: str) -> list[Problem]:
         """Problems of rows of ``task`` plus those whose task is unknown."""
         return [p for t, p in self.problems if t is None or t == task]
@@ -58,17 +64,8 @@ def _assign_ids(
     for r in records:
         rid = getattr(r, attr)
         if rid and explicit[rid] > 1:
-            scan.problems.append(
-                (
-                    task,
-                    Problem(
-                        r.source,
-                        "id",
-                        f"id {rid!r} is used by {explicit[rid]} rows",
-                        "give every row its own id",
-                        r.line,
-                    ),
-                )
+            scan.add(
+                task, r.source, "id", f"id {rid!r} is used by {explicit[rid]} rows", "give every row its own id", r.line
             )
 
     def stem(r: _Record) -> str:
@@ -97,28 +94,20 @@ def scan_roboteq(root: Path) -> Scan:
     scan = Scan(root=root, files=files)
     for path in unreadable_label_files(root):
         hint = None if path.name == CANONICAL_FILE else task_of_folder(Path(path.parent.relative_to(root).as_posix()))
-        scan.problems.append(
-            (
-                hint,
-                Problem(
-                    str(path),
-                    "",
-                    f"cannot read the label file: {label_file_problem(path, root) or 'not a regular file'}",
-                    "replace it with the regular file of the release",
-                ),
-            )
+        scan.add(
+            hint,
+            path,
+            "",
+            f"cannot read the label file: {label_file_problem(path, root) or 'not a regular file'}",
+            "replace it with the regular file of the release",
         )
     if not files:
-        scan.problems.append(
-            (
-                None,
-                Problem(
-                    str(root),
-                    "",
-                    f"no {CANONICAL_FILE}, metadata.jsonl or metadata.csv found",
-                    "pass the folder of the RobotEQ release (see docs/roboteq-format.md)",
-                ),
-            )
+        scan.add(
+            None,
+            root,
+            "",
+            f"no {CANONICAL_FILE}, metadata.jsonl or metadata.csv found",
+            "pass the folder of the RobotEQ release (see docs/roboteq-format.md)",
         )
         return scan
     for path in files:
@@ -127,16 +116,12 @@ def scan_roboteq(root: Path) -> Scan:
         hint = None if canonical else task_of_folder(Path(meta_rel))
         unusable = label_file_problem(path, root)
         if unusable is not None:
-            scan.problems.append(
-                (
-                    hint,
-                    Problem(
-                        str(path),
-                        "",
-                        f"cannot read the label file: {unusable}",
-                        "replace it with the regular file of the release",
-                    ),
-                )
+            scan.add(
+                hint,
+                path,
+                "",
+                f"cannot read the label file: {unusable}",
+                "replace it with the regular file of the release",
             )
             continue
         n_rows = 0
@@ -147,17 +132,13 @@ def scan_roboteq(root: Path) -> Scan:
                 continue
             task = row_task(row.data, hint)
             if task is None:
-                scan.problems.append(
-                    (
-                        None,
-                        Problem(
-                            str(path),
-                            "task",
-                            "cannot tell whether the row is behavior judgment or spatial grounding",
-                            "add task: behavior_judgment or spatial_grounding",
-                            row.line,
-                        ),
-                    )
+                scan.add(
+                    None,
+                    path,
+                    "task",
+                    "cannot tell whether the row is behavior judgment or spatial grounding",
+                    "add task: behavior_judgment or spatial_grounding",
+                    row.line,
                 )
                 continue
             found: list[tuple[str, str, str]] = []
@@ -192,20 +173,13 @@ def scan_roboteq(root: Path) -> Scan:
             if image_rel is not None:
                 scan.images.append((task, str(path), row.line, image_rel))
             for field_name, message, fix in found:
-                scan.problems.append((task, Problem(str(path), field_name, message, fix, row.line)))
+                scan.add(task, path, field_name, message, fix, row.line)
             if scene is not None and not found:
                 scan.scenes.append(scene)
             if question is not None and not found:
                 scan.questions.append(question)
         if n_rows == 0:
-            scan.problems.append(
-                (
-                    hint,
-                    Problem(
-                        str(path), "", "the label file has no rows", "restore the file from the release or remove it"
-                    ),
-                )
-            )
+            scan.add(hint, path, "", "the label file has no rows", "restore the file from the release or remove it")
     scan.scenes = _assign_ids(scan.scenes, "scene_id", TASK_BJ, scan, lambda r, rid: replace(r, scene_id=rid))
     scan.questions = _assign_ids(
         scan.questions, "question_id", TASK_SG, scan, lambda r, rid: replace(r, question_id=rid)

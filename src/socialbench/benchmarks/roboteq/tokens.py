@@ -1,9 +1,4 @@
-"""RobotEQ token estimates (used for accounting and ``perf/roboteq_cost.py``).
-
-* text: ``approx_tokens(text) = ceil(len(text) / 4)``, the usual ~4 characters per token of
-  English BPE vocabularies (cl100k / o200k are within ~15 % on this kind of prose);
-* images: :func:`image_tokens` (see there).
-"""
+"""RobotEQ token estimates of text and images (for accounting and ``perf/roboteq_cost.py``)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
 """The SocialNav-SUB prompt bank: question texts, options, instruction blocks, dependencies.
 
 The on-disk format is the official one (``prompts/survey_prompt.json`` and
-``prompts/relevant_prev_questions.json``, reference §b/§c). socialbench ships its own copy in
-``data/``: the 15 question texts and options are exactly the official ones (hub version), the
-two answer-format strings are the official ones, and the instruction blocks are written in
-socialbench's own words with the same definitions. A dataset folder that has its own bank
-files uses those instead (see :mod:`socialbench.benchmarks.socialnav_sub.loader`); they are
-read and checked by :mod:`~socialbench.benchmarks.socialnav_sub.bank_file`.
-
-:func:`expand_questions` turns the bank into the per-sample list of
+``prompts/relevant_prev_questions.json``, reference §b/§c); the bundled copy in ``data/`` and
+how it differs from the official prompts are described in the README's "SocialNav-SUB
+methods". :func:`expand_questions` turns the bank into the per-sample list of
 :class:`~socialbench.types.Question` in the official query order: 3 + 12·n questions for a
 sample with n people.
 """
@@ -155,9 +150,6 @@ def render_question_text(text: str, person: int | None, *, capitalize: bool = Tr
     if capitalize and starts:
         out = out[0].upper() + out[1:]
     return out
-
-
-# --------------------------------------------------------------------------- expansion
 
 
 def _question(bank: PromptBank, base: str, person: int | None) -> Question:

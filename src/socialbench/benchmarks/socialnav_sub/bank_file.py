@@ -48,6 +48,10 @@ def _as_lines(value: object) -> tuple[str, ...] | None:
 def parse_bank(data: object, deps: object, bank_file: str, deps_file: str) -> PromptBank:
     """Build a :class:`PromptBank` from parsed JSON, collecting every problem."""
     problems: list[Problem] = []
+
+    def problem(file: str, key: str, message: str, fix: str) -> None:
+        problems.append(Problem(file, key, message, fix))
+
     if not isinstance(data, dict):
         raise DataError.single(
             bank_file, "", "the prompt bank must be a JSON object", "use the survey_prompt.json format"
@@ -61,11 +65,7 @@ def parse_bank(data: object, deps: object, bank_file: str, deps_file: str) -> Pr
     for key in BLOCK_KEYS:
         lines = _as_lines(data.get(key))
         if lines is None:
-            problems.append(
-                Problem(
-                    bank_file, key, "missing or not a list of strings", "give the instruction block as a list of lines"
-                )
-            )
+            problem(bank_file, key, "missing or not a list of strings", "give the instruction block as a list of lines")
         else:
             blocks[key] = lines
     for key, value in data.items():  # keep any extra blocks a custom bank carries
@@ -78,28 +78,20 @@ def parse_bank(data: object, deps: object, bank_file: str, deps_file: str) -> Pr
     for key in BASE_KEYS:
         entry = data.get(key)
         if not isinstance(entry, dict):
-            problems.append(
-                Problem(
-                    bank_file,
-                    key,
-                    "question missing or not an object",
-                    'add {"question": ..., "type": ..., "choices": [...]}',
-                )
+            problem(
+                bank_file,
+                key,
+                "question missing or not an object",
+                'add {"question": ..., "type": ..., "choices": [...]}',
             )
             continue
         text, qtype, choices = entry.get("question"), entry.get("type"), entry.get("choices")
         question_text = text if isinstance(text, str) and text else None
         if question_text is None:
-            problems.append(
-                Problem(bank_file, f"{key}.question", "missing question text", "give the question as a string")
-            )
+            problem(bank_file, f"{key}.question", "missing question text", "give the question as a string")
         kind = _KIND_OF_TYPE.get(qtype) if isinstance(qtype, str) else None
         if kind is None:
-            problems.append(
-                Problem(
-                    bank_file, f"{key}.type", f"unknown type {qtype!r}", 'use "multiple_choice" or "multiple_select"'
-                )
-            )
+            problem(bank_file, f"{key}.type", f"unknown type {qtype!r}", 'use "multiple_choice" or "multiple_select"')
         options: tuple[str, ...] | None = None
         if (
             isinstance(choices, list)
@@ -109,13 +101,11 @@ def parse_bank(data: object, deps: object, bank_file: str, deps_file: str) -> Pr
         ):
             options = tuple(choices)
         else:
-            problems.append(
-                Problem(
-                    bank_file,
-                    f"{key}.choices",
-                    "choices must be a non-empty list of distinct strings",
-                    "list the options in order",
-                )
+            problem(
+                bank_file,
+                f"{key}.choices",
+                "choices must be a non-empty list of distinct strings",
+                "list the options in order",
             )
         if question_text is not None and kind is not None and options is not None:
             questions[key] = BankQuestion(question_text, kind, options)
@@ -124,11 +114,7 @@ def parse_bank(data: object, deps: object, bank_file: str, deps_file: str) -> Pr
     for key in ("answers_format_mc", "answers_format_ms"):
         value = data.get(key)
         if not isinstance(value, str):
-            problems.append(
-                Problem(
-                    bank_file, key, "missing answer-format string", "add the answer-format instructions as a string"
-                )
-            )
+            problem(bank_file, key, "missing answer-format string", "add the answer-format instructions as a string")
         else:
             formats[key] = value
 
@@ -136,37 +122,31 @@ def parse_bank(data: object, deps: object, bank_file: str, deps_file: str) -> Pr
     for key in BASE_KEYS:
         value = deps.get(key)
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            problems.append(
-                Problem(
-                    deps_file,
-                    key,
-                    "missing or not a list of base keys",
-                    "list the base questions this one depends on ([] for none)",
-                )
+            problem(
+                deps_file,
+                key,
+                "missing or not a list of base keys",
+                "list the base questions this one depends on ([] for none)",
             )
             continue
         bad = [v for v in value if v not in _RANK]
         late = [v for v in value if v in _RANK and _RANK[v] >= _RANK[key]]
         personal = [v for v in value if key in GLOBAL_KEYS and v not in GLOBAL_KEYS]
         if bad:
-            problems.append(Problem(deps_file, key, f"unknown base keys {bad}", f"use keys among {list(BASE_KEYS)}"))
+            problem(deps_file, key, f"unknown base keys {bad}", f"use keys among {list(BASE_KEYS)}")
         elif late:
-            problems.append(
-                Problem(
-                    deps_file,
-                    key,
-                    f"depends on {late}, asked later",
-                    "a question may only depend on questions asked before it",
-                )
+            problem(
+                deps_file,
+                key,
+                f"depends on {late}, asked later",
+                "a question may only depend on questions asked before it",
             )
         elif personal:
-            problems.append(
-                Problem(
-                    deps_file,
-                    key,
-                    f"a per-sample question cannot depend on per-person {personal}",
-                    "remove those dependencies",
-                )
+            problem(
+                deps_file,
+                key,
+                f"a per-sample question cannot depend on per-person {personal}",
+                "remove those dependencies",
             )
         else:
             dependencies[key] = tuple(value)

@@ -1,35 +1,11 @@
 """SocialNav-SUB's own baselines, registered with the model registry when this package loads.
 
-``baseline:rule-based``
-    The paper's hand-written rules on pedestrian tracks (:class:`RuleBasedModel`, below).
-``replay:DIR`` of an official SocialNav-SUB experiment folder
-    :func:`~socialbench.benchmarks.socialnav_sub.official_run.read_official_experiment` is
-    registered as a replay folder reader (:func:`socialbench.models.baselines.register_replay_folder`),
-    so ``replay:`` reads such a folder as well as a ``samples.jsonl``.
-
-The rule-based model answers from the item's files (``Item.metadata``: ``tracks_path``, ``odometry_path``,
-``first_frame``, ``goal_xy``, ``n_people``, ``frames``), not from images or prompts; the
-rules and how they differ from the official script are documented in
-:mod:`socialbench.navigation.rules`. Answers go out as ``{"answer": ...}`` JSON text, so the
-baseline is parsed and scored like any model. Metamorphic variants are answered too: a
-``K@mirror`` question by the rules on the mirrored scene (the same tracks after the noise and
-smoothing options, reflected: :func:`~socialbench.navigation.mirror.mirror_scene`), a
-``K@shuffle-options`` question as ``K`` (the option order is no input of a rule).
-
-Options (``--model-opt KEY=VALUE``):
-
-``noise_m``
-    Adds seeded Gaussian noise to every track position before the rules run, to mimic a
-    real tracker. The value is the expected displacement error (ADE) in metres; each axis
-    gets standard deviation ``noise_m / sqrt(pi/2)`` (the mean length of a 2-D isotropic
-    Gaussian offset is ``sigma·sqrt(pi/2)``). The paper's PHALP pipeline has 0.67 m ADE.
-    Seeded from the run seed and the item id: the same run gives the same answers.
-``smooth``
-    ``1`` to Kalman-smooth the (noisy) tracks before the rules
-    (:mod:`socialbench.navigation.smoothing`; needs pykalman). Default ``0``.
-``official_offset``
-    ``1`` to take the robot pose at timestep t from odometry frame F0+1+t as the official
-    code does (reference §9 item 14); default F0+t.
+``baseline:rule-based`` (:class:`RuleBasedModel`) answers with the paper's hand-written rules
+(:mod:`socialbench.navigation.rules`) from the item's tracks, odometry and goal, as
+``{"answer": ...}`` JSON text parsed and scored like any model's; its options are in
+docs/benchmarks.md, "Rule-based baseline options". ``replay:DIR`` also reads an official
+SocialNav-SUB experiment folder
+(:func:`~socialbench.benchmarks.socialnav_sub.official_run.read_official_experiment`).
 """
 
 from __future__ import annotations

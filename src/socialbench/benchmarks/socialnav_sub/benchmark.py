@@ -1,28 +1,12 @@
 """SocialNav-SUB as a socialbench benchmark: methods, image modes, scoring.
 
-Methods (:class:`~.options.SocialNavOptions`)
--------
-``independent``  every question of a sample is asked on its own, all concurrently.
-``cot``          questions of a sample are asked in the official order; the model's earlier
-                 answers to the questions listed in ``relevant_prev_questions.json`` are
-                 injected into the prompt as valid JSON. Samples run concurrently.
-``cot-gt``       as ``cot``, but spatial and spatiotemporal questions are not asked: the
-                 human mode is recorded (``parse_method: "human-mode"``) and injected, as in
-                 the paper's ablation (§7.9, Table 14). With ``--gt-without-obstruction``
-                 (§7.9's follow-up) "Person Goal Obstruction" (``q_obstructing_path``) is
-                 asked of the model in its place in the chain and the model's own answer is
-                 injected, never the human mode; every other spatial(temporal) answer is
-                 still the human mode.
-``scene-context`` as ``cot``, but the spatial and spatiotemporal answers come from rules on
-                 the tracks (``parse_method: "rule-based"``) and are stated in the prompt.
-Image modes
------------
-``img-with-bev`` (default) the 10 front-view + BEV composites; ``img`` the 10 annotated front
-views ("No BEV" ablation); ``bev`` the 10 BEVs. Pre-rendered composites from the release are
-used for ``img-with-bev`` when present; everything else is rendered from tracks, odometry and
-raw frames by :mod:`socialbench.navigation.render`. Under ``--perturb mirror`` every image
-of both chains is rendered, the variants' from the mirrored scene (labels upright; see
-:mod:`socialbench.navigation.mirror`), and a sample with only composites is refused.
+The methods (``independent``, ``cot``, ``cot-gt`` with ``--gt-without-obstruction``,
+``scene-context``; :class:`~.options.SocialNavOptions`) and image modes (``img-with-bev``,
+``img``, ``bev``) are described in the README, "SocialNav-SUB methods". Images are the
+release's pre-rendered composites when present, else rendered by
+:mod:`socialbench.navigation.render`; under ``--perturb mirror`` every image of both chains
+is rendered, the variants' from the mirrored scene, and a sample with only composites is
+refused.
 """
 
 from __future__ import annotations
@@ -149,12 +133,10 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         return read_samples(path)
 
     def predictions_options(self, path: Path, records: Sequence[SampleRecord], options: EvalOptions) -> EvalOptions:
-        """``options`` with the metamorphic variant and seed the predictions were made under,
-        so that ``socialbench score`` loads each question's variant (``K@name``) as the eval
-        did. Both come from the run's ``run.json`` (in the run directory ``path``, or beside a
-        ``samples.jsonl``); without one, the variant comes from the record keys, and a
-        variant drawn from the seed (``shuffle-options``) is refused: its option order, and
-        with it the variant's human distribution and official scores, need that seed."""
+        """``options`` with the metamorphic variant and seed of the predictions (from the
+        run's ``run.json``, else the variant from the record keys), so that ``score`` loads
+        each question's variant as the eval did; a seeded variant (``shuffle-options``)
+        without ``run.json`` is refused, as its option order needs the seed."""
         named = sorted({n for r in records if (n := split_variant(r.question_key)[1]) is not None})
         run_json = (path if path.is_dir() else path.parent) / "run.json"
         if run_json.is_file():
@@ -206,9 +188,8 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         self.variant_seed = run.seed
 
     def check_run(self, dataset: _loader.SocialNavDataset, model: Model, options: EvalOptions) -> None:
-        """``baseline:rule-based`` answers from each sample's tracks and odometry: refuse it,
-        before the run, when a sample lacks them (one line naming how many, an example and
-        the fix) instead of failing every question of those samples."""
+        """Refuse ``baseline:rule-based`` before the run when a sample lacks its tracks or
+        odometry, instead of failing every question of those samples."""
         if isinstance(model, _baselines.RuleBasedModel):
             check_rule_based_inputs(dataset.items)
 
@@ -253,14 +234,10 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     def image_job(
         self, item: Item, mode: str, ctx: SolveContext[SocialNavOptions], *, perturb: PerturbSpec | None | object = _RUN
     ) -> ImageJob:
-        """The picklable job preparing ``item``'s images: the release's composites when
-        present (``img-with-bev``), else a render from tracks, odometry and frames. The
-        images are perturbed by ``perturb`` (default: the run's perturbation).
-
-        ``mirror`` is never a pixel flip: the mirrored images are rendered from mirrored
-        tracks (:mod:`socialbench.navigation.mirror`), so their numbers and axis text read
-        normally. In a mirror run the unmirrored images are rendered by the same code (not
-        taken from the composites), so the two images of a pair differ only by the mirror."""
+        """The picklable job preparing ``item``'s images (:meth:`sent_image_job`), perturbed
+        by ``perturb`` (default: the run's perturbation). ``mirror`` is never a pixel flip:
+        the mirrored images are rendered from mirrored tracks, and in a mirror run the
+        unmirrored ones by the same code, so a pair differs only by the mirror."""
         assert ctx.encoder is not None
         spec = ctx.perturb if perturb is _RUN else perturb
         assert spec is None or isinstance(spec, PerturbSpec)
@@ -370,13 +347,11 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     def score(
         self, dataset: _loader.SocialNavDataset, records: Sequence[SampleRecord], protocol: ProtocolArg
     ) -> SocialNavResult:
-        """Scores and failure rates under ``protocol`` (an object or its name). Under a metamorphic perturbation ``scores`` and
-        ``failures`` are the variants' (each scored against the transformed human
+        """Scores and failure rates under ``protocol``. Under a metamorphic perturbation
+        ``scores`` and ``failures`` are the variants' (against the transformed human
         distribution), ``clean_scores`` the originals', and ``consistency`` compares the
-        model's two answers to each question (:mod:`socialbench.metrics.consistency`).
-        ``failures`` count the model's own answers only: the human modes of ``cot-gt`` and
-        the rule-based answers of ``scene-context`` (:data:`GIVEN_SOURCES`) are not the
-        model's failures or successes (``scores`` keep every answer, as Table 1 does)."""
+        model's two answers to each question. ``failures`` count the model's own answers
+        only, not :data:`GIVEN_SOURCES` (``scores`` keep every answer, as Table 1 does)."""
         proto = as_protocol(protocol)
         by_key = {(r.item_id, r.question_key): r for r in records}
         plain: list[ScoringEntry] = []

@@ -1,18 +1,10 @@
 """The prompt's description of the images, for what ``--images`` sends.
 
-The bank's survey instructions describe the paper's images (``--images img-with-bev``):
-"Each image shows the camera view on top and, below it, a bird's-eye view (BEV) ...". That
-text is sent unchanged in that mode, byte for byte. ``--images img`` sends the camera views
-only and ``--images bev`` the bird's-eye views only, so :func:`bank_for_images` rewrites
-what the instructions say about the images for those modes:
-
-* the layout sentence (:data:`COMPOSITE_SENTENCE`) becomes :data:`MODE_SENTENCES` [mode];
-* ``img``: the sentences about what the bird's-eye view marks (:data:`BEV_ONLY_SENTENCES`)
-  are left out, and the goal block no longer says the goal is "marked G in the bird's-eye
-  view" (no image shows it);
-* a bank whose instructions have no :data:`COMPOSITE_SENTENCE` (another wording) gets
-  the mode's sentence as the last survey-instruction line, so the prompt still says what
-  is sent.
+The bank's survey instructions describe the paper's composites and are sent byte for byte
+with ``--images img-with-bev``. For ``img`` and ``bev``, :func:`bank_for_images` replaces
+the layout sentence (:data:`COMPOSITE_SENTENCE`) with :data:`MODE_SENTENCES` [mode] (or
+appends it when a bank words it otherwise), and for ``img`` also drops the sentences about
+the bird's-eye view (:data:`BEV_ONLY_SENTENCES`) and its goal marker.
 """
 
 from __future__ import annotations

@@ -1,30 +1,20 @@
 """Load a SocialNav-SUB dataset folder (official layout, reference §a) into :class:`Item`\\ s.
 
 One :class:`~socialbench.types.Item` per sample; ``item_id`` is the sample id
-(``<a>_Spot_<b>_<F0>``), ``questions`` come from the prompt bank in the official query order
-and ``votes`` hold the human answer distributions of ``human_labels/<S>/common_answers.json``
-with canonical answers (multiple-select answers as tuples in option order).
+(``<a>_Spot_<b>_<F0>``), ``questions`` come from the prompt bank (the dataset's
+``prompts/survey_prompt.json`` when present, else the built-in one) in the official query
+order, and ``votes`` hold the human answer distributions of
+``human_labels/<S>/common_answers.json`` with canonical answers.
 
 ``Item.metadata`` keys (other modules rely on them; paths are absolute strings):
+``n_people``, ``first_frame`` (F0), ``sample_dir`` (``prompts/<S>``), ``tracks_path`` and
+``odometry_path`` (None if absent), ``frames`` (``front_view/<S>/<F0+t>.jpg``, t = 0..9),
+``composites`` (``prompts/<S>/sample_with_bev_<i>.png``), ``goal_xy`` (metres in the initial
+robot frame, or None). An optional ``sample_metadata.json`` at the root,
+``{sample_id: {attribute: value}}``, adds attributes for facet analyses (never those keys).
 
-- ``n_people`` (int), ``first_frame`` (int, F0)
-- ``sample_dir``: ``prompts/<S>``
-- ``tracks_path``: ``prompts/<S>/<S>_localized_obj_coords.json`` or None if absent
-- ``odometry_path``: ``front_view/<S>/traj_data.pkl`` or None if absent
-- ``frames``: ``front_view/<S>/<F0+t>.jpg`` for t = 0..9 (listed even if absent unless
-  ``require_images``)
-- ``composites``: ``prompts/<S>/sample_with_bev_<i>.png`` for i = 0..9 (same)
-- ``goal_xy``: ``[gx, gy]`` in metres in the initial robot frame, or None
-
-**socialbench extension:** an optional ``sample_metadata.json`` at the dataset root,
-``{sample_id: {attribute: value}}`` (e.g. ``{"101_Spot_1_155": {"indoors": false}}``), adds
-its attributes to the sample's metadata for facet analyses. It may not redefine the keys
-above.
-
-Only the labels are needed: images (and odometry pickles) are checked only when
-``require_images=True``, and then only those the image mode uses (a release folder with the
-pre-rendered composites but no raw frames evaluates ``--images img-with-bev``). The prompt bank is the dataset's ``prompts/survey_prompt.json`` /
-``prompts/relevant_prev_questions.json`` when present, else the built-in one.
+Images and odometry pickles are checked only with ``require_images=True``, and then only
+those the image mode uses.
 """
 
 from __future__ import annotations
@@ -82,14 +72,10 @@ def _metadata(root: Path, s: SampleScan) -> dict[str, Any]:
 def load_socialnav(
     root: Path | str, *, require_images: bool = False, limit: int | None = None, image_mode: str | None = None
 ) -> SocialNavDataset:
-    """Load the dataset folder ``root``; ``limit`` keeps only the first samples.
-
-    With ``require_images``, the images that the ``--images`` mode ``image_mode`` needs are
-    checked: raw frames only where it renders from them (``img``; ``img-with-bev`` for
-    samples without the release's 10 composites), composites when present.
-
-    Raises :class:`DataError` listing every error found (warnings are logged).
-    """
+    """Load the dataset folder ``root``; ``limit`` keeps only the first samples. With
+    ``require_images``, the images the ``--images`` mode ``image_mode`` needs are checked
+    (:func:`~.scan.scan_socialnav`). Raises :class:`DataError` listing every error found
+    (warnings are logged)."""
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise UsageError(f"limit must be a non-negative integer, got {limit!r}")
     # Headers only: every image is decoded once during the run anyway, and a broken one

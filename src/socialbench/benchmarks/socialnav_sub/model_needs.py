@@ -1,16 +1,10 @@
 """What each kind of model needs from a SocialNav-SUB dataset folder, said before a run.
 
-* ``socialbench score``, ``baseline:random``, ``human:oracle`` and ``human:average`` read
-  the labels only.
-* ``baseline:rule-based`` answers from each sample's pedestrian tracks and robot odometry
-  (:mod:`socialbench.navigation.rules`); a sample without them cannot be answered.
-* A model that reads the prompt (a vision model, ``mock:``) needs the images: raw frames or
-  the release's composites (``--images bev`` draws its images from tracks and odometry).
-
-``socialbench data validate`` says which of these a folder supports
-(:func:`labels_only_message`, :func:`rule_based_message`), and ``eval`` refuses a
-``baseline:rule-based`` run on samples without its inputs before the run starts
-(:func:`check_rule_based_inputs`) instead of failing every question of them.
+The labels-only baselines (and ``socialbench score``) read the labels only;
+``baseline:rule-based`` needs each sample's tracks and odometry; a model that reads the
+prompt needs the images (raw frames or the release's composites). ``data validate`` says
+which a folder supports, and ``eval`` refuses a ``baseline:rule-based`` run on samples
+without its inputs before the run starts (:func:`check_rule_based_inputs`).
 """
 
 from __future__ import annotations

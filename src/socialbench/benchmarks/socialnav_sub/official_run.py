@@ -1,17 +1,11 @@
 """Read an experiment folder written by the official SocialNav-SUB ``evaluate_vlm.py``.
 
-Layout (reference §d): ``<exp>/<sample>/question_answers.json`` maps each question key to the
-parsed answer (the string ``"INVALID"`` when parsing failed) and
-``<exp>/<sample>/evaluation.json`` maps each key to per-item figures including
-``latency_sec`` and ``vlm_probabilities`` (``{str(choice): p}``; multiple-select choices are
-written as tuple strings such as ``"('moving ahead', 'turning left')"``).
-
-Each answer becomes a :class:`~socialbench.types.SampleRecord` with ``parse_method
-"official"`` and ``raw`` None (the raw text lives in conversation.json, which is not needed).
-Invalid answers become ``parsed=None``; multiple-select answers keep their given order as a
-list (the ``official`` protocol needs it). When a sample has only ``evaluation.json``, the
-answer is the first choice with the highest ``vlm_probabilities`` value; an all-zero
-distribution (what the official code stores for an invalid answer) gives ``parsed=None``.
+Layout (reference §d): ``<exp>/<sample>/question_answers.json`` (question key -> parsed
+answer, ``"INVALID"`` when parsing failed) and ``<exp>/<sample>/evaluation.json`` (per key:
+``latency_sec``, ``vlm_probabilities`` ``{str(choice): p}``, multiple-select choices as tuple
+strings). Each answer becomes a :class:`~socialbench.types.SampleRecord` with
+``parse_method "official"``; invalid answers (or, from ``evaluation.json`` alone, an all-zero
+distribution) become ``parsed=None``, multiple-select answers keep their order as a list.
 """
 
 from __future__ import annotations

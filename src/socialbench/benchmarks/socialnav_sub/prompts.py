@@ -1,21 +1,14 @@
 """Prompt text for one SocialNav-SUB question (reference §c "Prompt text").
 
-The prompt is one user string with no system text:
+One user string, no system text: the survey instructions, for chain of thought each
+dependency's question text and answer line, the question's instruction block, then the
+question and its ``Possible answers:`` line with the answer-format text (the README's
+"SocialNav-SUB methods" describes the layout).
 
-1. the ``survey_instructions`` lines joined with "\\n", then "\\n";
-2. chain of thought only (``earlier`` is not None): for each dependency, its question text
-   (``{PERSON}`` -> ``person i``, no capital letter, no options), "\\n", then an answer line
-   and "\\n";
-3. "\\n" + the question's instruction-block lines joined with "\\n" + "\\n";
-4. "\\n" + the question + "\\n" + ``Possible answers: "o1", "o2", ...`` followed by the
-   single-choice or multiple-select answer-format text.
-
-**Deliberate deviation (CoT answer line).** The official code fills a placeholder and sends
-malformed nested JSON with an unquoted value, e.g. ``{"answer": {"answer": ahead of}``
-(reference §9 bug 6). socialbench injects *valid* JSON instead: ``{"answer": "ahead of"}``,
-``{"answer": ["moving ahead", "turning left"]}``, or ``{"answer": null}`` when the earlier
-answer is missing or invalid. :func:`official_cot_line` reproduces the official line for
-reference and tests only.
+**Deliberate deviation (CoT answer line).** The official code sends malformed nested JSON
+with an unquoted value, e.g. ``{"answer": {"answer": ahead of}`` (reference §9 bug 6);
+socialbench injects valid JSON instead (:func:`cot_line`), ``{"answer": null}`` when the
+earlier answer is missing or invalid.
 """
 
 from __future__ import annotations
@@ -37,17 +30,6 @@ def cot_line(value: object) -> str:
     if isinstance(value, tuple):
         value = list(value)
     return '{"answer": ' + json.dumps(value) + "}"
-
-
-def official_cot_line(value: object) -> str:
-    """The line the official code injects (malformed JSON), for reference only.
-
-    A string ``A`` gives ``{"answer": {"answer": A}`` (no quotes); any other value gives
-    ``{"answer": {"answer": "<str(value)>"}`` — pass the JSON-decoded answer (a list for
-    the multiple-select question) to reproduce published conversations.
-    """
-    inner = '{"answer": ' + value + "}" if isinstance(value, str) else ('{"answer": "' + str(value) + '"}')
-    return '{"answer": ' + inner
 
 
 def possible_answers_line(options: tuple[str, ...]) -> str:

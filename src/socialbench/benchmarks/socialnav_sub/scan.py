@@ -77,21 +77,15 @@ def scan_socialnav(
 ) -> DatasetScan:
     """Read and check a dataset folder; never raises for data problems (see ``report``).
 
-    ``limit`` keeps only the first samples of the sample list. ``check_images`` checks that
-    the 10 frames of every sample exist and open (and that present composites open), reading
-    every byte when ``verify_images``, only the header otherwise;
-    ``check_odometry`` loads every ``traj_data.pkl`` with the restricted unpickler.
-
-    ``image_mode`` is the ``--images`` mode that will be evaluated: raw frames are required
-    only for what it renders (``img`` always; ``img-with-bev`` only for samples without the
-    release's 10 composites; ``bev`` never). With None (``data validate``) frames are
-    required as for ``img-with-bev`` and missing ones are a warning when composites stand in.
-    ``allow_labels_only`` (``data validate``): a folder with no image at all is reported as
-    a labels-only folder (one warning saying what each kind of model needs and finds), and
-    samples that ``baseline:rule-based`` cannot answer get one warning
-    (:mod:`~socialbench.benchmarks.socialnav_sub.model_needs`). Without it, a folder with no
-    image at all checked for images (an eval of a model that reads the prompt, in an image
-    mode that needs frames or composites) is one error saying so, not one per missing frame.
+    ``limit`` keeps the first samples of the sample list. ``check_images``: every sample's 10
+    frames exist and open (present composites too), every byte decoded when
+    ``verify_images``; ``check_odometry``: every ``traj_data.pkl`` loads with the restricted
+    unpickler. ``image_mode`` (the ``--images`` mode evaluated) requires raw frames only for
+    what it renders (``img`` always, ``img-with-bev`` without the 10 composites, ``bev``
+    never); with None (``data validate``) as ``img-with-bev``, a warning when composites
+    stand in. ``allow_labels_only`` (``data validate``): a folder with no image is one warning
+    saying what each kind of model needs (and samples ``baseline:rule-based`` cannot answer
+    another); without it, such a folder checked for images is one error, not one per frame.
     """
     root = Path(root).expanduser().absolute()
     report = ValidationReport()

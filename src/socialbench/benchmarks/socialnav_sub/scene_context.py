@@ -1,18 +1,10 @@
 """Geometry facts for the ``scene-context`` method: a perception module's outputs in words.
 
-The module is socialbench's rule-based baseline (:mod:`socialbench.navigation.rules`) run on
-the sample's pedestrian tracks, robot odometry and goal: it answers every spatial and
-spatiotemporal question (robot direction, goal position begin/end, each person's position
-begin/end, distance change, path and end-position obstruction). :func:`facts_block` turns
-those answers into the text put before a social question, one line per question in the
-official order, the answer filling the question's blank:
-
-.. code-block:: text
-
-    Scene facts measured by a perception module from the tracked positions of the robot and the people:
-    - The robot is moving ahead.
-    - In the beginning, person 1 is to the left of the robot.
-    - Is person 1's path in the way of the robot's path to the goal? yes
+The module is the rule-based baseline (:mod:`socialbench.navigation.rules`) run on the
+sample's tracks, odometry and goal; it answers every spatial and spatiotemporal question.
+:func:`facts_block` turns those answers into the block put before a social question (see the
+README's "SocialNav-SUB methods"), one line per question in the official order, the answer
+filling the question's blank.
 """
 
 from __future__ import annotations

@@ -1,40 +1,12 @@
 """Write procedurally simulated scenes as a SocialNav-SUB dataset (official release layout).
 
-:func:`simulate_dataset` is what ``socialbench sim socialnav`` runs. Per scene it
-
-1. draws a :class:`~socialbench.simulation.scene_config.SceneConfig` (scene type, crowd size,
-   proximity, lateral motion) and simulates people (social force) and robot (local planner),
-   see :mod:`socialbench.simulation.scenes`;
-2. renders the raw front-camera frames (:mod:`socialbench.navigation.scene3d`) and decides
-   who a tracker sees at each frame: a person is *seen* when in front of the camera at
-   0.7-14 m, at least 30 % of their box inside the image and at least 35 % of their
-   silhouette not hidden by nearer people;
-3. writes the tracks a tracker would output: true positions at the seen frames plus
-   Gaussian noise whose mean displacement is ``noise_m`` (per axis ``noise_m / sqrt(pi/2)``),
-   then RTS-smoothed (:mod:`socialbench.navigation.smoothing`, measurement noise set to that
-   standard deviation), with the person's true box. The rule-based baseline and the
-   rendered circles see these noisy tracks; the answers come from the true geometry;
-4. keeps and numbers people exactly as the loader does (official keep-filter, labels by the
-   first box's left edge) and answers every question with the definitions of
-   :mod:`socialbench.simulation.questions`.
-
-Labels: with ``annotators == 1`` each question stores the exact answer as a distribution
-with n = 2 and both votes on it (probability 1.0; the metrics need n >= 2). Then PA is the
-accuracy against the exact answer and CWPA equals PA. With ``annotators > 1`` a *synthetic*
-panel (:func:`~socialbench.simulation.annotators.annotator_votes`) gives n = ``annotators``
-noisy votes per question.
-
-Layout (reference §a): ``dataset_cfg.yaml``, ``goal_info.json``, ``sample_info.json`` (and
-copies in ``prompts/`` and ``human_labels/``), ``prompts/survey_prompt.json``,
-``prompts/relevant_prev_questions.json``, ``prompts/<S>/<S>_localized_obj_coords.json``,
-``front_view/<S>/<F>.jpg`` (F0..F0+9, at ``frame_size``), ``front_view/<S>/traj_data.pkl``,
-``human_labels/<S>/common_answers.json``; optionally ``prompts/<S>/sample_with_bev_{i}.png``.
-Plus the socialbench extras ``README.md`` (the dataset card) and ``sample_metadata.json``
-(per-scene attributes, read by the loader as facets). Sample ids are
-``sim_Spot_<scene index>_<F0>``.
-
-Bounding boxes and ``dataset_cfg.yaml`` refer to the native 1280×720 SCAND camera; frames
-are stored downscaled to ``frame_size`` (the renderer scales the circles to the frame).
+:func:`simulate_dataset` is what ``socialbench sim socialnav`` runs: per scene it simulates
+people and robot (:mod:`socialbench.simulation.scenes`), renders the front-camera frames,
+writes the noisy, RTS-smoothed tracks a tracker would output for the people it sees, and
+answers every question from the true geometry (:mod:`socialbench.simulation.questions`).
+The steps, the tracker's visibility rule, the labels and the files written are in
+docs/benchmarks.md, "Simulated SocialNav-SUB scenes"; each dataset's README.md (the card
+written by :func:`dataset_card`) states them too.
 
 Deterministic: scene i is generated from ``SeedSequence([seed, i])`` alone, and every file is
 written without timestamps, so the same arguments give the same bytes (with the same
@@ -46,7 +18,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import pickle
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +29,7 @@ import numpy as np
 
 from socialbench.benchmarks.socialnav_sub.bank import base_key_of, expand_questions
 from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
+from socialbench.benchmarks.socialnav_sub.synthetic import odometry_pickle
 from socialbench.files.clear_folder import remove_generated
 from socialbench.files.dataset_writer import write_file, write_json
 from socialbench.navigation.frames import Odometry, Pose2D, local_to_world, robot_path_from_odometry, wrap_angle
@@ -78,7 +50,7 @@ from socialbench.types import Answer
 if TYPE_CHECKING:
     from PIL import Image
 
-#: Tracker visibility rule (see the module docstring).
+#: Tracker visibility rule (docs/benchmarks.md).
 MIN_DEPTH_M, MAX_DEPTH_M = 0.7, 14.0
 MIN_IN_VIEW = 0.3
 MIN_VISIBLE = 0.35
@@ -116,9 +88,6 @@ class SimSample:
         return len(self.labels)
 
 
-# --------------------------------------------------------------------------- helpers
-
-
 #: Tracker noise before smoothing (mean displacement, metres). After RTS smoothing the stored
 #: tracks are off by about 0.67 m on average, the paper's ADE for PHALP (App. 7.3); each
 #: scene's measured value is stored as ``track_ade_m`` in sample_metadata.json.
@@ -154,7 +123,7 @@ def _noisy_tracks(
     noise_m: float,
     rng: np.random.Generator,
 ) -> tuple[dict[str, PersonTrack], dict[str, int]]:
-    """Tracker output: noisy, smoothed positions at the seen timesteps (see module docstring)."""
+    """Tracker output: noisy, smoothed positions at the seen timesteps (docs/benchmarks.md)."""
     f0 = sim.first_frame
     sigma = noise_m / math.sqrt(math.pi / 2.0)
     smoother = None
@@ -233,9 +202,6 @@ def _attributes(
     }
 
 
-# --------------------------------------------------------------------------- generation
-
-
 def generate_sample(
     index: int,
     seed: int,
@@ -304,7 +270,7 @@ def common_answers(
     rng: np.random.Generator | None = None,
     th: AnswerThresholds = DEFAULT_THRESHOLDS,
 ) -> dict[str, Any]:
-    """The ``common_answers.json`` object of a sample (see the module docstring)."""
+    """The ``common_answers.json`` object of a sample (labels: docs/benchmarks.md)."""
     questions = expand_questions(load_bank(), sample.n_people)
     if annotators == 1:
         exact = answer_scene(sample.truth, th)
@@ -333,7 +299,9 @@ def write_sample(root: Path, sample: SimSample, annotators: int, seed: int) -> N
     tracks_path = root / "prompts" / sid / f"{sid}_localized_obj_coords.json"
     tracks_path.parent.mkdir(parents=True, exist_ok=True)
     write_tracks(tracks_path, sample.tracks.values())
-    write_file(root / "front_view" / sid / "traj_data.pkl", _odometry_pickle(sample.odometry))
+    write_file(
+        root / "front_view" / sid / "traj_data.pkl", odometry_pickle(sample.odometry.position, sample.odometry.yaw)
+    )
     for t, img in enumerate(sample.frames):
         write_file(root / "front_view" / sid / f"{f0 + t}.jpg", _jpeg(img))
 
@@ -342,13 +310,6 @@ def _jpeg(img: Image.Image) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="JPEG", quality=JPEG_QUALITY, optimize=False, progressive=False)
     return buf.getvalue()
-
-
-def _odometry_pickle(odom: Odometry) -> bytes:
-    return pickle.dumps(
-        {"position": np.asarray(odom.position, dtype=np.float64), "yaw": np.asarray(odom.yaw, dtype=np.float64)},
-        protocol=4,
-    )
 
 
 def _versions() -> dict[str, str]:
@@ -378,21 +339,13 @@ def simulate_dataset(
     progress: Callable[[int, int], None] | None = None,
 ) -> Path:
     """Write ``scenes`` simulated samples under ``out`` in the SocialNav-SUB layout; returns
-    ``out``. ``people`` = (min, max) labelled people per scene; ``annotators`` = 1 stores the
-    exact answers (n = 2, both votes on it), more draws a synthetic panel; ``noise_m`` is the
-    tracker's mean position error before smoothing (0: exact tracks). The default, 1.3 m,
-    leaves about 0.67 m after smoothing: the paper's ADE for its PHALP pipeline.
+    ``out``. ``people`` = (min, max) labelled people per scene; ``noise_m``: the tracker's mean
+    position error before smoothing (0: exact tracks). With 2 to 21 ``annotators``
+    ``int(p * n)`` recovers every vote count exactly (the official scorer truncates).
 
-    With 2 to 21 annotators ``int(p * n)`` recovers every vote count exactly (the official
-    scorer truncates; some counts of larger panels lose a vote there, and the validator
-    warns).
-
-    ``out`` must be empty or absent. With ``overwrite``, a folder previously written by this
-    function (recognised by its README) is cleared first; any other non-empty folder is
-    refused.
-
-    ``progress(done, total)`` is called after each scene is written and, with
-    ``write_composites``, after each scene's composites are rendered (``total`` counts both)."""
+    ``out`` must be empty or absent; with ``overwrite``, a folder this function wrote
+    (recognised by its README) is cleared first. ``progress(done, total)`` is called after
+    each scene and, with ``write_composites``, after each scene's composites."""
     if isinstance(scenes, bool) or not isinstance(scenes, int) or scenes < 1:
         raise ValueError(f"scenes must be a positive integer, got {scenes!r}")
     lo, hi = (int(people[0]), int(people[1]))
@@ -493,9 +446,6 @@ def _write_composites(root: Path, samples: Sequence[SimSample], done: Callable[[
             write_file(root / "prompts" / sid / f"sample_with_bev_{t}.png", to_png_bytes(img))
         if done is not None:
             done(n)
-
-
-# --------------------------------------------------------------------------- dataset card
 
 
 def _answer_summary(samples: Sequence[SimSample]) -> list[str]:

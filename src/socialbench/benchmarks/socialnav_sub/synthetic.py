@@ -1,14 +1,9 @@
 """Write a small synthetic SocialNav-SUB dataset in the full official layout (reference §a).
 
-The fixture is for tests, demos and dry runs: it has the same files and formats as the real
-dataset but invented content (procedural frames, tracks, odometry, goals and human votes), and
-its ``README.md`` says so. Geometry and votes are loosely consistent: each question's votes
-are drawn around a latent answer derived from the generated scene (people's positions
-relative to the robot, the goal, the robot's turning), so simple rule-based baselines do
-better than chance.
-
-Everything is seeded with :class:`random.Random` and written without timestamps, so the
-same arguments give byte-identical files.
+For tests, demos and dry runs: the real files and formats with invented content, said so
+in its ``README.md``. Votes are drawn around a latent answer derived from the generated
+scene, so simple rule-based baselines beat chance. Seeded and written without timestamps:
+the same arguments give byte-identical files.
 """
 
 from __future__ import annotations
@@ -48,8 +43,6 @@ nothing about any model's social reasoning.
 Parameters: {params}
 """
 
-# --------------------------------------------------------------------------- counts
-
 
 def fixture_people_counts(n_samples: int = 60, total: int = 399, lo: int = 1, hi: int = 13, seed: int = 0) -> list[int]:
     """Deterministic per-sample person counts in [lo, hi] summing to ``total``.
@@ -79,9 +72,6 @@ def fixture_people_counts(n_samples: int = 60, total: int = 399, lo: int = 1, hi
     return counts
 
 
-# --------------------------------------------------------------------------- votes
-
-
 def _votes(q: Question, latent: Answer, n: int, rng: random.Random) -> tuple[list[Answer | list[str]], list[float]]:
     choices = list(q.choices)
     agreement = rng.uniform(0.45, 0.95)
@@ -108,9 +98,6 @@ def _common_answers(
     out["_probabilities"] = [1.0]
     out["_n_answers"] = 2
     return out
-
-
-# --------------------------------------------------------------------------- writing
 
 
 def _encode(img: Image.Image, fmt: str) -> bytes:
@@ -147,12 +134,13 @@ def _tracks(scene: Scene) -> dict[str, Any]:
     return {"track_id_to_object_trajectory": tracks}
 
 
-def _odometry_pickle(scene: Scene) -> bytes:
+def odometry_pickle(position: object, yaw: object) -> bytes:
+    """``traj_data.pkl`` as the release has it: float64 ``position`` (n, 2) and ``yaw`` (n,)."""
     import numpy as np
 
-    position = np.array([[p[0], p[1]] for p in scene.odometry], dtype=np.float64)
-    yaw = np.array([p[2] for p in scene.odometry], dtype=np.float64)
-    return pickle.dumps({"position": position, "yaw": yaw}, protocol=4)
+    return pickle.dumps(
+        {"position": np.asarray(position, dtype=np.float64), "yaw": np.asarray(yaw, dtype=np.float64)}, protocol=4
+    )
 
 
 def write_synthetic_dataset(
@@ -219,7 +207,10 @@ def write_synthetic_dataset(
         questions = expand_questions(bank, n)
         write_json(root / "human_labels" / sid / "common_answers.json", _common_answers(scene, questions, lo, hi, rng))
         write_json(root / "prompts" / sid / f"{sid}_localized_obj_coords.json", _tracks(scene))
-        write_file(root / "front_view" / sid / "traj_data.pkl", _odometry_pickle(scene))
+        write_file(
+            root / "front_view" / sid / "traj_data.pkl",
+            odometry_pickle([p[:2] for p in scene.odometry], [p[2] for p in scene.odometry]),
+        )
         for t in range(N_FRAMES):
             frame = frame_image(scene, t, (w, h))
             write_file(root / "front_view" / sid / f"{f0 + t}.jpg", _encode(frame, "JPEG"))

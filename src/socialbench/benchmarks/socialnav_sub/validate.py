@@ -1,19 +1,10 @@
 """Check a SocialNav-SUB dataset folder and report every problem at once.
 
-:func:`~socialbench.benchmarks.socialnav_sub.scan.scan_socialnav` walks the folder (layout
-of reference §a), parses what it reads and collects *all* problems instead of stopping at the
-first; :func:`validate_socialnav` returns them, and
-:func:`socialbench.benchmarks.socialnav_sub.loader.load_socialnav` runs the same scan and
-raises :class:`DataError` when it found errors.
-
-Problems come in two levels. *Errors* make the data unusable or ambiguous (missing keys,
-probabilities that do not sum to 1, unknown answers, path traversal, malicious pickles...).
-*Warnings* (message prefixed ``warning:``) flag oddities that do not stop loading: counts that
-``int(p*n)`` does not recover, a missing goal entry, missing pre-rendered composites, unknown
-extra keys. :func:`validate_socialnav` returns both; the loader raises on errors only.
-
-Path safety: every sample id and referenced path must stay inside the dataset folder; ``..``
-components, absolute paths and symlinks that resolve outside the folder are errors.
+:func:`~socialbench.benchmarks.socialnav_sub.scan.scan_socialnav` walks the folder and
+collects *all* problems; :func:`validate_socialnav` returns them, errors (unusable or
+ambiguous data, paths leaving the folder, malicious pickles...) and warnings (message
+prefixed ``warning:``: oddities that do not stop loading), while
+:func:`~socialbench.benchmarks.socialnav_sub.loader.load_socialnav` raises on errors only.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
-"""The waypoint task's scene-blind baselines, registered with the model registry when this
-package's benchmark code loads (``socialbench models`` lists them).
+"""The waypoint task's scene-blind baselines ``baseline:waypoint-nearest``,
+``-straightest`` and ``-toward-goal`` (:mod:`~.rules`), registered with the model registry
+when this package's benchmark code loads.
 
-``baseline:waypoint-nearest``
-    The candidate closest to the robot (:func:`~.rules.nearest`).
-``baseline:waypoint-straightest``
-    The candidate with the smallest |bearing| (:func:`~.rules.straightest`).
-``baseline:waypoint-toward-goal``
-    The candidate whose bearing is closest to the goal's (:func:`~.rules.toward_goal`); an
-    item without a goal is recorded as an error (``missing_input``), never guessed.
-
-They answer from the item's ``waypoints`` metadata (the candidates), not from images or
-people, as ``{"answer": ...}`` JSON text, so they are parsed and scored like any model and
-appear as Baseline rows of Table 3. The first two score chance by construction; the third
-may not, since heading for the goal is part of the task.
+They answer from the item's ``waypoints`` metadata, not from images or people, as
+``{"answer": ...}`` JSON text scored like any model's (Baseline rows of Table 3). The first
+two score chance by construction; the third may not, since heading for the goal is part of
+the task, and records an item without a goal as an error (``missing_input``).
 """
 
 from __future__ import annotations

@@ -1,36 +1,16 @@
 """``socialnav-waypoint``: pick the waypoint the robot's operator took (paper App. 7.1).
 
-Items
------
-One item per SocialNav-SUB sample (any release folder with odometry that continues after
-the clip, or the simulator's; the bundled simulated scenes by default). Its single
-question ``q_waypoint`` offers the candidates of
-:mod:`socialbench.benchmarks.socialnav_waypoint.candidates` (A-E: the operators' own moves of
-five samples, dealt out so that every rule blind to the scene scores exactly chance); the
-right answer is the candidate at the robot's actual position
-:data:`~.candidates.HORIZON_FRAMES` frames (2 s) after the clip. The candidates are computed
-from every sample of the data folder, whatever ``--limit`` keeps. Samples whose odometry ends
-too early, whose own move is next to a person, or that fit no group of five are left out
-with a warning and counted in ``metrics.json`` (``n_left_out``). Each sample record carries
-the item's candidates under ``extra.waypoints`` (robot-frame metres, front-view pixel,
-letter, which one is right, which sample's move it is).
+One item per SocialNav-SUB sample with odometry that continues after the clip; its single
+question ``q_waypoint`` offers the candidates of :mod:`~.candidates` (A-E) and the right
+answer is the operator's move. The request holds the clip's ten images in the ``--images``
+mode plus the last frame with the candidates drawn (:mod:`~.images`), and the prompt adds
+the ``--context`` block (:mod:`~.context`). Samples left out by the candidates are counted in
+``metrics.json`` (``n_left_out``); each record carries the item's candidates under
+``extra.waypoints``. The README's "Waypoint selection" section describes the task.
 
-What is sent
-------------
-The clip's ten images in the ``--images`` mode (as SocialNav-SUB sends them), then one more:
-the last frame with the candidates drawn on the front view and the BEV
-(:mod:`~.images`; that BEV is drawn in the robot's frame at the last frame, the clip's in the
-frame of the first image, and the prompt says so). The prompt (one user message) explains the images, adds the scene context
-of ``--context`` (:mod:`~.context`; nothing for ``none``), asks for the waypoint that makes
-progress towards the goal while considering the people, and lists the options with
-SocialNav-SUB's single-choice JSON answer format.
-
-Metric
-------
-Accuracy: the share of items whose parsed answer is the operator's waypoint; an invalid
-answer or a failed call scores 0 and is counted (``n_invalid``, ``n_errors``), never
-guessed. SE = sample std / sqrt(n). With ``eval --epochs N`` the run directory's
-``metrics.json`` has the mean ± SE across epochs, as the paper's Table 3.
+Metric: accuracy, the share of items whose parsed answer is the operator's waypoint; an
+invalid answer or a failed call scores 0 and is counted (``n_invalid``, ``n_errors``).
+SE = sample std / sqrt(n); with ``eval --epochs N``, mean ± SE across epochs (Table 3).
 """
 
 from __future__ import annotations
@@ -197,7 +177,7 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         return None
 
     def max_images_per_request(self, options: WaypointOptions) -> int:
-        """The clip's frames and the waypoint image (module docstring, "What is sent")."""
+        """The clip's frames and the waypoint image."""
         return N_FRAMES + 1
 
     # data --------------------------------------------------------------------------------
@@ -303,7 +283,7 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
     def sent_image_jobs(
         self, item: Item, dataset: WaypointDataset, mode: str, policy: ImagePolicy, perturb: PerturbSpec | None
     ) -> tuple[ImageJob, ImageJob]:
-        """The jobs preparing what one request sends (module docstring, "What is sent"):
+        """The jobs preparing what one request sends:
         the clip's images (as SocialNav-SUB sends them) and the waypoint image with the
         candidates A-E. :meth:`solve` sends them; the report's item viewer shows them."""
         from socialbench.benchmarks.socialnav_waypoint.images import WaypointImage

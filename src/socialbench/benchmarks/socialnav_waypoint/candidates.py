@@ -1,59 +1,22 @@
 """Candidate waypoints: the operators' own moves, dealt out so that no scene-blind rule wins.
 
-Frames and units
-----------------
-Every position is in metres in the robot frame at the clip's **last** frame (x forward, y
-left): where the robot stands when it must choose. A sample's *move* is its odometry
-position :data:`HORIZON_FRAMES` frames (2 s at 4 Hz) after the last frame of the clip
-(``traj_data.pkl`` index ``first_frame + 9 + HORIZON_FRAMES``), in that frame: where the
-operator took the robot. It is the right answer of that sample.
+Positions are metres in the robot frame at the clip's **last** frame (x forward, y left). A
+sample's *move* is its odometry position :data:`HORIZON_FRAMES` frames (2 s at 4 Hz) after
+the clip (``traj_data.pkl`` index ``first_frame + 9 + HORIZON_FRAMES``): its right answer.
 
-Why the alternatives are other samples' moves
----------------------------------------------
-If the alternatives came from any other distribution than the right answers, a rule that
-looks only at the candidates (nearest, straightest, leftmost in the image, ...) could tell
-them apart without looking at a single person. The first design (a grid of 0.5/1/1.5 ×
-max(distance, 1.5 m)) did exactly that: the operator's 0.75 s move was the nearest candidate
-on 80% of the bundled samples. So the candidates of a sample are the moves of **five
-samples of the same dataset**, its own among them, each drawn in this sample's robot frame.
+The samples are partitioned into groups of :data:`N_CANDIDATES`, and every member gets the
+group's moves as candidates, its own being right. A rule that sees only the points picks the
+same one for all members and so scores exactly 1 / 5 on every complete group; the gold
+letters are a seeded permutation of A-E over the members, so "answer A" scores 1 / 5 too.
+A group is valid when its moves are pairwise at least :data:`MIN_SPACING_M` apart and each
+move is at least :data:`PERSON_CLEARANCE_M` from every person of the other members at their
+last frame; a sample whose own move is that close to one of its people is left out.
 
-Groups: every candidate set is the answer of each of its members
-----------------------------------------------------------------
-The samples are partitioned into groups of :data:`N_CANDIDATES`; every member of a group gets
-the group's moves as its candidates, its own move being the right one. The same five points
-are then shown five times, once as the answer of each member, so any rule that sees only the
-points picks the same point for all five and is right exactly once: **exactly 1 / 5 on every
-complete group**, whatever the rule (nearest, farthest, straightest, widest, leftmost or
-rightmost in either image, most typical move). The letters are dealt so that each letter is
-the answer of exactly one member of each group (the gold letters are a seeded permutation of
-A-E over the members, the other letters are shuffled per sample), so "answer A" scores
-exactly 1 / 5 as well. A rule that uses the scene (where the people are, where the goal is,
-how the robot was moving) can beat that, which is what the task measures.
-
-A group is valid when, for every two members i and j,
-
-* their moves are at least :data:`MIN_SPACING_M` apart (the discs must not overlap and the
-  choice must be a real one), and
-* each move is at least :data:`PERSON_CLEARANCE_M` from every person of the other sample at
-  its last frame (never a candidate inside a pedestrian).
-
-The same filters hold for the right answer: a sample whose own move is within
-:data:`PERSON_CLEARANCE_M` of one of its people (the robot went where a tracked person stood;
-with tracker noise this happens) is left out, since keeping it would let "the candidate next
-to a person" give the answer away. There is no "ahead of the robot" filter: the operators'
-moves include stopping and the odd step back, and so do the alternatives.
-
-Groups are found by a seeded greedy search (most-constrained sample first, most-constrained
-partner next, :data:`PARTITION_TRIES` seeded restarts, the partition that places the most
-samples kept). A sample that fits no complete group is left out and counted. Why some must
-be: if more than 1 / 5 of the moves lie within :data:`MIN_SPACING_M` of each other (a robot
-that cruises straight on), no spaced set of five can hold them all, and keeping them all
-would let "the candidate in the crowded spot" win; the search leaves the excess out instead.
-
-The partition depends on the dataset (every sample of the data folder, whatever ``--limit``
-says, and nothing else): the same folder gives every model, run and epoch the same candidates.
-Each candidate's front-view pixel (native camera resolution, ``None`` when it is not in view)
-is recorded with it, so anyone can audit what the image showed.
+Groups come from a seeded greedy search (most-constrained sample first, most-constrained
+partner next, :data:`PARTITION_TRIES` restarts, the partition that keeps the most samples);
+a sample that fits no group is left out and counted. The partition depends only on the
+dataset (every sample of the folder, whatever ``--limit`` says). The README's "Waypoint
+selection" section gives the rationale.
 """
 
 from __future__ import annotations
@@ -146,7 +109,7 @@ class Candidates:
         return tuple(c.label for c in self.items)
 
     def to_json(self) -> WaypointsJson:
-        """What the item metadata and each sample record carry (see the module docstring)."""
+        """What the item metadata and each sample record carry (pixel: native front-view px)."""
         return {
             "answer": self.answer,
             "horizon_frames": HORIZON_FRAMES,

@@ -1,37 +1,14 @@
 """Scene context for the waypoint prompt (``--context``), after the paper's Figure 4.
 
-For every person i of the sample, two SocialNav-SUB answers: "Person End Goal Obstruction"
+For every person i of the sample, the answers to "Person End Goal Obstruction"
 (``q_obstructing_end_position_p<i>``) and "Robot Action to Person at End"
-(``q_robot_suggested_action_p<i>``), from one source:
-
-``none``
-    No context block (the prompt has no middle part).
-``random``
-    Each answer drawn uniformly from the question's options, seeded by (run seed, item id,
-    question key): a context of the right form with no information.
-``model:RUN_DIR``
-    Table 3's "Same-Model" context: the answers of the same model to these questions in a
-    finished ``socialbench eval -b socialnav-sub`` (or ``socialnav-sim``) run on the same
-    data. The run folder is checked before any request (:func:`read_context_run`, then
-    :func:`check_same_model`) and refused with a one-line reason and fix when it is not
-    that: a samples file without ``run.json``, an ``--epochs`` parent folder, another
-    benchmark, a run that did not finish, a ``cot-gt`` / ``scene-context`` run (its
-    answers are partly human or a perception module's), another perturbation, another
-    model (``model_identity``, or the spec for a run that lacks it), other data (the
-    SocialNav-SUB dataset fingerprint of this run's ``--data`` differs from the one in its
-    ``run.json``), or a context question of an item without the model's valid answer. An
-    accepted run is described in ``metrics.json`` (``context_run``), which Table 3 needs
-    to file the run under Same-Model.
-``human-oracle``
-    The human mode (most common human answer) of each question.
-
-The block reads, one line per question in person order:
-
-.. code-block:: text
-
-    Scene context:
-    - At the end frame, is person 1's position in the way of the robot's path to the goal? no
-    - In the future (after the end of the video), the robot should avoid person 1 as it makes progress towards the goal.
+(``q_robot_suggested_action_p<i>``), from one source: ``none`` (no block), ``random``
+(uniform, seeded by run seed, item id and question key), ``human-oracle`` (the human mode)
+or ``model:RUN_DIR`` (Table 3's Same-Model: the same model's answers in a finished
+SocialNav-SUB run on the same data, checked by :func:`read_context_run` and
+:func:`check_same_model` as the README's "Waypoint selection" lists, and described in
+``metrics.json`` as ``context_run``). The block is ``Scene context:`` then one line
+``- <fact>`` per question in person order.
 """
 
 from __future__ import annotations
@@ -139,45 +116,38 @@ def read_context_run(value: str) -> ContextRun:
     from socialbench.records import read_samples
 
     folder = Path(value[len("model:") :])
+
+    def refuse(reason: str, fix: str = _FIX_RUN) -> UsageError:
+        return refusal(value, folder, reason, fix)
+
     if folder.is_file() or not folder.exists():
         what = "is a file, not a run folder" if folder.is_file() else "does not exist"
-        raise refusal(value, folder, what, "give the folder written by `socialbench eval -b socialnav-sub`")
+        raise refuse(what, "give the folder written by `socialbench eval -b socialnav-sub`")
     if not (folder / "run.json").is_file():
-        raise refusal(
-            value,
-            folder,
+        raise refuse(
             "has no run.json, so neither its model nor its data can be checked",
             "give a folder written by `socialbench eval -b socialnav-sub`",
         )
     try:
         run = read_json(folder / "run.json")
     except DataError as exc:
-        raise refusal(value, folder, f"has an unreadable run.json ({exc.problems[0].message})", _FIX_RUN) from None
+        raise refuse(f"has an unreadable run.json ({exc.problems[0].message})") from None
     if not isinstance(run, dict):
-        raise refusal(value, folder, "has a run.json that is not a JSON object", _FIX_RUN)
+        raise refuse("has a run.json that is not a JSON object")
     epochs = run.get("epoch_dirs")
     if epochs is not None:
         first = epochs[0] if isinstance(epochs, list) and epochs and isinstance(epochs[0], str) else "epoch-1"
-        raise refusal(
-            value,
-            folder,
+        raise refuse(
             "holds an --epochs run (one set of answers per epoch)",
             f"give one of its epoch folders, e.g. model:{folder / first}",
         )
     benchmark = _text_field(run, "benchmark", value, folder)
     if benchmark not in CONTEXT_BENCHMARKS:
-        raise refusal(
-            value,
-            folder,
-            f"is a {benchmark} run, not SocialNav-SUB: it has no answers to the context questions",
-            _FIX_RUN,
-        )
+        raise refuse(f"is a {benchmark} run, not SocialNav-SUB: it has no answers to the context questions")
     status = run.get("status")
     if status != "complete":
         answered = run.get("answered")
-        raise refusal(
-            value,
-            folder,
+        raise refuse(
             f"did not finish (run.json status {status!r}"
             + (f", {answered} questions answered" if isinstance(answered, int) else "")
             + ")",
@@ -186,9 +156,7 @@ def read_context_run(value: str) -> ContextRun:
     method = _text_field(run, "method", value, folder, default="independent")
     if method in NOT_THE_MODELS_METHODS:
         whose = "the human mode" if method == "cot-gt" else "the rule-based perception module"
-        raise refusal(
-            value,
-            folder,
+        raise refuse(
             f"is a --method {method} run: its spatial answers are {whose}'s, not the model's",
             "use a --method independent or cot run of the model",
         )
@@ -196,11 +164,11 @@ def read_context_run(value: str) -> ContextRun:
     model = _text_field(run, "model", value, folder)
     identity = run.get("model_identity")
     if identity is not None and not isinstance(identity, str):
-        raise refusal(value, folder, f"has a model_identity that is not text ({identity!r})", _FIX_RUN)
+        raise refuse(f"has a model_identity that is not text ({identity!r})")
     try:
         records = read_samples(folder / "samples.jsonl")
     except DataError as exc:
-        raise refusal(value, folder, f"has an unreadable samples.jsonl ({exc.problems[0].message})", _FIX_RUN) from None
+        raise refuse(f"has an unreadable samples.jsonl ({exc.problems[0].message})") from None
     answers = {(r.item_id, r.question_key): (r.parsed, r.error) for r in records}
     images = run.get("images")
     return ContextRun(

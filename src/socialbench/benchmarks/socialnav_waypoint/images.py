@@ -1,15 +1,11 @@
 """The waypoint image: the clip's last frame with the candidate waypoints drawn on it.
 
-Front view: the last raw frame with the people's numbered circles (as SocialNav-SUB) and each
-candidate as a purple lettered disc at its ground point, projected with the dataset's pinhole
-camera (``dataset_cfg.yaml``) from the robot's pose at the last frame; a candidate outside
-the camera's view is drawn only in the BEV. BEV: the last timestep's bird's-eye view with the
-candidates as purple lettered markers, drawn in the robot's frame **at the last timestep**
-(:func:`last_frame_bev_scene`): up is where the robot faces at the moment it must choose,
-left its left, as in the front view above it. (The clip's own BEVs keep SocialNav-SUB's frame
-of the first image, where up is where the robot faced at the start; the prompt says which is
-which.) ``--images`` picks front view and BEV stacked (``img-with-bev``), the front view
-(``img``) or the BEV (``bev``).
+Front view: the last raw frame with the people's numbered circles and each candidate as a
+purple lettered disc at its ground point, projected with the dataset's pinhole camera from
+the robot's pose at the last frame (a candidate out of view is drawn only in the BEV). BEV:
+the last timestep's bird's-eye view with the candidates, drawn in the robot's frame **at the
+last timestep** (:func:`last_frame_bev_scene`), unlike the clip's BEVs, drawn in the frame of
+the first image. ``--images`` picks which of the two are sent.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """Scene-blind choice rules over an item's candidates: the floor of the waypoint task.
 
-Each rule reads only the ``waypoints`` record of an item (:meth:`~.candidates.Candidates.to_json`:
-letters, robot-frame metres, front-view pixels; the goal for :func:`toward_goal`) and
-returns a letter. None of them looks at a person. The baselines
-``baseline:waypoint-nearest`` / ``-straightest`` / ``-toward-goal``
-(:mod:`~.baselines`) answer with them, and ``scripts/waypoint_floor.py`` measures all of
-them. By the construction of :mod:`~.candidates`, every rule in :data:`GEOMETRIC_RULES`
-scores exactly 1 / 5 on complete groups; :func:`toward_goal` may beat that, because heading
-for the goal is part of the task.
-
-Ties are broken by letter (the first in A-E order).
+Each rule reads only an item's ``waypoints`` record (:meth:`~.candidates.Candidates.to_json`)
+and returns a letter, ties broken by letter; none looks at a person. The ``baseline:waypoint-*``
+models (:mod:`~.baselines`) and ``scripts/waypoint_floor.py`` use them. By construction of
+:mod:`~.candidates` every rule in :data:`GEOMETRIC_RULES` scores exactly 1 / 5 on complete
+groups; :func:`toward_goal` may beat that, as heading for the goal is part of the task.
 """
 
 from __future__ import annotations
