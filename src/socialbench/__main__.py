@@ -1,12 +1,9 @@
 """``python -m socialbench`` and the ``socialbench`` command.
 
-``socialbench --help`` is printed from :mod:`socialbench.command_index` alone, as plain text,
-without loading the command line (typer, rich and the commands take ten times longer to import
-than the listing takes to print). Every other command line goes to :mod:`socialbench.cli`.
-
-The command line is imported inside :func:`main`, so Ctrl-C while it is still loading (rich,
-typer, numpy take a moment on a slow disk) exits 130 without a traceback, as Ctrl-C does at
-any later point.
+``socialbench --help`` is printed from :mod:`socialbench.command_index` alone, without
+loading the command line (typer, rich and the commands take ten times longer to import).
+Every other command goes to :mod:`socialbench.cli`, imported inside :func:`main` so that
+Ctrl-C while it loads exits 130 without a traceback.
 """
 
 from __future__ import annotations
@@ -16,12 +13,9 @@ import os
 import signal
 import sys
 
-#: Container allocations between two young-generation collections in a command's process
-#: (CPython 3.11's default is 700; mypy's command line sets 200,000 for the same reason).
-#: Loading the command line and a release-sized dataset allocates a few hundred thousand
-#: containers that live to the end; at 700, collecting them cost ~0.13 s of a 16 s
-#: SocialNav-SUB eval, at 10,000 ~0.05 s (measured with ``gc.callbacks``); on a loaded
-#: machine 2.4 s against 0.38 s of a ~45 s run (docs/architecture.md, "Performance mechanisms").
+#: Container allocations between two young-generation collections (CPython's default 700):
+#: a command keeps a few hundred thousand containers to the end, which 700 collects again and
+#: again (measured: docs/architecture.md, "Performance mechanisms").
 GC_THRESHOLD0 = 10_000
 
 #: The narrowest and widest text the plain help wraps to, whatever the terminal's width.
@@ -89,11 +83,8 @@ def main() -> None:
     try:
         cli_main()
     finally:
-        # The process ends here; its run store, caches and reports are closed. Python's
-        # shutdown would first run a full collection over everything the command loaded
-        # (~0.07 s after a release-sized eval, ~0.9 s on a loaded machine) that frees
-        # nothing an exit does not; frozen objects are skipped (and still freed by
-        # reference counting as modules unload).
+        # The process ends here: spare Python's shutdown a full collection over everything the
+        # command loaded, which frees nothing an exit does not (docs/architecture.md).
         gc.freeze()
 
 

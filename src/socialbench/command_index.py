@@ -1,8 +1,6 @@
-"""The top-level commands of ``socialbench``: the one place for their names, listing order and
-help lines, and for the modules of those loaded only when invoked.
-
-:mod:`socialbench.cli` builds its typer app from :data:`COMMANDS`, and ``socialbench --help``
-(:mod:`socialbench.__main__`) prints them without importing the command line at all, so this
+"""The top-level commands of ``socialbench``: their names, listing order, help lines and the
+modules of those loaded only when invoked. :mod:`socialbench.cli` builds its app from
+:data:`COMMANDS`; ``socialbench --help`` prints them without the command line, so this
 module imports nothing.
 """
 

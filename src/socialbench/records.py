@@ -1,16 +1,10 @@
 """The run directory's record formats that every layer reads: ``samples.jsonl`` lines,
-``run.json`` and the dataset fingerprint.
+``run.json`` and the dataset fingerprint (SHA-256 over a benchmark's label files).
 
-``samples.jsonl`` holds one :class:`~socialbench.types.SampleRecord` per line (see
-:mod:`socialbench.runner.store` for how a run writes it). A dataset fingerprint is the
-SHA-256 over a benchmark's label files (:func:`fingerprint_files`).
-
-A run folder read back (``score``, ``report``, ``compare``, a resumed ``eval``, a context
-run) may come from anyone: :func:`read_samples` and :func:`read_run_json` are the one way to
-read its files. Both read through :mod:`socialbench.files.safe_read` (regular files only, a
-size cap, strict UTF-8 and JSON, a depth limit, no NaN) and then check every field's type
-(:data:`SAMPLE_FIELDS`, :data:`RUN_FIELDS`), so that every wrong value is one line naming
-the file, the line, the field and the fix, never a traceback later.
+A run folder read back may come from anyone: :func:`read_samples` and :func:`read_run_json`
+are the one way to read its files, through :mod:`socialbench.files.safe_read` (regular files,
+size cap, strict JSON, depth limit), then every field's type is checked (:data:`SAMPLE_FIELDS`,
+:data:`RUN_FIELDS`), so a wrong value is one line naming the file, line, field and fix.
 """
 
 from __future__ import annotations
@@ -120,11 +114,9 @@ def sample_record(obj: Any, file: str, line: int | None = None) -> SampleRecord:
 
 def read_samples(path: Path, *, repair: bool = False) -> list[SampleRecord]:
     """Read a samples.jsonl file (missing: no records). With ``repair``, a torn final line
-    is removed from disk (never through a symbolic link). Without ``repair`` (predictions
-    given to ``score``/``report``), a file whose only line is not a record is an error, not
-    a torn write. A line that is JSON but not a record (a field of the wrong type) is always
-    an error naming the line and the field. Anything but a regular file is refused (a FIFO
-    would block the read forever, ``/dev/zero`` never end)."""
+    is removed from disk (never through a symbolic link); without it, a file whose only line
+    is not a record is an error. A line that is JSON but not a record is always an error
+    naming the line and field. Anything but a regular file is refused (a FIFO would block)."""
     if not path.exists() and not path.is_symlink():
         return []
     data = read_regular_bytes(path, MAX_SAMPLES_BYTES)

@@ -1,13 +1,10 @@
-"""Core value types that flow through an evaluation run.
+"""Core value types that flow through an evaluation run: ``Benchmark.load`` -> :class:`Item`
+-> :class:`Request` -> model -> :class:`Outcome` -> parser -> :class:`SampleRecord` (one line
+of ``samples.jsonl``) -> metrics.
 
-Data flow: ``Benchmark.load`` -> :class:`Item` -> strategy builds :class:`Request` ->
-engine calls a model -> :class:`Outcome` -> parser -> :class:`SampleRecord` (one line of
-``samples.jsonl``) -> metrics.
-
-Answers are plain values: a single-choice answer is the option string; a multiple-select
-answer is a tuple of option strings. *Canonical* multiple-select answers list the options in
-the question's option order without duplicates; a model's raw answer may not be canonical and
-is kept as given (the ``official`` protocol needs the given order).
+A single-choice answer is the option string, a multiple-select one a tuple of option strings;
+*canonical* answers list the options in the question's order without duplicates (a raw
+answer is kept as given: the ``official`` protocol needs the given order).
 """
 
 from __future__ import annotations
@@ -30,12 +27,8 @@ QuestionKind = Literal["single", "multi"]
 
 @lru_cache(maxsize=256)
 def ordered_subsets(options: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    """All non-empty subsets of ``options``, by size then in option order.
-
-    For 3 options this gives the 2^3 - 1 = 7 choices of the SocialNav-SUB multiple-select
-    question: (a), (b), (c), (a, b), (a, c), (b, c), (a, b, c). Memoized (a question's
-    ``choices`` is asked for once per item scored).
-    """
+    """All non-empty subsets of ``options``, by size then in option order: for 3 options the
+    7 choices of SocialNav-SUB's multiple-select question, (a), (b), (c), (a, b), ..., (a, b, c)."""
     out: list[tuple[str, ...]] = []
     for size in range(1, len(options) + 1):
         out.extend(itertools.combinations(options, size))

@@ -152,7 +152,7 @@ def test_a_table_without_the_cache_columns_turns_the_cache_off_with_one_warning(
         cache = ResponseCache(path)
         cache.put("k", "m", Generation("x"))
         assert cache.get("k") is None
-    assert not cache.active
+    assert cache._off
     (warning,) = _cache_warnings(caplog)
     assert "text, usage" in warning.getMessage() and "--no-cache" in warning.getMessage()
 
@@ -176,7 +176,7 @@ def test_a_cache_another_process_keeps_locked_is_left_after_one_bounded_wait(tmp
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    assert not cache.active and cache.errors == 1  # one wait, then no more tries
+    assert cache._off and cache.errors == 1  # one wait, then no more tries
     (warning,) = _cache_warnings(caplog)
     assert "locked" in warning.getMessage() and "goes on without it" in warning.getMessage()
 

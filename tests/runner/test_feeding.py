@@ -64,7 +64,7 @@ def test_at_most_prefetch_items_get_ready_at_once() -> None:
 
     async def solve(item: str) -> None:
         nonlocal most
-        most = max(most, feeder.starting)
+        most = max(most, len(feeder._starting))
         await asyncio.sleep(0.001)  # preparing images
         feeder.sending(item)
 
@@ -80,7 +80,7 @@ def test_an_item_that_finishes_without_sending_frees_its_place() -> None:
         done.append(item)
 
     asyncio.run(feeder.run(["a", "b", "c"], solve))
-    assert done == ["a", "b", "c"] and feeder.starting == 0
+    assert done == ["a", "b", "c"] and not feeder._starting
 
 
 def test_an_item_not_fed_by_the_feeder_comes_last() -> None:

@@ -115,7 +115,7 @@ async def main():
     preparer = ImagePreparer(workers=2)
     pids = set()
     while len(pids) < 2:  # the pool starts its workers on demand: ask until both answered
-        pids |= set(await asyncio.gather(*(preparer.submit(os.getpid) for _ in range(8))))
+        pids |= set(await asyncio.gather(*(asyncio.get_running_loop().run_in_executor(preparer._executor, os.getpid) for _ in range(8))))
     print(" ".join(map(str, sorted(pids))), flush=True)
     await asyncio.sleep(3600)
 
@@ -164,7 +164,7 @@ def test_workers_run_at_a_lower_priority_than_the_run() -> None:
     preparer = ImagePreparer(workers=1)
 
     async def go() -> int:
-        return await preparer.submit(os.nice, 0)
+        return await asyncio.get_running_loop().run_in_executor(preparer._executor, os.nice, 0)
 
     try:
         worker = asyncio.run(go())

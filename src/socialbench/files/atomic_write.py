@@ -1,21 +1,13 @@
-"""Write output files safely: never a part, never through a symbolic link.
+"""Write output files safely: never a part, never through a symbolic link (a planted link
+could point outside the folder the user named).
 
-Every file socialbench writes into a folder the user named (a run folder, a report folder,
-an SFT export, a construction work folder) goes through this module:
-
-* :func:`write_bytes_atomic` replaces a file through a temporary file created with
-  ``O_EXCL`` (a random name: a planted ``*.tmp`` link is never opened) in the same folder and
-  ``os.replace``: readers see the old file or the new one, never a part.
-* :func:`open_append` and :func:`open_lock` open a file with ``O_NOFOLLOW``: a link planted
-  in place of ``samples.jsonl``, ``requests.log`` or ``.lock`` is refused, never written
-  through (and a lock file is never truncated).
-* :func:`ensure_folder` creates a folder below the named one a step at a time and refuses a
-  step that is a symbolic link (a ``report/`` link to a folder elsewhere).
-
-Given ``root`` (the folder the user named), a writer refuses every symbolic link between
-``root`` and the file, and the file itself when it is a link, with a one-line
-:class:`~socialbench.errors.StorageError` naming the link and the fix; what the link points
-to is never touched, and nothing already in the folder is lost.
+Every file socialbench writes into a user-named folder goes through here:
+:func:`write_bytes_atomic` replaces a file through an ``O_EXCL`` temporary file (a random
+name, so a planted ``*.tmp`` link is never opened) and ``os.replace``; :func:`open_append` and
+:func:`open_lock` open with ``O_NOFOLLOW`` (a lock file is never truncated);
+:func:`ensure_folder` creates folders a step at a time, refusing a step that is a link. Given
+``root``, every link between ``root`` and the file, and the file itself when it is a link, is
+refused with a one-line :class:`~socialbench.errors.StorageError`; the target is never touched.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""Clear an output folder before a generator writes it again.
-
-Dataset generators (:mod:`socialbench.construction.export`, :mod:`socialbench.benchmarks.socialnav_sub.simulated`)
-own a fixed set of files and folders in their output folder; on an overwrite they remove
-exactly those and leave anything else in the folder alone. Each generator decides first
-whether it may clear the folder (its own overwrite rules); this module only removes.
-A name that is a symbolic link loses the link only: what it points to (perhaps outside the
-folder) is never followed, emptied or removed.
+"""Clear an output folder before a generator writes it again: exactly the files and folders
+the generator owns, nothing else (whether it may clear is the generator's rule). A name that
+is a symbolic link loses the link only: its target (perhaps outside the folder) is never
+followed, emptied or removed.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """Read files socialbench did not just write itself: regular files only, bounded sizes, strict JSON.
 
-Every file of a SocialNav-SUB folder, and every file of a run folder read back
-(``run.json``, ``samples.jsonl``, ``requests.log``, ``metrics.json``: see
-:mod:`socialbench.records`), goes through :func:`read_regular_bytes` (a FIFO or a device in
-place of a file would block or never end; a directory is not a file) and JSON files through :func:`read_json`, which turns every way a JSON file can be unusable into one
-:class:`~socialbench.errors.Problem` naming the file: invalid UTF-8, invalid syntax (with the
-line), ``NaN``/``Infinity`` (not JSON), numbers too long to convert, nesting deeper than any
-release file (which would exhaust Python's recursion), and lone surrogates in strings (which
-cannot be written back as UTF-8 to ``samples.jsonl`` or a report).
+:func:`read_regular_bytes` refuses anything but a regular file (a FIFO or a device would block
+or never end). :func:`read_json` turns every way a JSON file can be unusable into one
+:class:`~socialbench.errors.Problem` naming the file: invalid UTF-8 or syntax (with the line),
+``NaN``/``Infinity``, numbers too long to convert, nesting deeper than any release file (which
+would exhaust the recursion), and lone surrogates (which cannot be written back as UTF-8).
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Typed checks of parsed JSON objects: every wrong type is one line naming the field.
 
-A file socialbench reads back (a run folder's ``samples.jsonl`` and ``run.json``, ...) is
-first read by :mod:`socialbench.files.safe_read` (regular file, size cap, strict UTF-8 and
-JSON, depth); its objects are then checked here against a list of :class:`FieldRule`, so
-that code using the values can rely on their types (an ``item_id`` that is a list or a score
-that is a string would otherwise fail deep inside, as a traceback).
-
-Kinds are JSON kinds: ``"str"``, ``"int"`` (not a boolean), ``"count"`` (an int >= 1), ``"number"`` (int or float, not a
-boolean), ``"bool"``, ``"null"``, ``"object"``, ``"list"``, ``"list[str]"``, ``"list[object]"``
-and ``"object[number]"`` (an object whose values are numbers).
+Objects of a file read back (after :mod:`socialbench.files.safe_read`) are checked against a
+list of :class:`FieldRule`, so code using the values can rely on their types instead of
+failing deep inside with a traceback. Kinds are JSON kinds: ``"str"``, ``"int"`` (not a
+boolean), ``"count"`` (an int >= 1), ``"number"`` (int or float, not a boolean), ``"bool"``,
+``"null"``, ``"object"``, ``"list"``, ``"list[str]"``, ``"list[object]"`` and
+``"object[number]"`` (an object whose values are numbers).
 """
 
 from __future__ import annotations

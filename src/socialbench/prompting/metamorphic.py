@@ -1,30 +1,13 @@
 """Metamorphic variants of a question: the same question after a transformation whose effect
 on the right answer is known, so a model's two answers can be compared (mapped back).
 
-A *variant* of question ``K`` is asked under the key ``K@<name>`` (:func:`variant_key`). It
-keeps the original's meaning; what changes is described by two things:
-
-* ``forward``: the option map original -> variant (what the right answer becomes);
-* the variant question's ``options`` order (what the prompt lists) and ``text``.
-
-Transformations (:data:`TRANSFORMS`)
-------------------------------------
-``mirror``
-    The images show the scene mirrored left-right (SocialNav-SUB draws them from mirrored
-    tracks: :mod:`socialbench.navigation.mirror`). In every option and in the question text the whole
-    words "left" and "right" are swapped; an option whose swapped text is another option
-    maps to it (``"to the left of"`` <-> ``"to the right of"``, ``"turning left"`` <->
-    ``"turning right"``), every other option to itself. The prompt lists the options in
-    the *original* order: a model that picks by position then gives the same option string
-    twice, which maps back to a different answer and shows as inconsistent.
-``shuffle-options``
-    The prompt lists the options in another order: a permutation other than the original,
-    drawn from SHA-256 over (seed, item id, question key), so it does not depend on call
-    order. Every option maps to itself.
-
-Human distributions move with the answers: :func:`transform_votes` re-keys a distribution
-through ``forward`` (multiple-select answers are re-canonicalised in the variant's option
-order), so a variant is scored against the humans' answers to the transformed scene.
+A variant of question ``K`` is asked under the key ``K@<name>`` (:func:`variant_key`); it is
+described by ``forward`` (the option map original -> variant) and the variant question's
+``options`` order and ``text``. ``mirror`` swaps the whole words "left" and "right" (options
+keep their original order in the prompt); ``shuffle-options`` lists the options in a
+permutation drawn from SHA-256 over (seed, item id, question key), independent of call
+order. :func:`transform_votes` re-keys the human distribution through ``forward``. See
+README.md, "Metamorphic robustness".
 """
 
 from __future__ import annotations

@@ -1,26 +1,19 @@
 """Answer extraction ladder: JSON, then strict pattern, then lenient pattern.
 
-Every parse records the rung that produced it (``parse_method``). Text that no rung can map to
-a valid option is *invalid* (``value is None``) — socialbench never guesses an option.
+Every parse records the rung that produced it (``parse_method``); text no rung maps to a
+valid option is *invalid* (``value is None``): socialbench never guesses an option.
 
-Rungs
------
-``json``
-    A JSON object with an ``"answer"`` key, found as the whole reply, inside a Markdown code
-    fence, or as the first balanced ``{...}`` in the text. The value must name valid
-    option(s) after trimming and case folding.
-``strict``
-    ``answer: X`` / ``"answer": "X"`` written without valid JSON, or a reply that is exactly
-    one option (quotes, trailing full stop and case ignored).
-``lenient``
-    Single-choice questions only: the one option named in free text as a whole phrase, not
-    negated ("not yes"), where an option inside a longer named option (``"to the left"`` in
-    ``"to the left of"``) does not count. Not used for yes/no questions or multiple-select,
-    nor for replies that hedge or decline ("cannot determine", "unclear", ...).
+* ``json``: an object with an ``"answer"`` key, as the whole reply, in a Markdown code fence,
+  or as the first balanced ``{...}``; the value must name valid option(s) after trimming and
+  case folding.
+* ``strict``: ``answer: X`` / ``"answer": "X"`` without valid JSON, or a reply that is exactly
+  one option (quotes, trailing full stop and case ignored).
+* ``lenient``: single-choice, non-yes/no questions only: the one option named in free text as
+  a whole phrase, not negated, not inside a longer named option; never for replies that
+  hedge or decline ("cannot determine", "unclear", ...).
 
-An explicit answer decides: a JSON ``"answer"`` value or an ``answer:`` field that names no
-valid option, or names two for a single-choice question, makes the reply invalid; the rest
-of the text is not searched.
+An explicit answer decides: an ``"answer"`` value or ``answer:`` field naming no valid
+option (or two, for single choice) makes the reply invalid; the rest is not searched.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""The user turn of a request: its prompt text and its images, in one order.
-
-Every backend that sends a request (``openai:``, ``anthropic:``, ``hf:``, ``vllm:``) and
-``socialbench export sft`` (the fine-tuning files) lay the user turn out with
-:func:`user_content`, so a model fine-tuned on the export sees the layout ``eval`` sends:
-the prompt text first, then one part per image (the official GPT-4o order; socialbench's
-default), or the images first with ``images_first`` (the ``images_first=true`` model
-option, ``export sft --images-first``).
+"""The user turn of a request: its prompt text and its images, in one order. Every backend and
+``export sft`` lay it out with :func:`user_content`, so a model fine-tuned on the export sees
+what ``eval`` sends: the text, then one part per image (the official GPT-4o order), or the
+images first with ``images_first``.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """How many requests the engine keeps in flight when a server is too slow: additive
-increase, multiplicative decrease (AIMD, as TCP's congestion control).
+increase, multiplicative decrease (AIMD, as TCP's congestion control; docs/models.md).
 
-A timed-out attempt at a slow server usually timed out because the server queued it behind
-the others: sending as many again only queues the retries behind what the server is still
-working on (a retry storm). So a timeout halves the limit, and each answered request raises
-it by ``1 / limit`` (about one slot per limit's worth of answers), back up to the
-``--concurrency`` asked for.
-
-Timeouts cluster: the requests sent together time out together. Only an attempt sent after
-the last cut can cut again (the cut already answered for the ones in flight then), so a
-burst of N simultaneous timeouts halves the limit once, not N times. Counting by send order
-instead of by clock keeps the rule independent of machine speed.
+A timeout halves the limit (retries would only queue behind what the server is still
+working on); each answer raises it by ``1 / limit``, back up to ``--concurrency``. Only an
+attempt sent after the last cut can cut again, so a burst of simultaneous timeouts halves
+the limit once; counting by send order, not by clock, keeps this independent of machine speed.
 """
 
 from __future__ import annotations

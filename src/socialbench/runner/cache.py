@@ -1,21 +1,11 @@
 """SQLite response cache (after lmms-eval's): successful generations keyed on the request.
 
 Key = SHA-256 of the model identity (name + endpoint, never secrets) and the request
-fingerprint (prompt, system text, image byte hashes, generation settings). Failures are never
-written. One connection, used from the event-loop thread; WAL mode so several runs can share
-a cache file.
-
-The cache only saves time, so it never fails a question (issue 29):
-
-* an entry whose columns have the wrong types (text that is not text, ``usage`` that is not
-  a JSON object of token counts) is a miss: the model is asked and the entry replaced;
-* a cache another process keeps locked is waited for at most :data:`LOCK_WAIT_S`, then the
-  run goes on without it; so does a run whose cache has another table layout or cannot be
-  read or written any more;
-
-each kind of problem logged once per run (one warning naming the file, never one per
-question). A file that is not a SQLite database at all is refused when the cache is opened
-(:class:`StorageError` naming the file and the fix), before the run starts.
+fingerprint. Failures are never written. WAL mode so several runs can share a cache file.
+The cache only saves time, so it never fails a question: an unusable entry is a miss, and a
+cache that stays locked (:data:`LOCK_WAIT_S`), has another layout or breaks is turned off for
+the run, each kind of problem logged once. A file that is not a SQLite database is refused
+when the cache is opened (:class:`StorageError` naming the file and the fix).
 """
 
 from __future__ import annotations
@@ -133,11 +123,6 @@ class ResponseCache:
                 self._reasoning = True
             except sqlite3.Error:
                 pass
-
-    @property
-    def active(self) -> bool:
-        """Whether lookups and writes still go to the file (False once it was turned off)."""
-        return not self._off
 
     def _report(self, kind: str, message: str) -> None:
         """Log ``message`` as a warning the first time a problem of ``kind`` is met."""

@@ -1,19 +1,9 @@
 """Async request engine: bounded concurrency at the model call, retries, timeouts, cache.
 
 ``Engine.run(request)`` never raises for model problems: it returns an
-:class:`~socialbench.types.Outcome` that carries either text or an error kind. Retries use
-exponential backoff with full jitter and honour a server's ``Retry-After``. The concurrency
-slot is held only while a call is in flight, not while backing off.
-
-Requests and retries are counted when a request is handed to the model (holding a slot), not
-when it is queued: a run stopped with requests still waiting for a slot counts only what it
-sent. ``on_send`` (e.g. the run store's request log) hears of each send as it happens.
-
-When attempts time out, the engine sends fewer at once: the concurrency limit is halved on a
-timeout and grows back by one slot per limit's worth of answers (AIMD,
-:mod:`socialbench.runner.aimd`), so retries do not queue behind the requests a slow server
-is still working on. ``EngineStats.concurrency`` records the limit asked for, the lowest it
-went, where it ended and how often it was cut.
+:class:`~socialbench.types.Outcome` that carries either text or an error kind. A slot is held
+only while a call is in flight, and a request is counted when it is sent, not queued.
+Timeouts halve the concurrency limit (:mod:`socialbench.runner.aimd`; docs/models.md).
 """
 
 from __future__ import annotations
@@ -23,7 +13,7 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from socialbench.errors import StorageError
 from socialbench.models.base import FatalModelError, Model, ModelError, RetryableModelError
@@ -80,29 +70,16 @@ class EngineStats:
     concurrency: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "requests": self.requests,
-            "completed": self.completed,
-            "retries": self.retries,
-            "errors": self.errors,
-            "cache_hits": self.cache_hits,
-            "cache_errors": self.cache_errors,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "reasoning_tokens": self.reasoning_tokens,
-            "error_kinds": dict(sorted(self.error_kinds.items())),
-            "retry_causes": dict(sorted(self.retry_causes.items())),
-            "truncated": self.truncated,
-            "concurrency": dict(self.concurrency),
-        }
+        """The fields in order (copies), the error counts sorted by kind."""
+        out = asdict(self)
+        out["error_kinds"] = dict(sorted(self.error_kinds.items()))
+        out["retry_causes"] = dict(sorted(self.retry_causes.items()))
+        return out
 
 
 async def _within(call: Awaitable[Generation], timeout_s: float | None) -> Generation:
-    """Await ``call``, raising :class:`asyncio.TimeoutError` after ``timeout_s`` seconds.
-
-    Python 3.11's ``asyncio.timeout`` runs the call in the current task; ``wait_for`` (3.10)
-    wraps it in a new task per request.
-    """
+    """Await ``call``, raising :class:`asyncio.TimeoutError` after ``timeout_s`` seconds (in
+    the current task with 3.11's ``asyncio.timeout``; ``wait_for`` makes a task per request)."""
     timeout = getattr(asyncio, "timeout", None)
     if timeout is None:  # Python 3.10
         return await asyncio.wait_for(call, timeout_s)
@@ -160,12 +137,6 @@ class Engine:
         backing off before a retry)."""
         return self._slots.waiting
 
-    async def _acquire(self, priority: int) -> None:
-        """Take a concurrency slot; ``on_slot`` hears that the backlog dropped."""
-        await self._slots.acquire(priority)
-        if self._on_slot is not None:
-            self._on_slot()
-
     def _sending(self, attempt: int) -> int:
         """Count a request as it is handed to the model (``attempt`` 1 is the first try);
         its number in send order (for :meth:`_timed_out`)."""
@@ -222,7 +193,9 @@ class Engine:
         while True:
             attempt += 1
             try:
-                await self._acquire(priority)
+                await self._slots.acquire(priority)
+                if self._on_slot is not None:  # the backlog dropped
+                    self._on_slot()
                 try:
                     number = self._sending(attempt)
                     t0 = time.perf_counter()

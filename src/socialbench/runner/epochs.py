@@ -1,17 +1,6 @@
-"""Repeated evaluation (``socialbench eval --epochs N``): the same run N times, combined.
-
-Epoch ``e`` (1..N) is an ordinary run directory ``OUT/epoch-e`` made with seed ``S + e - 1``
-(so sampling baselines, random jitter and the models' own seeds differ between epochs, and
-the response cache, keyed on the seed, does not answer one epoch from another). Each epoch
-resumes on its own when the command is run again. ``OUT`` then gets:
-
-* ``metrics.json``: every number of the epochs' metrics replaced by its **mean over the
-  epochs**, every standard error (a key ``X_se`` next to ``X``, or ``se`` next to
-  ``value``) replaced by the **standard error of X across epochs** (sample std / sqrt N),
-  plus ``epochs: {"n", "seeds", "per_epoch": [each epoch's metrics.json]}``. So a report of
-  ``OUT`` shows mean ± SE across epochs, as the paper reports its repeated runs.
-* ``run.json``: epoch 1's, with ``epochs``, ``seeds`` and a status that is ``complete`` only
-  when every epoch is.
+"""Repeated evaluation (``socialbench eval --epochs N``): epoch ``e`` is an ordinary run
+directory ``OUT/epoch-e`` with seed ``S + e - 1``; ``OUT`` gets their metrics combined (means,
+standard errors across epochs) and epoch 1's run.json. See README.md, "eval --epochs".
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""The options of an eval, declared once: what ``socialbench eval`` offers as flags and what
-a ``socialbench sweep`` plan may set per cell.
-
-:data:`RUN_FLAGS` declares eval's own options (name, type, default, flag, help, bounds) and
-:func:`eval_flags` adds every registered benchmark's options after ``--data``. The command
-line builds its typer options from them (:mod:`socialbench.cli`); a sweep checks its plan
-against them (:mod:`socialbench.sweep.plan`). Both turn option values into a run with
-:func:`socialbench.runner.prepare.prepare_eval`, so a flag and a plan key mean the same thing by construction.
+"""The options of an eval, declared once (:data:`RUN_FLAGS` and every registered benchmark's,
+:func:`eval_flags`): the command line builds its typer options from them and a sweep checks
+its plan against them, and both make the run with
+:func:`socialbench.runner.prepare.prepare_eval`, so a flag and a plan key mean the same thing.
 """
 
 from __future__ import annotations

@@ -1,24 +1,11 @@
 """The order in which a run starts its items: in dataset order, as the model has room.
 
-Starting every item at once (one ``gather`` over the dataset) makes every item prepare its
-images first and then queue all its questions together: questions of different samples
-interleave (so each sample's images and request bodies stay alive from its first question
-to its last, far apart) and every encoded image is held at once. :class:`ItemFeeder`
-instead starts item *k+1* only while
-
-* fewer than ``prefetch`` started items are still getting ready (preparing their images,
-  no request sent yet): enough to keep every image worker busy, no more; and
-* fewer than ``lookahead`` requests wait for a concurrency slot: the model has enough
-  queued to stay busy while the next item gets ready, and starting more would only hold
-  their images longer.
-
-Each request carries its item's place in the dataset order as its priority at the
-engine's concurrency slots (:class:`socialbench.runner.slots.PrioritySlots`), so an earlier
-sample's questions go out before a later one's even when both are queued. So while the
-model answers one sample the image workers prepare the next ones; a render-bound run keeps
-the workers busy, a cached one keeps a sample or two queued. A method that asks one
-question at a time per item (a chain of thought) never builds a backlog, so items start as
-fast as they get ready: the model stays as busy as the items can keep it.
+:class:`ItemFeeder` starts item *k+1* only while fewer than ``prefetch`` started items are
+still getting ready (enough to keep every image worker busy) and fewer than ``lookahead``
+requests wait for a slot, so only a few samples' images are in memory at once. Each request
+carries its item's place as its priority at the engine's slots
+(:class:`~socialbench.runner.slots.PrioritySlots`): a sample's questions go out together.
+See README.md, "Render cache".
 """
 
 from __future__ import annotations
@@ -46,11 +33,6 @@ class ItemFeeder(Generic[T]):
         self._place: dict[str, int] = {}
         self._changed = asyncio.Event()
         self._failure: BaseException | None = None
-
-    @property
-    def starting(self) -> int:
-        """Items started that have not yet sent a request (nor finished)."""
-        return len(self._starting)
 
     def priority(self, item_id: str) -> int:
         """The item's place in the order (0 first); items not fed by this feeder go last."""

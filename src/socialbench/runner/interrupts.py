@@ -1,12 +1,7 @@
-"""What Ctrl-C does while a run is going.
-
-The first Ctrl-C stops the run gracefully: the run's main task is cancelled (requests in
-flight are abandoned, every answer already received is on disk), then the run is compacted,
-scored and ``run.json`` is marked "interrupted"; the command exits 130. A second Ctrl-C only
-says that saving is under way (stopping takes a moment: in-flight requests are cancelled,
-image workers finish their current item). A third quits at once: ``quit_now`` marks
-``run.json`` and ends the process with status 130. None of them raises ``KeyboardInterrupt``
-into whatever code happens to be running, so none prints a traceback.
+"""What Ctrl-C does while a run is going (README.md, "Command line"): the first cancels the
+run's main task (answers are on disk; the run is compacted, scored and marked interrupted),
+a second only says saving is under way, a third calls ``quit_now``. None raises
+``KeyboardInterrupt`` into running code, so none prints a traceback.
 """
 
 from __future__ import annotations

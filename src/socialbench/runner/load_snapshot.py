@@ -1,37 +1,12 @@
 """Snapshots of loaded datasets, so that a re-run skips parsing and checking its data folder.
 
-Loading the release of SocialNav-SUB parses 60 vote files and 60 track files and checks 600
-image headers: ~0.4 s of every eval, most of what a cached re-run spends outside its model
-requests. A benchmark that lists the types its loaded dataset is made of
-(:attr:`~socialbench.benchmarks.base.BaseBenchmark.snapshot_types`) gets it stored, after a
-successful load, as a pickle in ``<render cache>/datasets/<key>.snapshot``; the next run
-with the same key whose inputs are unchanged unpickles it instead (~0.03 s).
-
-* **Key**: the benchmark's name and :meth:`load_identity` (the settings its loading
-  depends on), the resolved data path, ``require_images`` and ``limit``, the snapshot
-  format, and the versions of Python, socialbench, Pillow and numpy. Anything else the
-  loaded dataset depends on is in the signature.
-* **Signature**: (relative path, size, mtime, ctime, inode) of every file and folder under
-  the data path and under the installed ``socialbench`` package (its code and built-in
-  data; ``__pycache__`` left out), hashed. It is taken *before* loading, so a file that
-  changes during a load leaves a snapshot that the next run no longer matches. A snapshot
-  whose signature differs from the current one is never used: the data are loaded again
-  and the snapshot replaced. This is how ``.pyc`` files and git's index decide that a file
-  is unchanged without reading it.
-* **Racy files**: a file modified within :data:`RACY_NS` of the load may still change
-  within the file system's timestamp resolution without changing its signature, so no
-  snapshot is written then (git's "racily clean" rule).
-* **Trust**: snapshots are unpickled by :class:`SnapshotUnpickler`, which resolves only
-  the benchmark's listed types, ``pathlib`` paths and plain containers: a tampered file
-  cannot make the loader call anything else. Such a file, a corrupt one or one written by
-  an incompatible version is reported as a warning and the data are loaded again.
-* **Untrusted file**: a snapshot that is not a regular file of at most
-  :data:`MAX_SNAPSHOT_BYTES` (a FIFO, a link to ``/dev/zero``, a folder) is never read
-  whole: it is reported and the data are loaded again, like a corrupt one.
-* **Log**: warnings the loader logged are stored with the snapshot and logged again when it
-  is used, so a re-run reports the same data problems.
-
-A snapshot that cannot be written (read-only or full disk) is skipped: it only saves time.
+A benchmark that lists :attr:`~socialbench.benchmarks.base.BaseBenchmark.snapshot_types` gets
+its loaded dataset pickled into ``<render cache>/datasets/<key>.snapshot``; a later run with
+the same key whose data folder and installed package are unchanged (same stat signature)
+unpickles it instead. Key, signature and the racy window: README.md, "Render cache".
+Snapshots are untrusted: only a regular file of bounded size is read, and
+:class:`SnapshotUnpickler` resolves only the benchmark's listed types, so a tampered file
+cannot run code. A snapshot that cannot be read or written is skipped: it only saves time.
 """
 
 from __future__ import annotations
@@ -279,13 +254,9 @@ def loaded_dataset(
     cache: Path | None,
     racy_ns: int | None = None,
 ) -> Iterator[Dataset]:
-    """``benchmark.load(data, ...)``, through a snapshot in ``cache`` where the benchmark
-    lists :attr:`snapshot_types` and ``cache`` is given (see the module docstring);
-    ``racy_ns`` defaults to :data:`RACY_NS`.
-
-    A new snapshot is pickled and written by a thread while the caller goes on with the
-    dataset (a first run then waits for its first images, not for the snapshot); the
-    context waits for it on exit."""
+    """``benchmark.load(data, ...)``, through a snapshot in ``cache`` where the benchmark lists
+    :attr:`snapshot_types`. A new snapshot is written by a thread while the caller goes on
+    with the dataset; the context waits for it on exit."""
 
     def load() -> Dataset:
         return benchmark.load(data, require_images=require_images, limit=limit)

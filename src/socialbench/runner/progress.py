@@ -1,8 +1,5 @@
-"""A rich progress bar: done/total, rate, ETA, retries, errors and cache hits.
-
-:class:`RunProgress` counts an eval's questions; the same bar counts the steps of other long
-commands (``sim socialnav``'s scenes, ``data render``'s samples, ``data perturb``'s files)
-through :meth:`RunProgress.update`, the ``(done, total)`` callback their functions take."""
+"""A rich progress bar: done/total, rate, ETA, retries, errors and cache hits, of an eval's
+questions or, through :meth:`RunProgress.update`, of other long commands' steps."""
 
 from __future__ import annotations
 

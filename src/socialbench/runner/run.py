@@ -16,7 +16,7 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -186,6 +186,8 @@ def _run_locked(
     store: RunStore,
     images: ImagePreparer | None = None,
 ) -> RunResult:
+    """Check the run folder against this run, then answer what is missing, compact, score and
+    close the session in run.json."""
     own, details = options_record(options)  # the benchmark's options: run.json's top level and "options"
     identity = {
         "benchmark": req.benchmark_name,
@@ -231,13 +233,7 @@ def _run_locked(
         "protocol": req.options.protocol,
         "limit": req.options.limit,
         "concurrency": req.concurrency,
-        "retry": {
-            "max_attempts": req.retry.max_attempts,
-            "base_delay_s": req.retry.base_delay_s,
-            "max_delay_s": req.retry.max_delay_s,
-            "timeout_s": req.retry.timeout_s,
-            "first_byte_timeout_s": req.retry.first_byte_timeout_s,
-        },
+        "retry": asdict(req.retry),
         "cache": str(req.cache_path) if req.cache_path else None,
         "render_cache": str(req.render_cache) if req.render_cache else None,
         "versions": library_versions(),
@@ -279,27 +275,117 @@ def _run_locked(
     with ctrl_c:
         try:
             store.write_run(record)
-            return _run_session(
-                req,
-                benchmark,
-                options,
-                model,
-                dataset,
-                generation,
-                store,
+            preparer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="socialbench-prepare")
+
+            async def main() -> EngineStats:
+                ctrl_c.attach()
+                feeder: ItemFeeder[Item] = ItemFeeder(
+                    lambda: engine.backlog,
+                    lookahead=2 * req.concurrency,
+                    prefetch=(images.workers if images is not None else 0) + 1,
+                    key=lambda item: str(item.item_id),
+                )
+                engine = Engine(
+                    model,
+                    concurrency=req.concurrency,
+                    retry=req.retry,
+                    cache=cache,
+                    seed=req.options.seed,
+                    on_update=progress.update_stats,
+                    on_send=lambda attempt: store.count_send(session, attempt),
+                    on_slot=feeder.room_changed,
+                )
+                stats_holder["s"] = engine.stats
+                encoder = (
+                    ImageEncoder(req.image_policy, transform=_perturbation(req.options)) if model.needs_prompt else None
+                )
+                ctx = solve_context(
+                    engine,
+                    feeder,
+                    store,
+                    done,
+                    progress,
+                    preparer,
+                    images,
+                    options=options,
+                    generation=generation,
+                    needs_prompt=model.needs_prompt,
+                    encoder=encoder,
+                    perturb=_image_perturbation(req.options),
+                    seed=req.options.seed,
+                )
+                keys_of: dict[str, list[str]] = {}
+                for item_id, key in order:
+                    keys_of.setdefault(item_id, []).append(key)
+
+                async def solve_one(item: Item) -> None:
+                    try:
+                        await benchmark.solve(item, dataset, ctx)
+                    except StorageError:  # the disk failed: stop the run, every item would fail the same way
+                        raise
+                    except Exception as exc:  # one broken item must not stop the others
+                        log.warning("%s failed: %s", item.item_id, exc)
+                        for key in keys_of.get(item.item_id, []):
+                            if ctx.finished(item.item_id, key) is None:
+                                ctx.record(
+                                    SampleRecord(
+                                        item.item_id,
+                                        key,
+                                        None,
+                                        None,
+                                        None,
+                                        "item_error",
+                                        0.0,
+                                        {},
+                                        error_message=f"{type(exc).__name__}: {exc}",
+                                    )
+                                )
+
+                try:
+                    await feeder.run(dataset.items, solve_one)
+                finally:
+                    ctrl_c.detach()
+                    await model.aclose()
+                    preparer.shutdown(wait=False, cancel_futures=True)
+                return engine.stats
+
+            with progress:
+                try:
+                    stats = asyncio.run(main())
+                except (KeyboardInterrupt, asyncio.CancelledError):
+                    stats = stats_holder.get("s", EngineStats())
+                finally:
+                    preparer.shutdown(wait=True)  # no worker left for the interpreter to join at exit
+            wall = time.perf_counter() - t0
+            records = [r for r in store.compact(order) if (r.item_id, r.question_key) in wanted]
+            metrics = benchmark.score(dataset, records, req.options.protocol).to_json()
+            metrics["benchmark"] = req.benchmark_name  # as run: socialnav-sim, not the socialnav-sub that scores it
+            answered = {(r.item_id, r.question_key) for r in records if r.error is None}
+            errors = sum(1 for r in records if r.error is not None)
+            complete = len(answered) == total
+            metrics["run"] = {
+                "engine": stats.as_dict(),
+                "wall_time_s": round(wall, 3),
+                "questions": total,
+                "answered": len(answered),
+                "model_errors": errors,
+                "error_kinds": dict(sorted(Counter(r.error for r in records if r.error is not None).items())),
+                "missing": total - len(answered) - errors,
+                "complete": complete,
+            }
+            store.write_metrics(metrics)
+            # Ctrl-C that came when every question was already answered interrupted nothing.
+            interrupted = ctrl_c.interrupted and not complete
+            record.update({"answered": len(answered), "model_errors": errors})
+            record_adaptations(record, model)
+            close_session(
                 record,
-                session,
-                cache,
-                progress,
-                stats_holder,
-                t0,
-                ctrl_c,
-                order,
-                wanted,
-                total,
-                done,
-                images=images,
+                store,
+                "interrupted" if interrupted else ("complete" if complete else "finished_with_errors"),
+                stats,
+                wall,
             )
+            return RunResult(req.out, metrics, stats.as_dict(), complete, interrupted)
         except StorageError as exc:
             record["error"] = str(exc)
             try:  # the disk may refuse this too; run.json then keeps "running" and resuming still works
@@ -310,137 +396,3 @@ def _run_locked(
         finally:
             if cache is not None:
                 cache.close()
-
-
-def _run_session(
-    req: RunRequest,
-    benchmark: Benchmark,
-    options: BenchmarkOptions,
-    model: Model,
-    dataset: Dataset,
-    generation: GenerationConfig,
-    store: RunStore,
-    record: dict[str, Any],
-    session: int,
-    cache: ResponseCache | None,
-    progress: RunProgress,
-    stats_holder: dict[str, EngineStats],
-    t0: float,
-    ctrl_c: CtrlC,
-    order: list[tuple[str, str]],
-    wanted: set[tuple[str, str]],
-    total: int,
-    done: dict[tuple[str, str], SampleRecord],
-    images: ImagePreparer | None = None,
-) -> RunResult:
-    """Answer what is missing, then compact, score and close the session in run.json."""
-
-    preparer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="socialbench-prepare")
-
-    async def main() -> EngineStats:
-        ctrl_c.attach()
-        feeder: ItemFeeder[Item] = ItemFeeder(
-            lambda: engine.backlog,
-            lookahead=2 * req.concurrency,
-            prefetch=(images.workers if images is not None else 0) + 1,
-            key=lambda item: str(item.item_id),
-        )
-        engine = Engine(
-            model,
-            concurrency=req.concurrency,
-            retry=req.retry,
-            cache=cache,
-            seed=req.options.seed,
-            on_update=progress.update_stats,
-            on_send=lambda attempt: store.count_send(session, attempt),
-            on_slot=feeder.room_changed,
-        )
-        stats_holder["s"] = engine.stats
-        encoder = ImageEncoder(req.image_policy, transform=_perturbation(req.options)) if model.needs_prompt else None
-        ctx = solve_context(
-            engine,
-            feeder,
-            store,
-            done,
-            progress,
-            preparer,
-            images,
-            options=options,
-            generation=generation,
-            needs_prompt=model.needs_prompt,
-            encoder=encoder,
-            perturb=_image_perturbation(req.options),
-            seed=req.options.seed,
-        )
-        keys_of: dict[str, list[str]] = {}
-        for item_id, key in order:
-            keys_of.setdefault(item_id, []).append(key)
-
-        async def solve_one(item: Item) -> None:
-            try:
-                await benchmark.solve(item, dataset, ctx)
-            except StorageError:  # the disk failed: stop the run, every item would fail the same way
-                raise
-            except Exception as exc:  # one broken item must not stop the others
-                log.warning("%s failed: %s", item.item_id, exc)
-                for key in keys_of.get(item.item_id, []):
-                    if ctx.finished(item.item_id, key) is None:
-                        ctx.record(
-                            SampleRecord(
-                                item.item_id,
-                                key,
-                                None,
-                                None,
-                                None,
-                                "item_error",
-                                0.0,
-                                {},
-                                error_message=f"{type(exc).__name__}: {exc}",
-                            )
-                        )
-
-        try:
-            await feeder.run(dataset.items, solve_one)
-        finally:
-            ctrl_c.detach()
-            await model.aclose()
-            preparer.shutdown(wait=False, cancel_futures=True)
-        return engine.stats
-
-    with progress:
-        try:
-            stats = asyncio.run(main())
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            stats = stats_holder.get("s", EngineStats())
-        finally:
-            preparer.shutdown(wait=True)  # no worker left for the interpreter to join at exit
-    wall = time.perf_counter() - t0
-    records = [r for r in store.compact(order) if (r.item_id, r.question_key) in wanted]
-    metrics = benchmark.score(dataset, records, req.options.protocol).to_json()
-    metrics["benchmark"] = req.benchmark_name  # as run: socialnav-sim, not the socialnav-sub that scores it
-    answered = {(r.item_id, r.question_key) for r in records if r.error is None}
-    errors = sum(1 for r in records if r.error is not None)
-    complete = len(answered) == total
-    metrics["run"] = {
-        "engine": stats.as_dict(),
-        "wall_time_s": round(wall, 3),
-        "questions": total,
-        "answered": len(answered),
-        "model_errors": errors,
-        "error_kinds": dict(sorted(Counter(r.error for r in records if r.error is not None).items())),
-        "missing": total - len(answered) - errors,
-        "complete": complete,
-    }
-    store.write_metrics(metrics)
-    # Ctrl-C that came when every question was already answered interrupted nothing.
-    interrupted = ctrl_c.interrupted and not complete
-    record.update({"answered": len(answered), "model_errors": errors})
-    record_adaptations(record, model)
-    close_session(
-        record,
-        store,
-        "interrupted" if interrupted else ("complete" if complete else "finished_with_errors"),
-        stats,
-        wall,
-    )
-    return RunResult(req.out, metrics, stats.as_dict(), complete, interrupted)

@@ -46,13 +46,9 @@ def now() -> str:
 
 
 def record_adaptations(record: dict[str, Any], model: Model) -> None:
-    """Add to run.json's ``generation_adapted`` what the model changed in what it sends
-    because the server refused the settings as asked (``max_tokens`` sent as
-    ``max_completion_tokens``, a temperature left out, ...): setting -> what was done and
-    why. Kept across sessions; absent when nothing was adapted. Also this session's
-    ``json_mode_sent`` (requests with and without ``response_format``, replies not JSON)
-    for a model that counts them, and whether the server saw the images (``images_seen``,
-    ``images_check``; this session's ``probe_requests``) for a model that probes it."""
+    """Add to run.json what the model found out this session, for a model that tells:
+    ``generation_adapted`` (settings the server refused as asked, kept across sessions),
+    the session's ``json_mode_sent`` and ``probe_requests``, and ``images_seen``/``images_check``."""
     adapted = getattr(model, "adaptations", None)
     changes = dict(adapted()) if callable(adapted) else {}
     if changes:

@@ -1,14 +1,7 @@
 """Concurrency slots handed out by priority: the lowest priority number first, first come
-first served among equals.
-
-The engine's requests wait here for one of ``n`` slots. A run gives each request its
-item's place in the dataset order (:mod:`socialbench.runner.feeding`), so the questions of
-an earlier sample go out before those of a later one even when both are queued: samples
-do not interleave, and a sample's images are needed only while its questions are sent.
-
-The number of slots can change while requests hold them (:meth:`PrioritySlots.set_limit`,
-the engine's back-off when timeouts cluster): a lower limit takes effect as holders release
-(nobody is interrupted), a higher one hands the new slots to waiters at once.
+first served among equals (a run's priority is the item's place in the dataset order, so
+samples do not interleave). A lower limit (:meth:`PrioritySlots.set_limit`) takes effect as
+holders release; a higher one hands the new slots to waiters at once.
 """
 
 from __future__ import annotations
@@ -33,11 +26,6 @@ class PrioritySlots:
     def waiting(self) -> int:
         """Callers waiting for a slot now."""
         return self._waiting
-
-    @property
-    def limit(self) -> int:
-        """How many slots may be held at once now."""
-        return self._limit
 
     def set_limit(self, n: int) -> None:
         """Allow ``n`` (at least 1) slots from now on: waiters get the new ones at once; when

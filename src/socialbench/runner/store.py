@@ -1,25 +1,12 @@
-"""The run directory: ``run.json``, ``samples.jsonl``, ``metrics.json``.
+"""The run directory: ``run.json``, ``samples.jsonl``, ``metrics.json``, ``requests.log``.
 
-``samples.jsonl`` is append-only while a run is in progress: each record is written and
-flushed as it arrives, so a process killed at any point loses at most the line being written.
-On open, a torn last line (no newline, not valid JSON) is cut off; any other malformed line is
-an error naming the line. When a run ends, the file is rewritten atomically in canonical
-order with one record per question (the latest), so an interrupted-and-resumed run and an
-uninterrupted run leave the same content.
-
-``requests.log`` counts the model requests of every session at the moment each is sent, one
-line (``SESSION ATTEMPT``) per request, so the counts in ``run.json`` stay true for sessions
-that were killed and for requests that were queued but never sent.
-
-Nothing is written through a symbolic link: a run folder whose ``samples.jsonl``,
-``run.json``, ``metrics.json``, ``requests.log`` or ``.lock`` is a link (perhaps to a file
-outside the folder) is refused by :meth:`RunStore.lock` before anything is read or written,
-and every file is opened with ``O_NOFOLLOW`` or replaced through a fresh temporary file
-(:mod:`socialbench.files.atomic_write`), so a link planted later is refused too.
-
-A write that fails (full disk, read-only file system, a file where the folder should be)
-raises :class:`~socialbench.errors.StorageError` naming the path and the fix; whatever was
-written before stays, and the next run resumes from it.
+``samples.jsonl`` is appended and flushed record by record (a torn last line is cut off on
+open) and rewritten atomically in canonical order when a run ends, so a resumed run and an
+uninterrupted one leave the same content. ``requests.log`` counts requests as they are sent.
+Nothing is written through a symbolic link (a planted link could point out of the folder):
+:meth:`RunStore.lock` refuses linked run files, and every file is opened with ``O_NOFOLLOW``
+or replaced through a fresh temporary file. A failed write raises
+:class:`~socialbench.errors.StorageError` naming the path and the fix; what was written stays.
 """
 
 from __future__ import annotations

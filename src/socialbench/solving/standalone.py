@@ -1,12 +1,7 @@
 """A :class:`~socialbench.solving.context.SolveContext` outside the runner: one item solved
-with a caller's ``generate``, its records kept in memory.
-
-The Inspect AI tasks (:mod:`socialbench.inspect_tasks`) answer each item through Inspect's
-model, and ``socialbench export inspect`` replays a run's recorded replies to rebuild the
-requests it sent: both call the benchmark's own ``solve`` with the context made here, so the
-prompts, images and chain of earlier answers are built by the code a run uses. There is no
-engine, cache or run store behind it: nothing is resumed (``finished`` is always None) and
-images are prepared in a worker thread, one job at a time per item.
+with a caller's ``generate``, its records kept in memory (the Inspect AI tasks and
+``export inspect`` call the benchmark's own ``solve`` through it). There is no engine, cache
+or run store behind it: nothing is resumed and images are prepared in a worker thread.
 """
 
 from __future__ import annotations
@@ -37,9 +32,6 @@ def standalone_context(
     """A context whose requests go to ``generate`` and whose records are appended to
     ``records`` (in the order the solver records them)."""
 
-    def record(rec: SampleRecord) -> None:
-        records.append(rec)
-
     def finished(item_id: str, key: str) -> SampleRecord | None:
         return None  # nothing was answered before: every question is asked
 
@@ -51,7 +43,7 @@ def standalone_context(
 
     return SolveContext(
         generate=generate,
-        record=record,
+        record=records.append,
         finished=finished,
         prepare=prepare,
         prepare_images=prepare_images,

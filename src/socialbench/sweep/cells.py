@@ -1,8 +1,5 @@
-"""Running one sweep cell: an ordinary ``socialbench eval`` run into the cell's directory.
-
-A complete cell (``run.json`` status ``complete``) is skipped; a partial one resumes through
-the run directory's own resume; a failure is caught and reported as the cell's status, so one
-cell never stops the others.
+"""Running one sweep cell: an ordinary ``socialbench eval`` run into the cell's directory;
+complete cells are skipped, partial ones resume, and a failure is the cell's status only.
 """
 
 from __future__ import annotations
@@ -98,9 +95,6 @@ def previous_status(run_dir: Path) -> str | None:
 def run_cell(values: dict[str, Any], progress: bool = False) -> CellOutcome:
     """Run (or resume, or skip) the cell whose eval option ``values`` are given (by eval's
     parameter names, ``out_dir`` set); never raises for a failed cell."""
-    from socialbench.runner.prepare import prepare_eval
-    from socialbench.runner.run import run_eval
-
     run_dir = Path(values["out_dir"])
     if previous_status(run_dir) == "complete":
         return CellOutcome(str(run_dir), "skipped", message="complete before this sweep")
@@ -108,8 +102,7 @@ def run_cell(values: dict[str, Any], progress: bool = False) -> CellOutcome:
     try:
         if epochs > 1:  # eval --epochs: one run per epoch under epoch-E, combined in run_dir
             return _run_epochs(values, run_dir, epochs, progress)
-        bench, _, model, req = prepare_eval({**values, "progress": progress})
-        result = run_eval(req, bench, model)
+        result = _run_one(values, progress)
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # noqa: BLE001 - one failing cell must not stop the others
@@ -139,17 +132,20 @@ def _outcome(run_dir: Path, results: Sequence[RunResult]) -> CellOutcome:
     )
 
 
-def _run_epochs(values: dict[str, Any], run_dir: Path, epochs: int, progress: bool) -> CellOutcome:
-    """A cell with ``epochs`` > 1, run as ``eval --epochs`` runs it."""
-    from socialbench.runner.epochs import run_epochs
+def _run_one(values: dict[str, Any], progress: bool) -> RunResult:
     from socialbench.runner.prepare import prepare_eval
     from socialbench.runner.run import run_eval
 
+    bench, _, model, req = prepare_eval({**values, "progress": progress})
+    return run_eval(req, bench, model)
+
+
+def _run_epochs(values: dict[str, Any], run_dir: Path, epochs: int, progress: bool) -> CellOutcome:
+    """A cell with ``epochs`` > 1, run as ``eval --epochs`` runs it."""
+    from socialbench.runner.epochs import run_epochs
+
     def one(epoch: int, seed: int, epoch_dir: Path) -> RunResult:
-        bench, _, model, req = prepare_eval(
-            {**values, "seed": seed, "out_dir": epoch_dir, "epochs": 1, "progress": progress}
-        )
-        return run_eval(req, bench, model)
+        return _run_one({**values, "seed": seed, "out_dir": epoch_dir, "epochs": 1}, progress)
 
     res = run_epochs(run_dir, epochs, int(values["seed"]), one)
     return _outcome(run_dir, list(res.results))

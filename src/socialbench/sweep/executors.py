@@ -1,6 +1,5 @@
-"""Executors of a sweep: ``local`` (up to ``jobs`` cells at once on this machine, each with
-its model's request concurrency; one job runs them one after another in this process) and ``ray`` (each cell a Ray task asking for its model's
-``num_gpus``/``num_cpus``; workers write the run directories under the shared ``--out``)."""
+"""Executors of a sweep: ``local`` (:func:`run_local`) and ``ray`` (each cell a Ray task
+asking for its model's ``num_gpus``/``num_cpus``, writing under the shared ``--out``)."""
 
 from __future__ import annotations
 
@@ -71,11 +70,8 @@ def ray_temp_parent() -> str:
 
 
 def local_ray_temp_dir() -> str:
-    """A new short folder for a local Ray cluster's session files.
-
-    Ray puts its Unix sockets under ``$TMPDIR/ray/session_<date>_<pid>/sockets/``; with a
-    long ``TMPDIR`` (macOS gives ``/var/folders/…/T/``) that path passes the 107-byte limit
-    of a socket address and the cluster cannot start. ``/tmp`` is short wherever it exists."""
+    """A new short folder for a local Ray cluster's session files: Ray's socket paths under a
+    long ``TMPDIR`` (macOS's ``/var/folders/…/T/``) pass the 107-byte limit of a socket address."""
     return tempfile.mkdtemp(prefix=RAY_TEMP_PREFIX, dir=ray_temp_parent())
 
 
@@ -83,11 +79,9 @@ def run_ray(
     cells: Sequence[Cell], *, address: str | None = None, on_done: Callable[[Cell, CellOutcome], None] | None = None
 ) -> list[CellOutcome]:
     """Run every cell as a Ray task on the cluster at ``address`` (None: the one this process
-    already joined, else a new local one). A task that dies is that cell's ``failed``.
-
-    A local cluster started here is shut down when the cells are done (or interrupted), and
-    its session folder is removed, unless a task died: then the folder, with the workers'
-    logs, is kept and its path logged."""
+    already joined, else a new local one). A task that dies is that cell's ``failed``. A
+    local cluster started here is shut down at the end and its folder removed, unless a task
+    died: then the folder, with the workers' logs, is kept and its path logged."""
     ray = import_ray()
     if ray.is_initialized():
         return _run_tasks(ray, cells, on_done)

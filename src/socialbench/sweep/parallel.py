@@ -1,16 +1,11 @@
 """The local executor's concurrent cells: up to ``jobs`` cells at once, each in a worker process.
 
-A cell run owns its process: ``run_eval`` runs its own event loop (``asyncio.run``), takes
-SIGINT for Ctrl-C (signal handlers only work in a main thread), starts image worker
-processes and locks its run directory. So each worker is a fresh interpreter (``spawn``)
-that runs one cell at a time in its main thread and receives only the cell's option values:
-it builds its own benchmark and model from them, as ``socialbench eval`` would.
-
-Ctrl-C: workers sit in their own process group, so the terminal's SIGINT reaches only this
-process, which forwards each one to every running cell (the first saves and stops it, a third
-quits it at once, as in ``eval``) and starts no new cell; cells never started are ``not run``.
-A worker watches a pipe from this process and exits when it closes, so a killed sweep leaves
-no cell running (the next sweep resumes it). A worker that dies fails its cell only.
+A cell run owns its process (its own event loop, SIGINT handler, image workers and run
+folder lock), so each worker is a fresh ``spawn``ed interpreter that runs one cell at a time
+in its main thread from the cell's option values. Workers sit in their own process group:
+the sweep forwards each Ctrl-C to every running cell and starts no new one. A worker exits
+when its pipe from the sweep closes, so a killed sweep leaves no cell running; a worker that
+dies fails its cell only.
 """
 
 from __future__ import annotations

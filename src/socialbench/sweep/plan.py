@@ -1,29 +1,9 @@
-"""A sweep plan (YAML) and its cells.
+"""A sweep plan (YAML) and its checks: models, benchmarks, ``axes`` and ``options`` (every key
+an option of ``socialbench eval``); the format is in docs/scale.md, "Sweeps".
 
-A plan names models, benchmarks and the axes to cross; every key of ``axes`` and ``options``
-is an option of ``socialbench eval`` (``method``, ``images``, ``strategy``, ``perturb``,
-``perturb-strength``, ``rag-backend``, ``rag-k``, ``seed``, ``limit``, ...)::
-
-    models:
-      - baseline:random
-      - spec: vllm:Qwen/Qwen2.5-VL-3B-Instruct
-        num_gpus: 1          # Ray resources of each of its cells (num_cpus too)
-        concurrency: 64      # eval's --concurrency for its cells
-        model_opt: {max_model_len: 8192}
-    benchmarks:
-      - socialnav-sim
-      - {name: roboteq-bj, data: releases/roboteq, ignore_axes: [method]}
-    axes: {method: [independent, cot], strategy: [standard, cot]}
-    options: {limit: 20}     # the same for every cell
-
-A benchmark that refuses an axis value (``--method`` on RobotEQ) refuses the plan, naming the
-key, unless that benchmark lists the key in ``ignore_axes``: it then runs with eval's default
-for it, once. Relative ``data`` paths are read from the plan file's folder.
-
-A plan is read as untrusted input (issue 29; :mod:`socialbench.sweep.plan_yaml`); the grid
-is counted before it is built and refused above :data:`MAX_CELLS` cells (``--dry-run`` too);
-option values go through eval's own check (:mod:`socialbench.sweep.plan_values`). The cells
-are made by :func:`socialbench.sweep.grid.expand`.
+A plan is read as untrusted input (:mod:`socialbench.sweep.plan_yaml`); the grid is counted
+before it is built and refused above :data:`MAX_CELLS` cells (``--dry-run`` too); option
+values go through eval's own check (:mod:`socialbench.sweep.plan_values`).
 """
 
 from __future__ import annotations

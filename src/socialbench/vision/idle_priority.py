@@ -1,20 +1,11 @@
-"""Image work at idle CPU priority, with a way back when it starves.
+"""Image work at idle CPU priority, with a way back when it starves (README.md, "Render cache").
 
-On Linux a thread may run under the ``SCHED_IDLE`` policy: it gets a core only when no
-normal thread wants one, and a normal thread that wakes up takes the core from it at once.
-An image worker prepares images in such a thread (:class:`IdleRunner`), so drawing never
-delays the run's event loop, or a model server on the same machine, when they wake up to
-send a request or read an answer (``nice`` alone does not do this: a niced thread still
-finishes its time slice first). Measured with ``perf/throughput.py --compare-src`` on
-release-sized data from a cold render cache, 2 cores, medians of 3 interleaved runs: 17.78 s
-with ``nice`` only, 17.54 s with the idle thread (ideal bound 15.53 s).
-
-When other programs keep every core busy, an idle thread hardly runs, and the run would wait
-for images that never get a core. An unprivileged thread cannot leave ``SCHED_IDLE`` once
-in it, so the policy is set on a helper thread only: when a call shows it waited mostly for
-a core (:func:`starved`), the runner stops using that thread and runs later calls in the
-caller's own thread, at its usual (niced) priority. Where ``SCHED_IDLE`` does not exist (not
-Linux), calls run in the caller's thread.
+On Linux an image worker prepares images in a ``SCHED_IDLE`` thread (:class:`IdleRunner`): it
+gets a core only when no normal thread wants one, so drawing never delays the run's event
+loop or a model server (``nice`` alone lets a thread finish its time slice). An unprivileged
+thread cannot leave ``SCHED_IDLE``, so the policy is set on a helper thread only: when a call
+shows it waited mostly for a core (:func:`starved`), later calls run in the caller's own
+(niced) thread. Where ``SCHED_IDLE`` does not exist, calls run in the caller's thread.
 """
 
 from __future__ import annotations

@@ -1,38 +1,5 @@
-"""The image operations behind the perturbations of :mod:`socialbench.vision.perturb`
-(``s`` = strength, ``L`` = longest image side in pixels), each ``(image, s, rng) -> image``.
-
-``blur``
-    Gaussian blur with radius ``0.006 * L * s`` (PIL ``GaussianBlur``; ~8 px at s=1 on a
-    1376 px image).
-``fisheye``
-    Equidistant-style barrel distortion: an output pixel at normalised radius ``r`` (radius
-    / half-diagonal) samples the source at ``r_src = tan(r*t) / tan(t)`` with
-    ``t = min(1.3, 1.1 * s)`` radians, which magnifies the centre and compresses the
-    edges; pixels outside a circle of radius ``1 - 0.3 * min(s, 1)`` half-diagonals are
-    blacked out (soft 3 % edge), as with a circular fisheye lens. Bilinear sampling.
-``fisheye-water``
-    ``fisheye`` followed by ``round(14 * s)`` water droplets on the lens: discs with
-    random centre and radius ``(0.02 .. 0.07) * L * sqrt(s)`` inside which the view is
-    inverted and shrunk about the droplet centre (a drop acts as a small lens), softened
-    and given a darker rim; then a light overall haze (blur radius ``0.0015 * L * s``).
-``gaussian-noise``
-    Additive i.i.d. Gaussian noise per channel, standard deviation ``0.06 * 255 * s``,
-    clipped to [0, 255].
-``low-light``
-    Gamma darkening ``255 * (x/255) ** (1 + 1.5 s)`` scaled by ``1 / (1 + s)``, plus sensor
-    noise with standard deviation ``0.02 * 255 * s``.
-``jpeg``
-    JPEG re-encoding at quality ``clamp(round(95 - 85 s), 1, 95)`` (10 at s=1), decoded
-    again.
-``mirror``
-    Left-right flip (any strength > 0). It changes the right answer to every question
-    about left and right, so it is *metamorphic* (:data:`socialbench.vision.perturb.METAMORPHIC`): only a benchmark
-    that maps the expected answers (see :mod:`socialbench.prompting.metamorphic`) accepts
-    it, and ``socialbench data perturb`` refuses it. This function flips pixels, text
-    included; SocialNav-SUB never applies it to its prompt images but draws them from the
-    mirrored scene (:mod:`socialbench.navigation.mirror`), so person numbers and axis text
-    read normally. Strength 0 is refused there (the answers would be swapped for unmirrored
-    images).
+"""The image operations behind the perturbations of :mod:`socialbench.vision.perturb`, each
+``(image, s, rng) -> image`` with ``s`` the strength and ``L`` the longest image side in pixels.
 """
 
 from __future__ import annotations
@@ -84,10 +51,8 @@ def _bilinear(arr: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
     return top + (bottom - top) * fy
 
 
-# --------------------------------------------------------------------------- perturbations
-
-
 def blur(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
+    """Gaussian blur of radius ``0.006 * L * s`` (~8 px at s=1 on a 1376 px image)."""
     radius = 0.006 * max(img.size) * s
     return img.filter(ImageFilter.GaussianBlur(radius=radius))
 
@@ -120,10 +85,15 @@ def _fisheye_array(arr: np.ndarray, s: float) -> np.ndarray:
 
 
 def fisheye(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
+    """Barrel distortion: an output pixel at radius ``r`` (in half-diagonals) samples the source
+    at ``tan(r*t) / tan(t)``, ``t = min(1.3, 1.1 * s)`` radians (bilinear); outside a circle of
+    radius ``1 - 0.3 * min(s, 1)`` black (soft 3 % edge), as with a circular fisheye lens."""
     return _to_image(_fisheye_array(_to_array(img), s))
 
 
 def fisheye_water(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
+    """:func:`fisheye`, then ``round(14 * s)`` droplets of radius ``(0.02 .. 0.07) * L * sqrt(s)``
+    showing an inverted, shrunk view with a darker rim, then a haze (blur ``0.0015 * L * s``)."""
     arr = _fisheye_array(_to_array(img), s)
     h, w = arr.shape[:2]
     longest = max(w, h)
@@ -159,12 +129,14 @@ def fisheye_water(img: Image.Image, s: float, rng: np.random.Generator) -> Image
 
 
 def gaussian_noise(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
+    """Additive i.i.d. Gaussian noise per channel, std ``0.06 * 255 * s``, clipped to [0, 255]."""
     arr = _to_array(img)
     noise = rng.normal(0.0, 0.06 * 255.0 * s, size=arr.shape).astype(np.float32)
     return _to_image(arr + noise)
 
 
 def low_light(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
+    """Gamma darkening ``255 * (x/255) ** (1 + 1.5 s) / (1 + s)`` plus noise of std ``0.02 * 255 * s``."""
     arr = _to_array(img) / 255.0
     dark = 255.0 * np.power(arr, 1.0 + 1.5 * s) / (1.0 + s)
     noise = rng.normal(0.0, 0.02 * 255.0 * s, size=arr.shape).astype(np.float32)
@@ -177,6 +149,7 @@ def jpeg_quality(strength: float) -> int:
 
 
 def jpeg(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
+    """JPEG re-encoding at :func:`jpeg_quality` (10 at s=1), decoded again."""
     buf = io.BytesIO()
     img.convert("RGB").save(buf, format="JPEG", quality=jpeg_quality(s), optimize=False)
     buf.seek(0)
@@ -186,4 +159,7 @@ def jpeg(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
 
 
 def mirror(img: Image.Image, s: float, rng: np.random.Generator) -> Image.Image:
+    """Left-right flip, text included: *metamorphic* (it changes left/right answers), so only a
+    benchmark that maps the answers accepts it; SocialNav-SUB draws its images from the mirrored
+    scene instead (:mod:`socialbench.navigation.mirror`), and ``data perturb`` refuses it."""
     return img.transpose(Image.Transpose.FLIP_LEFT_RIGHT)

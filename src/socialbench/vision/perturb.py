@@ -1,31 +1,14 @@
 """Deterministic, seeded image perturbations for robustness runs (RobotEQ §6, Figure 8).
 
-A perturbation is a callable ``PIL.Image -> PIL.Image`` applied by the image policy *before*
-resizing and encoding (see :func:`socialbench.vision.images.prepare_image`), so a perturbed
-run sends exactly the images a model would see through a degraded camera. The same
-functions write perturbed copies of a dataset folder (:func:`perturb_dataset`, for
-``socialbench data perturb``).
-
-Determinism
------------
-Random parts (noise, water droplets) draw from a generator seeded with SHA-256 over the
-perturbation name, the strength, the run seed, the image size and the image's RGB bytes.
-The result for one image therefore depends only on (name, strength, seed, image), never on
-the order in which images are processed or on the thread that processes them.
-
-Strength
---------
-``strength`` is a non-negative float. ``0`` returns the image unchanged for every
-perturbation; ``1`` is the default level (roughly the paper's Figure 8); larger values are
-stronger. Sizes are relative to the image (a fraction of its longest side), so the effect
-looks the same on a 1376 px original and on a 768 px copy.
-
-The image operations and their formulas are in :mod:`socialbench.vision.image_effects`;
-perturbed copies of a dataset folder are written by
-:func:`socialbench.vision.perturb_dataset.perturb_dataset`.
-
-Prompt-only perturbations (:data:`PROMPT_ONLY`) change no image: ``shuffle-options``
-permutes the option order in the prompt. They are metamorphic too.
+A perturbation is a callable ``PIL.Image -> PIL.Image`` applied *before* resizing and
+encoding (:func:`socialbench.vision.images.prepare_image`), so a run sends what a degraded
+camera would show; the operations and their formulas are in
+:mod:`socialbench.vision.image_effects`. Random parts draw from a generator seeded with
+SHA-256 over (name, strength, seed, image size, RGB bytes): the result never depends on
+processing order or thread. Strength ``0`` leaves every image unchanged, ``1`` is the
+default level; sizes are fractions of the longest side, so the effect looks the same at any
+resolution. Prompt-only perturbations (:data:`PROMPT_ONLY`, ``shuffle-options``) change no
+image; they are metamorphic too.
 """
 
 from __future__ import annotations

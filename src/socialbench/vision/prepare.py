@@ -1,18 +1,11 @@
 """Prompt-image preparation on every core, behind the render cache.
 
-Drawing, resizing and encoding images is CPU work that holds the GIL, so a run prepares
-images in worker *processes* (:class:`ImagePreparer`, one per core but one by default) while its event
-loop keeps the model busy. Work is sent as small picklable jobs that carry paths and
-parameters, never decoded arrays; each job returns the encoded images of one item:
-
-* :class:`EncodeFiles` — image files (e.g. a release's pre-rendered composites) resized and
-  encoded under an :class:`~socialbench.vision.images.ImagePolicy`;
-* benchmark-specific jobs (e.g. :class:`socialbench.navigation.render_job.RenderSample`)
-  that follow the :class:`ImageJob` protocol.
-
-A job's :meth:`~ImageJob.cache_key` is computed in the worker from its inputs' bytes (see
-:mod:`socialbench.vision.render_cache`); a hit skips the work. Running a job in-process
-(:func:`run_job`) gives the same bytes as running it in a worker.
+Drawing, resizing and encoding hold the GIL, so a run prepares images in worker *processes*
+(:class:`ImagePreparer`) while its event loop keeps the model busy. Jobs are small picklable
+objects (paths and parameters, never arrays) following the :class:`ImageJob` protocol
+(:class:`EncodeFiles`, or a benchmark's own such as
+:class:`socialbench.navigation.render_job.RenderSample`); each returns one item's encoded
+images, the same bytes in a worker as in-process (:func:`run_job`).
 """
 
 from __future__ import annotations
@@ -22,23 +15,18 @@ import os
 import signal
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import Protocol
 
 from socialbench.errors import DataError, Problem
 from socialbench.types import EncodedImage
 from socialbench.vision.idle_priority import IdleRunner
 from socialbench.vision.images import ImageEncoder, ImagePolicy, Transform
 from socialbench.vision.render_cache import RenderCache, render_key
-
-if TYPE_CHECKING:
-    import asyncio
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -134,13 +122,9 @@ def _worker_init(run_alive: Connection) -> None:
 
 
 def _exit_when_run_ends(run_alive: Connection) -> None:
-    """End this worker as soon as the run that started it is gone.
-
-    ``run_alive`` is the read end of a pipe whose only write end the run holds: reading
-    it reaches end-of-file when the run exits in any way, SIGKILL included. Without this a
-    killed run's workers would wait for jobs forever (their parent is the fork server,
-    which itself waits for them), holding the dead run's stdout/stderr open, so that
-    whoever reads the run's output (a shell pipe, a test, CI) never sees end-of-file."""
+    """End this worker as soon as the run is gone (``run_alive`` reaches end-of-file however
+    the run ends, SIGKILL included); else a killed run's workers would wait forever, holding
+    its stdout/stderr open, and whoever reads the run's output would never see end-of-file."""
     try:
         run_alive.recv()
     except (EOFError, OSError):
@@ -203,14 +187,10 @@ def _warm() -> int:
 
 class ImagePreparer:
     """Runs :class:`ImageJob`\\ s for a run: in ``workers`` processes (default:
-    :func:`default_image_workers`; each worker holds its own renderer, ~70 MB),
-    or in one thread of this process with ``workers=0``. ``cache_dir`` None disables
-    the render cache. ``preload`` names modules the workers import before their first job
-    (e.g. the renderer).
-
-    With a render cache, a job is first looked up from a thread of this process (hashing
-    its inputs releases the GIL): a hit never reaches a worker. The workers start at
-    :meth:`warm`, or at the first job that needs one."""
+    :func:`default_image_workers`; ~70 MB each), or in one thread with ``workers=0``;
+    ``preload`` names modules the workers import first. With a render cache (``cache_dir``)
+    a job is looked up from a thread of this process first: a hit never reaches a worker.
+    The workers start at :meth:`warm`, or at the first job that needs one."""
 
     def __init__(self, workers: int | None = None, cache_dir: Path | None = None, preload: Sequence[str] = ()):
         self.workers = default_image_workers(os.cpu_count()) if workers is None else max(0, workers)
@@ -265,12 +245,6 @@ class ImagePreparer:
             raise DataError(problems)
         assert images is not None
         return images
-
-    def submit(self, fn: Callable[..., T], *args: object) -> asyncio.Future[T]:
-        """Run a picklable ``fn(*args)`` in the preparer's executor."""
-        import asyncio
-
-        return asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
 
     def shutdown(self) -> None:
         """Stop the workers; jobs not started are cancelled."""

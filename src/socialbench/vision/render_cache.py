@@ -1,26 +1,13 @@
 """A content-addressed cache of prepared (rendered, resized, encoded) prompt images.
 
-A key is a SHA-256 over everything that decides the pixels: the bytes of the input files,
-the job's parameters, the image policy, the perturbation, :data:`RENDERER_VERSION` and the
-versions of the libraries that draw and encode (Pillow, matplotlib). Nothing about the model,
-the method or the run is in it, so one composite is rendered once for every run, method and
-model that sends it. Change any input byte or parameter and the key changes: stale entries
-are never served, only left behind (delete the folder to reclaim the space).
-
-Layout: ``<root>/<key[:2]>/<key>.img``, each file a one-line JSON header (mime, width, height,
-length and SHA-256 of each image) followed by the images' bytes. ``<root>/seen/<tag>`` are empty
-files, one per (dataset folder, image settings) whose images a run prepared in full
-(:meth:`RenderCache.mark_seen`): a hint for the next run that its images are likely
-cached, so it need not start its image workers before it knows (never used to serve
-images). Files are written to a temporary
-name and renamed, so concurrent writers (processes, runs) never expose half a file.
-
-An entry is read as untrusted (issue 29): anything but a regular file of at most
-:data:`MAX_ENTRY_BYTES` (a FIFO, a link to ``/dev/zero``, a folder) is a miss without being
-opened for long, and so is an entry whose images do not match its header (length, SHA-256)
-or are not whole images (:func:`image_problem`: a PNG or JPEG cut short, even one whose
-header was rewritten to match, is never sent to a model). Every miss is rendered again and
-the entry replaced.
+A key is a SHA-256 over everything that decides the pixels (input file bytes, job parameters,
+image policy, perturbation, :data:`RENDERER_VERSION`, Pillow and matplotlib versions), never
+the model or method: README.md, "Render cache". Layout: ``<root>/<key[:2]>/<key>.img``, a
+one-line JSON header (mime, width, height, length and SHA-256 of each image) then the bytes,
+written atomically; ``<root>/seen/<tag>`` marks a dataset whose images a run prepared in full
+(only a hint of when to start image workers). Entries are untrusted: anything but a regular
+file of at most :data:`MAX_ENTRY_BYTES`, or an image not matching its header or not whole
+(:func:`image_problem`), is a miss, rendered again and replaced.
 """
 
 from __future__ import annotations
