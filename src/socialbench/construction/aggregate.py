@@ -1,24 +1,8 @@
 """Aggregate judgment annotations: majority vote, escalations, invalid removal and agreement
-(RobotEQ §4.3, §4.4, App. D). The other kinds: :mod:`~socialbench.construction.aggregate_grounding`,
+(RobotEQ §4.3, §4.4, App. D); the rules are in docs/build.md, "11. aggregate". The other kinds:
+:mod:`~socialbench.construction.aggregate_grounding`,
 :mod:`~socialbench.construction.aggregate_verification`,
-:mod:`~socialbench.construction.image_necessity`.
-
-Judgment (per candidate behavior)
-    Needs at least ``min_annotators`` labels (default 3). The label with strictly the most
-    votes wins; a tie at the top (e.g. a three-way split of proper / improper / invalid)
-    goes to the **escalation list** for a domain expert. Expert decisions
-    (``resolutions``: ``{"item_id", "k", "decision": "proper" | "improper" | "discard"}``,
-    read and checked by :func:`socialbench.construction.resolutions.read_resolutions`) are
-    applied when given. A behavior whose final label is ``invalid`` is removed.
-    ``confidence`` = winning votes / all votes. Facets: those chosen by more than half of
-    the annotators, else the behavior stage's suggestion. Exported ``votes`` are the
-    proper / improper labels (invalid votes are counted in ``n_invalid``).
-Agreement
-    Fleiss' kappa, Krippendorff's alpha for nominal data and pairwise agreement
-    (:func:`socialbench.metrics.reliability.agreement_summary`) and per-annotator accuracy
-    against the consensus or an expert gold (:func:`socialbench.construction.voting.annotator_accuracy`, the
-    pilot-selection step).
-"""
+:mod:`~socialbench.construction.image_necessity`."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Aggregate grounding annotations (RobotEQ App. E), per question:
-
-    A region is in the answer when more than half of the annotators selected it; a
-    question whose ``invalid`` got a majority is removed; one where no region reached a
-    majority is escalated (expert decisions: ``{"item_id", "answer": ["A", ...] | "discard"}``,
-    a non-empty subset of A-D).
-
-Agreement is over (question, region) yes/no units."""
+"""Aggregate grounding annotations (RobotEQ App. E), per question (rules: docs/build.md,
+"11. aggregate"); agreement is over (question, region) yes/no units."""
 
 from __future__ import annotations
 

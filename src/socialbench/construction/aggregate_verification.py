@@ -1,12 +1,5 @@
-"""Aggregate verification annotations (RobotEQ App. B.2 "Human Verification"), per edited
-image:
-
-    Needs at least ``min_annotators`` choices. ``original`` / ``edited`` / ``neither`` by
-    majority; ties escalate; ``neither`` lists the image for another revision with the
-    annotators' instructions. An edited image that nobody annotated, or too few annotators,
-    is listed in ``unannotated`` (reason ``unannotated`` / ``insufficient_annotators``), never
-    dropped silently.
-"""
+"""Aggregate verification annotations (RobotEQ App. B.2 "Human Verification"), per edited image
+(rules: docs/build.md, "6. Human verification")."""
 
 from __future__ import annotations
 

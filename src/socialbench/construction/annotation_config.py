@@ -1,30 +1,6 @@
-"""Label Studio annotation kinds, their choices and their labeling configs.
-
-Five annotation kinds (RobotEQ App. B.2 "Human Verification", App. D, App. E, §6 Figure 6(a)):
-
-``verification``
-    original vs edited image of a synthetic scene: ``original`` / ``edited`` / ``neither``,
-    plus free-text revision instructions when neither matches the scenario.
-``judgment``
-    one task per candidate behavior: ``proper`` / ``improper`` / ``invalid`` (single
-    choice) and the seven facets (multiple choice; the behavior stage's suggestion can be
-    pre-filled as a Label Studio *prediction*, which annotators correct).
-``grounding``
-    an image with regions A-D drawn on it and a question: any of ``A``, ``B``, ``C``,
-    ``D``, ``invalid`` (multiple choice). No model answer is shown.
-``topics``
-    a scene image alone (no scenario text, as in App. E "Manual Questions Generation"):
-    the annotator proposes spatial grounding topics, one per line of the ``topics`` text
-    area; the proposals are pooled per image by ``build topics``.
-``judgment-no-image``
-    the "w/o image" condition of Figure 6(a): one task per final behavior (a random sample
-    of them, the paper's is 200) with the role and the behavior text and **no image**:
-    ``proper`` / ``improper`` (single choice). The labels never change a final label;
-    ``build aggregate`` attaches them to the behaviors as ``votes_no_image`` and the report
-    compares them with the with-image votes (table ``roboteq_human_image``).
-
-:func:`labeling_config` returns the XML of a kind.
-"""
+"""Label Studio annotation kinds, their choices and their labeling configs (:func:`labeling_config`):
+``verification``, ``judgment``, ``grounding``, ``topics`` and ``judgment-no-image`` (RobotEQ App.
+B.2, App. D, App. E, Figure 6(a); what each asks: docs/build.md, sections 6, 8, 9a, 10 and 13)."""
 
 from __future__ import annotations
 

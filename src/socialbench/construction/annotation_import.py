@@ -1,12 +1,7 @@
-"""Import of Label Studio JSON exports into annotation rows.
-
-:func:`import_export` reads Label Studio JSON exports (the "JSON" export format: a list of
-tasks with ``annotations``) into one row per (kind, item, annotator): cancelled annotations
-are skipped, and when an annotator submitted twice the later annotation wins (reported).
-"Later" compares ``updated_at`` (else ``created_at``) as parsed ISO 8601 times (a time
-without an offset counts as UTC), then the annotation id. Rows of different kinds never
-replace each other, even when a verification and a grounding task share an ``item_id``.
-"""
+"""Import of Label Studio JSON exports into one annotation row per (kind, item, annotator):
+cancelled annotations are skipped, and of an annotator's repeated submissions the later one
+wins (``updated_at``, else ``created_at``, as ISO 8601 times, a time without an offset in UTC;
+then the annotation id). Rows of different kinds never replace each other."""
 
 from __future__ import annotations
 

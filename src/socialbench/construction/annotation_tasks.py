@@ -1,19 +1,7 @@
-"""Label Studio task lists for the annotation kinds of
-:mod:`socialbench.construction.annotation_config`.
-
-:func:`verification_tasks`, :func:`judgment_tasks`, :func:`grounding_tasks`,
-:func:`topic_proposal_tasks` and :func:`judgment_no_image_tasks` build the task lists
-(``[{"data": {...}}]``) that Label Studio imports from the records of earlier stages. Every
-task carries ``kind``, ``item_id`` (and ``k`` for judgment) so an export maps back to our
-records (:mod:`socialbench.construction.annotation_import`).
-
-
-Images are referenced by URL (:class:`ImageRefs`): ``local-files`` (Label Studio's local
-file serving: start it with ``LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED=true`` and
-``LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT=<work folder>``), ``prefix`` (any URL prefix, e.g.
-a static file server) or ``data-uri`` (the image embedded in the task; self-contained but
-large).
-"""
+"""Label Studio task lists (``[{"data": {...}}]``) for the annotation kinds of
+:mod:`socialbench.construction.annotation_config`, from the records of earlier stages. Every task
+carries ``kind``, ``item_id`` (and ``k`` for judgment) so an export maps back to our records.
+Images are referenced by :class:`ImageRefs` (docs/build.md, "Label Studio round trip")."""
 
 from __future__ import annotations
 
@@ -71,13 +59,11 @@ class ImageRefs:
         raise ValueError(f"unknown image reference mode {self.mode!r}; use local-files, prefix or data-uri")
 
 
-def verification_tasks(
-    review_records: Iterable[Mapping[str, object]], refs: ImageRefs, *, only_edited: bool = True
-) -> list[dict[str, object]]:
+def verification_tasks(review_records: Iterable[Mapping[str, object]], refs: ImageRefs) -> list[dict[str, object]]:
     """One task per reviewed image whose final image differs from the original."""
     tasks: list[dict[str, object]] = []
     for r in review_records:
-        if only_edited and r["final"] == r["original"]:
+        if r["final"] == r["original"]:
             continue
         s = mapping(r, "scenario")
         tasks.append(

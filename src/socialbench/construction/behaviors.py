@@ -1,16 +1,6 @@
-"""Candidate next actions per scene image (RobotEQ §4.3, App. C).
-
-A VLM sees the scene image (and, for synthetic scenes, the scenario) and proposes candidate
-next actions from the robot's point of view: at least ``n_proper`` socially proper ones
-and at least ``n_improper`` plausible but socially improper ones, each with suggested
-facets among the seven of RobotEQ (safety, privacy, proxemics, cooperation, politeness,
-priority, sensitivity). The suggested labels are *not* ground truth: annotators decide
-(``annotate`` / ``aggregate``); the suggestion only balances the pool.
-
-Scene inputs (:func:`scene_inputs`) come from ``review.jsonl`` (the final image of every
-image that was not rejected), ``images.jsonl`` or ``real_images.jsonl``. Output:
-``behaviors.jsonl``, one record per scene with the role question and numbered behaviors.
-"""
+"""Candidate next actions per scene image (RobotEQ §4.3, App. C): a VLM proposes proper and
+improper actions with suggested facets; the suggestions are not ground truth (annotators
+decide). Reply and output: docs/build.md, "7. behaviors"."""
 
 from __future__ import annotations
 
@@ -18,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from socialbench.benchmarks.roboteq.schema import FACETS
 from socialbench.construction.llm import JsonResult, JsonTask, OutputError, image_tasks
-from socialbench.construction.record_fields import mapping, mappings
+from socialbench.construction.record_fields import mapping
 from socialbench.types import EncodedImage, GenerationConfig
 
 __all__ = [
@@ -37,25 +27,19 @@ def default_question(role: str | None) -> str:
 
 
 def scene_inputs(
-    records: Sequence[Mapping[str, object]], source: str, *, include_rejected: bool = False, use: str = "final"
+    records: Sequence[Mapping[str, object]], source: str, *, include_rejected: bool = False
 ) -> list[dict[str, object]]:
-    """Normalise stage records into scenes ``{id, image, subset, scenario}``.
-
-    ``source``: ``review`` (image ``final`` or ``best`` round; rejected images skipped
-    unless ``include_rejected``), ``images`` or ``real-images``.
-    """
+    """Normalise stage records into scenes ``{id, image, subset, scenario}``. ``source``:
+    ``review`` (the final image; rejected ones skipped unless ``include_rejected``), ``images``
+    or ``real-images``."""
     scenes = []
     for r in records:
         if source == "review":
             if r.get("status") == "rejected" and not include_rejected:
                 continue
-            if use == "best":
-                image = next(
-                    x["image"] for x in mappings(r, "rounds") if x["round"] == r.get("best_round", r["final_round"])
-                )
-            else:
-                image = r["final"]
-            scenes.append({"id": r["id"], "image": image, "subset": "synthetic", "scenario": r.get("scenario") or {}})
+            scenes.append(
+                {"id": r["id"], "image": r["final"], "subset": "synthetic", "scenario": r.get("scenario") or {}}
+            )
         elif source == "images":
             scenes.append(
                 {"id": r["id"], "image": r["image"], "subset": "synthetic", "scenario": r.get("scenario") or {}}

@@ -1,33 +1,11 @@
 """``socialbench build ...``: the RobotEQ-Data construction pipeline, one command per stage.
 
-This module assembles the command line: ``register(app)`` adds a ``build`` sub-app holding
-the stage commands of the ``commands_*`` modules (each parses its options, runs the stage,
-the ``*_stage`` functions of :mod:`socialbench.construction.stages`, and prints its summary). Every stage works in one folder (``--work``,
-default ``build``) with fixed file names, reads the previous stage's JSONL and appends to its
-own; rerunning a command resumes it (finished ids are skipped, failures retried). Exit
-codes: 0 done; 1 usage or data error; 2 the stage finished but some records failed (they are
-in ``<output>.failures.jsonl``; run the same command again to retry them).
-
-Files in the work folder::
-
-    taxonomy.yaml, taxonomy.jsonl               taxonomy
-    scenarios/beams.jsonl, scenarios/merged.jsonl,
-    scenarios.jsonl, scenarios.removed.jsonl    scenarios
-    image_prompts.jsonl                         image-prompts
-    images.jsonl, images/<id>/round<r>.png|json images
-    review_steps.jsonl, review.jsonl            review
-    behaviors.jsonl                             behaviors
-    annotation/<kind>/tasks.json, config.xml    annotate export
-    annotation/<kind>/annotations.jsonl         annotate import
-    aggregated/*.jsonl, aggregated/agreement.json  aggregate
-    overlays/*.png, grounding_items.jsonl       overlays
-    topics.jsonl (topics.model.jsonl)           topics
-    grounding_questions.jsonl                   grounding-questions
-    grounding_items.jsonl, overlays/, grounding_images/  grounding-images
-    crawl_queries.jsonl, crawl.jsonl, crawl/*   crawl
-    real/*, real_images.jsonl                   real-images
-    summaries/<stage>.json                      every stage (report)
-"""
+``register(app)`` adds a ``build`` sub-app holding the stage commands of the ``commands_*``
+modules (each parses its options, runs a ``*_stage`` function of
+:mod:`socialbench.construction.stages` and prints its summary). Every stage works in one folder
+(``--work``) with fixed file names and resumes when rerun. Exit codes: 0 done; 1 usage or data
+error; 2 some records failed (in ``<output>.failures.jsonl``; rerun to retry them). The files
+of each stage: docs/build.md."""
 
 from __future__ import annotations
 

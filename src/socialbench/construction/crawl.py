@@ -1,15 +1,6 @@
-"""Collecting real photo candidates from a user-configured source (RobotEQ App. B.1,
-"candidate query generation" and "multi-source web crawling").
-
-socialbench reaches no network of its own: the user names one source, and only the
-addresses that source yields are fetched. The sources (``folder:DIR``, ``urls:FILE``,
-``search:URL_TEMPLATE``) and the candidates each yields are in
-:mod:`socialbench.construction.crawl_sources`; fetching and validating a candidate in
-:mod:`socialbench.construction.crawl_fetch`.
-
-Queries (:func:`queries_from_taxonomy`) are the paper's three kinds per subcategory: a
-first-person (POV) query, a scene-variant query and a staff-role query.
-"""
+"""Real photo candidates from a user-configured source (RobotEQ App. B.1): the search queries
+(:func:`queries_from_taxonomy`, the paper's POV, scene and staff kinds per subcategory) and
+the :class:`Candidate` s the sources of :mod:`~socialbench.construction.crawl_sources` yield."""
 
 from __future__ import annotations
 

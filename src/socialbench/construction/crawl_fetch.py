@@ -1,11 +1,6 @@
-"""Fetching one photo candidate and validating it (RobotEQ App. B.1).
-
-Each candidate is validated before it is kept (:func:`check_image`): HTTP status, the
-``Content-Type`` header (when given) must be an image type, the size within
-``min_bytes``-``max_bytes`` (``Content-Length`` checked before reading, the body read no
-further than ``max_bytes``), the magic bytes JPEG/PNG/WebP, and the bytes must decode with
-Pillow. Exact duplicates (SHA-256) are dropped by the stage.
-"""
+"""Fetching one photo candidate and validating it (RobotEQ App. B.1, :func:`check_image`): HTTP
+status, ``Content-Type``, size (the body read no further than ``max_bytes``), magic bytes and a
+Pillow decode."""
 
 from __future__ import annotations
 
@@ -13,7 +8,6 @@ import io
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,7 +64,7 @@ def _read_limited(stream: io.BufferedIOBase, limit: int) -> bytes:  # a file or 
     return bytes(data)
 
 
-def fetch_url(url: str, limits: CrawlLimits, headers: Mapping[str, str] | None = None) -> Fetched:
+def fetch_url(url: str, limits: CrawlLimits) -> Fetched:
     """GET ``url`` (``http``, ``https`` or ``file``) reading at most ``limits.max_bytes``."""
     scheme = urllib.parse.urlsplit(url).scheme
     if scheme == "file":
@@ -85,7 +79,7 @@ def fetch_url(url: str, limits: CrawlLimits, headers: Mapping[str, str] | None =
             raise FetchError("io_error", f"{type(exc).__name__}: {exc}") from exc
     if scheme not in ("http", "https"):
         raise Rejected("http_status", f"unsupported URL scheme {scheme!r}")
-    req = urllib.request.Request(url, headers={"User-Agent": limits.user_agent, **(headers or {})})
+    req = urllib.request.Request(url, headers={"User-Agent": limits.user_agent})
     try:
         with urllib.request.urlopen(req, timeout=limits.timeout_s) as resp:  # noqa: S310 (scheme checked)
             final = urllib.parse.urlsplit(resp.geturl()).scheme

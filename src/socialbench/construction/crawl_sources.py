@@ -1,21 +1,6 @@
-"""The sources of real photo candidates (RobotEQ App. B.1 "multi-source web crawling"); the
-user names one, and only the addresses it yields are fetched.
-
-``folder:DIR``
-    photos already on disk; a subfolder named after a subcategory id gives its photos that
-    subcategory (files directly in ``DIR`` get none).
-``urls:FILE``
-    one candidate a line: a bare ``http(s)://`` URL, or a JSON object
-    ``{"url": ..., "query_id": ..., "license": ..., "page": ...}`` (only ``url`` required);
-    blank lines and lines starting with ``#`` are skipped.
-``search:URL_TEMPLATE``
-    a JSON search API, asked once per query. ``{query}`` in the template is replaced by the
-    URL-encoded query text, ``{n}`` by ``--per-query`` (100 when it is 0) and ``{key}`` by the value of the
-    environment variable ``--key-env`` (never written to any file). The reply is a JSON
-    object; :class:`SearchShape` says where its image list lies (dotted ``results_path``,
-    default ``results``) and which fields of each entry hold the image URL, the license and
-    the page it came from. An entry may also be a bare URL string.
-"""
+"""The sources of real photo candidates (RobotEQ App. B.1 "multi-source web crawling"):
+``folder:DIR``, ``urls:FILE`` and ``search:URL_TEMPLATE`` (formats: docs/build.md, "crawl"); the
+user names one, and only the addresses it yields are fetched."""
 
 from __future__ import annotations
 
@@ -100,7 +85,7 @@ def parse_source(spec: str, shape: SearchShape = SearchShape(), key_env: str | N
 
 
 def url_list_candidates(file: Path, queries: Mapping[str, Mapping[str, Any]]) -> list[Candidate]:
-    """The candidates of a URL list (see the module doc); a bad line raises a
+    """The candidates of a URL list (blank lines and ``#`` lines skipped); a bad line raises a
     :class:`UsageError` naming the file and line."""
     out: list[Candidate] = []
     for n, raw in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):

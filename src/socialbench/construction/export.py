@@ -1,21 +1,7 @@
-"""Export the aggregated data as a RobotEQ dataset folder.
-
-Layout written to ``dest``::
-
-    roboteq.jsonl                       canonical JSONL (docs/roboteq-format.md), written by
-                                        socialbench.benchmarks.roboteq.write.write_canonical
-    images/<subset>/<name>.<ext>        scene images; grounding overlays as <name>-sg.<ext>
-                                        (<name>: the id when it is file-name safe, else
-                                        its safe form plus a short hash of the id, so
-                                        different records never share a file)
-    data/behavior_judgment.jsonl        the same rows split by task, for ``datasets``
-    data/spatial_grounding.jsonl        (the RobotEQ loader reads roboteq.jsonl only)
-    README.md                           dataset card (Hugging Face YAML header with configs)
-
-``socialbench eval --benchmark roboteq-bj|roboteq-sg --data DEST`` loads it, and so does
-``datasets.load_dataset(str(DEST), "behavior_judgment")``. The folder is checked with the
-RobotEQ validator after writing; any problem raises :class:`DataError`.
-"""
+"""Export the aggregated data as a RobotEQ dataset folder: ``roboteq.jsonl`` (canonical),
+``images/<subset>/`` (file names from :func:`image_path`, never shared by two records),
+``data/*.jsonl`` per task for ``datasets`` and a ``README.md`` card; the folder is checked with
+the RobotEQ validator after writing (see docs/build.md, "12. export")."""
 
 from __future__ import annotations
 
@@ -23,7 +9,7 @@ import json
 import shutil
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -54,7 +40,6 @@ class ExportResult:
     behaviors: int = 0
     questions: int = 0
     images: int = 0
-    stats: Mapping[str, object] = field(default_factory=dict)  # a DatasetStats after an export
 
 
 def _subset(value: object) -> str:
@@ -307,4 +292,4 @@ def export_dataset(
         problems += validate_roboteq(dest, TASK_SG)
     if problems:
         raise DataError(problems)
-    return ExportResult(dest, len(scenes), stats["behaviors"], len(questions), len(copied), stats)
+    return ExportResult(dest, len(scenes), stats["behaviors"], len(questions), len(copied))

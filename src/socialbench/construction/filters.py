@@ -1,25 +1,9 @@
-"""Filters for collected real photos (RobotEQ App. B.1 and §4.2).
-
-Checks, cheapest first; each rejection is recorded with its reason:
-
-``mime``        the bytes are not JPEG, PNG or WebP (magic bytes, not the file name);
-``size``        the file is outside ``min_bytes``-``max_bytes`` (default 8 KB-20 MB);
-``undecodable`` the image does not decode;
-``resolution``  the shorter side is below ``min_side`` pixels;
-``duplicate``   the same bytes (SHA-256) as an earlier accepted file;
-``blurry``      variance of the Laplacian (on a grey copy resized to 512 px wide) below
-                ``min_sharpness``;
-``near_duplicate``  perceptual hash (pHash, 64-bit DCT; dHash as a second opinion)
-                within ``max_hamming`` of an accepted image; of a near-duplicate group
-                the image with most pixels (then the sharpest) is kept;
-``not_relevant``    optional VLM screening: the model must say the photo is a
-                first-person (robot-centric) view of a social scene suitable for
-                judging a robot's behavior.
-
-:func:`scan_photos` returns accepted and rejected entries; the ``real-images`` stage writes
-them to ``real_images.jsonl`` and ``real_images.rejected.jsonl`` and copies the accepted
-photos into ``real/``.
-"""
+"""Filters for collected real photos (RobotEQ App. B.1 and §4.2), cheapest first, each rejection
+recorded with its reason: ``mime`` (magic bytes), ``size``, ``undecodable``, ``resolution``
+(shorter side), ``duplicate`` (SHA-256), ``blurry`` (variance of the Laplacian at 512 px wide),
+``near_duplicate`` (pHash within ``max_hamming``; of a group the image with most pixels, then
+the sharpest, is kept) and, optionally, ``not_relevant`` (VLM screening: a robot-centric view of
+a social scene)."""
 
 from __future__ import annotations
 

@@ -1,29 +1,10 @@
 """Spatial grounding questions from topics (RobotEQ App. E, "Two-Stage Question and Image Editing").
 
-Stage 1 (:func:`question_prompt`): an LLM gets the scene image and a proposed topic and
-produces a standardised spatial grounding question title and an image editing instruction
-that places four annotations A, B, C and D on the image, at least one of them a correct
-answer (the question is multiple-select) and the wrong ones at plausible but suboptimal
-places. Reply::
-
-    {"question": "Where should you wait for the guest?",
-     "editing_instruction": "Overlay four labeled annotations: A, a box around ...; B ...",
-     "options": {"A": "beside the door", "B": "...", "C": "...", "D": "..."},
-     "regions": [{"label": "A", "shape": "box", "box": [0.05, 0.4, 0.3, 0.9]}, ...],
-     "answer": ["A"]}
-
-``regions`` are the same four annotations in relative coordinates (0-1, origin top left;
-shapes and fields of :mod:`socialbench.construction.overlay_regions`), so Stage 2 can apply the
-instruction either with an image-editing model (``editing_instruction``) or with the
-programmatic overlay renderer (``regions``). ``answer`` is the model's proposal: it is
-stored, never shown to annotators, never ground truth. A reply that lacks a field, names
-labels other than A-D, misses one of them, places a region outside the image or proposes no
-answer is unusable (:func:`validate_question`).
-
-Stage 2's prompts: :func:`edit_prompt` (two-stage: the instruction itself) and
-:func:`single_stage_prompt` (the paper's single-stage variant of Figure 19: the topic goes
-straight to the image-editing model).
-"""
+Stage 1 (:func:`question_prompt`, :func:`validate_question`): the scene image and a topic ->
+a multiple-select question, an editing instruction placing annotations A-D, the same regions
+in relative coordinates (for the overlay renderer) and a proposed answer (never ground truth);
+reply format and checks: docs/build.md, "9a". Stage 2's prompts: :func:`edit_prompt`
+(two-stage) and :func:`single_stage_prompt` (Figure 19)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The judgment votes beyond the with-image majority (RobotEQ §6, Figure 6(a)):
-
-    :func:`attach_no_image_votes` adds the imported ``judgment-no-image`` labels to the
-    final behaviors as ``votes_no_image`` (one label per annotator); they change neither
-    the final label nor ``votes``.
-Image necessity
-    :func:`image_necessity` drops behaviors that text-only runs (``socialbench eval
-    --benchmark roboteq-bj --strategy no-image`` ``samples.jsonl``) judged correctly;
-    the dropped list is kept.
-"""
+"""Judgment votes beyond the with-image majority (RobotEQ §6, Figure 6(a)): the image-necessity
+filter (:func:`image_necessity`, behaviors that text-only runs judged correctly are dropped) and
+the ``judgment-no-image`` labels attached as ``votes_no_image`` (:func:`attach_no_image_votes`)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""Scenario -> robot first-person visual prompt (RobotEQ App. B.2, "Visual Prompt Synthesis").
-
-A prompt-synthesis model turns each scenario into a structured visual description: the
-robot's viewpoint, the spatial layout, the people (position, gaze, posture, expression),
-key objects and the socially salient cues. :func:`compose_image_prompt` renders it into the
-text sent to the image model, adding the constraints of the review criteria (Table 3:
-first-person view with no robot body visible, no text/posters/UI, photorealism).
-
-Output: ``image_prompts.jsonl``, one record per scenario id with the structured fields, the
-final ``image_prompt`` text and the ``scenario`` it came from.
-"""
+"""Scenario -> robot first-person visual prompt (RobotEQ App. B.2, "Visual Prompt Synthesis"): a
+model writes a structured visual description, and :func:`compose_image_prompt` renders it into
+the image model's prompt with the constraints of the review criteria (Table 3)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,9 @@
-"""Image generation and editing through any endpoint that speaks the OpenAI images API.
-
-Spec: ``MODEL[@BASE_URL]`` (``gpt-image-1``, ``my-model@http://127.0.0.1:9000/v1``). The
-official ``openai`` SDK sends the calls (``images.generate`` and ``images.edit``); the key
-comes from the variable named by ``api_key_env`` (default ``OPENAI_API_KEY``; a local
-``BASE_URL`` without a key gets the placeholder ``EMPTY``) and never appears in records.
-
-Retries: 429, 5xx, timeouts, dropped connections, malformed bodies and replies without an
-image are retried with the engine's backoff (:class:`~socialbench.runner.engine.RetryPolicy`,
-``Retry-After`` honoured); other 4xx fail at once. A reply may carry ``b64_json`` or a
-``url`` (downloaded).
-
-The ``images`` stage makes one candidate per prompt and saves it as
-``images/<id>/round0.<ext>`` with ``round0.json`` beside it (provenance: model, endpoint,
-prompt, size, server-revised prompt, usage, sha256, timings). ``images.jsonl`` gets one
-record per id. The file is written (atomically) before its record, so a killed run never
-leaves a record without its image.
-"""
+"""Image generation and editing through any endpoint that speaks the OpenAI images API
+(``MODEL[@BASE_URL]``; key from ``api_key_env``, ``EMPTY`` for a local ``BASE_URL``, never in
+records). 429, 5xx, timeouts, dropped connections, malformed bodies and replies without an
+image are retried with the engine's backoff (``Retry-After`` honoured); other 4xx fail at once.
+An image file is written (atomically) before its record, so a killed run never leaves a record
+without its image."""
 
 from __future__ import annotations
 
@@ -46,12 +34,22 @@ __all__ = [
     "ImageError",
     "ImageResult",
     "ImageClient",
+    "IMAGE_EXT",
+    "write_atomic",
     "sniff_mime",
     "save_image",
     "generate_images",
 ]
 
-_EXT = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp"}
+#: File extension by image MIME type.
+IMAGE_EXT = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp"}
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``path`` through a ``.tmp`` sibling and a rename (never half-written)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
 
 
 def sniff_mime(data: bytes) -> str | None:
@@ -112,7 +110,7 @@ class ImageResult:
 class ImageClient:
     """Generation and edit calls with retries (see the module docstring)."""
 
-    def __init__(self, settings: ImageSettings, seed: int = 0):
+    def __init__(self, settings: ImageSettings):
         import openai
 
         self.settings = settings
@@ -135,7 +133,7 @@ class ImageClient:
             max_delay_s=max(60.0, settings.base_delay_s),
             timeout_s=settings.timeout_s,
         )
-        self._rng = random.Random(seed)
+        self._rng = random.Random(0)
         self._sem = asyncio.Semaphore(max(1, settings.concurrency))
         self.calls = 0
         self.retries = 0
@@ -269,15 +267,9 @@ class ImageClient:
         params = {**self._common(), "prompt": prompt}
         return await self._call(lambda: self._client.images.generate(**params))
 
-    async def edit(self, image: bytes, prompt: str, mask: bytes | None = None) -> ImageResult:
+    async def edit(self, image: bytes, prompt: str) -> ImageResult:
         mime = sniff_mime(image) or "image/png"
-        params: dict[str, Any] = {
-            **self._common(),
-            "prompt": prompt,
-            "image": ("image" + _EXT.get(mime, ".png"), image, mime),
-        }
-        if mask is not None:
-            params["mask"] = ("mask.png", mask, "image/png")
+        params = {**self._common(), "prompt": prompt, "image": ("image" + IMAGE_EXT.get(mime, ".png"), image, mime)}
         return await self._call(lambda: self._client.images.edit(**params))
 
     async def aclose(self) -> None:
@@ -293,12 +285,10 @@ def save_image(
     ``restaurant/b00-2`` -> ``images/restaurant__b00-2-<8 hex>``), so two ids never share one."""
     folder = work / "images" / unique_name(record_id)
     folder.mkdir(parents=True, exist_ok=True)
-    ext = _EXT.get(result.mime, ".png")
+    ext = IMAGE_EXT.get(result.mime, ".png")
     path = folder / f"round{round_no}{ext}"
     sha = hashlib.sha256(result.data).hexdigest()
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(result.data)
-    os.replace(tmp, path)
+    write_atomic(path, result.data)
     prov = {
         **provenance,
         "id": record_id,
@@ -317,9 +307,7 @@ def save_image(
         "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     prov_path = folder / f"round{round_no}.json"
-    tmp = prov_path.with_name(prov_path.name + ".tmp")
-    tmp.write_text(json.dumps(prov, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, prov_path)
+    write_atomic(prov_path, (json.dumps(prov, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     rel = path.relative_to(work).as_posix()
     return {
         "image": rel,

@@ -1,10 +1,6 @@
-"""JSONL files of the RobotEQ construction pipeline: reading (as untrusted input, every bad
-line reported with its number), appending one flushed line at a time, and atomic rewrites.
-
-A truncated last line (the process died mid-write) is ignored when reading and overwritten
-by the next append (:func:`repair_tail`); the resumable stage output built on these is
-:class:`socialbench.construction.stage_output.StageOutput`.
-"""
+"""JSONL files of the construction pipeline: reading as untrusted input (every bad line reported
+with its number; a truncated last line, from a kill mid-write, ignored and cut by the next
+append, :func:`repair_tail`), appending one flushed line at a time, and atomic rewrites."""
 
 from __future__ import annotations
 

@@ -1,27 +1,16 @@
 """Run many JSON-answering requests through the :class:`~socialbench.runner.engine.Engine`.
 
-The engine already bounds concurrency, retries transport errors (429, 5xx, timeouts) and
-caches successful replies. What it cannot know is whether a reply is *usable*: this module
-extracts the JSON object (:func:`~socialbench.prompting.parsing.find_json_object`), runs a
-stage's validator, and on invalid JSON or missing fields asks again with a short repair note
-appended to the prompt (so the retry is a new request and never a cached copy of the bad
-reply). After ``parse_retries`` repairs the task is returned as failed with a kind:
-
-``invalid_json``    no JSON object in the reply;
-``missing_fields``  required fields absent or empty;
-``invalid_output``  fields present but unusable (wrong type, unknown id, too few items);
-any engine error kind (``rate_limit``, ``timeout``, ``refusal``, ...) when the model call
-itself failed.
-
-:func:`run_json_tasks` runs tasks concurrently and calls ``on_result`` for each as soon as it
-finishes, so a stage can append it to its output at once.
-"""
+The engine bounds concurrency, retries transport errors and caches replies; this module checks
+that a reply is *usable*: it extracts the JSON object, runs the stage's validator and, on an
+unusable reply, asks again with a repair note appended (a new request, never a cached copy).
+After ``parse_retries`` repairs the task fails with a kind: ``invalid_json``, ``missing_fields``,
+``invalid_output``, or the engine's error kind when the call itself failed."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +31,6 @@ __all__ = [
     "open_engine",
     "close_engine",
     "run_json",
-    "run_json_tasks",
     "require_fields",
     "image_tasks",
     "cost_usd",
@@ -214,50 +202,9 @@ async def run_json(engine: Engine, task: JsonTask, parse_retries: int = 2) -> Js
 
 @dataclass
 class BatchStats:
-    done: int = 0
-    failed: int = 0
     parse_retries: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    error_kinds: dict[str, int] = field(default_factory=dict)
-
-
-async def run_json_tasks(
-    engine: Engine,
-    tasks: Iterable[JsonTask],
-    *,
-    parse_retries: int = 2,
-    on_result: Callable[[JsonResult], Awaitable[None] | None] | None = None,
-    progress: bool = False,
-    label: str = "build",
-) -> tuple[list[JsonResult], BatchStats]:
-    """Run every task concurrently (the engine bounds in-flight calls); ``on_result`` is
-    called once per task as it finishes. Returns results in task order plus counts."""
-    task_list = list(tasks)
-    stats = BatchStats()
-    results: dict[str, JsonResult] = {}
-    with RunProgress(len(task_list), enabled=progress, label=label) as bar:
-
-        async def one(t: JsonTask) -> None:
-            r = await run_json(engine, t, parse_retries)
-            results[t.id] = r
-            stats.parse_retries += max(0, r.attempts - 1)
-            stats.prompt_tokens += r.prompt_tokens
-            stats.completion_tokens += r.completion_tokens
-            if r.ok:
-                stats.done += 1
-            else:
-                stats.failed += 1
-                stats.error_kinds[r.error or "?"] = stats.error_kinds.get(r.error or "?", 0) + 1
-            if on_result is not None:
-                maybe = on_result(r)
-                if asyncio.iscoroutine(maybe):
-                    await maybe
-            bar.advance()
-            bar.update_stats(engine.stats)
-
-        await asyncio.gather(*(one(t) for t in task_list))
-    return [results[t.id] for t in task_list], stats
 
 
 async def run_stage_tasks(
@@ -270,27 +217,33 @@ async def run_stage_tasks(
     progress: bool = False,
     label: str = "build",
 ) -> BatchStats:
-    """Run tasks whose id is not yet in ``output``; write each success (``to_records`` may
-    return several records, or raise :class:`OutputError` to reject the value) and record
-    each failure with its kind. Nothing finished is ever lost: records are appended as they
-    arrive."""
+    """Run the tasks whose id is not yet in ``output`` concurrently (the engine bounds
+    in-flight calls); write each success as it arrives (``to_records`` may return several
+    records, or raise :class:`OutputError` to reject the value) and record each failure with
+    its kind."""
     pending = [t for t in tasks if t.id not in output.done]
+    stats = BatchStats()
+    with RunProgress(len(pending), enabled=progress, label=label) as bar:
 
-    def on_result(r: JsonResult) -> None:
-        if r.ok:
-            try:
-                records = to_records(r)
-            except OutputError as exc:
-                r.error, r.message = exc.kind, exc.message
-            else:
-                for rec in records:
-                    output.write(rec)
-                return
-        output.fail(r.id, r.error or "unknown", r.message, attempts=r.attempts, raw=(r.raw or "")[:2000])
+        async def one(t: JsonTask) -> None:
+            r = await run_json(engine, t, parse_retries)
+            stats.parse_retries += max(0, r.attempts - 1)
+            stats.prompt_tokens += r.prompt_tokens
+            stats.completion_tokens += r.completion_tokens
+            if r.ok:
+                try:
+                    records = to_records(r)
+                except OutputError as exc:
+                    r.error, r.message = exc.kind, exc.message
+                else:
+                    for rec in records:
+                        output.write(rec)
+            if not r.ok:
+                output.fail(r.id, r.error or "unknown", r.message, attempts=r.attempts, raw=(r.raw or "")[:2000])
+            bar.advance()
+            bar.update_stats(engine.stats)
 
-    _, stats = await run_json_tasks(
-        engine, pending, parse_retries=parse_retries, on_result=on_result, progress=progress, label=label
-    )
+        await asyncio.gather(*(one(t) for t in pending))
     return stats
 
 

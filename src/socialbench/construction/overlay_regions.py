@@ -1,28 +1,6 @@
-"""Region specs of spatial-grounding overlays (one JSONL record per grounding question) and
-their parsing into pixel-coordinate :class:`Region` s.
-
-Region spec (one JSONL record per grounding question)::
-
-    {"id": "restaurant/b00-3-sg1", "image": "images/restaurant__b00-3-<hash>/round1.png",
-     "question": "Where should you wait for the guest?",
-     "options": {"A": "by the door", "B": "...", "C": "...", "D": "..."},
-     "coords": "relative",                      # or "pixel"
-     "regions": [
-        {"label": "A", "shape": "box", "box": [0.05, 0.4, 0.3, 0.9]},
-        {"label": "B", "shape": "polygon", "points": [[0.4, 0.5], [0.6, 0.5], [0.55, 0.9]]},
-        {"label": "C", "shape": "arrow", "points": [[0.5, 0.95], [0.7, 0.6]]},
-        {"label": "D", "shape": "path", "points": [[0.1, 0.95], [0.2, 0.7], [0.3, 0.6]]}],
-     "answer": ["A"]}                           # optional proposal; never drawn
-
-Optional ``scene`` names the source scene's id; ``subset``, ``category``,
-``subcategory`` given in a spec win. Otherwise the item inherits them from its source scene
-(:func:`inherit_scene_fields`), found by ``scene`` id or else by ``image`` path among the
-scenes of the work folder (``behaviors.jsonl``, ``review.jsonl``, ``images.jsonl``,
-``real_images.jsonl``, :func:`scene_index`).
-
-``box`` is ``[x0, y0, x1, y1]``; ``polygon`` needs 3+ points; ``arrow`` (a path ending in
-an arrowhead) and ``path`` (a plain polyline) need 2+ points. Labels A-D are unique.
-"""
+"""Region specs of spatial-grounding overlays (one JSONL record per grounding question) and their
+parsing into pixel-coordinate :class:`Region` s; the spec format is in docs/build.md,
+"9. overlays — region specs"."""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""Spatial-grounding overlays drawn programmatically from region specs (replaces RobotEQ
-App. E's image-editing step, which misplaces, overlaps or drops labels); the spec format and
-its parsing are in :mod:`socialbench.construction.overlay_regions`.
-
-Drawing (:func:`draw_overlay`): every size derives from the image's shorter side, so the
-result looks the same at any resolution; lines and badges have a dark halo so they read on
-light and dark backgrounds; colours are the Okabe-Ito palette (:data:`~socialbench.construction.overlay_colours.PALETTE`), which
-stays distinguishable under the common colour-vision deficiencies (:func:`~socialbench.construction.overlay_colours.simulate_cvd`);
-each region is labelled by a round badge with its letter, kept inside the image and moved
-off other badges.
-"""
+"""Spatial-grounding overlays drawn programmatically from region specs (replaces RobotEQ App. E's
+image-editing step, which misplaces, overlaps or drops labels). Every size derives from the
+image's shorter side; lines and badges have a dark halo; colours are the colour-blind-safe
+Okabe-Ito :data:`PALETTE`; each letter badge stays inside the image and off other badges."""
 
 from __future__ import annotations
 
@@ -19,11 +12,18 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 
 from socialbench.benchmarks.roboteq.schema import LETTERS
-from socialbench.construction.overlay_colours import PALETTE
 from socialbench.construction.overlay_regions import Region, parse_regions
 from socialbench.construction.record_fields import mapping, text
 
-__all__ = ["draw_overlay", "overlay_record", "render_spec"]
+__all__ = ["PALETTE", "draw_overlay", "overlay_record", "render_spec"]
+
+#: Region colours by letter: Okabe-Ito blue, vermillion, bluish green and reddish purple.
+PALETTE: dict[str, tuple[int, int, int]] = {
+    "A": (0, 114, 178),
+    "B": (213, 94, 0),
+    "C": (0, 158, 115),
+    "D": (204, 121, 167),
+}
 
 
 def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:

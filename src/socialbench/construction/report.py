@@ -1,13 +1,6 @@
-"""Pipeline and dataset reports (Markdown + JSON), in the tables format of
-:mod:`socialbench.report.table` (rendered by :mod:`socialbench.report.renderers`).
-
-:func:`stage_table` lists every stage of a work folder: records in / out, resumed,
-failures (by kind), removed (by reason), requests, tokens, images and cost, from
-``<work>/summaries/*.json``. :func:`dataset_tables` describes an exported dataset: the
-distribution over categories (paper Figure 4b) and facets (Figure 4c), the label balance,
-grounding answers, and the annotation agreement. :func:`write_build_report` writes
-``report.md`` and ``report.json``.
-"""
+"""Pipeline and dataset reports (Markdown + JSON): :func:`stage_table` from the stage summaries,
+:func:`dataset_tables` for an exported dataset (categories, facets, labels, answers, agreement;
+paper Figure 4b/4c), written by :func:`write_build_report`."""
 
 from __future__ import annotations
 

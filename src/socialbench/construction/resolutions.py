@@ -1,12 +1,5 @@
-"""Expert decisions on escalated annotation items (RobotEQ §4.3): the ``--resolutions``
-JSONL file of ``socialbench build aggregate``.
-
-A line with ``k`` resolves a behavior (``{"item_id", "k", "decision": "proper" |
-"improper" | "discard"}``); a line without ``k`` resolves a grounding question
-(``{"item_id", "answer": ["A", ...] | "discard"}``, a non-empty subset of A-D).
-:func:`read_resolutions` reads and checks the file; :func:`judgment_decision` and
-:func:`grounding_decision` check one decision.
-"""
+"""Expert decisions on escalated annotation items (RobotEQ §4.3): the ``--resolutions`` JSONL file
+of ``socialbench build aggregate`` (format: docs/build.md, "11. aggregate")."""
 
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
-"""Automated image quality review and revision loop (RobotEQ App. B.2, Table 3): each image
-is reviewed on the criteria of :mod:`socialbench.construction.review_criteria` and edited
-while a revision is due
-(:func:`~socialbench.construction.review_criteria.revision_decision`: a Hard criterion or at
-least four failed; with ``optional_edits`` Soft failures too), at most ``max_rounds`` edits.
-
-Every step is kept: ``review_steps.jsonl`` gets one record per review and per edit (ids
-``<image id>#r<round>-review`` / ``#r<round>-edit``), so a killed run resumes in the middle
-of an image's loop. ``review.jsonl`` gets the final record per image: ``status``
-(``passed``: nothing failed; ``passed_soft``: only Soft failures left, no mandatory flag;
-``rejected``: still mandatory after ``max_rounds`` edits), every round, the original and the
-final image.
-"""
+"""Automated image quality review and revision loop (RobotEQ App. B.2, Table 3): each image is
+reviewed and edited while a revision is due, at most ``max_rounds`` edits. Every review and
+edit is a ``review_steps.jsonl`` record (ids ``<image id>#r<round>-review`` / ``-edit``), so a
+killed run resumes inside an image's loop; ``review.jsonl`` gets the final record per image."""
 
 from __future__ import annotations
 

@@ -1,22 +1,10 @@
-"""The image review of RobotEQ App. B.2, Table 3: its seven criteria, the reviewer's prompt,
-the check of its reply and the revision decision and edit prompt that follow from it.
+"""The image review of RobotEQ App. B.2, Table 3: its seven criteria, the reviewer's prompt, the
+check of its reply and the revision decision and edit prompt that follow from it.
 
-A reviewing VLM scores each image on the seven criteria of Table 3 and returns
-``{"scenario_summary", "matrix": {criterion: bool}, "reasons": {failed criterion: fix}}``.
-``json_consistency`` (criterion 6) is judged on that reply itself: it holds when the reply
-has the summary, a boolean for every criterion, and reasons for exactly the failed
-criteria (a reply the model marks inconsistent fails it too). A reply without a usable
-matrix (no JSON, missing or non-boolean criteria) is *malformed* and asked again
-(:mod:`socialbench.construction.llm`), then recorded as a failure.
-
-Mandatory revision (:func:`revision_decision`): any Hard criterion failed
+``json_consistency`` is judged on the reply itself: the summary, a boolean for every criterion
+and reasons for exactly the failed ones. A revision is mandatory when a Hard criterion
 (``factual_correctness``, ``json_consistency``) or at least four criteria failed
-(``sum(1 - q_j) >= 4``). A mandatory revision sends the image back through the edit
-endpoint with the failed criteria's suggestions; with ``optional_edits`` an image that only
-failed Soft criteria is edited too (minor improvements, as the paper does for every image).
-The edited image is reviewed again, at most ``max_rounds`` edits per image; the loop that
-runs reviews and edits is :mod:`socialbench.construction.review`.
-"""
+(``sum(1 - q_j) >= 4``); the loop is :mod:`socialbench.construction.review`."""
 
 from __future__ import annotations
 

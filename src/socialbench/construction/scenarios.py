@@ -1,23 +1,9 @@
-"""Scenario generation by beam-merge (RobotEQ App. A.2) plus a local near-duplicate filter.
-
-Beam phase
-    ``beams`` independent requests per subcategory (default 10), each asking the generation
-    model for at least ``k`` distinct scenarios (title, description, SPI rationale, social
-    decision point) as JSON. One record per beam in ``scenarios/beams.jsonl``
-    (id ``<subcategory>/b<NN>``).
-Merge phase
-    When all beams of a subcategory are done, their candidates go to a second (merge)
-    model, which returns the ids to keep and the near-duplicates it removed, with reasons.
-    One record per subcategory in ``scenarios/merged.jsonl``. A subcategory with a failed
-    beam waits (reported as blocked) until a rerun completes it.
-Local filter
-    :func:`socialbench.construction.near_duplicates.near_duplicates` compares the kept
-    scenarios with character n-gram Jaccard similarity (exact within a subcategory; MinHash +
-    LSH over the whole pool) or, given an embedding function, cosine similarity, and greedily drops later near-copies of earlier
-    scenarios. ``scenarios.jsonl`` gets the survivors (one record per scenario, id
-    ``<subcategory>/b<NN>-<i>``) and ``scenarios.removed.jsonl`` every removal with its
-    reason (``merge-model`` or ``local-near-duplicate``) and the scenario it duplicates.
-"""
+"""Scenario generation by beam-merge (RobotEQ App. A.2) plus a local near-duplicate filter:
+``beams`` requests of at least ``k`` scenarios per subcategory (``scenarios/beams.jsonl``), one
+merge request per subcategory whose beams are all done (``scenarios/merged.jsonl``), then
+:func:`~socialbench.construction.near_duplicates.near_duplicates` over the kept scenarios
+(``scenarios.jsonl``, removals with reasons in ``scenarios.removed.jsonl``). Replies, ids and
+options: docs/build.md, "2. scenarios"."""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""The chat-model options every LLM stage of ``socialbench build`` shares, declared once.
-
-A stage command takes ``llm: LLMOptions`` and is wrapped by :func:`with_llm_options`: its
-command line gets ``--concurrency``, ``--timeout``, ``--max-attempts``, ``--parse-retries``,
-``--no-cache``, ``--model-opt``, ``--price-in``, ``--price-out`` and
-``--progress/--no-progress`` after its own options (as ``socialbench eval`` gets every
-benchmark's options from one declaration), and the stage receives them as one
-:class:`LLMOptions`, which makes its :class:`~socialbench.construction.llm.LLMSettings`. The options that
-several stages share outside that group (``--work``, ``--model``, ``--in``, ...) are declared
-here once too.
-"""
+"""The chat-model options every LLM stage of ``socialbench build`` shares, declared once: a command
+taking ``llm: LLMOptions`` and wrapped by :func:`with_llm_options` gets ``--concurrency``,
+``--timeout``, ... after its own options and receives them as one :class:`LLMOptions`. Options
+several stages share outside that group (``--work``, ``--model``, ``--in``, ...) too."""
 
 from __future__ import annotations
 

@@ -1,18 +1,8 @@
-"""The resumable output of a ``socialbench build`` stage.
-
-Every stage reads records (JSON objects with an ``"id"``) and appends one output record per
-finished input. The rules that make a stage resumable:
-
-* the output file is **append-only**; each line is flushed (and fsynced) as soon as it is
-  written, so a killed stage loses at most the line it was writing;
-* on a rerun the stage skips every id already in its output (:attr:`StageOutput.done`);
-* a record that could not be produced is written to the sidecar
-  ``<output>.failures.jsonl`` as a *failure record* ``{"id", "kind", "message",
-  "attempts", "stage"}``; failures are retried on the next run, and a failure whose id has
-  since succeeded no longer counts (:meth:`StageOutput.open_failures`);
-* a truncated last line (the process died mid-write) is ignored when reading and
-  overwritten by the next append.
-"""
+"""The resumable output of a ``socialbench build`` stage: an append-only JSONL (each line flushed
+and fsynced) whose ids are skipped on a rerun, plus the sidecar ``<output>.failures.jsonl`` of
+failure records ``{"id", "kind", "message", "attempts", "stage"}``, retried on the next run (a
+failure whose id has since succeeded no longer counts). A truncated last line is ignored when
+reading and overwritten by the next append."""
 
 from __future__ import annotations
 
@@ -50,7 +40,6 @@ class StageOutput:
         if self.path.is_file():
             self.done = {r["id"] for r in iter_jsonl(self.path)}
         self.written = 0
-        self.failed = 0
 
     def records(self) -> list[dict[str, Any]]:
         """Every finished record (latest per id)."""
@@ -80,7 +69,6 @@ class StageOutput:
                 **extra,
             },
         )
-        self.failed += 1
 
     def failure_counts(self) -> dict[str, int]:
         """How many failure records each id has (used to vary a retried request)."""

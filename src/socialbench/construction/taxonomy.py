@@ -1,10 +1,6 @@
-"""The RobotEQ scenario taxonomy: categories -> subcategories (shipped as ``taxonomy.yaml``).
-
-:func:`load_taxonomy` reads and checks a taxonomy file (the shipped one by default) and
-reports every problem with file and field. :func:`taxonomy_records` turns it into the
-``taxonomy.jsonl`` records the ``scenarios`` stage reads (one per subcategory, id = the
-subcategory id).
-"""
+"""The RobotEQ scenario taxonomy: categories -> subcategories (shipped as ``taxonomy.yaml``), read
+and checked by :func:`load_taxonomy`, one ``taxonomy.jsonl`` record per subcategory
+(:func:`taxonomy_records`)."""
 
 from __future__ import annotations
 
@@ -57,17 +53,10 @@ class Category:
 @dataclass(frozen=True)
 class Taxonomy:
     categories: tuple[Category, ...]
-    source: str = ""
 
     @property
     def subcategories(self) -> tuple[Subcategory, ...]:
         return tuple(s for c in self.categories for s in c.subcategories)
-
-    def subcategory(self, sub_id: str) -> Subcategory:
-        for s in self.subcategories:
-            if s.id == sub_id:
-                return s
-        raise KeyError(sub_id)
 
 
 def shipped_taxonomy_path() -> Path:
@@ -140,7 +129,7 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
         categories.append(Category(cid, cname, _text(c, "description"), tuple(subs)))
     if problems:
         raise DataError(problems)
-    return Taxonomy(tuple(categories), source=str(doc.get("source") or ""))
+    return Taxonomy(tuple(categories))
 
 
 def taxonomy_records(tax: Taxonomy) -> list[dict[str, object]]:

@@ -1,25 +1,9 @@
 """The candidate topic pool of spatial grounding (RobotEQ App. E, "Manual Questions Generation").
 
-In the paper, annotators inspect each scene image *without* its textual description and
-propose spatial grounding topics: spatially relevant decisions an embodied agent could
-make from the image (where to move, which person to approach, which object or region is
-socially appropriate to select). The proposals of all annotators are pooled per image.
-
-Two sources feed the pool:
-
-``annotators``
-    Label Studio ``topics`` tasks (:mod:`socialbench.construction.annotation_tasks`), one
-    topic per line of the ``topics`` text area, imported with ``annotate import``.
-``model``
-    a documented substitute: a VLM sees the image only (no scenario text, like the
-    annotators) and proposes ``n`` topics (:func:`topic_prompt`; reply
-    ``{"topics": ["...", ...]}``).
-
-:func:`pool_topics` merges proposals per scene: topics equal after case folding and
-whitespace collapsing are one topic, which keeps every proposer. A topic's id is
-``<scene>-t<8 hex of its normalised text>``, so it does not change when more proposals
-are imported later (the next stage resumes by id).
-"""
+Annotators (Label Studio ``topics`` tasks) or, as a substitute, a VLM shown the image only
+(:func:`topic_prompt`) propose topics per scene; :func:`pool_topics` merges them: topics equal
+up to case and spacing are one, keeping every proposer, with the stable id
+``<scene>-t<8 hex of its normalised text>`` (see docs/build.md, "9a")."""
 
 from __future__ import annotations
 

@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
-from socialbench.construction.llm import LLMSettings, fill_summary, run_stage_tasks
+from socialbench.construction.llm import LLMSettings
 from socialbench.construction.stage_output import StageOutput
 from socialbench.construction.stage_summary import StageSummary
-from socialbench.construction.stages.common import StageRun, json_config, with_engine
+from socialbench.construction.stages.common import StageRun, json_config, run_tasks
 from socialbench.errors import UsageError
-from socialbench.runner.engine import Engine
 
 if TYPE_CHECKING:
     from socialbench.construction.filters import FilterOptions
@@ -56,9 +55,6 @@ def overlays_stage(work: Path, specs: Path) -> StageRun:
     return StageRun(summary, problems=problems, rejected=bool(rejected))
 
 
-_PHOTO_EXTENSIONS = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp"}
-
-
 def real_images_stage(
     work: Path,
     paths: Sequence[Path],
@@ -76,6 +72,7 @@ def real_images_stage(
     from PIL import Image
 
     from socialbench.construction.filters import relevance_tasks, scan_photos
+    from socialbench.construction.images import IMAGE_EXT
     from socialbench.construction.stages.crawl import crawl_provenance
     from socialbench.vision.images import ImagePolicy, prepare_image
 
@@ -87,7 +84,7 @@ def real_images_stage(
     real = work / "real"
     real.mkdir(parents=True, exist_ok=True)
     for e in accepted:
-        ext = _PHOTO_EXTENSIONS[e["mime"]]
+        ext = IMAGE_EXT[e["mime"]]
         e["id"] = f"real/{e['sha256'][:16]}"
         target = real / f"{e['sha256'][:16]}{ext}"
         if not target.exists():
@@ -117,20 +114,7 @@ def real_images_stage(
                 img.load()
                 images[e["id"]] = prepare_image(img, ImagePolicy())
         tasks = relevance_tasks(pending, images, json_config(s))
-
-        async def body(engine: Engine) -> None:
-            stats = await run_stage_tasks(
-                engine,
-                tasks,
-                screen,
-                lambda r: [{"id": r.id, **r.value}],
-                parse_retries=s.parse_retries,
-                progress=s.progress,
-                label="screen",
-            )
-            fill_summary(summary, engine, stats, s)
-
-        asyncio.run(with_engine(s, body))
+        asyncio.run(run_tasks(s, tasks, screen, lambda r: [{"id": r.id, **r.value}], summary, "screen"))
         verdicts = {r["id"]: r for r in screen.records()}
         kept = []
         for e in accepted:

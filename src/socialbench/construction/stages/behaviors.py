@@ -8,9 +8,8 @@ from pathlib import Path
 
 from socialbench.construction.jsonl import read_jsonl
 from socialbench.construction.llm import JsonTask, LLMSettings
-from socialbench.construction.record_fields import text
 from socialbench.construction.stage_output import StageOutput
-from socialbench.construction.stages.common import StageRun, json_config, run_llm_stage
+from socialbench.construction.stages.common import StageRun, json_config, read_scene_images, run_llm_stage
 from socialbench.errors import UsageError
 
 __all__ = ["BEHAVIOR_SOURCES", "behaviors_stage"]
@@ -37,10 +36,7 @@ def behaviors_stage(
 ) -> StageRun:
     """Candidate next actions per scene image (at least ``proper`` proper and ``improper``
     improper ones, with suggested facets); a scene whose image cannot be read fails alone."""
-    from PIL import Image
-
     from socialbench.construction import behaviors as bh
-    from socialbench.vision.images import ImagePolicy, prepare_image
 
     if source not in BEHAVIOR_SOURCES:
         raise UsageError(f"--source must be one of {', '.join(BEHAVIOR_SOURCES)}")
@@ -53,27 +49,10 @@ def behaviors_stage(
         ]
     else:
         scenes = bh.scene_inputs(rows, source, include_rejected=include_rejected)
-    policy = ImagePolicy()
 
     def make_tasks(pending: list[dict[str, object]], salts: dict[str, int], output: StageOutput) -> list[JsonTask]:
-        images, readable = {}, []
-        for sc in pending:
-            sid, image = str(sc["id"]), text(sc, "image")  # the stage JSONL reader checked the id
-            try:
-                with Image.open(work / image) as img:
-                    img.load()
-                    images[sid] = prepare_image(img, policy)
-            except (OSError, ValueError, Image.DecompressionBombError) as exc:
-                # one bad image fails its scene only; the rerun retries it
-                output.fail(
-                    sid,
-                    "unreadable_image",
-                    f"cannot read scene image {work / image}: {exc} (fix the image of {sid} "
-                    "or rerun the stage that made it, then run this command again)",
-                    image=image,
-                )
-                continue
-            readable.append(sc)
+        fix = "fix the image of {} or rerun the stage that made it".format
+        images, readable = read_scene_images(work, pending, output, fix)
         return bh.behavior_tasks(
             readable, images, n_proper=proper, n_improper=improper, config=json_config(settings), salts=salts
         )

@@ -21,14 +21,25 @@ from socialbench.construction.llm import (
     open_engine,
     run_stage_tasks,
 )
+from socialbench.construction.record_fields import text
 from socialbench.construction.stage_output import StageOutput
 from socialbench.construction.stage_summary import StageSummary, write_summary
 from socialbench.runner.engine import Engine
-from socialbench.types import GenerationConfig
+from socialbench.types import EncodedImage, GenerationConfig
 
 T = TypeVar("T")
 
-__all__ = ["StageRun", "close_stage", "rel", "json_config", "with_engine", "run_llm_stage"]
+__all__ = [
+    "StageRun",
+    "close_stage",
+    "rel",
+    "json_config",
+    "with_engine",
+    "run_tasks",
+    "open_summary",
+    "read_scene_images",
+    "run_llm_stage",
+]
 
 
 @dataclass
@@ -88,6 +99,77 @@ async def with_engine(settings: LLMSettings, body: Callable[[Engine], Awaitable[
         await close_engine(engine)
 
 
+async def run_tasks(
+    settings: LLMSettings,
+    tasks: Sequence[JsonTask],
+    output: StageOutput,
+    to_records: Callable[[JsonResult], Sequence[Mapping[str, object]]],
+    summary: StageSummary,
+    label: str,
+) -> None:
+    """Run ``tasks`` into ``output`` with an engine for ``settings`` and add the engine's and
+    the batch's counts to ``summary``."""
+
+    async def body(engine: Engine) -> None:
+        stats = await run_stage_tasks(
+            engine,
+            tasks,
+            output,
+            to_records,
+            parse_retries=settings.parse_retries,
+            progress=settings.progress,
+            label=label,
+        )
+        fill_summary(summary, engine, stats, settings)
+
+    await with_engine(settings, body)
+
+
+def open_summary(
+    stage: str, work: Path, inp: Path, output: StageOutput, rows: Sequence[Mapping[str, object]], models: dict[str, str]
+) -> StageSummary:
+    """The summary of a stage that reads ``rows`` from ``inp`` into ``output`` (rows already
+    done counted as skipped)."""
+    return StageSummary(
+        stage=stage,
+        input=rel(work, inp),
+        output=rel(work, output.path),
+        n_in=len(rows),
+        n_skipped=sum(1 for r in rows if r["id"] in output.done),
+        models=models,
+    )
+
+
+def read_scene_images(
+    work: Path, rows: Sequence[Mapping[str, object]], output: StageOutput, fix: Callable[[str], str]
+) -> tuple[dict[str, EncodedImage], list[Mapping[str, object]]]:
+    """The prepared image of every row (keyed by row id) and the rows whose image was read;
+    an unreadable image fails its row only (the rerun retries it), ``fix(row id)`` saying how
+    to mend it."""
+    from PIL import Image
+
+    from socialbench.vision.images import ImagePolicy, prepare_image
+
+    policy = ImagePolicy()
+    by_path: dict[str, EncodedImage] = {}
+    images: dict[str, EncodedImage] = {}
+    readable = []
+    for r in rows:
+        rid, path = str(r["id"]), text(r, "image")  # the stage JSONL reader checked the id
+        if path not in by_path:
+            try:
+                with Image.open(work / path) as img:
+                    img.load()
+                    by_path[path] = prepare_image(img, policy)
+            except (OSError, ValueError, Image.DecompressionBombError) as exc:
+                msg = f"cannot read scene image {work / path}: {exc} ({fix(rid)}, then run this command again)"
+                output.fail(rid, "unreadable_image", msg, image=path)
+                continue
+        images[rid] = by_path[path]
+        readable.append(r)
+    return images, readable
+
+
 def run_llm_stage(
     *,
     stage: str,
@@ -104,19 +186,9 @@ def run_llm_stage(
     and ``to_records`` turns each reply into output records."""
     rows = records if records is not None else read_jsonl(inp)
     so = StageOutput(output, stage)
-    summary = StageSummary(
-        stage=stage, input=rel(work, inp), output=rel(work, output), n_in=len(rows), models={"model": settings.model}
-    )
-    summary.n_skipped = sum(1 for r in rows if r["id"] in so.done)
+    summary = open_summary(stage, work, inp, so, rows, {"model": settings.model})
     tasks = make_tasks([r for r in rows if r["id"] not in so.done], so.failure_counts(), so)
-
-    async def body(engine: Engine) -> None:
-        stats = await run_stage_tasks(
-            engine, tasks, so, to_records, parse_retries=settings.parse_retries, progress=settings.progress, label=stage
-        )
-        fill_summary(summary, engine, stats, settings)
-
-    asyncio.run(with_engine(settings, body))
+    asyncio.run(run_tasks(settings, tasks, so, to_records, summary, stage))
     summary.n_new = so.written
     summary.n_out = len(so.done)
     return StageRun(summary, [so])

@@ -1,22 +1,6 @@
-"""The ``crawl`` stage of ``socialbench build``: fetch real photo candidates from the
-user's source into ``<work>/crawl/`` for the ``real-images`` filters.
-
-Files in the work folder:
-
-``crawl_queries.jsonl``  the search queries (written from ``taxonomy.jsonl`` on the first
-                         run unless ``--queries FILE`` is given; edit it freely);
-``crawl_search.jsonl``   one record per query asked of a search source (the candidates it
-                         returned), so a rerun does not ask again;
-``crawl.jsonl``          one record per candidate URL: ``status`` ``kept`` (with
-                         ``image``, ``sha256``, ``mime``, ``bytes``, ``width``, ``height``) or
-                         ``rejected`` (with ``reason`` and ``detail``), and its provenance
-                         (``url``, ``query_id``, ``query``, ``category``, ``subcategory``,
-                         ``license``, ``page``);
-``crawl.failures.jsonl`` candidates (and queries) that could not be fetched this time;
-                         retried by the next run;
-``crawl/<sha16>.<ext>``  the kept photos: ``socialbench build real-images -w WORK WORK/crawl``
-                         filters them and carries the provenance over by SHA-256.
-"""
+"""The ``crawl`` stage of ``socialbench build``: fetch real photo candidates from the user's
+source into ``<work>/crawl/`` for the ``real-images`` filters (queries, records and files:
+docs/build.md, "crawl")."""
 
 from __future__ import annotations
 
@@ -39,6 +23,7 @@ from socialbench.construction.crawl_sources import (
     search_url,
     url_list_candidates,
 )
+from socialbench.construction.images import IMAGE_EXT
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
 from socialbench.construction.stage_output import StageOutput
 from socialbench.construction.stage_summary import StageSummary
@@ -46,8 +31,6 @@ from socialbench.construction.stages.common import StageRun, rel
 from socialbench.errors import UsageError
 
 __all__ = ["CrawlOptions", "crawl_stage", "crawl_provenance"]
-
-_EXTENSIONS = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp"}
 
 
 @dataclass(frozen=True)
@@ -175,7 +158,7 @@ def crawl_stage(work: Path, source: Source, opts: CrawlOptions) -> StageRun:
             out.write({**record, "status": "rejected", "reason": "duplicate", "detail": f"same SHA-256 as {seen[sha]}"})
             summary.removed["duplicate"] = summary.removed.get("duplicate", 0) + 1
             continue
-        target = folder / f"{sha[:16]}{_EXTENSIONS[mime]}"
+        target = folder / f"{sha[:16]}{IMAGE_EXT[mime]}"
         target.write_bytes(fetched.data)
         seen[sha] = c.url
         if c.query_id:

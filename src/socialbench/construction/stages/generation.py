@@ -1,10 +1,5 @@
-"""The text-generation stages of ``socialbench build``: taxonomy, scenarios (beam-merge plus
-the local near-duplicate filter) and image prompts.
-
-Each function runs one stage in the work folder (reading the previous stage's file, or
-``inp``), appends to its resumable outputs and returns the :class:`StageRun`. Stage
-modules are imported when their stage runs (some pull in an embedding model).
-"""
+"""The text-generation stages of ``socialbench build``: taxonomy, scenarios (beam-merge plus the
+local near-duplicate filter) and image prompts."""
 
 from __future__ import annotations
 
@@ -15,10 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
-from socialbench.construction.llm import LLMSettings, close_engine, fill_summary, open_engine, run_stage_tasks
+from socialbench.construction.llm import LLMSettings
 from socialbench.construction.stage_output import StageOutput
 from socialbench.construction.stage_summary import StageSummary
-from socialbench.construction.stages.common import StageRun, json_config, rel, run_llm_stage
+from socialbench.construction.stages.common import StageRun, json_config, rel, run_llm_stage, run_tasks
 from socialbench.errors import UsageError
 
 if TYPE_CHECKING:
@@ -118,21 +113,8 @@ def scenarios_stage(
     summary.n_skipped = sum(1 for s in subs if s["id"] in merged_out.done)
 
     async def run() -> None:
-        engine = open_engine(beam_s)
-        try:
-            tasks = sc.beam_tasks(subs, beams=beams, k=k, config=json_config(beam_s), salts=beams_out.failure_counts())
-            stats = await run_stage_tasks(
-                engine,
-                tasks,
-                beams_out,
-                sc.beam_records,
-                parse_retries=beam_s.parse_retries,
-                progress=beam_s.progress,
-                label="beams",
-            )
-            fill_summary(summary, engine, stats, beam_s)
-        finally:
-            await close_engine(engine)
+        tasks = sc.beam_tasks(subs, beams=beams, k=k, config=json_config(beam_s), salts=beams_out.failure_counts())
+        await run_tasks(beam_s, tasks, beams_out, sc.beam_records, summary, "beams")
         beam_recs: dict[str, list[dict[str, Any]]] = {}
         for rec in beams_out.records():
             beam_recs.setdefault(rec["subcategory_id"], []).append(rec)
@@ -144,25 +126,8 @@ def scenarios_stage(
                 ready[sid] = have
             elif sid not in merged_out.done:
                 summary.notes.append(f"{sid}: {len(have)} of {beams} beams done; merge waits for a rerun")
-        engine = open_engine(merge_s)
-        try:
-            mtasks = [
-                t
-                for t in sc.merge_tasks(subs, ready, json_config(merge_s), salts=merged_out.failure_counts())
-                if t.id not in merged_out.done
-            ]
-            stats = await run_stage_tasks(
-                engine,
-                mtasks,
-                merged_out,
-                sc.merge_records,
-                parse_retries=merge_s.parse_retries,
-                progress=merge_s.progress,
-                label="merge",
-            )
-            fill_summary(summary, engine, stats, merge_s)
-        finally:
-            await close_engine(engine)
+        mtasks = sc.merge_tasks(subs, ready, json_config(merge_s), salts=merged_out.failure_counts())
+        await run_tasks(merge_s, mtasks, merged_out, sc.merge_records, summary, "merge")
 
     asyncio.run(run())
     order = {s["id"]: i for i, s in enumerate(read_jsonl(work / "taxonomy.jsonl"))}

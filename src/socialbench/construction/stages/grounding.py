@@ -1,16 +1,6 @@
-"""The grounding stages of ``socialbench build`` (RobotEQ App. E): the topic pool, Stage 1
-(topic + image -> question and editing instruction) and Stage 2 (the edit, by an
-image-editing model or by the overlay renderer), plus the single-stage variant of Figure 19.
-
-Files in the work folder::
-
-    topics.model.jsonl              model-proposed topics per scene (--source model)
-    topics.jsonl                    the pooled topics, one record per (scene, topic)
-    grounding_questions.jsonl       Stage 1: question, options, instruction, regions per topic
-    grounding_items.jsonl           Stage 2 (two-stage): the annotated images (annotate, aggregate read it)
-    grounding_items.single_stage.jsonl   Stage 2 of the single-stage variant
-    overlays/, grounding_images/<pipeline>/   the images
-"""
+"""The grounding stages of ``socialbench build`` (RobotEQ App. E): the topic pool, Stage 1 (topic +
+image -> question and editing instruction) and Stage 2 (the edit, by an image-editing model or
+by the overlay renderer), plus the single-stage variant of Figure 19 (files: docs/build.md, "9a")."""
 
 from __future__ import annotations
 
@@ -25,9 +15,15 @@ from socialbench.construction.llm import JsonTask, LLMSettings
 from socialbench.construction.record_fields import mapping, text
 from socialbench.construction.stage_output import StageOutput
 from socialbench.construction.stage_summary import StageSummary
-from socialbench.construction.stages.common import StageRun, json_config, rel, run_llm_stage
+from socialbench.construction.stages.common import (
+    StageRun,
+    json_config,
+    open_summary,
+    read_scene_images,
+    rel,
+    run_llm_stage,
+)
 from socialbench.errors import UsageError
-from socialbench.types import EncodedImage
 
 if TYPE_CHECKING:
     from socialbench.construction.images import ImageClient, ImageSettings
@@ -36,7 +32,6 @@ __all__ = ["TOPIC_SOURCES", "topics_stage", "grounding_questions_stage", "ground
 
 #: ``--source`` of the topics stage.
 TOPIC_SOURCES = ("annotators", "model")
-_MIME_EXT = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp"}
 
 
 def _scenes(work: Path, inp: Path | None) -> tuple[Path, list[dict[str, object]]]:
@@ -53,37 +48,8 @@ def _scenes(work: Path, inp: Path | None) -> tuple[Path, list[dict[str, object]]
     return src, [{k: r.get(k) for k in keys} for r in rows]
 
 
-def _read_images(
-    work: Path, rows: Sequence[Mapping[str, object]], output: StageOutput
-) -> tuple[dict[str, EncodedImage], list[Mapping[str, object]]]:
-    """The prepared image of every row (keyed by row id) and the rows whose image was read;
-    an unreadable image fails its row only (the rerun retries it)."""
-    from PIL import Image
-
-    from socialbench.vision.images import ImagePolicy, prepare_image
-
-    policy = ImagePolicy()
-    by_path: dict[str, EncodedImage] = {}
-    images: dict[str, EncodedImage] = {}
-    readable = []
-    for r in rows:
-        path = str(r["image"])
-        if path not in by_path:
-            try:
-                with Image.open(work / path) as img:
-                    img.load()
-                    by_path[path] = prepare_image(img, policy)
-            except (OSError, ValueError, Image.DecompressionBombError) as exc:
-                output.fail(
-                    str(r["id"]),
-                    "unreadable_image",
-                    f"cannot read scene image {work / path}: {exc} (fix the image, then run this command again)",
-                    image=path,
-                )
-                continue
-        images[str(r["id"])] = by_path[path]
-        readable.append(r)
-    return images, readable
+def _fix_image(_rid: str) -> str:
+    return "fix the image"
 
 
 def topics_stage(work: Path, source: str, inp: Path | None, settings: LLMSettings | None, *, n: int) -> StageRun:
@@ -113,7 +79,7 @@ def topics_stage(work: Path, source: str, inp: Path | None, settings: LLMSetting
         s = settings
 
         def make_tasks(pending: list[dict[str, object]], salts: dict[str, int], output: StageOutput) -> list[JsonTask]:
-            images, readable = _read_images(work, pending, output)
+            images, readable = read_scene_images(work, pending, output, _fix_image)
             return tp.topic_tasks(readable, images, n=n, config=json_config(s), salts=salts)
 
         run = run_llm_stage(
@@ -155,7 +121,7 @@ def grounding_questions_stage(work: Path, inp: Path | None, settings: LLMSetting
     rows = [{**t, "id": gq.question_id(t["id"]), "topic_id": t["id"]} for t in read_jsonl(src)]
 
     def make_tasks(pending: list[dict[str, object]], salts: dict[str, int], output: StageOutput) -> list[JsonTask]:
-        images, readable = _read_images(work, pending, output)
+        images, readable = read_scene_images(work, pending, output, _fix_image)
         return gq.question_tasks(readable, images, config=json_config(settings), salts=salts)
 
     return run_llm_stage(
@@ -200,7 +166,7 @@ async def _edit_all(
 ) -> int:
     """Send each row's image and prompt to the edit endpoint; save and record each result."""
     from socialbench.construction import grounding_questions as gq
-    from socialbench.construction.images import ImageError
+    from socialbench.construction.images import IMAGE_EXT, ImageError, write_atomic
 
     folder = work / "grounding_images" / pipeline
     folder.mkdir(parents=True, exist_ok=True)
@@ -220,10 +186,8 @@ async def _edit_all(
         except ImageError as exc:
             so.fail(rid, exc.kind, exc.message)
             return
-        path = folder / f"{unique_name(rid)}{_MIME_EXT.get(result.mime, '.png')}"
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(result.data)
-        tmp.replace(path)
+        path = folder / f"{unique_name(rid)}{IMAGE_EXT.get(result.mime, '.png')}"
+        write_atomic(path, result.data)
         so.write({**_edited_record(row, rel(work, path), pipeline, client.settings.model), "edit_prompt": prompt})
         edited += 1
 
@@ -271,14 +235,8 @@ def grounding_images_stage(
     rows = [inherit_scene_fields(r, by_id, by_image) for r in rows]
     so = StageOutput(dest, "grounding-images")
     renderer = "image-model" if image_settings is not None else "overlay"
-    summary = StageSummary(
-        stage="grounding-images",
-        input=rel(work, src),
-        output=rel(work, dest),
-        n_in=len(rows),
-        n_skipped=sum(1 for r in rows if r["id"] in so.done),
-        models={"renderer": image_settings.model if image_settings is not None else "overlay"},
-    )
+    models = {"renderer": image_settings.model if image_settings is not None else "overlay"}
+    summary = open_summary("grounding-images", work, src, so, rows, models)
     pending = [r for r in rows if r["id"] not in so.done]
     if image_settings is None:
         for row in pending:

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 from socialbench.construction.jsonl import read_jsonl
 from socialbench.construction.llm import LLMSettings, close_engine, open_engine
 from socialbench.construction.stage_output import StageOutput
-from socialbench.construction.stage_summary import StageSummary
-from socialbench.construction.stages.common import StageRun, rel
+from socialbench.construction.stages.common import StageRun, open_summary
 
 if TYPE_CHECKING:
     from socialbench.construction.images import ImageSettings
@@ -27,14 +26,7 @@ def images_stage(work: Path, inp: Path | None, settings: ImageSettings) -> Stage
     src = inp or work / "image_prompts.jsonl"
     rows = read_jsonl(src)
     so = StageOutput(work / "images.jsonl", "images")
-    summary = StageSummary(
-        stage="images",
-        input=rel(work, src),
-        output="images.jsonl",
-        n_in=len(rows),
-        n_skipped=sum(1 for r in rows if r["id"] in so.done),
-        models={"image": settings.model},
-    )
+    summary = open_summary("images", work, src, so, rows, {"image": settings.model})
 
     async def run() -> dict[str, int]:
         client = ImageClient(settings)
@@ -73,14 +65,8 @@ def review_stage(
     rows = read_jsonl(src)
     steps = StageOutput(work / "review_steps.jsonl", "review-steps")
     so = StageOutput(work / "review.jsonl", "review")
-    summary = StageSummary(
-        stage="review",
-        input=rel(work, src),
-        output="review.jsonl",
-        n_in=len(rows),
-        n_skipped=sum(1 for r in rows if r["id"] in so.done),
-        models={"reviewer": settings.model, "editor": editor_settings.model},
-    )
+    models = {"reviewer": settings.model, "editor": editor_settings.model}
+    summary = open_summary("review", work, src, so, rows, models)
 
     async def run() -> ReviewCounts:
         engine = open_engine(settings)
