@@ -1,49 +1,13 @@
 """Supervised fine-tuning data from a RobotEQ dataset (paper §6, Figure 7: train on the
-synthetic subset, evaluate on the real one; that split is the paper's, the rest of the
-layout below is socialbench's choice: docs/training.md says which is which).
+synthetic subset, evaluate on the real one).
 
-Each example pairs the prompt ``socialbench eval`` sends (standard strategy: the per-scene
-Figure 18 prompt for behavior judgment, the Figure 20 prompt for spatial grounding, built by
-the same functions) and the scene image with the ground-truth reply as JSON:
-``{"answer": {"1": "proper", "2": "improper"}}`` or ``{"answer": ["A", "C"]}``.
-
-The user turn is the one ``eval`` sends, built by the same function
-(:func:`socialbench.prompting.turns.user_turn`, which every backend's request goes
-through): the prompt text first, then the image (``eval``'s default), or the image first
-with ``images_first=True`` (``--images-first``; for a model evaluated with the model option
-``images_first=true``). A model fine-tuned on the export is evaluated on the layout it was
-trained on.
-
-Formats (one file per split; images copied under ``images/`` with their dataset-relative
-path, which keeps its place when it already starts with ``images/`` (a build export's
-``images/synthetic/x.png`` stays ``images/synthetic/x.png``; the published layout's
-``behavior_judgment/images/x.png`` becomes ``images/behavior_judgment/images/x.png``);
-paths in the files are relative to the output folder, which is what LLaMA-Factory's
-``dataset_dir`` / ``media_dir`` and the recipes of docs/training.md resolve them against):
-
-``messages``  ``train.jsonl`` rows ``{"id", "messages": [{"role": "user", "content":
-              [{"type": "text", "text": PROMPT}, {"type": "image"}]}, {"role": "assistant",
-              "content": [{"type": "text", "text": ANSWER}]}], "images": [PATH]}`` — the
-              conversational vision format of TRL's ``SFTTrainer`` (and of processors'
-              ``apply_chat_template``).
-``sharegpt``  ``train.jsonl`` rows ``{"id", "messages": [{"role": "user", "content":
-              "PROMPT<image>"}, {"role": "assistant", "content": ANSWER}], "images": [PATH]}``
-              (the user turn's parts joined in order, the image part as LLaMA-Factory's
-              ``<image>`` placeholder) plus ``dataset_info.json`` registering each split for
-              LLaMA-Factory (``formatting: sharegpt``, ``columns: messages, images``,
-              OpenAI-style tags).
-``llava``     ``train.json``, a list of ``{"id", "image": PATH, "conversations":
-              [{"from": "human", "value": "PROMPT\\n<image>"}, {"from": "gpt", "value":
-              ANSWER}]}`` (the LLaVA instruction-tuning JSON; the parts joined with a
-              newline. LLaVA's own training code, ``preprocess_multimodal``, moves
-              ``<image>`` to the front of the turn whatever its place in the file, so with
-              that trainer the layout is LLaVA's, not ``eval``'s).
-
-``split.json`` lists the ids of each split and the subsets they came from; ``README.md``
-is a dataset card with the counts and the provenance. An eval split with no example (say
-``--eval-subset real`` on a dataset without real scenes) is not written and not registered
-in ``dataset_info.json``; :attr:`SftResult.warnings` says so. ``--overwrite`` first removes
-every file an earlier export wrote (:data:`GENERATED`, of any format) and nothing else.
+Each example pairs the prompt ``socialbench eval --strategy standard`` sends, with the user
+turn laid out as ``eval`` lays it out (:func:`socialbench.prompting.turns.user_turn`), and
+the scene image with the ground-truth reply as JSON. The formats (``messages``,
+``sharegpt``, ``llava``), the image paths under ``images/``, ``split.json``, the dataset card
+and what ``--overwrite`` removes (:data:`GENERATED`) are described in docs/training.md,
+"1. Write the SFT files"; which choices are the paper's and which socialbench's, in its
+"What is the paper's and what is socialbench's".
 """
 
 from __future__ import annotations
@@ -139,10 +103,7 @@ def _grounding_example(item: Item) -> SftExample:
 
 def examples_from_items(items: Iterable[Item]) -> list[SftExample]:
     """One example per judgment scene / grounding question, in dataset order."""
-    out = []
-    for it in items:
-        out.append(_judgment_example(it) if it.metadata.get("task") == TASK_BJ else _grounding_example(it))
-    return out
+    return [_judgment_example(it) if it.metadata.get("task") == TASK_BJ else _grounding_example(it) for it in items]
 
 
 def _select(examples: Sequence[SftExample], subset: str) -> list[SftExample]:
@@ -196,38 +157,15 @@ def _image_paths(examples: Iterable[SftExample]) -> dict[str, str]:
 
 def _row(e: SftExample, fmt: str, path: str, images_first: bool = False) -> dict[str, object]:
     turn = user_turn(e.prompt, 1, images_first)
+    head = {"id": e.id, "task": e.task, "subset": e.subset}
     if fmt == "messages":
-        return {
-            "id": e.id,
-            "task": e.task,
-            "subset": e.subset,
-            "images": [path],
-            "messages": [
-                turn,
-                {"role": "assistant", "content": [{"type": "text", "text": e.answer}]},
-            ],
-        }
+        reply = {"role": "assistant", "content": [{"type": "text", "text": e.answer}]}
+        return {**head, "images": [path], "messages": [turn, reply]}
     if fmt == "sharegpt":
-        return {
-            "id": e.id,
-            "task": e.task,
-            "subset": e.subset,
-            "images": [path],
-            "messages": [
-                {"role": "user", "content": flat_user_text(turn, "")},
-                {"role": "assistant", "content": e.answer},
-            ],
-        }
-    return {
-        "id": e.id,
-        "task": e.task,
-        "subset": e.subset,
-        "image": path,
-        "conversations": [
-            {"from": "human", "value": flat_user_text(turn, "\n")},
-            {"from": "gpt", "value": e.answer},
-        ],
-    }
+        user = {"role": "user", "content": flat_user_text(turn, "")}
+        return {**head, "images": [path], "messages": [user, {"role": "assistant", "content": e.answer}]}
+    human = {"from": "human", "value": flat_user_text(turn, "\n")}
+    return {**head, "image": path, "conversations": [human, {"from": "gpt", "value": e.answer}]}
 
 
 @dataclass
@@ -314,18 +252,18 @@ def write_sft(
         examples += examples_from_items(load_roboteq(root, t, require_images=True).items)
     splits = {"train": train_subset, "eval": eval_subset}
     chosen = {split: _select(examples, subset) for split, subset in splits.items()}
+    found = ", ".join(f"{k}: {v}" for k, v in sorted(Counter(e.subset for e in examples).items())) or "none"
     if not chosen["train"]:
-        found = ", ".join(f"{k}: {v}" for k, v in sorted(Counter(e.subset for e in examples).items())) or "none"
         raise UsageError(
             f"no {train_subset} examples to train on in {data} (subsets found: {found}); choose another --train-subset"
         )
     result = SftResult()
-    if eval_subset != "none" and not chosen["eval"]:
-        found = ", ".join(f"{k}: {v}" for k, v in sorted(Counter(e.subset for e in examples).items()))
-        result.warnings.append(
-            f"no {eval_subset} examples for the eval split in {data} (subsets found: {found}); "
-            "writing the train split only: choose another --eval-subset, or pass --eval-subset none to export train only"
-        )
+    if not chosen["eval"]:
+        if eval_subset != "none":
+            result.warnings.append(
+                f"no {eval_subset} examples for the eval split in {data} (subsets found: {found}); "
+                "writing the train split only: choose another --eval-subset, or pass --eval-subset none to export train only"
+            )
         del chosen["eval"]
     image_paths = _image_paths(e for rows in chosen.values() for e in rows)
     if overwrite:
@@ -339,29 +277,16 @@ def write_sft(
 
     copied: set[str] = set()
     for split, rows in chosen.items():
-        if split == "eval" and eval_subset == "none":
-            continue
         for e in rows:
             image = image_paths[e.image_rel]
             if image not in copied:
                 write_bytes_atomic(out / image, read_regular_bytes(e.image), root=out, option=_OUT)
                 copied.add(image)
+        dicts = [_row(e, fmt, image_paths[e.image_rel], images_first) for e in rows]
         if fmt == "llava":
-            path = write(
-                f"{split}.json",
-                json.dumps(
-                    [_row(e, fmt, image_paths[e.image_rel], images_first) for e in rows], ensure_ascii=False, indent=1
-                )
-                + "\n",
-            )
+            path = write(f"{split}.json", json.dumps(dicts, ensure_ascii=False, indent=1) + "\n")
         else:
-            path = write(
-                f"{split}.jsonl",
-                "".join(
-                    json.dumps(_row(e, fmt, image_paths[e.image_rel], images_first), ensure_ascii=False) + "\n"
-                    for e in rows
-                ),
-            )
+            path = write(f"{split}.jsonl", "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in dicts))
         result.files[split] = path
         result.counts[split] = len(rows)
     result.images = len(copied)

@@ -189,18 +189,7 @@ def socialnav_sub(
 ) -> Task:
     """SocialNav-SUB VQA (``socialbench eval -b socialnav-sub``); the bundled simulated scenes
     when ``data`` is not given (``-b socialnav-sim``)."""
-    options = {"method": method, "images": images, "gt_without_obstruction": gt_without_obstruction}
-    return _task(
-        "socialnav-sub" if data is not None else "socialnav-sim",
-        data,
-        options,
-        limit=limit,
-        seed=seed,
-        perturb=perturb,
-        perturb_strength=perturb_strength,
-        max_side=max_side,
-        images_first=images_first,
-    )
+    return _task("socialnav-sub" if data is not None else "socialnav-sim", locals())
 
 
 @task
@@ -217,17 +206,7 @@ def socialnav_waypoint(
 ) -> Task:
     """SocialNav-SUB waypoint selection (``socialbench eval -b socialnav-waypoint``); the
     bundled simulated scenes when ``data`` is not given."""
-    return _task(
-        "socialnav-waypoint",
-        data,
-        {"images": images, "context": context},
-        limit=limit,
-        seed=seed,
-        perturb=perturb,
-        perturb_strength=perturb_strength,
-        max_side=max_side,
-        images_first=images_first,
-    )
+    return _task("socialnav-waypoint", locals())
 
 
 @task
@@ -245,18 +224,7 @@ def roboteq_bj(
     images_first: bool = False,
 ) -> Task:
     """RobotEQ behavior judgment (``socialbench eval -b roboteq-bj``)."""
-    options = {"strategy": strategy, "rag_backend": rag_backend, "rag_k": rag_k, "per_behavior": per_behavior}
-    return _task(
-        "roboteq-bj",
-        data,
-        options,
-        limit=limit,
-        seed=seed,
-        perturb=perturb,
-        perturb_strength=perturb_strength,
-        max_side=max_side,
-        images_first=images_first,
-    )
+    return _task("roboteq-bj", locals())
 
 
 @task
@@ -273,19 +241,14 @@ def roboteq_sg(
     images_first: bool = False,
 ) -> Task:
     """RobotEQ spatial grounding (``socialbench eval -b roboteq-sg``)."""
-    options = {"strategy": strategy, "rag_backend": rag_backend, "rag_k": rag_k}
-    return _task(
-        "roboteq-sg",
-        data,
-        options,
-        limit=limit,
-        seed=seed,
-        perturb=perturb,
-        perturb_strength=perturb_strength,
-        max_side=max_side,
-        images_first=images_first,
-    )
+    return _task("roboteq-sg", locals())
 
 
-def _task(benchmark: str, data: str | None, options: Mapping[str, object], **run: Any) -> Task:
-    return make_task(benchmark, data, options, **run)
+#: The task arguments that are shared run options; the others (but ``data``) are the benchmark's.
+_RUN_ARGS = ("limit", "seed", "perturb", "perturb_strength", "max_side", "images_first")
+
+
+def _task(benchmark: str, args: dict[str, Any]) -> Task:
+    """:func:`make_task` from a task's arguments (its ``locals()``)."""
+    run = {k: args.pop(k) for k in _RUN_ARGS}
+    return make_task(benchmark, args.pop("data"), args, **run)
