@@ -36,74 +36,58 @@ def _choices(name: str, to: str, values: Sequence[str], multiple: bool, required
     return f"  <Choices {attrs}>{inner}</Choices>"
 
 
+def _bodies() -> dict[str, list[str]]:
+    """The lines inside ``<View>`` of each kind's config."""
+    return {
+        "verification": [
+            '  <Header value="$title"/>',
+            '  <Text name="scenario" value="$scenario"/>',
+            '  <View style="display: flex; gap: 12px;">',
+            '    <View style="flex: 50%;"><Header value="Original" size="5"/><Image name="original" value="$original"/></View>',
+            '    <View style="flex: 50%;"><Header value="Edited" size="5"/><Image name="edited" value="$edited"/></View>',
+            "  </View>",
+            '  <Header value="Which image best matches the scenario?" size="5"/>',
+            _choices("choice", "scenario", VERIFICATION_CHOICES, False, True),
+            '  <TextArea name="instructions" toName="scenario" rows="3" editable="true" maxSubmissions="1" '
+            'placeholder="If neither matches: revision instructions"/>',
+        ],
+        "judgment": [
+            '  <Image name="image" value="$image"/>',
+            '  <Header value="$question"/>',
+            '  <Text name="behavior" value="$behavior"/>',
+            '  <Header value="Is this next action proper, improper, or invalid for the benchmark?" size="5"/>',
+            _choices("label", "behavior", JUDGMENT_LABELS, False, True),
+            '  <Header value="Facets (select all that apply)" size="5"/>',
+            _choices("facets", "behavior", FACETS, True, False),
+        ],
+        "grounding": [
+            '  <Image name="image" value="$image"/>',
+            '  <Header value="$question"/>',
+            '  <Text name="options" value="$options_text"/>',
+            '  <Header value="Select every appropriate region (or invalid)" size="5"/>',
+            _choices("regions", "image", GROUNDING_CHOICES, True, True),
+        ],
+        "topics": [
+            '  <Image name="image" value="$image"/>',
+            '  <Header value="Propose spatial grounding topics for this image, one per line: decisions a robot '
+            "could make from what it sees (where to move, which person to approach, which object or region is "
+            'socially appropriate to select)." size="5"/>',
+            '  <TextArea name="topics" toName="image" rows="5" editable="true" maxSubmissions="1" required="true" '
+            'placeholder="Where should the robot wait so it does not block the aisle?"/>',
+        ],
+        NO_IMAGE_KIND: [
+            '  <Header value="$question"/>',
+            '  <Text name="behavior" value="$behavior"/>',
+            '  <Header value="No image is shown on purpose: judge from the text alone. Is this next action proper '
+            'or improper?" size="5"/>',
+            _choices("label", "behavior", NO_IMAGE_LABELS, False, True),
+        ],
+    }
+
+
 def labeling_config(kind: str) -> str:
     """The Label Studio labeling config (XML) for ``kind``."""
-    if kind == "verification":
-        return "\n".join(
-            [
-                "<View>",
-                '  <Header value="$title"/>',
-                '  <Text name="scenario" value="$scenario"/>',
-                '  <View style="display: flex; gap: 12px;">',
-                '    <View style="flex: 50%;"><Header value="Original" size="5"/><Image name="original" value="$original"/></View>',
-                '    <View style="flex: 50%;"><Header value="Edited" size="5"/><Image name="edited" value="$edited"/></View>',
-                "  </View>",
-                '  <Header value="Which image best matches the scenario?" size="5"/>',
-                _choices("choice", "scenario", VERIFICATION_CHOICES, False, True),
-                '  <TextArea name="instructions" toName="scenario" rows="3" editable="true" maxSubmissions="1" '
-                'placeholder="If neither matches: revision instructions"/>',
-                "</View>",
-            ]
-        )
-    if kind == "judgment":
-        return "\n".join(
-            [
-                "<View>",
-                '  <Image name="image" value="$image"/>',
-                '  <Header value="$question"/>',
-                '  <Text name="behavior" value="$behavior"/>',
-                '  <Header value="Is this next action proper, improper, or invalid for the benchmark?" size="5"/>',
-                _choices("label", "behavior", JUDGMENT_LABELS, False, True),
-                '  <Header value="Facets (select all that apply)" size="5"/>',
-                _choices("facets", "behavior", FACETS, True, False),
-                "</View>",
-            ]
-        )
-    if kind == "grounding":
-        return "\n".join(
-            [
-                "<View>",
-                '  <Image name="image" value="$image"/>',
-                '  <Header value="$question"/>',
-                '  <Text name="options" value="$options_text"/>',
-                '  <Header value="Select every appropriate region (or invalid)" size="5"/>',
-                _choices("regions", "image", GROUNDING_CHOICES, True, True),
-                "</View>",
-            ]
-        )
-    if kind == "topics":
-        return "\n".join(
-            [
-                "<View>",
-                '  <Image name="image" value="$image"/>',
-                '  <Header value="Propose spatial grounding topics for this image, one per line: decisions a robot '
-                "could make from what it sees (where to move, which person to approach, which object or region is "
-                'socially appropriate to select)." size="5"/>',
-                '  <TextArea name="topics" toName="image" rows="5" editable="true" maxSubmissions="1" required="true" '
-                'placeholder="Where should the robot wait so it does not block the aisle?"/>',
-                "</View>",
-            ]
-        )
-    if kind == NO_IMAGE_KIND:
-        return "\n".join(
-            [
-                "<View>",
-                '  <Header value="$question"/>',
-                '  <Text name="behavior" value="$behavior"/>',
-                '  <Header value="No image is shown on purpose: judge from the text alone. Is this next action proper '
-                'or improper?" size="5"/>',
-                _choices("label", "behavior", NO_IMAGE_LABELS, False, True),
-                "</View>",
-            ]
-        )
-    raise ValueError(f"unknown annotation kind {kind!r}; use {', '.join(KINDS)}")
+    body = _bodies().get(kind)
+    if body is None:
+        raise ValueError(f"unknown annotation kind {kind!r}; use {', '.join(KINDS)}")
+    return "\n".join(["<View>", *body, "</View>"])

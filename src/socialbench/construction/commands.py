@@ -15,7 +15,6 @@ from socialbench.construction import (
     commands_annotation,
     commands_dataset,
     commands_generation,
-    commands_grounding,
     commands_images,
 )
 
@@ -36,9 +35,9 @@ annotate_app.command("export")(commands_annotation.annotate_export_cmd)
 annotate_app.command("import")(commands_annotation.annotate_import_cmd)
 build_app.command("aggregate")(commands_annotation.aggregate_cmd)
 build_app.command("overlays")(commands_annotation.overlays_cmd)
-build_app.command("topics")(commands_grounding.topics_cmd)
-build_app.command("grounding-questions")(commands_grounding.grounding_questions_cmd)
-build_app.command("grounding-images")(commands_grounding.grounding_images_cmd)
+build_app.command("topics")(commands_generation.topics_cmd)
+build_app.command("grounding-questions")(commands_generation.grounding_questions_cmd)
+build_app.command("grounding-images")(commands_images.grounding_images_cmd)
 build_app.command("real-images")(commands_dataset.real_images_cmd)
 build_app.command("crawl")(commands_dataset.crawl_cmd)
 build_app.command("export")(commands_dataset.export_cmd)

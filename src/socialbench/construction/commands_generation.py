@@ -1,5 +1,5 @@
-"""``socialbench build`` commands of the generation stages: taxonomy, scenarios, image-prompts
-and behaviors (registered by :mod:`socialbench.construction.commands`)."""
+"""``socialbench build`` commands of the model-driven text stages: taxonomy, scenarios, image-prompts,
+behaviors, topics and grounding-questions (registered by :mod:`socialbench.construction.commands`)."""
 
 from __future__ import annotations
 
@@ -133,3 +133,44 @@ def behaviors_cmd(
             work, source, inp, s, proper=proper, improper=improper, include_rejected=include_rejected
         ),
     )
+
+
+# --------------------------------------------------------------------------- grounding (App. E)
+
+
+@with_llm_options(timeout=180.0)
+def topics_cmd(
+    work: Work = Path("build"),
+    source: Annotated[
+        str, typer.Option(help="annotators (imported Label Studio proposals) or model (a VLM proposes; needs -m).")
+    ] = "annotators",
+    model: Annotated[str | None, typer.Option("--model", "-m", help="VLM spec for --source model.")] = None,
+    inp: InPath = None,
+    per_scene: Annotated[int, typer.Option(help="Topics per scene the model proposes, at least.")] = 2,
+    temperature: Annotated[float, typer.Option()] = 0.7,
+    max_tokens: Annotated[int, typer.Option()] = 1024,
+    *,
+    llm: LLMOptions,
+) -> None:
+    """Pool spatial grounding topics per scene image into topics.jsonl (App. E)."""
+    from socialbench.construction.stages.grounding import topics_stage
+
+    s = llm.settings(model, work, temperature=temperature, max_tokens=max_tokens) if model else None
+    run_stage(work, lambda: topics_stage(work, source, inp, s, n=per_scene))
+
+
+@with_llm_options(timeout=180.0)
+def grounding_questions_cmd(
+    model: Model,
+    work: Work = Path("build"),
+    inp: InPath = None,
+    temperature: Annotated[float, typer.Option()] = 0.7,
+    max_tokens: Annotated[int, typer.Option()] = 2048,
+    *,
+    llm: LLMOptions,
+) -> None:
+    """Stage 1: topic + image -> multiple-select question and an A-D editing instruction."""
+    from socialbench.construction.stages.grounding import grounding_questions_stage
+
+    s = llm.settings(model, work, temperature=temperature, max_tokens=max_tokens)
+    run_stage(work, lambda: grounding_questions_stage(work, inp, s))

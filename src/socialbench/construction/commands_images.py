@@ -1,5 +1,5 @@
-"""``socialbench build`` commands that call an images API: images and review, plus the
-images-API settings built from their options (registered by
+"""``socialbench build`` commands that call an images API: images, review and grounding-images,
+plus the images-API settings built from their options (registered by
 :mod:`socialbench.construction.commands`)."""
 
 from __future__ import annotations
@@ -156,3 +156,55 @@ def review_cmd(
         progress=llm.progress,
     )
     run_stage(work, lambda: review_stage(work, inp, s, isettings, opts, edit=not no_edit))
+
+
+def grounding_images_cmd(
+    work: Work = Path("build"),
+    inp: InPath = None,
+    out_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Output JSONL (default grounding_items.jsonl; single-stage: grounding_items.single_stage.jsonl).",
+        ),
+    ] = None,
+    image_model: Annotated[
+        str | None,
+        typer.Option(
+            "--image-model", help="Image-editing model MODEL[@BASE_URL]; without it the overlay renderer draws."
+        ),
+    ] = None,
+    single_stage: Annotated[
+        bool, typer.Option("--single-stage", help="Send image + topic straight to --image-model (Figure 19).")
+    ] = False,
+    size: Annotated[str | None, typer.Option()] = None,
+    response_format: Annotated[str, typer.Option()] = "b64_json",
+    api_key_env: Annotated[str, typer.Option()] = "OPENAI_API_KEY",
+    concurrency: Concurrency = 4,
+    timeout: Timeout = 300.0,
+    max_attempts: MaxAttempts = 4,
+    price_per_image: Annotated[float | None, typer.Option(help="USD per edited image.")] = None,
+    retry_delay: RetryDelay = 2.0,
+    progress: Progress = False,
+) -> None:
+    """Stage 2: annotate A-D on each scene image (editing model or overlay renderer)."""
+    from socialbench.construction.stages.grounding import grounding_images_stage
+
+    isettings = (
+        image_settings(
+            image_model,
+            size,
+            None,
+            response_format,
+            api_key_env,
+            timeout,
+            max_attempts,
+            concurrency,
+            price_per_image,
+            progress,
+            retry_delay,
+        )
+        if image_model
+        else None
+    )
+    run_stage(work, lambda: grounding_images_stage(work, inp, out_file, isettings, single_stage=single_stage))

@@ -48,6 +48,10 @@ class ReviewOptions:
     progress: bool = False
 
 
+#: The fields of a review step a ``review.jsonl`` round keeps.
+_ROUND_KEYS = ("scenario_summary", "matrix", "reasons", "consistency_problems", "failed", "mandatory")
+
+
 def _load_encoded(work: Path, rel: str, policy: ImagePolicy) -> EncodedImage:
     with Image.open(work / rel) as img:
         img.load()
@@ -125,17 +129,7 @@ async def review_images(
                 {
                     "round": r,
                     "image": image_rel,
-                    "review": {
-                        k: step[k]
-                        for k in (
-                            "scenario_summary",
-                            "matrix",
-                            "reasons",
-                            "consistency_problems",
-                            "failed",
-                            "mandatory",
-                        )
-                    },
+                    "review": {k: step[k] for k in _ROUND_KEYS},
                 }
             )
             failed, mandatory = step["failed"], step["mandatory"]
