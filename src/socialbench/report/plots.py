@@ -248,12 +248,13 @@ def _sn(m: Mapping[str, Any], row: str, group: str, metric: str) -> tuple[float,
     return (math.nan if v is None else float(v)), b.get(metric + "_se")
 
 
-def _drops(runs: Sequence[RunDir]) -> tuple[list[str], dict[str, list[float]], str] | None:
+def _drop_figure(runs: Sequence[RunDir], out: Path) -> list[Path]:
+    """:func:`drop_bars` of the robustness table's drops, when it has any."""
     from socialbench.report.robustness_table import robustness_table
 
     t = robustness_table(runs)
     if t is None:
-        return None
+        return []
     models = [r.stub[0] for r in t.rows]
     perts = [g for g, span in t.groups if span == 2]
     drops = {p: [] for p in perts}  # type: dict[str, list[float]]
@@ -261,7 +262,9 @@ def _drops(runs: Sequence[RunDir]) -> tuple[list[str], dict[str, list[float]], s
         for j, p in enumerate(perts):
             cell = r.cells[2 + 2 * j]
             drops[p].append(math.nan if cell.value is None else float(cell.value))
-    return models, drops, t.columns[1]
+    return drop_bars(
+        models, drops, f"drop in {t.columns[1]}", "Drop under image perturbations", out / "perturbation_drops"
+    )
 
 
 def socialnav_figures(runs: Sequence[RunDir], out: Path) -> list[Path]:
@@ -312,10 +315,7 @@ def socialnav_figures(runs: Sequence[RunDir], out: Path) -> list[Path]:
             for r in runs
         }
         files += agreement_scatter(pts, "Human vs model agreement per question type", out / "agreement_scatter")
-    d = _drops(runs)
-    if d:
-        files += drop_bars(d[0], d[1], f"drop in {d[2]}", "Drop under image perturbations", out / "perturbation_drops")
-    return files
+    return files + _drop_figure(runs, out)
 
 
 def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[str, float] | None = None) -> list[Path]:
@@ -324,19 +324,15 @@ def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[s
     macro-F1 of standard / no-image / CoT per model (Figure 6); drops under perturbations."""
     files: list[Path] = []
     bj = [r for r in runs if r.benchmark == "roboteq-bj"]
-    facets: list[str] = []
-    for r in bj:
-        for f in r.metrics.get("by_facet") or {}:
-            if f not in facets:
-                facets.append(f)
+    facets = list(dict.fromkeys(f for r in bj for f in r.metrics.get("by_facet") or {}))
 
     def val(block: object, name: str) -> float:
         stat = (block or {}).get(name) if isinstance(block, Mapping) else None
         return math.nan if not isinstance(stat, Mapping) or stat.get("value") is None else float(stat["value"])
 
-    def se(block: object, name: str) -> float | None:
+    def val_se(block: object, name: str) -> tuple[float, float | None]:
         stat = (block or {}).get(name) if isinstance(block, Mapping) else None
-        return stat.get("se") if isinstance(stat, Mapping) else None
+        return val(block, name), stat.get("se") if isinstance(stat, Mapping) else None
 
     if len(facets) >= 3:
         series = {r.label: [val((r.metrics.get("by_facet") or {}).get(f), "cwpa") for f in facets] for r in bj}
@@ -350,21 +346,10 @@ def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[s
         ("roboteq-sg", "category_bars_sg", "spatial grounding, option-level"),
     ):
         mine = [r for r in runs if r.benchmark == bench]
-        cats: list[str] = []
-        for r in mine:
-            for c in r.metrics.get("by_category") or {}:
-                if c not in cats:
-                    cats.append(c)
+        cats = list(dict.fromkeys(c for r in mine for c in r.metrics.get("by_category") or {}))
         if cats:
             series2 = {
-                r.label: [
-                    (
-                        val((r.metrics.get("by_category") or {}).get(c), "macro_f1"),
-                        se((r.metrics.get("by_category") or {}).get(c), "macro_f1"),
-                    )
-                    for c in cats
-                ]
-                for r in mine
+                r.label: [val_se((r.metrics.get("by_category") or {}).get(c), "macro_f1") for c in cats] for r in mine
             }
             files += category_bars(
                 cats, series2, "macro-F1", f"Macro-F1 per scenario category ({what}, ± SE)", out / stem
@@ -383,9 +368,6 @@ def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[s
                     else None
                     for g in groups
                 ]
-                series3[title] = [(val(b, "macro_f1"), se(b, "macro_f1")) for b in blocks]
+                series3[title] = [val_se(b, "macro_f1") for b in blocks]
             files += category_bars(models, series3, "macro-F1", "Standard vs no image vs CoT (± SE)", out / stem)
-    d = _drops(runs)
-    if d:
-        files += drop_bars(d[0], d[1], f"drop in {d[2]}", "Drop under image perturbations", out / "perturbation_drops")
-    return files
+    return files + _drop_figure(runs, out)

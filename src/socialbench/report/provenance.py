@@ -1,33 +1,13 @@
 """Whose answers a run's scores are: the one predicate every ranking and failure rate uses.
 
 A run is ranked as a model only when the model answered every scored question from the
-inputs every other model gets. Otherwise :func:`answer_source` says which of two kinds it
-is, and why:
-
-* **Human-derived**: answers (or the scene context the answers rest on) taken from the
-  human labels: ``human:*`` models and replays of human answers, SocialNav-SUB ``--method
-  cot-gt`` (the spatial and spatiotemporal answers are the human mode, and are fed to the
-  model as chain-of-thought context), waypoint ``--context human-oracle`` (the human mode
-  of the context questions is in the prompt);
-* **Perception-assisted**: SocialNav-SUB ``--method scene-context`` (the rule-based
-  perception module answers the spatial and spatiotemporal questions and the model gets its
-  answers).
-
-Tables 1 and 4, the bootstrap CI table, ``compare`` (pairs and leaderboard) and the figures
-put such runs in their own section, never rank or bold them, and say why
-(:func:`sources_note`). Inside a run, :func:`given_keys` lists the questions whose records
-were not answered by the model at all (``parse_method`` ``human-mode`` / ``rule-based``):
-failure rates count the model's own answers only.
-
-A run may also be **partial** (:func:`completeness`): its ``run.json`` status is not
-``complete`` (``running`` when it was killed, ``interrupted``, ``failed``,
-``finished_with_errors``) or it answered fewer questions than it was asked (``metrics.json``'s
-``run.answered`` < ``run.questions``; a ``--limit`` run is asked its limited questions). Its
-scores cover other questions than a complete run's, so :func:`rankable` leaves it out of every
-ranked table (Table 1, the bootstrap and failure tables, Tables 2/3/13/14, the RobotEQ tables,
-the robustness table, the figures and ``compare``) unless ``--include-incomplete`` is given.
-Wherever it is shown its label carries :data:`PARTIAL_MARK` (:func:`mark_partial`) and the
-table a note saying how much it answered (:func:`note_partial`).
+inputs every other model gets; otherwise :func:`answer_source` says whether it is
+**Human-derived** or **Perception-assisted**, and why. :func:`given_keys` lists the questions
+a run's model did not answer itself (failure rates count the model's own answers only). A
+run is **partial** (:func:`completeness`) when it did not finish or answered fewer questions
+than it was asked; :func:`rankable` leaves it out of the ranked tables unless
+``--include-incomplete``, and wherever it is shown it carries :data:`PARTIAL_MARK`. See
+docs/reading-the-report.md, "Partial runs" and "Runs whose answers are not wholly the model's".
 """
 
 from __future__ import annotations
@@ -83,7 +63,7 @@ class AnswerSource:
 
 def answer_source(model: str, run: Mapping[str, object]) -> AnswerSource:
     """The :class:`AnswerSource` of a run of model spec ``model`` whose ``run.json`` is
-    ``run`` (see the module docstring for the rules)."""
+    ``run``."""
     if model.startswith(HUMAN_MODEL_PREFIXES):
         return AnswerSource(HUMAN_DERIVED, f"{model}: every answer is drawn from the human labels")
     method = run.get("method")

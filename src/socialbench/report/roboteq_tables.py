@@ -49,19 +49,14 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
     left_out = len(runs) - len(main) if main else 0
     rows = []
     for r in main or runs:
-        by = r.metrics.get("by_subset") or {}
-        cells = [rq_cell(by.get(s), m) for s, _ in RQ_SUBSETS for _, m in RQ_METRICS]
-        cells += [rq_cell(by.get("average"), m) for _, m in RQ_AVG]
         size = str(r.run.get("model_size") or "–")
-        rows.append(Row((r.label, size), tuple(cells), "Baseline" if r.is_baseline else "VLM"))
+        cells = _table1_cells(r.metrics.get("by_subset") or {})
+        rows.append(Row((r.label, size), cells, "Baseline" if r.is_baseline else "VLM"))
     vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
     rows = mark_best(rows, vlm or list(range(len(rows))), range(len(columns)), underline_second=True)
     shown = [(key, name) for key, name in HUMAN_ROWS if human and human.get(key)]
     for key, name in shown:
-        block = (human or {})[key]
-        cells = [rq_cell(block.get(s), m) for s, _ in RQ_SUBSETS for _, m in RQ_METRICS]
-        cells += [rq_cell(block.get("average"), m) for _, m in RQ_AVG]
-        rows.append(Row((name, "–"), tuple(cells), "Human"))
+        rows.append(Row((name, "–"), _table1_cells((human or {})[key]), "Human"))
     ranked = "VLM" if vlm else "run"
     notes = (
         f"Percent. Avg: unweighted mean of the synthetic and real subsets. Bold: best {ranked}; underlined: runner-up."
@@ -82,6 +77,12 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
         groups,
         notes,
     )
+
+
+def _table1_cells(by_subset: Mapping[str, Any]) -> tuple[Cell, ...]:
+    """A Table 1 row's cells from its blocks per subset (and ``average``)."""
+    cells = [rq_cell(by_subset.get(s), m) for s, _ in RQ_SUBSETS for _, m in RQ_METRICS]
+    return tuple(cells + [rq_cell(by_subset.get("average"), m) for _, m in RQ_AVG])
 
 
 _HUMAN_NOTES_BJ = {
@@ -185,19 +186,14 @@ def roboteq_rag_table(runs: Sequence[RunDir]) -> Table | None:
     if all_cached:
         note += " —: every request of that run was answered from the response cache, so no time was measured."
     notes: tuple[str, ...] = (note,) + tuple(n for n in (partial_note(list({id(r): r for r in shown}.values())),) if n)
-    if grounding:
-        return Table(
-            "roboteq_sg_rag",
-            "Role of RAG on spatial grounding (RobotEQ, as Table 2)",
-            ("Model", "Size"),
-            ("Raw", "RAG", "Gain", "Raw", "RAG"),
-            tuple(rows),
-            (("Macro-F1 (%)", 3), ("Time (s/query)", 2)),
-            notes,
-        )
+    name, title = (
+        ("roboteq_sg_rag", "Role of RAG on spatial grounding (RobotEQ, as Table 2)")
+        if grounding
+        else ("roboteq_table2", "Role of RAG (RobotEQ Table 2)")
+    )
     return Table(
-        "roboteq_table2",
-        "Role of RAG (RobotEQ Table 2)",
+        name,
+        title,
         ("Model", "Size"),
         ("Raw", "RAG", "Gain", "Raw", "RAG"),
         tuple(rows),
@@ -285,25 +281,12 @@ def roboteq_ablation_table(runs: Sequence[RunDir]) -> Table | None:
     )
     if (partial := partial_note([r for g in groups for r in g.values()])) is not None:
         notes += (partial,)
-    if grounding:
-        return Table(
-            "roboteq_sg_ablation",
-            "Spatial grounding with / without image and CoT (as RobotEQ Figure 6)",
-            ("Model",),
-            columns,
-            tuple(rows),
-            groups_hdr,
-            notes,
-        )
-    return Table(
-        "roboteq_ablation",
-        "With / without image and CoT vs standard (RobotEQ Figure 6)",
-        ("Model",),
-        columns,
-        tuple(rows),
-        groups_hdr,
-        notes,
+    name, title = (
+        ("roboteq_sg_ablation", "Spatial grounding with / without image and CoT (as RobotEQ Figure 6)")
+        if grounding
+        else ("roboteq_ablation", "With / without image and CoT vs standard (RobotEQ Figure 6)")
     )
+    return Table(name, title, ("Model",), columns, tuple(rows), groups_hdr, notes)
 
 
 def roboteq_run_coverage(
@@ -317,6 +300,11 @@ def roboteq_run_coverage(
     shown: dict[int, list[str]] = {i: [] for i in range(len(runs))}
     index = {id(r): i for i, r in enumerate(runs)}
     everything, runs = runs, [r for r in runs if id(r) not in left_out]
+
+    def show(x: RunDir, table: str) -> None:
+        if table not in shown[index[id(x)]]:
+            shown[index[id(x)]].append(table)
+
     for bench, t1, abl, rag in (
         ("roboteq-bj", "roboteq_table1", "roboteq_ablation", "roboteq_table2"),
         ("roboteq-sg", "roboteq_grounding", "roboteq_sg_ablation", "roboteq_sg_rag"),
@@ -328,28 +316,25 @@ def roboteq_run_coverage(
             main = mine
         if t1 in names:
             for r in main:
-                shown[index[id(r)]].append(t1)
+                show(r, t1)
         if abl in names:
             for g in ablation_groups(mine):
                 for r in g.values():
-                    if abl not in shown[index[id(r)]]:
-                        shown[index[id(r)]].append(abl)
+                    show(r, abl)
         if rag in names:
             raw = {_pair_key(r): r for r in mine if r.strategy == "standard" and r.perturbation is None}
             for r in mine:
                 base = raw.get(_pair_key(r)) if r.strategy == "rag" and r.perturbation is None else None
                 if base is not None:
-                    for x in (r, base):
-                        if rag not in shown[index[id(x)]]:
-                            shown[index[id(x)]].append(rag)
+                    show(r, rag)
+                    show(base, rag)
     if "robustness" in names:
         clean = {robustness_key(r): r for r in runs if r.perturbation is None}
         for r in runs:
             base = clean.get(robustness_key(r)) if r.perturbation is not None else None
             if base is not None:
-                for x in (r, base):
-                    if "robustness" not in shown[index[id(x)]]:
-                        shown[index[id(x)]].append("robustness")
+                show(r, "robustness")
+                show(base, "robustness")
     rows, notes = [], []
     for i, r in enumerate(everything):
         pert = r.perturbation
@@ -446,7 +431,7 @@ def roboteq_human_image_table(res: Mapping[str, Any] | None) -> Table | None:
     :func:`socialbench.report.roboteq_human.roboteq_human_image`; None without such labels."""
     if not res:
         return None
-    metrics = (("PA", "pa"), ("CWPA", "cwpa"), ("MicF1", "micro_f1"), ("MacF1", "macro_f1"))
+    metrics = RQ_METRICS
     rows = []
     blocks = {}
     for key, name in (("with_image", "With image"), ("without_image", "Without image")):

@@ -1,33 +1,13 @@
 """The data of the per-item viewer of the HTML report (:mod:`socialbench.report.html`).
 
-Item images are written into ``images/`` of the report folder: for every run the images it
-sent with the item's questions (:mod:`socialbench.report.sent_images`: the run's image mode,
-size and perturbation, prepared by the benchmark's own image jobs, so a demo run shows the
-rendered frames with numbered people and the BEV, a waypoint run its candidate image A-E, a
-mirror run the mirrored scene). Runs that sent the same bytes share one row of images, captioned
-with the runs and the settings. A run whose images cannot be prepared again, and a benchmark
-that sends its image files as they are (RobotEQ), show the source files, captioned as such.
-
-A metamorphic run (``--perturb mirror``, ``shuffle-options``) answers each question's variant
-``K@name``; its card is question ``K``'s, beside the other runs' answers, with its answer
-mapped back to ``K``'s options and the reply as given to the variant in brackets.
-
-Viewer
-------
-One card per question: the item's images, the question, the human answer distribution
-(with its entropy), and for every run the raw reply, the parsed answer, its status and
-PA / CWPA. Statuses: ``correct`` (a most common human answer), ``partial`` (some human
-gave it), ``failed`` (a valid answer no human gave), ``invalid`` (unparseable, or the model
-call failed), ``missing`` (the run has no record). Filters: selection, question type,
-category, facet / attribute, status of a chosen run, human entropy range, item id text.
-The URL fragment sets them for a shareable view, e.g. ``index.html#sel=all&run=1&status=failed``
-(keys ``sel base cat facet run status hmin hmax q page``).
-
-Selection (paper §7.6): questions are ordered by :func:`socialbench.metrics.case_ranking.rank_cases`
-(failures with the most human consensus first, then successes that split the models) and
-the first ``featured`` failures and successes are marked; the viewer opens on them. When
-there are more than ``max_items`` questions, the first ``max_items`` in that order are
-embedded (the report says so).
+One card per question: the item's images (those each run sent,
+:mod:`socialbench.report.sent_images`, written into ``images/``; runs that sent the same
+bytes share one row), the question, the human answer distribution and every run's reply,
+parsed answer, status (:data:`STATUSES`) and PA / CWPA. A metamorphic run's answer to
+variant ``K@name`` is shown on question ``K``'s card, mapped back. Questions are in the
+order of :func:`socialbench.metrics.case_ranking.rank_cases` (paper §7.6), the first
+``featured`` failures and successes marked, at most ``max_items`` embedded. See
+docs/reading-the-report.md, "The item viewer (HTML)".
 """
 
 from __future__ import annotations
@@ -72,7 +52,9 @@ def _answer_text(value: object) -> str | None:
 
 
 def status_of(entry: ScoringEntry, protocol: str) -> str:
-    """``correct`` / ``partial`` / ``failed`` / ``invalid`` / ``missing`` (see module doc)."""
+    """``correct`` (a most common human answer), ``partial`` (some human gave it), ``failed``
+    (a valid answer no human gave), ``invalid`` (unparseable, or the model call failed) or
+    ``missing`` (the run has no record)."""
     if entry.error == "missing":
         return "missing"
     a = entry_answer(entry, protocol)
@@ -97,11 +79,7 @@ def item_images(item: Item, mode: str) -> list[str]:
         paths = [str(p) for p in meta["frames"]]
     elif meta.get("image"):
         paths = [str(meta["image"])]
-    if mode == "none" or not paths:
-        return []
-    if mode == "first-last" and len(paths) > 2:
-        return [paths[0], paths[-1]]
-    return paths
+    return _pick(paths, mode)
 
 
 def _facets(item: Item, entry: ScoringEntry, attributes: Sequence[str]) -> list[str]:
