@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from socialbench.errors import UsageError
-from socialbench.models.base import FatalModelError, RetryableModelError
+from socialbench.models.base import RetryableModelError
 from socialbench.models.endpoint_pool import DEFAULT_COOLDOWN_S, DEFAULT_MAX_COOLDOWN_S, EndpointPool
 from socialbench.models.openai_compat import EndpointUnreachable, OpenAICompatModel
 from socialbench.models.openai_images_check import ImagesCheck, merge_checks
@@ -133,11 +133,6 @@ class MultiEndpointModel:
                 total[name] = total.get(name, 0) + count
         return total
 
-    @property
-    def members(self) -> dict[str, OpenAICompatModel]:
-        """The single-endpoint model of each URL."""
-        return dict(self._members)
-
     async def generate(self, request: Request) -> Generation:
         unreachable: list[str] = []
         while True:
@@ -159,9 +154,6 @@ class MultiEndpointModel:
                     self.pool.release(ep, ok=None, pause_s=exc.retry_after)
                 else:
                     self.pool.release(ep, ok=False if exc.kind in UNHEALTHY_KINDS else None)
-                raise
-            except FatalModelError:
-                self.pool.release(ep, ok=None)
                 raise
             except asyncio.CancelledError:
                 # The engine gave up on this attempt (its timeout): count it against the endpoint.

@@ -73,13 +73,7 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
         self.spec = f"hf:{spec_text}"
         self.batch_size = options.get_count("batch_size", DEFAULT_BATCH_SIZE) or DEFAULT_BATCH_SIZE
         self.max_pixels = options.get_count("max_pixels")
-        wait_ms = options.get("batch_wait_ms")
-        try:
-            self.batch_wait_s = DEFAULT_BATCH_WAIT_S if wait_ms in (None, "") else float(wait_ms) / 1000.0
-        except ValueError:
-            self.batch_wait_s = -1.0
-        if not self.batch_wait_s >= 0:
-            raise UsageError(f"--model-opt batch_wait_ms={wait_ms!r} must be a number >= 0")
+        self.batch_wait_s = options.get_nonnegative("batch_wait_ms", DEFAULT_BATCH_WAIT_S * 1000) / 1000.0
         self.images_first = options.get_flag("images_first")
         self.trust_remote_code = options.get_flag("trust_remote_code")
         self.revision = options.get("revision") or None
@@ -233,28 +227,20 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
         return (len(job.request.images), c.temperature, c.top_p, c.seed, switch)
 
     def _render(self, request: Request) -> str:
-        processor = self._processor
         switch = self._template_kwargs(request)
-        text: str  # apply_chat_template(tokenize=False) renders a string (transformers is untyped)
+
+        def render(system_role: bool) -> str:
+            chat = build_chat(request, self.images_first, system_role=system_role)
+            text: str = self._processor.apply_chat_template(chat, add_generation_prompt=True, tokenize=False, **switch)
+            return text  # a string with tokenize=False (transformers is untyped)
+
         if request.system and self._system_role:
             try:
-                text = processor.apply_chat_template(
-                    build_chat(request, self.images_first, system_role=True),
-                    add_generation_prompt=True,
-                    tokenize=False,
-                    **switch,
-                )
-                return text
+                return render(True)
             except Exception:  # noqa: BLE001 - templates without a system role raise
                 log.info("%s: chat template has no system role; system text goes into the prompt", self.spec)
                 self._system_role = False
-        text = processor.apply_chat_template(
-            build_chat(request, self.images_first, system_role=False),
-            add_generation_prompt=True,
-            tokenize=False,
-            **switch,
-        )
-        return text
+        return render(False)
 
     def _generate_batch(
         self, requests: Sequence[Request], images: Sequence[list[Image.Image]]

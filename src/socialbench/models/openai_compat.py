@@ -252,8 +252,8 @@ class EndpointUnreachable(RetryableModelError):
         super().__init__("connection", message)
 
 
-class _StreamRefused(Exception):
-    """Internal: the server refused ``stream`` or ``stream_options`` (:func:`stream_refusal`)."""
+class _Refused(Exception):
+    """Internal: the server refused ``field`` of the request with HTTP ``status``."""
 
     def __init__(self, field: str, status: int, info: ErrorInfo) -> None:
         super().__init__(field)
@@ -262,23 +262,16 @@ class _StreamRefused(Exception):
         self.info = info
 
 
-class _ResponseFormatRejected(Exception):
-    """Internal: the server refused ``response_format`` (:func:`refuses_json_mode`)."""
-
-    def __init__(self, status: int, info: ErrorInfo) -> None:
-        super().__init__(info.message)
-        self.status = status
-        self.info = info
+class _StreamRefused(_Refused):
+    """``stream`` or ``stream_options`` refused (:func:`stream_refusal`)."""
 
 
-class _FieldRejected(Exception):
-    """Internal: the server answered 400 (or 422) naming a generation field the request carried."""
+class _ResponseFormatRejected(_Refused):
+    """``response_format`` refused (:func:`refuses_json_mode`)."""
 
-    def __init__(self, field: str, status: int, info: ErrorInfo) -> None:
-        super().__init__(field)
-        self.field = field
-        self.status = status
-        self.info = info
+
+class _FieldRejected(_Refused):
+    """A 400 (or 422) naming a generation field the request carried."""
 
 
 # --------------------------------------------------------------------------- the model
@@ -648,13 +641,13 @@ class OpenAICompatModel(LoopBoundClient):
             raise RetryableModelError(exc.kind, self._redact(exc.message)) from None
         if reply.status >= 400:
             info = error_info(reply.json_or_text(), "(the error reply has no body)")
-            message, param = self._redact(info.message), info.param
-            code = reply.status
-            if json_mode and refuses_json_mode(code, ErrorInfo(message, param, info.code)):
-                raise _ResponseFormatRejected(code, ErrorInfo(message, param, info.code)) from None
-            refused = stream_refusal(code, ErrorInfo(message, param, info.code)) if sent and sent.get("stream") else ""
+            message, code = self._redact(info.message), reply.status
+            shown = ErrorInfo(message, info.param, info.code)
+            if json_mode and refuses_json_mode(code, shown):
+                raise _ResponseFormatRejected("response_format", code, shown) from None
+            refused = stream_refusal(code, shown) if sent and sent.get("stream") else ""
             if refused:
-                raise _StreamRefused(refused, code, ErrorInfo(message, param, info.code)) from None
+                raise _StreamRefused(refused, code, shown) from None
             # an error that names its code adapts only when the code says "not supported"
             # (an OpenAI invalid_value, such as a max_tokens above the model's limit, is the
             # run's to fix); servers without string codes (Gemini) are read by field name

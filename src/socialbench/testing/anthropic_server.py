@@ -220,16 +220,7 @@ async def serve_forever(
 ) -> None:
     """Serve with ``responder`` (default: first option) until cancelled; prints ``READY <base_url>`` first.
     ``served``: how the model treats sampling settings (:func:`claude_temperature_deprecated`, ...)."""
-    core = _MessagesCore(
-        responder,
-        delay_s,
-        False,
-        max_concurrency,
-        overflow,
-        DEFAULT_MODEL_NAME,
-        keep_requests=False,
-        served=served,
-    )
+    core = _MessagesCore(responder, delay_s, False, max_concurrency, overflow, DEFAULT_MODEL_NAME, False, served)
     core.api_key = api_key
     await serve_core(core, host, port, "")
 

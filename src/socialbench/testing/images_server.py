@@ -58,9 +58,7 @@ def draw_image(prompt: str, size: tuple[int, int] = DEFAULT_SIZE) -> bytes:
     w, h = size
     d.ellipse([w // 4, h // 4, 3 * w // 4, 3 * h // 4], fill=_colour(prompt, "fg"))
     d.rectangle([0, h - max(2, h // 8), w, h], fill=_colour(prompt, "floor"))
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    return buf.getvalue()
+    return _png(img)
 
 
 def edit_image(image: bytes, prompt: str) -> bytes:
@@ -69,6 +67,10 @@ def edit_image(image: bytes, prompt: str) -> bytes:
     d = ImageDraw.Draw(img)
     w, h = img.size
     d.rectangle([0, 0, w, max(2, h // 6)], fill=_colour(prompt, "edit"))
+    return _png(img)
+
+
+def _png(img: Image.Image) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="PNG")
     return buf.getvalue()
@@ -95,7 +97,6 @@ class ScriptedImagesServer:
         port: int = 0,
     ):
         self.host = host
-        self.bind_port = port
         self.response = response
         self.delay_s = delay_s
         self.generator = generator or draw_image
@@ -135,16 +136,12 @@ class ScriptedImagesServer:
         return f"http://{self.host}:{self._port}/v1"
 
     # -- handlers
-    def _next_action(self) -> _Scripted | None:
-        with self._lock:
-            return self._script.popleft() if self._script else None
-
     async def _reply(self, record: dict[str, object], make: Callable[[], bytes]) -> web.Response:
         with self._lock:
             self._requests.append(record)
             self._serial += 1
             serial = self._serial
-        action = self._next_action()
+            action = self._script.popleft() if self._script else None
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
         if action is not None:

@@ -699,16 +699,7 @@ async def serve_forever(
 ) -> None:
     """Serve with ``responder`` (default :func:`first_option_responder`) until cancelled;
     prints ``READY <base_url>`` first. ``served``: how the model treats generation settings."""
-    core = _Core(
-        responder,
-        delay_s,
-        reject_response_format,
-        max_concurrency,
-        overflow,
-        model_name,
-        keep_requests=False,
-        served=served,
-    )
+    core = _Core(responder, delay_s, reject_response_format, max_concurrency, overflow, model_name, False, served)
     await serve_core(core, host, port, "/v1")
 
 

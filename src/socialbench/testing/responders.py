@@ -73,17 +73,10 @@ def first_option_responder(request_json: Mapping[str, object]) -> str:
     text after that line asks for a list (contains ``"answer": ["``) the answer is a
     one-element list. Without such a line the answer is ``{"answer": "ok"}``.
     """
-    lines = last_user_text(request_json).splitlines()
-    for index in range(len(lines) - 1, -1, -1):
-        if lines[index].strip().startswith("Possible answers:"):
-            options = parse_possible_answers(lines[index].strip())
-            if not options:
-                break
-            after = "\n".join(lines[index:])
-            if '"answer": ["' in after:
-                return json.dumps({"answer": [options[0]]})
-            return json.dumps({"answer": options[0]})
-    return json.dumps({"answer": "ok"})
+    options, as_list = _options_asked(request_json)
+    if not options:
+        return json.dumps({"answer": "ok"})
+    return json.dumps({"answer": [options[0]] if as_list else options[0]})
 
 
 _BEHAVIOR_LINE = re.compile(r"^\[(\d+)\]\s*(.*)$")

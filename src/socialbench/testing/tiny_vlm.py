@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # transformers is imported lazily, where a model is built
     from transformers import LlamaConfig, PreTrainedModel, PreTrainedTokenizerFast, ProcessorMixin
@@ -81,6 +81,19 @@ def _text_config(vocab_size: int, width: int, layers: int) -> LlamaConfig:
     )
 
 
+def _vision_kwargs(width: int, image_size: int) -> dict[str, Any]:
+    """The tiny vision tower: one layer, two heads, patch 8."""
+    return dict(
+        hidden_size=width,
+        intermediate_size=2 * width,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        image_size=image_size,
+        patch_size=8,
+        initializer_range=0.5,
+    )
+
+
 def build_tiny_llava(path: str | Path, *, seed: int = 0, width: int = 16, layers: int = 1) -> Path:
     """Save a tiny LLaVA (CLIP 16x16 pixels, patch 8 -> 4 image tokens) to ``path``."""
     import torch
@@ -107,16 +120,7 @@ def build_tiny_llava(path: str | Path, *, seed: int = 0, width: int = 16, layers
         chat_template=CHAT_TEMPLATE,
     )
     config = LlavaConfig(
-        vision_config=CLIPVisionConfig(
-            hidden_size=width,
-            intermediate_size=2 * width,
-            num_hidden_layers=1,
-            num_attention_heads=2,
-            image_size=16,
-            patch_size=8,
-            projection_dim=width,
-            initializer_range=0.5,
-        ),
+        vision_config=CLIPVisionConfig(projection_dim=width, **_vision_kwargs(width, 16)),
         text_config=_text_config(len(tokenizer), width, layers),
         image_token_index=_image_token_id(tokenizer),  # the name in transformers 4 and 5
         vision_feature_select_strategy="default",
@@ -160,15 +164,7 @@ def build_tiny_idefics3(path: str | Path, *, seed: int = 0, width: int = 16, lay
         chat_template=CHAT_TEMPLATE,
     )
     config = Idefics3Config(
-        vision_config=Idefics3VisionConfig(
-            hidden_size=width,
-            intermediate_size=2 * width,
-            num_hidden_layers=1,
-            num_attention_heads=2,
-            image_size=32,
-            patch_size=8,
-            initializer_range=0.5,
-        ),
+        vision_config=Idefics3VisionConfig(**_vision_kwargs(width, 32)),
         text_config=_text_config(len(tokenizer), width, layers),
         image_token_id=_image_token_id(tokenizer),
         scale_factor=2,

@@ -35,8 +35,8 @@ TraceFunction: TypeAlias = Callable[[types.FrameType, str, object], "TraceFuncti
 
 __all__ = ["Work", "work"]
 
-_PATTERN_METHODS = ("search", "match", "fullmatch", "finditer", "findall", "split", "sub", "subn")
-_RE_FUNCTIONS = ("search", "match", "fullmatch", "finditer", "findall", "split", "sub", "subn")
+#: The scanning calls counted, as pattern methods and as ``re`` functions.
+_SCANNING = ("search", "match", "fullmatch", "finditer", "findall", "split", "sub", "subn")
 
 
 @dataclass
@@ -82,7 +82,7 @@ class _CountingPattern:
 
     def __getattr__(self, name: str) -> object:
         attr = getattr(self._pattern, name)
-        if name not in _PATTERN_METHODS:
+        if name not in _SCANNING:
             return attr
         count = self._count
         text_index = 1 if name in ("sub", "subn") else 0  # sub(repl, string, ...)
@@ -107,7 +107,7 @@ class _CountingRe(types.SimpleNamespace):
 
 def _counting_re(count: Work) -> _CountingRe:
     ns = _CountingRe(**{k: getattr(re, k) for k in dir(re) if not k.startswith("__")})
-    for name in _RE_FUNCTIONS:
+    for name in _SCANNING:
         real = getattr(re, name)
         text_index = 2 if name in ("sub", "subn") else 1  # sub(pattern, repl, string)
 
