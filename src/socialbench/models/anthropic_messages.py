@@ -101,12 +101,10 @@ class AnthropicModel(LoopBoundClient):
         return f"AnthropicModel(model={self.model!r}, base_url={self.base_url!r})"
 
     def identity(self) -> str:
-        """``anthropic|MODEL|URL``: credentials and query values masked, plus their salted
-        hash when the URL has any (see :func:`socialbench.models.redact.secret_digest`);
-        ``|thinking=N`` with a fixed thinking budget, ``|temperature-sent`` unless
-        ``send_temperature=false``. The backend sent no temperature before it sent the run's by
-        default, so a cache entry keyed without the mark was sampled at the provider's
-        default: only a run that still sends none may reuse it."""
+        """``anthropic|MODEL|URL``: credentials masked, plus their salted hash when the URL
+        has any; ``|thinking=N`` with a fixed budget; ``|temperature-sent`` unless
+        ``send_temperature=false`` (entries keyed without it were sampled at the provider's
+        default temperature)."""
         fixed = f"|thinking={self.thinking_budget}" if self.thinking_budget is not None else ""
         sent = "|temperature-sent" if self.send_temperature else ""
         return f"anthropic|{self.model}|{self._endpoint}{sent}{fixed}"

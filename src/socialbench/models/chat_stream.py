@@ -1,14 +1,11 @@
 """A streamed chat completion put back together: the ``data:`` events of a
-``stream: true`` reply (``chat.completion.chunk`` objects) -> the body a non-streamed
-reply would have had, for :func:`socialbench.models.openai_compat.parse_completion`.
+``stream: true`` reply -> the body a non-streamed reply would have had, for
+:func:`socialbench.models.openai_compat.parse_completion`.
 
-Each chunk's ``choices[0].delta`` adds to the message: ``content``, ``refusal`` and the
-reasoning a server shows apart (``reasoning_content``, ``reasoning``) are concatenated in
-order; the last non-null ``finish_reason`` wins; ``usage`` comes from the chunk that carries
-it (OpenAI sends it last, with empty ``choices``, when asked with
-``stream_options: {"include_usage": true}``). A chunk that is an error object
-(``{"error": ...}``, what OpenAI and vLLM send when generation fails mid-stream) is a
-``server_error``; a chunk that is not JSON is a ``malformed_response``.
+The deltas' ``content``, ``refusal`` and shown reasoning are concatenated, the last
+non-null ``finish_reason`` wins, ``usage`` comes from the chunk carrying it (OpenAI's last,
+with ``stream_options.include_usage``). An error chunk (``{"error": ...}``) is a
+``server_error``, a chunk that is not JSON a ``malformed_response``.
 """
 
 from __future__ import annotations

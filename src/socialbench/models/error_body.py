@@ -1,18 +1,11 @@
-"""The message of an HTTP error body, whatever shape the server gives it.
+"""The message of an HTTP error body, whatever shape the server gives it (:func:`error_info`).
 
-Real servers answer errors in many shapes; each is read by :func:`error_info`:
-
-- OpenAI and most compatible servers: ``{"error": {"message", "type", "param", "code"}}``
-- Gemini's OpenAI-compatible endpoint: a list, ``[{"error": {"code", "message", "status"}}]``
-- vLLM's and llama.cpp's older bodies, LiteLLM: ``{"message": ...}`` / ``{"error": "text"}``
-- FastAPI servers (``transformers serve``, many proxies): ``{"detail": "text"}``, or for a
-  request that fails validation the pydantic list
-  ``{"detail": [{"loc": ["body", "field"], "msg": ..., "type": ...}]}``
-- Anthropic: ``{"type": "error", "error": {"type", "message"}}``
-- plain text (TGI's and axum's 422 rejections, proxies) and HTML error pages
-
-A body with none of these gives its own text, shortened, so that the record always says what
-the server answered instead of repeating the status.
+Shapes read: OpenAI's ``{"error": {"message", "type", "param", "code"}}``, Gemini's list
+``[{"error": {...}}]``, ``{"message": ...}`` and ``{"error": "text"}`` (older vLLM,
+llama.cpp, LiteLLM), FastAPI's ``{"detail": "text"}`` and pydantic's ``{"detail": [{"loc",
+"msg", "type"}]}``, Anthropic's ``{"type": "error", "error": {...}}``, plain text and HTML
+pages. Any other body gives its own text, shortened: a record always says what the server
+answered.
 """
 
 from __future__ import annotations

@@ -316,8 +316,7 @@ class OpenAICompatModel(LoopBoundClient):
         self._api_key = key
         self._secrets = url_secrets(target_url) if target_url else []
         self._target_url = target_url
-        #: ``--model-opt json_mode=false``: never send ``response_format`` (a server that
-        #: takes it but answers worse, or refuses it in words the fallback does not know).
+        #: ``--model-opt json_mode=false``: never send ``response_format``.
         self.json_mode_allowed = options.get_flag("json_mode", default=True)
         self._response_format_ok = True
         #: Requests sent with and without ``response_format``, and replies to the former
@@ -325,20 +324,15 @@ class OpenAICompatModel(LoopBoundClient):
         self._json_counts = {"with_response_format": 0, "without_response_format": 0, "replies_not_json": 0}
         #: ``--model-opt send_seed=true``: send the run's seed (the papers send none).
         self.send_seed = options.get_flag("send_seed")
-        #: What the server made this backend change, learnt from its 400 answers: the name
-        #: the token limit goes under, the fields no longer sent, and each change described.
+        #: What the server's refusals changed: the token limit's name, fields no longer sent.
         self._token_field = "max_tokens"
         self._dropped: set[str] = set()
         self._adapted: dict[str, str] = {}
-        #: Replies come streamed (``--model-opt stream=false``: never), so that an attempt
-        #: given up on closes its connection and frees the server (a non-streamed request
-        #: keeps running there). A server that refuses ``stream_options`` gets streams
-        #: without it, one that refuses ``stream`` gets plain requests: logged once, recorded
-        #: in :meth:`adaptations`.
+        #: Replies come streamed (``--model-opt stream=false``: never) so that an attempt
+        #: given up on frees the server (docs/models.md); refusals turn it off (:meth:`_stop_streaming`).
         self._stream = options.get_flag("stream", default=True)
         self._stream_usage = True
-        #: Seconds to the first byte of a reply (connect, the server's queue, the prompt), or
-        #: None: only the total ``timeout_s`` applies.
+        #: Seconds to the first byte of a reply, or None: only ``timeout_s`` applies.
         self.first_byte_timeout_s = options.first_byte_timeout_s
         #: ``--model-opt check_images=false``: send no probe of whether the images were seen
         #: (:mod:`socialbench.models.openai_images_check`).
@@ -369,11 +363,8 @@ class OpenAICompatModel(LoopBoundClient):
         return f"openai|{self.model}|{redact_url(self._target_url)}" + (f"|{digest}" if digest else "") + no_json
 
     def json_mode_sent(self) -> dict[str, int]:
-        """What this model sent for JSON mode (run.json's ``json_mode_sent`` per session):
-        requests ``with_response_format`` and ``without_response_format`` (JSON mode not
-        asked, ``--model-opt json_mode=false``, or after the server refused it), and
-        ``replies_not_json``: replies to a request with ``response_format`` whose text is
-        not JSON (the server ignored it). Requests refused and sent again count once each time."""
+        """run.json's ``json_mode_sent``: requests sent ``with_response_format`` and
+        ``without_response_format`` (each send counts), and ``replies_not_json`` to the former."""
         return dict(self._json_counts)
 
     def _get_client(self) -> Any:
@@ -430,17 +421,12 @@ class OpenAICompatModel(LoopBoundClient):
     async def generate(self, request: Request) -> Generation:
         """Send the request; adapt to what the server refuses, then send again.
 
-        A 400 (or FastAPI's 422) answer naming a generation field the request carried (its ``param``, else the
-        field its message names; OpenAI's ``unsupported_parameter`` / ``unsupported_value``,
-        Gemini's "Unknown name") changes what this model sends from then on, instead of a
-        list of model names: ``max_tokens`` goes as ``max_completion_tokens`` (OpenAI's
-        reasoning models); ``temperature``, ``top_p``, ``reasoning_effort``, ``seed`` (or a
-        refused ``max_completion_tokens``) are left out, so the server's default applies.
-        Each change is logged once and kept for run.json (:meth:`adaptations`). A refused
-        ``response_format`` (a 400 or 422 naming it in any body shape, :func:`refuses_json_mode`)
-        turns JSON mode off, logged and kept the same way. Anything else is ``bad_request``,
-        as is a refusal whose code says the value is wrong rather than unsupported (OpenAI's
-        ``invalid_value``: a ``max_tokens`` above the model's limit is the run's to fix).
+        A 400 (or FastAPI's 422) naming a generation field the request carried changes what
+        is sent from then on (:meth:`_adapt`: ``max_tokens`` as ``max_completion_tokens``,
+        other fields left out); a refused ``response_format`` turns JSON mode off, a refused
+        ``stream``/``stream_options`` stops sending it. Each change is logged once and kept
+        for run.json (:meth:`adaptations`). Anything else, and a refusal whose code says the
+        value is wrong (OpenAI's ``invalid_value``), is ``bad_request``.
         """
         cfg = request.config
         for _ in range(len(ADAPTABLE_FIELDS) + 2):  # each field adapts at most once
@@ -613,14 +599,9 @@ class OpenAICompatModel(LoopBoundClient):
         return True
 
     async def _send(self, body: bytes, json_mode: bool = True, sent: Mapping[str, object] | None = None) -> Generation:
-        """Post a ready JSON ``body``; ``json_mode`` says it asks for ``response_format``;
-        ``sent`` holds its fields besides ``messages`` (a 400 naming one of its generation
-        fields raises :class:`_FieldRejected` for :meth:`generate` to adapt).
-
-        The body goes out as ready bytes over aiohttp (no SDK: its request models and
-        response validation were most of the client's CPU per request with ten images,
-        perf/throughput.py); the reply is decoded from its bytes by
-        ``parse_completion``."""
+        """Post a ready JSON ``body`` over aiohttp (:mod:`socialbench.models.http_post`);
+        ``json_mode`` says it asks for ``response_format``; ``sent`` holds its fields besides
+        ``messages`` (a refusal of one raises a :class:`_Refused` for :meth:`generate`)."""
         from socialbench.models.http_post import Unreachable, post_bytes
 
         url, headers, query = self._request_target()

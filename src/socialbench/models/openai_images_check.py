@@ -1,15 +1,10 @@
 """Whether an OpenAI-compatible server saw a run's images: the probe and its verdict.
 
-A text-only model behind an OpenAI-compatible server (or a server that drops image parts)
-answers every question from the text alone, and the run exits 0. The token counts show it:
-once per model object (one ``eval`` invocation), after the first answered request that
-carried images and whose reply reports ``usage.prompt_tokens``, the backend sends one probe,
-the same messages with the images removed (text parts kept), asking for the smallest
-generation (1 token, no ``response_format``), and compares the two ``prompt_tokens``
-(:func:`verdict`). If the images added no tokens they were not seen: one warning, and
-run.json's ``images_seen: false`` with the counts (``images_check``). The probe is not a
-sample, is counted apart (``probe_requests``) and never fails the run: a failed probe, or a
-server that reports no usage, gives ``images_seen: null`` with the reason.
+After the first answered request with images whose reply reports ``usage.prompt_tokens``,
+the backend sends the same messages without the images, for 1 token, and compares the two
+counts (:func:`verdict`): images that added no tokens were not seen (a text-only model),
+run.json's ``images_seen: false``. The probe is no sample and never fails the run: a failed
+probe, or no usage reported, gives ``images_seen: null`` with the reason.
 """
 
 from __future__ import annotations

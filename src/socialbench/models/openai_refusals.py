@@ -1,11 +1,9 @@
 """What an OpenAI-compatible server's error answer refuses, read from its words.
 
-A server that does not take a request field says so in a 400 (or FastAPI's 422): OpenAI
-names it in ``param`` with the code ``unsupported_parameter`` / ``unsupported_value``,
-Gemini and Azure only in the message. :func:`rejected_field` finds the generation field
-(one of :data:`ADAPTABLE_FIELDS`), :func:`refuses_json_mode` a refusal of
-``response_format``, :func:`stream_refusal` one of ``stream`` / ``stream_options``; the
-backend (:mod:`socialbench.models.openai_compat`) then sends without it.
+A 400 (or FastAPI's 422) names the field in ``param`` (OpenAI) or only in the message
+(Gemini, Azure): :func:`rejected_field` finds a generation field, :func:`refuses_json_mode`
+a refusal of ``response_format``, :func:`stream_refusal` one of ``stream`` /
+``stream_options``; :mod:`socialbench.models.openai_compat` then sends without it.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Credentials in URLs: masking them before anything is written or printed, and hashing
-them for identities.
+them for identities (README, "Credentials in a base URL").
 
-A base URL may carry credentials in two places: the user info
-(``http://user:pass@host/v1``) and the query string (``https://host/v1?api-key=...``,
-a signed ``?sig=...``). :func:`redact` masks both in every URL found in any text (a spec,
-an argv element, an error message, a log line) or in the strings of a JSON-like value:
-
-* the password of the user info becomes ``***`` (``user:***@``); user info without a
-  password is masked whole (``***@``), since a lone token there is the secret;
-* the value of **every** query parameter becomes ``***`` (names are kept): a parameter's
-  name does not tell whether its value is secret (``api-key``, ``key``, ``code``, ``sig``,
-  ``token``, ``X-Amz-Signature``, vendor names...), and a record never needs the values;
-  :func:`secret_digest` still tells two URLs apart in the cache identity;
-* a fragment is masked whole (``#access_token=...`` style).
-
-Masking errs towards hiding too much: in a malformed URL everything from ``://`` to the
-last ``@`` before the query counts as user info.
+:func:`redact` masks every URL in any text or JSON-like value: the user info's password
+becomes ``***`` (user info without a password is masked whole: a lone token there is the
+secret), the value of **every** query parameter becomes ``***`` (a name does not tell
+whether its value is secret; :func:`secret_digest` still tells URLs apart), and a fragment
+is masked whole. In a malformed URL everything from ``://`` to the last ``@`` before the
+query counts as user info, so masking errs towards hiding too much.
 """
 
 from __future__ import annotations

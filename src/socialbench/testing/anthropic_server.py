@@ -168,14 +168,8 @@ class _MessagesCore(_Core):
 
 
 class ScriptedAnthropicServer(ScriptedOpenAIServer):
-    """A Messages-API server on 127.0.0.1 in a background thread.
-
-    ``base_url`` is ``http://127.0.0.1:PORT`` (what the ``anthropic`` SDK takes; it adds
-    ``/v1/messages``). ``api_key``: when set, other keys get a 401. ``served``: how the
-    model treats sampling settings (:func:`claude_temperature_deprecated`, ...).
-    ``requests`` holds the JSON bodies and ``request_headers`` the headers, for every
-    request received.
-    """
+    """A Messages-API server on 127.0.0.1 in a background thread; ``base_url`` is
+    ``http://127.0.0.1:PORT`` (the SDK's). ``api_key``: when set, other keys get a 401."""
 
     url_path = ""
 

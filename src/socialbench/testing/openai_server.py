@@ -106,11 +106,9 @@ def estimate_prompt_tokens(request_json: Mapping[str, Any], images_seen: bool = 
 
 def elide_inline_images(body: bytes) -> bytes:
     """``body`` with the base64 text of every ``"data:<mime>;base64,...`` JSON string
-    removed (each becomes ``"data:<mime>;base64,``). Base64 text holds no ``"``, so the
-    text up to the next quote is the image. The scripted server never looks at pixels, and
-    parsing ~0.4 MB of image text per request as JSON would be most of its CPU: CPU a
-    remote model server spends on its own machine, but that a server on the benchmark
-    machine takes from the client being measured (perf/throughput.py)."""
+    removed (each becomes ``"data:<mime>;base64,``; base64 holds no ``"``). Parsing the
+    images as JSON would be most of the server's CPU, taken from the client being measured
+    on the same machine (perf/throughput.py)."""
     out: list[bytes] = []
     emitted = search = 0  # body[:emitted] is in out
     while True:
@@ -160,12 +158,10 @@ class Rejection:
 
 @dataclass(frozen=True)
 class ServedModel:
-    """How the served model treats a request's generation settings: ``check`` returns the
-    rejection of a body it refuses (None: it takes it), ``reasoning_tokens`` are the hidden
-    thinking tokens each reply reports (``usage.completion_tokens_details``). A model that
-    does not ``sees_images`` (text-only: its server drops the image parts) counts prompt
-    tokens from the text alone; one that does (a VLM, the default) counts each image too.
-    Without ``reports_usage`` replies carry no ``usage``."""
+    """How the served model treats a request: ``check`` returns the rejection of a body it
+    refuses (None: taken); each reply reports ``reasoning_tokens`` hidden thinking tokens;
+    without ``sees_images`` (text-only) prompt tokens count the text alone; without
+    ``reports_usage`` replies carry no ``usage``."""
 
     name: str
     check: Callable[[Mapping[str, Any]], Rejection | None] | None = None
@@ -275,9 +271,7 @@ class _Core:
     ) -> None:
         self.responder: Responder = responder or first_option_responder
         self.served = served
-        # The in-process server keeps every body and header set for tests to inspect; the
-        # subprocess server only counts (nobody can read them, and a long benchmark would
-        # otherwise hold every image it was sent).
+        # the subprocess server only counts: nobody reads its requests, and they hold images
         self.keep_requests = keep_requests
         self.count = 0
         self.delay_s = delay_s
@@ -486,8 +480,7 @@ async def _start_site(core: _Core, host: str, port: int) -> tuple[web.AppRunner,
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=2048)
     await site.start()
-    bound = runner.addresses[0][1]
-    return runner, int(bound)
+    return runner, int(runner.addresses[0][1])
 
 
 # --------------------------------------------------------------------------- in-process

@@ -67,12 +67,9 @@ def parse_possible_answers(line: str) -> list[str]:
 
 
 def first_option_responder(request_json: Mapping[str, object]) -> str:
-    """Answer the first listed option as JSON, like the official dummy model.
-
-    Uses the last line starting with ``Possible answers:`` in the last user message; if the
-    text after that line asks for a list (contains ``"answer": ["``) the answer is a
-    one-element list. Without such a line the answer is ``{"answer": "ok"}``.
-    """
+    """The first option of the last user message's last ``Possible answers:`` line as JSON
+    (a one-element list when a list is asked for), like the official dummy model; else
+    ``{"answer": "ok"}``."""
     options, as_list = _options_asked(request_json)
     if not options:
         return json.dumps({"answer": "ok"})

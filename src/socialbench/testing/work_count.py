@@ -1,22 +1,13 @@
 """Count the work a parser does on a text, deterministically (no clocks), for scaling tests.
 
-``work(fn, *args)`` runs ``fn`` and returns what it cost as two counts that do not depend on
-the machine's speed:
-
-* **lines**: Python lines run in socialbench's own modules (``sys.settrace``);
-* **chars** and **json_chars**: characters the regular-expression engine and the JSON
-  decoder must at least visit for the modules named in ``modules`` (their ``re`` and ``json`` names, and every
-  compiled pattern and JSON decoder held at module level, are replaced by counting proxies
-  while ``fn`` runs): a search from ``pos`` counts up to the end of its match (the whole
-  rest of the text when nothing matches), an anchored match the length of its match (one
-  when it fails), a scan of every match (``finditer``, ``split``, ``sub``, ...) the whole
-  rest of the text, a JSON decode up to where it stopped or failed. A pattern that
-  backtracks visits characters more than once, which no counter outside the engine sees:
-  this counts the work of re-scanning, not of backtracking.
-
-A parser whose work is linear in its input's length does about four times the work on a
-text four times as long; a parser that re-scans the text before every match (the quadratic
-shape) does about sixteen times.
+``work(fn, *args, modules=...)`` counts Python **lines** run in socialbench's modules
+(``sys.settrace``), and the **chars** and **json_chars** the regular-expression engine and
+the JSON decoder must at least visit for ``modules`` (their ``re`` and ``json`` names and
+module-level patterns and decoders are replaced by counting proxies while ``fn`` runs): a
+search up to the end of its match (the rest of the text when none), an anchored match its
+length, a scan of every match the rest of the text, a JSON decode up to where it stopped.
+Backtracking is invisible from outside the engine: this counts re-scanning. A linear parser
+does about four times the work on a text four times as long, a quadratic one sixteen.
 """
 
 from __future__ import annotations
