@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from socialbench.errors import DataError, UsageError
-from socialbench.metrics.results import SocialNavResult
 from socialbench.report.labels import assign_labels, display_name
 from socialbench.report.loading import check_same_benchmark, load_run, load_runs
 from socialbench.report.run_dir import RunDir
@@ -126,17 +125,3 @@ def test_labels_name_the_benchmark_when_a_report_mixes_tasks() -> None:
         "gpt-4o (roboteq-sg)",
         "SG mine",
     ]
-
-
-def test_result_reads_metrics_json_into_the_benchmarks_typed_result(sn_runs: dict[str, Path]) -> None:
-    run = load_run(sn_runs["random"])
-    result = run.result()
-    assert isinstance(result, SocialNavResult) and result.scores is not None
-    written = json.loads((sn_runs["random"] / "metrics.json").read_text())
-    assert result.to_json() == {k: v for k, v in written.items() if k != "run"}
-
-
-def test_result_names_the_field_that_does_not_fit(tmp_path: Path) -> None:
-    run = RunDir(tmp_path, {}, {"benchmark": "socialnav-sub", "protocol": "paper", "n_scored": "many"})
-    with pytest.raises(DataError, match="n_scored must be an integer"):
-        run.result()

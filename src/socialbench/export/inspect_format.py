@@ -2,14 +2,10 @@
 Inspect messages, and the papers' metrics from the benchmark's own ``score``.
 
 Imported only where ``inspect_ai`` is installed (the ``inspect`` extra): by
-:mod:`socialbench.inspect_tasks` and, lazily, by ``export inspect``.
-
-Every sample's score carries the item's :class:`~socialbench.types.SampleRecord` s (as
-``samples.jsonl`` lines) in its metadata; :func:`benchmark_metrics` gathers them and calls
-``benchmark.score(dataset, records, protocol)`` under every protocol (SocialNav-SUB's
-``paper`` and ``official``), then flattens the result's ``metrics.json`` form into Inspect's
-metric values: ``PROTOCOL/PATH`` -> number, e.g. ``paper/scores/overall/cwpa/mean`` or
-``official/scores/by_category/Spatial reasoning/pa/mean``. No number is computed here.
+:mod:`socialbench.inspect_tasks` and, lazily, by ``export inspect``. Every sample's score
+carries the item's records; :func:`benchmark_metrics` scores them under every protocol and
+flattens the result into ``PROTOCOL/PATH`` -> number (docs/inspect.md). No number is
+computed here.
 """
 
 from __future__ import annotations

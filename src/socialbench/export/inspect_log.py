@@ -1,16 +1,9 @@
 """``socialbench export inspect RUN_DIR --out FILE``: a socialbench run as an Inspect AI log, for
-``inspect view`` (the ``inspect`` extra; docs/inspect.md).
+``inspect view`` (the ``inspect`` extra).
 
-The log is written with Inspect's own log API (``EvalLog``, ``write_eval_log``). One sample per
-item the run answered. Its messages are the requests the run sent, rebuilt by replaying the
-run: the benchmark's own ``solve`` runs again on the run's dataset, options and seed, and each
-request is answered with the reply recorded for it (so a CoT chain is fed the answers the model
-gave). A rebuilt request is matched to its record by the request hash the run recorded; a
-sample whose rebuilt requests do not all match (the dataset changed since the run) says so in
-its metadata (``requests_match_run: false``). Each sample's score keeps the item's records
-and the log's metrics are the benchmark's own ``score`` of them under both protocols
-(:mod:`socialbench.export.inspect_format`). A question that failed in the run is shown as
-such in its reply, and its sample carries an error naming the failed questions.
+Written with Inspect's own log API, one sample per item the run answered; the requests are
+rebuilt by replaying the run (the benchmark's ``solve`` answered with the recorded replies)
+and matched to their records by request hash. See docs/inspect.md, "`socialbench export inspect`".
 """
 
 from __future__ import annotations

@@ -22,10 +22,7 @@ from typing import Any
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import (
-    GenerateConfig,
-    get_model,
-)
+from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, Target, metric, score_reducer, scorer
 from inspect_ai.solver import Generate as InspectGenerate
 from inspect_ai.solver import Solver, TaskState, solver

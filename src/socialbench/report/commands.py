@@ -4,14 +4,6 @@
 :func:`socialbench.report.build.build_report` (the report folder) and
 :func:`socialbench.report.compare.compare_runs` (paired tests), plain functions usable from
 Python; they are imported when a command runs.
-
-report
-    ``socialbench report RUN_DIR... [--out DIR] [--format md,csv,tex,html]``; a folder of runs
-    of several benchmark families gets one report per family, in a subfolder.
-compare
-    ``socialbench compare RUN_A RUN_B [RUN_C ...]`` prints the pairwise table (and, with
-    more than two runs, the leaderboard); ``--out`` also writes ``compare.md``,
-    ``compare.csv`` and ``compare.json``.
 """
 
 from __future__ import annotations

@@ -4,19 +4,13 @@
 paired bootstrap CI and p-value and a paired (scene-level sign-flip) permutation p-value;
 exact McNemar on binary correctness; with more than two runs Holm-adjusted p-values and
 bootstrap rank intervals for a leaderboard. :func:`compare_tables`, :func:`compare_csv` and
-:func:`compare_json` lay the result out.
-
-Runs whose answers are not wholly the model's own (``cot-gt``, ``scene-context``,
-``human:*``, waypoint ``--context human-oracle``: :mod:`socialbench.report.provenance`) are
-never ranked: the leaderboard ranks the other runs only and lists these after them without a
-rank, saying why; their pairs are reported in a section of their own, with their own Holm
-family, so they neither sit among nor tighten the models' comparisons.
+:func:`compare_json` lay the result out. Runs kept apart (:mod:`socialbench.report.provenance`)
+are never ranked, and their pairs form a Holm family of their own (:data:`APART`).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import replace
 from itertools import combinations
@@ -299,26 +293,10 @@ def compare_csv(result: dict[str, Any]) -> str:
 
     from socialbench.files.csv_cells import csv_cell
 
-    cols = [
-        "run_a",
-        "run_b",
-        "measure",
-        "a",
-        "b",
-        "diff",
-        "low",
-        "high",
-        "se",
-        "p_permutation",
-        "p_permutation_holm",
-        "p_bootstrap",
-        "p_bootstrap_holm",
-        "a_only",
-        "b_only",
-        "p_mcnemar",
-        "p_mcnemar_holm",
-        "family",
-    ]
+    cols = (
+        "run_a run_b measure a b diff low high se p_permutation p_permutation_holm p_bootstrap p_bootstrap_holm "
+        "a_only b_only p_mcnemar p_mcnemar_holm family"
+    ).split()
     buf = io.StringIO()
     w = csv.DictWriter(buf, cols, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
@@ -336,13 +314,11 @@ def compare_csv(result: dict[str, Any]) -> str:
 
 
 def compare_json(result: dict[str, Any]) -> str:
-    """:func:`compare_runs`'s result as indented JSON (NaN as null, numpy scalars as numbers)."""
+    """:func:`compare_runs`'s result as indented JSON (numpy scalars as numbers)."""
     return json.dumps(result, indent=2, default=_json_default) + "\n"
 
 
 def _json_default(o: object) -> object:
-    if isinstance(o, float) and math.isnan(o):
-        return None
     if hasattr(o, "item"):
         return o.item()
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")

@@ -2,20 +2,12 @@
 
 A ``socialnav-sim`` run answers SocialNav-SUB's questions on simulated scenes; its tables
 must not read as numbers on the SocialNav-SUB release. :func:`run_source` names, for one run,
-the benchmark it was run as (``run.json``'s ``benchmark``: ``socialnav-sim``, not the
-``socialnav-sub`` it runs) and its dataset:
-
-* ``the bundled simulated scenes (synthetic labels, ...)`` when its data folder is the
-  package's bundled demo data;
-* ``simulated scenes in folder 'NAME' (synthetic labels)`` when the folder was written by
-  ``socialbench sim`` (its ``README.md`` opens with the simulator's dataset-card title);
-* ``data folder 'NAME'`` otherwise (the folder's name only, never a machine's path);
-
-plus the first 12 hex digits of the dataset fingerprint recorded in ``run.json``.
-:func:`label_tables` appends ``— BENCHMARK on DATASET`` (every distinct pair, ``;``-joined)
-to each table's title and adds a note with the fingerprints and, when the runs come from
-more than one source, which run comes from which, and the notes of
-:mod:`~socialbench.report.generation_note` (what the runs sent the model).
+the benchmark it was run as (``run.json``'s ``benchmark``) and its dataset (the bundled
+simulated scenes, a folder written by ``socialbench sim``, or a data folder by its name
+only, never a machine's path), with the dataset fingerprint's first 12 hex digits.
+:func:`label_tables` appends ``— BENCHMARK on DATASET`` to each table's title and adds a
+note with the fingerprints, which run comes from which source (when they differ) and the
+notes of :mod:`~socialbench.report.generation_note`.
 """
 
 from __future__ import annotations

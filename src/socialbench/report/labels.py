@@ -1,16 +1,10 @@
 """Display labels of runs, and what tells apart runs whose labels would otherwise be the same.
 
-Display labels: each run gets a short label from its model spec (``openai:gpt-4o@URL`` ->
-``gpt-4o``, ``baseline:rule-based`` -> ``Rule-Based``) plus its non-default settings
-(method, image mode, strategy, benchmark options such as the RAG backend and ``rag_k``,
-perturbation), and its benchmark when the report mixes benchmarks (``roboteq-bj`` and
-``roboteq-sg``); labels are made unique across the runs of one report.
-
-A sweep's cells differ by the values of its axes (``seed: [0, 1, 2]``, ``max-side``,
-``temperature``, ``--model-opt`` ...), which a run's label (model and variant) does not
-show. Runs sharing a label are named by the settings in their ``run.json`` that differ
-between them, as ``eval`` spells the option: ``gpt-4o (cot-img-with-bev, seed 2)``, not
-``gpt-4o (cot-img-with-bev) #2``. Only when no recorded setting differs is a number left.
+Each run gets a short label from its model spec (``openai:gpt-4o@URL`` -> ``gpt-4o``) plus
+its non-default settings, and its benchmark when the report mixes benchmarks. Runs that
+still share a label (a sweep's cells) are named by the ``run.json`` settings that differ
+between them, as ``eval`` spells the option (``gpt-4o (cot-img-with-bev, seed 2)``); only
+when none differs is a number left. See docs/reading-the-report.md.
 """
 
 from __future__ import annotations
@@ -97,9 +91,7 @@ def telling_apart(runs: Sequence[Mapping[str, object]]) -> list[str]:
     every run when none differs. A setting one run does not record reads as its default
     (``epochs 1``) or ``not recorded``."""
     settings = [settings_of(r) for r in runs]
-    names: list[str] = []
-    for s in settings:
-        names += [n for n in s if n not in names]
+    names = list(dict.fromkeys(n for s in settings for n in s))
     differ = [n for n in names if len({s.get(n) for s in settings}) > 1]
     return [", ".join(f"{n} {s.get(n, _DEFAULTS.get(n, 'not recorded'))}" for n in differ) for s in settings]
 

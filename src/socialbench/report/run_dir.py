@@ -14,7 +14,6 @@ import numpy as np
 
 from socialbench.benchmarks.options import OptionField
 from socialbench.errors import DataError, UsageError
-from socialbench.metrics.json_result import JsonResult
 from socialbench.types import SampleRecord
 
 SOCIALNAV_NAMES = ("socialnav-sub", "socialnav-sim")
@@ -48,19 +47,6 @@ class RunDir:
     @property
     def protocol(self) -> str:
         return str(self.metrics.get("protocol") or self.run.get("protocol") or "paper")
-
-    def result(self) -> JsonResult:
-        """``metrics.json`` read into its benchmark's typed result (``result_type``; a
-        :class:`~socialbench.metrics.results.PlainResult` for a benchmark without its own).
-        Raises :class:`DataError` naming the field that does not fit."""
-        from socialbench.benchmarks.base import get_benchmark
-
-        bench, _ = get_benchmark(self.benchmark)
-        where = self.path / "metrics.json"
-        try:
-            return bench.result_type.from_json(self.metrics, "metrics.json")
-        except ValueError as exc:
-            raise DataError.single(where, "", str(exc), "re-score the run with `socialbench score`") from None
 
     @property
     def is_baseline(self) -> bool:

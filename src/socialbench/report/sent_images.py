@@ -1,18 +1,11 @@
 """The images a run sent with an item's questions, for the report's item viewer.
 
-The viewer must show what the model saw: a SocialNav-SUB run on a folder without the
-release's composites (the bundled demo, the simulator's output) sends frames *rendered*
-with numbered people and a BEV, not the raw frames, and "person 2 is ..." can only be
-checked on those. So nothing is redrawn here: the run's image settings are read from its
-``run.json`` (``images``, ``image_policy``, ``perturb``, ``seed``) and the benchmark's own
-image jobs prepare them (:meth:`~socialbench.benchmarks.socialnav_sub.benchmark.SocialNavSub.sent_image_job`,
-:meth:`~socialbench.benchmarks.socialnav_waypoint.benchmark.SocialNavWaypoint.sent_image_jobs`,
-the jobs ``eval`` sends), through the render cache the run used when that folder exists.
-The bytes are the sent bytes: same job, same inputs, same key.
-
-Which images: a plain run's (with its image perturbation, if any); a metamorphic run's
-variants' (``--perturb mirror``: the mirrored scene), since its scored answers are the
-variants'; a waypoint run's clip and its candidate image (A-E).
+The viewer must show what the model saw (a run on a folder without the release's composites
+sends frames *rendered* with numbered people and a BEV, and "person 2 is ..." can only be
+checked on those). So nothing is redrawn here: the run's image settings are read from its
+``run.json`` and the benchmark's own image jobs (the jobs ``eval`` sends) prepare them,
+through the run's render cache when that folder exists: same job, same inputs, same bytes.
+A metamorphic run shows its variants' images, a waypoint run its clip and candidate image.
 """
 
 from __future__ import annotations
@@ -83,14 +76,10 @@ class SentImages:
             self.perturb,
         )
 
-    def images(self, item_id: str) -> tuple[EncodedImage, ...]:
-        """The encoded images sent with ``item_id``'s questions (from the render cache when
-        it holds them, else prepared now by the same job)."""
-        return self.images_with_captions(item_id)[0]
-
     def images_with_captions(self, item_id: str) -> tuple[tuple[EncodedImage, ...], list[str]]:
-        """:meth:`images` and a caption for each: ``frame N`` for the clip's images, and
-        ``waypoint candidates A-E`` for a waypoint request's last image."""
+        """The encoded images sent with ``item_id``'s questions (from the render cache when it
+        holds them, else prepared now by the same job) and a caption for each: ``frame N`` for
+        the clip's images, ``waypoint candidates A-E`` for a waypoint request's last image."""
         out: list[EncodedImage] = []
         captions: list[str] = []
         jobs = self.jobs(item_id)

@@ -9,10 +9,7 @@ from collections.abc import Sequence
 
 from socialbench.report.labels import display_name
 from socialbench.report.metric_cells import sn_block, sn_pair
-from socialbench.report.provenance import (
-    marked,
-    partial_note,
-)
+from socialbench.report.provenance import marked, partial_note
 from socialbench.report.run_dir import RunDir
 from socialbench.report.socialnav_tables import QUESTION_TABLE, SN_GROUP_TITLES, SN_GROUPS, check_protocol, epochs_note
 from socialbench.report.table import Cell, Row, Table

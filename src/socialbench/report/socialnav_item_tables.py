@@ -2,15 +2,12 @@
 :func:`failure_env_table` (Table 4: overall failure rate and FRI per scene attribute
 value), :func:`action_table` (Table 5: chosen action and failure rate) and
 :func:`socialnav_item_tables`, which computes them with the scene-clustered bootstrap
-confidence intervals of every run.
-
-Runs whose answers are not wholly the model's own (:mod:`socialbench.report.provenance`:
-``cot-gt``, ``scene-context``, ``human:*``) get their own section in all three tables, after
-the models, with a note saying why; their failure rates count only the answers the model
-gave (never the human modes of ``cot-gt`` or the rule-based answers of ``scene-context``)."""
+confidence intervals of every run. Runs kept apart (:mod:`socialbench.report.provenance`)
+get their own section, and their failure rates count only the answers the model gave."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -49,9 +46,7 @@ def failure_env_table(
             for g in a["groups"]:
                 if (a["attribute"], g.value) not in cols:
                     cols.append((a["attribute"], g.value))
-    n_values: dict[str, int] = {}
-    for attribute, _ in cols:
-        n_values[attribute] = n_values.get(attribute, 0) + 1
+    n_values = Counter(attribute for attribute, _ in cols)
     cols = [c for c in cols if n_values[c[0]] > 1]
     rows = []
     for k, (label, summary, analyses) in enumerate(per_run):
@@ -112,11 +107,7 @@ def action_table(
     per_run = [per_run[k] for k in kept]
     if not per_run:
         return None
-    actions: list[str] = []
-    for _, d in per_run:
-        for a in d["actions"]:
-            if a.action not in actions:
-                actions.append(a.action)
+    actions = list(dict.fromkeys(a.action for _, d in per_run for a in d["actions"]))
     paper = PAPER_ACTION_ORDER.get(per_run[0][1]["base_key"], ())
     actions.sort(key=lambda a: paper.index(a) if a in paper else len(paper))  # stable: others keep their order
     rows = []
@@ -219,13 +210,10 @@ def socialnav_item_tables(
             "Failure rates of cot-gt / scene-context runs count only the questions the model answered "
             "(the human modes and the rule-based answers it was given are left out).",
         )
-    out: list[Table] = []
-    t = failure_env_table(env, env_sections if split else (), notes)
-    if t is not None:
-        out.append(t)
-    t = action_table(actions, env_sections if split else (), notes)
-    if t is not None:
-        out.append(t)
+    sections = env_sections if split else []
+    out = [
+        t for t in (failure_env_table(env, sections, notes), action_table(actions, sections, notes)) if t is not None
+    ]
     if not split:
         ci_rows = [replace(row, section="") for row in ci_rows]
     if ci_rows:

@@ -19,13 +19,7 @@ from typing import Any
 
 from socialbench.errors import UsageError
 from socialbench.report.metric_cells import sn_block, sn_pair
-from socialbench.report.provenance import (
-    ASSISTED,
-    HUMAN_DERIVED,
-    by_section,
-    section_of,
-    sources_note,
-)
+from socialbench.report.provenance import ASSISTED, HUMAN_DERIVED, by_section, section_of, sources_note
 from socialbench.report.run_dir import RunDir
 from socialbench.report.table import Row, Table, mark_best
 
@@ -72,13 +66,6 @@ def check_protocol(runs: Sequence[RunDir]) -> str:
     return protocols.pop()
 
 
-def sn_section(r: RunDir) -> str:
-    """The Table 1 section of a run (:func:`socialbench.report.provenance.section_of`):
-    ``Human-derived`` (``human:*`` models, ``cot-gt``), ``Perception-assisted``
-    (``scene-context``), ``Baseline`` or ``VLM``. Only VLM rows are ranked."""
-    return section_of(r)
-
-
 def main_runs(runs: Sequence[RunDir]) -> list[RunDir]:
     """The runs on clean images (all runs when every one is perturbed): perturbed runs
     are reported in :func:`robustness_table`."""
@@ -118,7 +105,7 @@ def socialnav_table1(runs: Sequence[RunDir]) -> Table:
     Rows: Human Oracle and Average Human (the reference rows of the first run's
     metrics.json), the baseline runs (``baseline:*``, ``mock:*``), every other run under
     "VLM" (perturbed runs only when all are, see :func:`main_runs`), then the runs whose
-    answers come partly from elsewhere in their own sections (:func:`sn_section`:
+    answers come partly from elsewhere in their own sections (:func:`section_of`:
     ``scene-context`` under "Perception-assisted", ``cot-gt`` and ``human:*`` under
     "Human-derived"). The best VLM value of each column is bold (the best baseline run when
     no VLM is present); reference, perception-assisted and human-derived rows are never
@@ -136,7 +123,7 @@ def socialnav_table1(runs: Sequence[RunDir]) -> Table:
     n_ref = len(rows)
     for r in by_section(runs):
         cells = [c for g in SN_GROUPS for c in sn_pair(sn_block(r.metrics, "model", g))]
-        rows.append(Row((r.label,), tuple(cells), sn_section(r)))
+        rows.append(Row((r.label,), tuple(cells), section_of(r)))
     vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
     candidates = vlm or [i for i in range(n_ref, len(rows)) if rows[i].section == "Baseline"]
     rows = mark_best(rows, candidates, range(len(columns)), underline_second=False)

@@ -8,11 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from socialbench.report.labels import display_name
-from socialbench.report.provenance import (
-    completeness,
-    marked,
-    partial_note,
-)
+from socialbench.report.provenance import completeness, marked, partial_note
 from socialbench.report.run_dir import RunDir
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_pct
 
