@@ -1,12 +1,8 @@
-"""Write the report of run directories (``socialbench report``): every paper table in the
-chosen formats, ``report.md``, the figures and, with ``html``, the static HTML report with
-the per-item viewer.
-
-:func:`build_report` writes ``tables/<name>.<md|csv|tex>``, ``report.md`` (every table),
-``plots/*.png|svg`` and, with ``html``, ``index.html`` + ``images/``. Item-level parts
-(failure tables, bootstrap CIs, the viewer) need the labels: the ``data`` folder recorded
-in ``run.json`` or ``data``; without them they are skipped with a note. matplotlib is
-imported only when figures are drawn.
+"""Write the report of run directories (``socialbench report``): ``tables/<name>.<md|csv|tex>``,
+``report.md`` (every table), ``plots/*.png|svg`` and, with ``html``, ``index.html`` +
+``images/`` with the per-item viewer. Item-level parts (failure tables, bootstrap CIs, the
+viewer) need the labels (the ``data`` folder recorded in ``run.json``, or ``data``); without
+them they are skipped with a note.
 """
 
 from __future__ import annotations

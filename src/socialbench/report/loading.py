@@ -1,17 +1,9 @@
 """Read run directories for reports and comparisons.
 
 A run directory (written by ``socialbench eval`` or ``socialbench score``) holds
-``metrics.json`` (needed), ``run.json`` (optional: model spec, method, data folder, ...)
-and ``samples.jsonl`` (optional: one record per question). Tables need ``metrics.json``
-only; item-level parts (the failure tables, the per-item viewer, ``compare``) also need the
-benchmark's labels, loaded from the ``data`` folder recorded in ``run.json`` or from an
-explicit ``--data``.
-
-Predictions scored elsewhere are comparable too: a folder written by ``socialbench score``
-(``metrics.json`` whose ``source.predictions`` names the predictions) reads its records from
-there when it has no ``samples.jsonl``, and an official SocialNav-SUB experiment folder
-(one sub-folder per sample with ``question_answers.json`` / ``evaluation.json``) is scored
-on the fly against ``--data`` (:func:`load_official_run`).
+``metrics.json`` (needed), ``run.json`` and ``samples.jsonl`` (optional). A ``score`` output
+without ``samples.jsonl`` reads the predictions it names; an official SocialNav-SUB
+experiment folder is scored on the fly against ``--data`` (:func:`load_official_run`).
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
-"""The SocialNav-SUB paper tables built from run directories, and the names they share.
-
-:func:`socialnav_table1` (Table 1: All + three categories, PA and CWPA ± SE, Human Oracle /
-Average Human / baseline rows, then the VLM rows, then perception-assisted and
-human-derived runs in their own sections; the best VLM value of each column in bold) and
-:func:`socialnav_question_table` (Tables 10-12: PA and CW PA per question, one column pair
-per model). The ablation tables (Tables 2 / 13 / 14) are in
-:mod:`socialbench.report.socialnav_ablation_tables`, the waypoint table (Table 3) in
-:mod:`socialbench.report.waypoint_table`, the tables from item-level data (Tables 4, 5,
-bootstrap CIs) in :mod:`socialbench.report.socialnav_item_tables`.
-
-Several runs of different models become rows (or column groups) of one table.
+"""The SocialNav-SUB paper tables built from run directories, and the names they share:
+:func:`socialnav_table1` (Table 1) and :func:`socialnav_question_table` (Tables 10-12). The
+ablation tables are in :mod:`socialbench.report.socialnav_ablation_tables`, the waypoint
+table in :mod:`socialbench.report.waypoint_table`, the tables from item-level data in
+:mod:`socialbench.report.socialnav_item_tables`.
 """
 
 from __future__ import annotations
