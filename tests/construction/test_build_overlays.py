@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from colour_vision import delta_e, simulate_cvd
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
 from socialbench.construction.overlay_regions import parse_regions
 from socialbench.construction.overlays import PALETTE, draw_overlay
@@ -45,6 +46,14 @@ def test_box_outline_uses_the_palette_colour():
     )
     out, _ = draw_overlay(img, regions)
     assert out.getpixel((200, 101)) == PALETTE["A"]
+
+
+def test_palette_stays_distinct_under_colour_blindness_unlike_red_green():
+    for kind in ("protanopia", "deuteranopia", "tritanopia"):
+        sim = [simulate_cvd(c, kind) for c in PALETTE.values()]
+        assert min(delta_e(a, b) for a, b in combinations(sim, 2)) > 15
+    red, green = simulate_cvd((200, 40, 40), "deuteranopia"), simulate_cvd((40, 160, 40), "deuteranopia")
+    assert delta_e(red, green) < 10
 
 
 def test_spec_problems_are_reported():

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from socialbench.benchmarks.options import EvalOptions, option_fields, parse_options
 from socialbench.errors import Problem, UsageError
 from socialbench.metrics.json_result import JsonResult
-from socialbench.metrics.results import PlainResult, ScoringHeader
+from socialbench.metrics.results import ScoringHeader
 from socialbench.records import read_samples
 from socialbench.types import GenerationConfig, Item, SampleRecord
 
@@ -49,7 +49,6 @@ class Dataset(Protocol):
 
 class Benchmark(Protocol):
     name: str
-    result_type: type[JsonResult]
     snapshot_types: tuple[type, ...]
 
     def load(self, data: Path, *, require_images: bool, limit: int | None) -> Dataset: ...
@@ -85,8 +84,6 @@ class BaseBenchmark(Generic[OptionsT]):
 
     name: str
     options_type: type[OptionsT]
-    #: The typed result :meth:`score` returns, which also reads a ``metrics.json`` back.
-    result_type: type[JsonResult] = PlainResult
     #: Every type the loaded dataset's objects are made of (besides plain containers,
     #: numbers, strings and paths): what :mod:`socialbench.runner.load_snapshot` may
     #: unpickle from a snapshot. Empty: the dataset is loaded anew by every run.

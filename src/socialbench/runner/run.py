@@ -15,6 +15,7 @@ import signal
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -188,68 +189,16 @@ def _run_locked(
 ) -> RunResult:
     """Check the run folder against this run, then answer what is missing, compact, score and
     close the session in run.json."""
-    own, details = options_record(options)  # the benchmark's options: run.json's top level and "options"
-    identity = {
-        "benchmark": req.benchmark_name,
-        "dataset_fingerprint": benchmark.fingerprint(req.data),
-        "model": model.spec,
-        "model_identity": model.identity(),
-        "model_options": redact(dict(req.model_options)),
-        **own,
-        "options": details,
-        "perturb": None
-        if req.options.perturb is None
-        else {"name": req.options.perturb, "strength": req.options.perturb_strength},
-        "seed": req.options.seed,
-        "image_policy": req.image_policy.describe(),
-        # what is sent (a setting left out is not sent: the server's default applies)
-        "generation": generation.settings(),
-    }
+    identity = _run_identity(req, benchmark, options, model, generation)
     previous = store.read_run()
-    if previous is not None and "epoch_dirs" in previous:
-        raise UsageError(
-            f"{req.out} holds runs made with --epochs (in {req.out}/epoch-E); "
-            "run the same --epochs command to resume them, or choose a new --out folder"
-        )
-    if previous is not None:
-        clash = clashes(previous, identity, options)
-        if clash:
-            raise UsageError(
-                f"{req.out} holds a different run ({', '.join(clash)} differ); "
-                "choose a new --out folder or delete that one"
-            )
-        check_limit(previous.get("limit"), req.options.limit, req.out)
-    else:  # no run record (new, or run.json removed): old request counts belong to no session
-        store.forget_sends()
+    _check_resumable(req, previous, identity, options, store)
     done = store.load_samples()
     order = benchmark.question_order(dataset)
     wanted = set(order)
     total = len(order)
     already = sum(1 for k, r in done.items() if k in wanted and r.error is None)
-    record: dict[str, Any] = {
-        **identity,
-        "variant": options.variant(req.options.perturbation),
-        "data": str(req.data),
-        "protocol": req.options.protocol,
-        "limit": req.options.limit,
-        "concurrency": req.concurrency,
-        "retry": asdict(req.retry),
-        "cache": str(req.cache_path) if req.cache_path else None,
-        "render_cache": str(req.render_cache) if req.render_cache else None,
-        "versions": library_versions(),
-        "git_commit": git_commit(),
-        "platform": platform.platform(),
-        "argv": redact(sys.argv[1:]),  # credentials in URLs masked
-        "status": "running",
-        "started": (previous or {}).get("started", now()),
-        "sessions": list((previous or {}).get("sessions", [])) + [{"started": now(), "resumed_from": already}],
-    }
+    record = _session_record(req, identity, options, previous, already)
     session = len(record["sessions"]) - 1  # this session's number in requests.log
-    if previous is not None and isinstance(previous.get("generation_adapted"), dict):
-        record["generation_adapted"] = dict(previous["generation_adapted"])  # learnt by earlier sessions
-    for name in ("images_seen", "images_check"):  # found by an earlier session's images probe
-        if previous is not None and name in previous:
-            record[name] = previous[name]
     cache = ResponseCache(req.cache_path) if req.cache_path else None  # before run.json: a bad --cache changes nothing
     add_up_sessions(record, store)  # sessions killed earlier get their true request counts
     progress = RunProgress(
@@ -357,26 +306,12 @@ def _run_locked(
                 finally:
                     preparer.shutdown(wait=True)  # no worker left for the interpreter to join at exit
             wall = time.perf_counter() - t0
-            records = [r for r in store.compact(order) if (r.item_id, r.question_key) in wanted]
-            metrics = benchmark.score(dataset, records, req.options.protocol).to_json()
-            metrics["benchmark"] = req.benchmark_name  # as run: socialnav-sim, not the socialnav-sub that scores it
-            answered = {(r.item_id, r.question_key) for r in records if r.error is None}
-            errors = sum(1 for r in records if r.error is not None)
-            complete = len(answered) == total
-            metrics["run"] = {
-                "engine": stats.as_dict(),
-                "wall_time_s": round(wall, 3),
-                "questions": total,
-                "answered": len(answered),
-                "model_errors": errors,
-                "error_kinds": dict(sorted(Counter(r.error for r in records if r.error is not None).items())),
-                "missing": total - len(answered) - errors,
-                "complete": complete,
-            }
+            metrics = _score_run(req, benchmark, dataset, store, order, stats, wall)
             store.write_metrics(metrics)
+            complete = bool(metrics["run"]["complete"])
             # Ctrl-C that came when every question was already answered interrupted nothing.
             interrupted = ctrl_c.interrupted and not complete
-            record.update({"answered": len(answered), "model_errors": errors})
+            record.update({"answered": metrics["run"]["answered"], "model_errors": metrics["run"]["model_errors"]})
             record_adaptations(record, model)
             close_session(
                 record,
@@ -396,3 +331,112 @@ def _run_locked(
         finally:
             if cache is not None:
                 cache.close()
+
+
+def _run_identity(
+    req: RunRequest, benchmark: Benchmark, options: BenchmarkOptions, model: Model, generation: GenerationConfig
+) -> dict[str, Any]:
+    """What makes a run folder this run: a resumed folder must hold the same identity."""
+    own, details = options_record(options)  # the benchmark's options: run.json's top level and "options"
+    return {
+        "benchmark": req.benchmark_name,
+        "dataset_fingerprint": benchmark.fingerprint(req.data),
+        "model": model.spec,
+        "model_identity": model.identity(),
+        "model_options": redact(dict(req.model_options)),
+        **own,
+        "options": details,
+        "perturb": None
+        if req.options.perturb is None
+        else {"name": req.options.perturb, "strength": req.options.perturb_strength},
+        "seed": req.options.seed,
+        "image_policy": req.image_policy.describe(),
+        # what is sent (a setting left out is not sent: the server's default applies)
+        "generation": generation.settings(),
+    }
+
+
+def _check_resumable(
+    req: RunRequest,
+    previous: dict[str, Any] | None,
+    identity: dict[str, Any],
+    options: BenchmarkOptions,
+    store: RunStore,
+) -> None:
+    """:class:`UsageError` when the folder holds another run (or an --epochs run)."""
+    if previous is not None and "epoch_dirs" in previous:
+        raise UsageError(
+            f"{req.out} holds runs made with --epochs (in {req.out}/epoch-E); "
+            "run the same --epochs command to resume them, or choose a new --out folder"
+        )
+    if previous is not None:
+        clash = clashes(previous, identity, options)
+        if clash:
+            raise UsageError(
+                f"{req.out} holds a different run ({', '.join(clash)} differ); "
+                "choose a new --out folder or delete that one"
+            )
+        check_limit(previous.get("limit"), req.options.limit, req.out)
+    else:  # no run record (new, or run.json removed): old request counts belong to no session
+        store.forget_sends()
+
+
+def _session_record(
+    req: RunRequest, identity: dict[str, Any], options: BenchmarkOptions, previous: dict[str, Any] | None, already: int
+) -> dict[str, Any]:
+    """run.json for this session: the identity, how it runs, and the sessions so far."""
+    record: dict[str, Any] = {
+        **identity,
+        "variant": options.variant(req.options.perturbation),
+        "data": str(req.data),
+        "protocol": req.options.protocol,
+        "limit": req.options.limit,
+        "concurrency": req.concurrency,
+        "retry": asdict(req.retry),
+        "cache": str(req.cache_path) if req.cache_path else None,
+        "render_cache": str(req.render_cache) if req.render_cache else None,
+        "versions": library_versions(),
+        "git_commit": git_commit(),
+        "platform": platform.platform(),
+        "argv": redact(sys.argv[1:]),  # credentials in URLs masked
+        "status": "running",
+        "started": (previous or {}).get("started", now()),
+        "sessions": list((previous or {}).get("sessions", [])) + [{"started": now(), "resumed_from": already}],
+    }
+    if previous is not None and isinstance(previous.get("generation_adapted"), dict):
+        record["generation_adapted"] = dict(previous["generation_adapted"])  # learnt by earlier sessions
+    for name in ("images_seen", "images_check"):  # found by an earlier session's images probe
+        if previous is not None and name in previous:
+            record[name] = previous[name]
+    return record
+
+
+def _score_run(
+    req: RunRequest,
+    benchmark: Benchmark,
+    dataset: Dataset,
+    store: RunStore,
+    order: Sequence[tuple[str, str]],
+    stats: EngineStats,
+    wall: float,
+) -> dict[str, Any]:
+    """metrics.json: the benchmark's scores of the compacted records of ``order``, and the
+    run's counts (answered, model errors by kind, missing) under ``run``."""
+    wanted = set(order)
+    total = len(order)
+    records = [r for r in store.compact(order) if (r.item_id, r.question_key) in wanted]
+    metrics = benchmark.score(dataset, records, req.options.protocol).to_json()
+    metrics["benchmark"] = req.benchmark_name  # as run: socialnav-sim, not the socialnav-sub that scores it
+    answered = {(r.item_id, r.question_key) for r in records if r.error is None}
+    errors = sum(1 for r in records if r.error is not None)
+    metrics["run"] = {
+        "engine": stats.as_dict(),
+        "wall_time_s": round(wall, 3),
+        "questions": total,
+        "answered": len(answered),
+        "model_errors": errors,
+        "error_kinds": dict(sorted(Counter(r.error for r in records if r.error is not None).items())),
+        "missing": total - len(answered) - errors,
+        "complete": len(answered) == total,
+    }
+    return metrics

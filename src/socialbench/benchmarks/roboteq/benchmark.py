@@ -194,7 +194,6 @@ class RobotEQJudgment(_RobotEQ[JudgmentOptions]):
     name = "roboteq-bj"
     task = TASK_BJ
     options_type = JudgmentOptions
-    result_type = JudgmentResult
 
     def estimate_requests(self, dataset: Dataset, options: JudgmentOptions, *, model_reads_prompt: bool) -> int:
         """Model requests of a run: one per scene, or one per behavior with ``per_behavior``
@@ -308,7 +307,6 @@ class RobotEQGrounding(_RobotEQ[RobotEQOptions]):
     name = "roboteq-sg"
     task = TASK_SG
     options_type = RobotEQOptions
-    result_type = GroundingResult
 
     async def solve(self, item: Item, dataset: RobotEQDataset, ctx: SolveContext[RobotEQOptions]) -> None:
         q = item.questions[0]

@@ -85,7 +85,6 @@ def parse_reply(q: Question) -> Callable[[str | None], tuple[ParsedAnswer, str |
 class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     name = "socialnav-sub"
     options_type = SocialNavOptions
-    result_type = SocialNavResult
     #: The ``--images`` mode of the last :meth:`check_options` (an eval checks its options
     #: before loading): images are required only as far as this mode uses them.
     image_mode: str | None = None

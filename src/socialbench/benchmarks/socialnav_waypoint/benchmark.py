@@ -155,7 +155,6 @@ def build_waypoint_prompt(bank: PromptBank, question: Question, n_clip: int, mod
 class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
     name = "socialnav-waypoint"
     options_type = WaypointOptions
-    result_type = WaypointResult
     image_modules = SocialNavSub.image_modules
     image_mode = "img-with-bev"
     context = "none"
