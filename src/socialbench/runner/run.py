@@ -191,7 +191,10 @@ def _run_locked(
     close the session in run.json."""
     identity = _run_identity(req, benchmark, options, model, generation)
     previous = store.read_run()
-    _check_resumable(req, previous, identity, options, store)
+    if previous is None:  # no run record (new, or run.json removed): old request counts belong to no session
+        store.forget_sends()
+    else:
+        _check_resumable(req, previous, identity, options)
     done = store.load_samples()
     order = benchmark.question_order(dataset)
     wanted = set(order)
@@ -308,10 +311,11 @@ def _run_locked(
             wall = time.perf_counter() - t0
             metrics = _score_run(req, benchmark, dataset, store, order, stats, wall)
             store.write_metrics(metrics)
-            complete = bool(metrics["run"]["complete"])
+            counts = metrics["run"]
+            complete = bool(counts["complete"])
             # Ctrl-C that came when every question was already answered interrupted nothing.
             interrupted = ctrl_c.interrupted and not complete
-            record.update({"answered": metrics["run"]["answered"], "model_errors": metrics["run"]["model_errors"]})
+            record.update({"answered": counts["answered"], "model_errors": counts["model_errors"]})
             record_adaptations(record, model)
             close_session(
                 record,
@@ -357,28 +361,21 @@ def _run_identity(
 
 
 def _check_resumable(
-    req: RunRequest,
-    previous: dict[str, Any] | None,
-    identity: dict[str, Any],
-    options: BenchmarkOptions,
-    store: RunStore,
+    req: RunRequest, previous: dict[str, Any], identity: dict[str, Any], options: BenchmarkOptions
 ) -> None:
-    """:class:`UsageError` when the folder holds another run (or an --epochs run)."""
-    if previous is not None and "epoch_dirs" in previous:
+    """:class:`UsageError` when the folder's run.json (``previous``) is another run, an
+    --epochs run, or a run whose --limit this one cannot resume."""
+    if "epoch_dirs" in previous:
         raise UsageError(
             f"{req.out} holds runs made with --epochs (in {req.out}/epoch-E); "
             "run the same --epochs command to resume them, or choose a new --out folder"
         )
-    if previous is not None:
-        clash = clashes(previous, identity, options)
-        if clash:
-            raise UsageError(
-                f"{req.out} holds a different run ({', '.join(clash)} differ); "
-                "choose a new --out folder or delete that one"
-            )
-        check_limit(previous.get("limit"), req.options.limit, req.out)
-    else:  # no run record (new, or run.json removed): old request counts belong to no session
-        store.forget_sends()
+    clash = clashes(previous, identity, options)
+    if clash:
+        raise UsageError(
+            f"{req.out} holds a different run ({', '.join(clash)} differ); choose a new --out folder or delete that one"
+        )
+    check_limit(previous.get("limit"), req.options.limit, req.out)
 
 
 def _session_record(
