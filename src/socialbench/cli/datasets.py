@@ -106,6 +106,9 @@ def sim_socialnav_cmd(
         1.3, min=0.0, help="tracker noise before smoothing, metres (1.3 leaves the paper's 0.67 m ADE)"
     ),
     composites: bool = typer.Option(False, "--composites/--no-composites", help="also write pre-rendered composites"),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="replace a dataset this command wrote before in --out (other folders are refused)"
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar on stderr"),
 ) -> None:
     """Simulate SocialNav-SUB-format scenes with exact answers (official release layout)."""
@@ -122,6 +125,7 @@ def sim_socialnav_cmd(
             annotators=annotators,
             noise_m=noise_m,
             write_composites=composites,
+            overwrite=overwrite,
             progress=bar.update,
         )
     _line(f"wrote {scenes} scenes to {path}; evaluate with: socialbench eval -b socialnav-sub -d {path} -m MODEL")
