@@ -3,6 +3,9 @@ datasets) command groups."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -78,10 +81,24 @@ def validate_cmd(
     if errors:
         say(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s) in {path}")
         raise typer.Exit(EXIT_USAGE)
-    ds = bench.load(path, require_images=False, limit=None)
+    with _warnings_listed_above():
+        ds = bench.load(path, require_images=False, limit=None)
     n_q = sum(len(i.questions) for i in ds.items)
     warned = f" ({len(problems)} warning(s) above)" if problems else ""
     _line(f"OK: {path} — {len(ds.items)} items, {n_q} questions{warned}")
+
+
+@contextmanager
+def _warnings_listed_above() -> Iterator[None]:
+    """While ``data validate`` loads the folder it has just listed the problems of, the
+    loader's log warnings (the same problems) are not printed a second time."""
+    logger = logging.getLogger("socialbench")
+    handler = logging.NullHandler()
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
 
 
 def _parse_range(text: str, name: str) -> tuple[int, int]:
