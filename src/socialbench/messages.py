@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sys
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -36,6 +36,40 @@ def say(text: str) -> None:
     """Write ``text`` and a newline to stderr, unwrapped and unstyled, control characters
     escaped (:func:`terminal_safe`)."""
     print(terminal_safe(text), file=sys.stderr, flush=True)
+
+
+def install_inert_stderr() -> None:
+    """Make the two ways library code prints to stderr inert (:func:`terminal_safe`): the
+    log records no handler takes (``logging.lastResort``: socialbench's warnings, which quote
+    servers and files) and Python warnings (a library's ``UserWarning`` may quote a label, e.g.
+    matplotlib's missing-glyph warning). Called once by the command line."""
+    import logging
+    import warnings
+
+    class _InertLastResort(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                print(terminal_safe(self.format(record)), file=sys.stderr, flush=True)
+            except Exception:  # as logging's own handlers do: report, never raise
+                self.handleError(record)
+
+    logging.lastResort = _InertLastResort(logging.WARNING)
+
+    def _show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        text = warnings.formatwarning(message, category, filename, lineno, line)
+        try:
+            (file or sys.stderr).write(terminal_safe(text))
+        except OSError:  # stderr closed: as warnings' own printer, drop it
+            pass
+
+    warnings.showwarning = _show
 
 
 @cache

@@ -238,4 +238,4 @@ def test_socialbench_cli_report_and_data_error(sn_runs: dict[str, Path], tmp_pat
         main(["report", str(tmp_path / "empty")])
     assert exc.value.code == 1
     err = capsys.readouterr().err
-    assert "metrics.json: missing: the run was not scored" in err
+    assert "empty: not a run directory" in " ".join(err.split())

@@ -19,6 +19,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def test_missing_metrics_names_the_file_and_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "run.json").write_text('{"benchmark": "socialnav-sub", "data": "d"}')
+    (tmp_path / "samples.jsonl").write_text('{"item_id": "a"}\n')
     with pytest.raises(DataError) as exc:
         load_run(tmp_path)
     problem = exc.value.problems[0]

@@ -81,8 +81,26 @@ def test_ignored_axis_runs_that_benchmark_once_at_the_default(tmp_path):
 
 def test_unknown_axis_is_refused_naming_it(tmp_path):
     path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxes: {top_k: [0, 1]}\n")
-    with pytest.raises(UsageError, match=r"plan\.yaml: axes\.top_k: not an option of `socialbench eval`"):
+    with pytest.raises(UsageError, match=r"plan\.yaml:3: axes\.top_k: not an option of `socialbench eval`"):
         load_plan(path)
+
+
+def test_a_mistyped_axis_names_its_line_and_the_nearest_option(tmp_path):
+    text = "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxes:\n  method: [cot]\n  temprature: [0, 1]\n"
+    with pytest.raises(UsageError, match=r"plan\.yaml:5: axes\.temprature: .*did you mean `temperature`\?"):
+        load_plan(write(tmp_path, text))
+
+
+def test_a_mistyped_option_names_its_line_and_the_nearest_option(tmp_path):
+    text = "models: [baseline:random]\nbenchmarks: [socialnav-sim]\noptions:\n  limti: 1\n"
+    with pytest.raises(UsageError, match=r"plan\.yaml:4: options\.limti: .*did you mean `limit`\?"):
+        load_plan(write(tmp_path, text))
+
+
+def test_a_mistyped_plan_key_names_its_line_and_the_nearest_key(tmp_path):
+    text = "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxis:\n  method: [cot]\n"
+    with pytest.raises(UsageError, match=r"plan\.yaml:3: axis: unknown key; did you mean `axes`\?"):
+        load_plan(write(tmp_path, text))
 
 
 def test_axis_value_of_the_wrong_type_is_refused(tmp_path):

@@ -144,6 +144,7 @@ class BaseBenchmark(Generic[OptionsT]):
 
     def read_predictions(self, path: Path) -> list[SampleRecord]:
         """The records of a ``samples.jsonl`` file or of a run directory's."""
+        refuse_folder_named_as_file(path)
         if path.is_dir():
             path = path / "samples.jsonl"
         if not path.exists():
@@ -156,6 +157,16 @@ class BaseBenchmark(Generic[OptionsT]):
         ``options`` unchanged by default. A benchmark whose dataset depends on how the
         predictions were made (SocialNav-SUB's metamorphic variants) takes that from the run."""
         return options
+
+
+def refuse_folder_named_as_file(path: Path) -> None:
+    """A ``--predictions`` path named like a file (``.../samples.jsonl``) that is a folder is
+    refused in words that say so (read as a run directory, it names a file that is not there)."""
+    if path.suffix == ".jsonl" and path.is_dir():
+        raise UsageError(
+            f"--predictions {path} is a folder, not a samples.jsonl file; "
+            f"give the run directory that holds samples.jsonl, or the file itself"
+        )
 
 
 def question_order(dataset: Dataset) -> list[tuple[str, str]]:
@@ -179,8 +190,16 @@ def scoring_summary(
         n_scored=n_scored,
         n_missing=sum(1 for k in known if k not in by_key),
         n_unknown_predictions=sum(1 for k in by_key if k not in known),
-        note=None if n_scored else "no predictions matched the dataset: nothing could be scored",
+        note=None if n_scored else _nothing_scored_note(by_key),
     )
+
+
+def _nothing_scored_note(by_key: Mapping[tuple[str, str], SampleRecord]) -> str:
+    """Why nothing was scored: no answer recorded at all (a run stopped before its first
+    answer), or answers that name none of the dataset's questions (a data mismatch)."""
+    if not by_key:
+        return "no answers were recorded (the run stopped before its first answer): nothing could be scored"
+    return "no predictions matched the dataset: nothing could be scored"
 
 
 # registry --------------------------------------------------------------------------------

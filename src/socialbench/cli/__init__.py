@@ -26,7 +26,7 @@ from socialbench.cli.printing import out
 from socialbench.cli.score import score_cmd
 from socialbench.command_index import COMMANDS, DESCRIPTION, help_of
 from socialbench.errors import DataError, SocialbenchError, StorageError, UsageError
-from socialbench.messages import EXIT_INTERRUPTED, EXIT_USAGE, say
+from socialbench.messages import EXIT_INTERRUPTED, EXIT_USAGE, install_inert_stderr, say
 from socialbench.messages import line as _line
 
 #: Commands that live with their (heavy) code: name -> (module with ``register(app)``, help
@@ -146,6 +146,7 @@ def _exit_interrupted(message: str = "interrupted") -> NoReturn:
 
 
 def main(argv: list[str] | None = None) -> None:
+    install_inert_stderr()  # log records and library warnings quote files and servers
     try:
         rv = app(args=argv, standalone_mode=False)
     except typer.Exit as exc:

@@ -3,6 +3,9 @@ datasets) command groups."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -78,10 +81,24 @@ def validate_cmd(
     if errors:
         say(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s) in {path}")
         raise typer.Exit(EXIT_USAGE)
-    ds = bench.load(path, require_images=False, limit=None)
+    with _warnings_listed_above():
+        ds = bench.load(path, require_images=False, limit=None)
     n_q = sum(len(i.questions) for i in ds.items)
     warned = f" ({len(problems)} warning(s) above)" if problems else ""
     _line(f"OK: {path} — {len(ds.items)} items, {n_q} questions{warned}")
+
+
+@contextmanager
+def _warnings_listed_above() -> Iterator[None]:
+    """While ``data validate`` loads the folder it has just listed the problems of, the
+    loader's log warnings (the same problems) are not printed a second time."""
+    logger = logging.getLogger("socialbench")
+    handler = logging.NullHandler()
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
 
 
 def _parse_range(text: str, name: str) -> tuple[int, int]:
@@ -106,6 +123,9 @@ def sim_socialnav_cmd(
         1.3, min=0.0, help="tracker noise before smoothing, metres (1.3 leaves the paper's 0.67 m ADE)"
     ),
     composites: bool = typer.Option(False, "--composites/--no-composites", help="also write pre-rendered composites"),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="replace a dataset this command wrote before in --out (other folders are refused)"
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar on stderr"),
 ) -> None:
     """Simulate SocialNav-SUB-format scenes with exact answers (official release layout)."""
@@ -122,6 +142,7 @@ def sim_socialnav_cmd(
             annotators=annotators,
             noise_m=noise_m,
             write_composites=composites,
+            overwrite=overwrite,
             progress=bar.update,
         )
     _line(f"wrote {scenes} scenes to {path}; evaluate with: socialbench eval -b socialnav-sub -d {path} -m MODEL")

@@ -17,6 +17,13 @@ from typing import Any
 from socialbench.errors import UsageError
 from socialbench.models.reasoning import THINK_END, single_token_id
 
+#: How to install what ``hf:`` models need, in the README's order (torch first: left to pip,
+#: the extra's torch requirement pulls a CUDA build of several GB, even on a CPU-only machine).
+HF_INSTALL = (
+    "install torch first (the README's Install: on a CPU-only machine its CPU build, "
+    "pip install torch==2.13.0), then pip install 'socialbench[hf]'"
+)
+
 log = logging.getLogger(__name__)
 
 
@@ -120,7 +127,7 @@ def load_checkpoint(
         import torch
         import transformers
     except ImportError as exc:
-        raise UsageError(f"hf: models need torch and transformers: pip install 'socialbench[hf]' ({exc})") from None
+        raise UsageError(f"hf: models need torch and transformers ({exc}): {HF_INSTALL}") from None
     processor = transformers.AutoProcessor.from_pretrained(source, **options)
     dtype = getattr(torch, dtype_name)
     dtype_kw = "dtype" if _transformers_major_minor(transformers.__version__) >= (4, 56) else "torch_dtype"
@@ -141,7 +148,7 @@ def load_checkpoint(
         try:
             from peft import PeftModel
         except ImportError:
-            raise UsageError(f"{spec} loads a LoRA adapter and needs peft: pip install 'socialbench[hf]'") from None
+            raise UsageError(f"{spec} loads a LoRA adapter and needs peft: {HF_INSTALL}") from None
         model = PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
     # transformers wraps PreTrainedModel.to in functools.wraps; typeshed's functools._Wrapped
     # has no __get__, so mypy does not bind ``self`` and takes ``device`` for it (stub bug).

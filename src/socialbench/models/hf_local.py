@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError, ModelError, RetryableModelError
 from socialbench.models.hf_checkpoint import (
+    HF_INSTALL,
     adapter_fingerprint,
     adapter_folder,
     checkpoint_folder,
@@ -107,7 +108,7 @@ class HFLocalModel(TemplateSwitchMixin, WorkerThreadModel):
             try:
                 import torch
             except ImportError:
-                raise UsageError(f"{self.spec} needs torch and transformers: pip install 'socialbench[hf]'") from None
+                raise UsageError(f"{self.spec} needs torch and transformers: {HF_INSTALL}") from None
 
             cuda = torch.cuda.is_available()
             self.device = resolve_device(self._device_option, cuda)

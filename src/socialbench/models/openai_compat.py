@@ -77,7 +77,25 @@ def parse_spec(rest: str) -> tuple[str, str | None]:
             "use openai:MODEL or openai:MODEL@http://HOST:PORT/v1 "
             "(e.g. openai:gpt-4o, openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1)"
         )
+    for url in (base_url or "").split(","):
+        if url.strip() and not urlsplit(url.strip()).hostname:
+            raise UsageError(
+                f"model spec 'openai:{redact(rest)}': {redact_url(url.strip())!r} names no host; "
+                f"write the server's URL in full, e.g. openai:{model.strip()}@http://localhost:8000/v1"
+            )
     return model.strip(), base_url
+
+
+def _not_a_url_hint(model: str) -> str:
+    """For a model name ``NAME@WORD`` given without a base URL: the sentence that says ``WORD``
+    was not read as a URL (a base URL starts with http:// or https://), else ''."""
+    name, at, word = model.rpartition("@")
+    if not at or not name or not word:
+        return ""
+    return (
+        f"{word!r} after '@' is not a URL, so it was read as part of the model name"
+        f" (a base URL starts with http:// or https://, e.g. openai:{name}@http://{word}:8000/v1); "
+    )
 
 
 @dataclass(frozen=True)
@@ -307,9 +325,11 @@ class OpenAICompatModel(LoopBoundClient):
         key = os.environ.get(key_env)
         if not key:
             if base_url is None:
+                hint = _not_a_url_hint(model)
+                local = model.rpartition("@")[0] if hint else model
                 raise UsageError(
-                    f"model {self.spec!r} needs an API key: export {key_env}=... "
-                    f"(or give a local server, e.g. openai:{model}@http://localhost:8000/v1, "
+                    f"{hint}model {self.spec!r} needs an API key: export {key_env}=... "
+                    f"(or give a local server, e.g. openai:{local}@http://localhost:8000/v1, "
                     "or choose the variable with --model-opt api_key_env=NAME)"
                 )
             key = LOCAL_PLACEHOLDER_KEY

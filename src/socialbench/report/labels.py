@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from socialbench.errors import UsageError
+from socialbench.messages import terminal_safe
 
 if TYPE_CHECKING:
     from socialbench.report.run_dir import RunDir
@@ -138,6 +139,8 @@ def assign_labels(runs: Sequence[RunDir], labels: Sequence[str] | None = None) -
                 if extra:
                     bases[i] = f"{base[:-1]}, {extra})" if base.endswith(")") else f"{base} ({extra})"
     seen: dict[str, int] = {}
+    # a label is shown in tables, plots and messages: one from a file is made inert there
+    bases = [terminal_safe(b) for b in bases]
     for r, base in zip(runs, bases):
         seen[base] = seen.get(base, 0) + 1
         r.label = base if seen[base] == 1 else f"{base} #{seen[base]}"

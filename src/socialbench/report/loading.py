@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from socialbench.errors import DataError, UsageError
+from socialbench.files.safe_read import file_kind
 from socialbench.metrics.protocols import OFFICIAL
 from socialbench.records import read_run_json
 from socialbench.report.labels import assign_labels
@@ -67,12 +68,7 @@ def load_run(path: str | Path, data: Path | None = None) -> RunDir:
             )
     mpath = p / "metrics.json"
     if not mpath.is_file():
-        raise DataError.single(
-            mpath,
-            "",
-            "missing: the run was not scored",
-            f"run `socialbench score --predictions {p} ...` (or finish the eval) to write it",
-        )
+        raise unscored_run_error(p)
     metrics = read_metrics_json(mpath)
     if not isinstance(metrics.get("scores"), Mapping) and not isinstance(metrics.get("overall"), Mapping):
         note = metrics.get("note") or "it holds no scores"
@@ -83,6 +79,49 @@ def load_run(path: str | Path, data: Path | None = None) -> RunDir:
     # anything at run.json is read: a FIFO or a device there is refused, not taken for none
     run = read_run_json(rpath) if rpath.exists() or rpath.is_symlink() else {}
     return RunDir(path=p, run=run, metrics=metrics)
+
+
+#: Files whose presence says a folder is a dataset, not a run (SocialNav-SUB, RobotEQ).
+_DATASET_MARKS = ("prompts/sample_info.json", "human_labels", "goal_info.json", "dataset_cfg.yaml", "images")
+
+
+def unscored_run_error(p: Path) -> DataError:
+    """Why the folder ``p`` (no metrics.json) cannot be reported, with a fix that works as
+    written: a dataset folder is evaluated first; a run with no answers is resumed; a run with
+    answers is scored into its own folder with the benchmark and data its run.json names."""
+    mpath = p / "metrics.json"
+    samples = p / "samples.jsonl"
+    rpath = p / "run.json"
+    run = read_run_json(rpath) if rpath.is_file() else {}
+    if not run and file_kind(samples) == "missing":
+        if any((p / mark).exists() for mark in _DATASET_MARKS):
+            return DataError.single(
+                p,
+                "",
+                "is a dataset folder, not a run directory",
+                f"evaluate it first (socialbench eval -b BENCHMARK -d {p} -m MODEL -o RUN), then report RUN",
+            )
+        return DataError.single(
+            p,
+            "",
+            "not a run directory (no run.json, samples.jsonl or metrics.json in it)",
+            "give a folder written by `socialbench eval` or `socialbench score --out`",
+        )
+    if file_kind(samples) == "missing" or samples.stat().st_size == 0:
+        state = f" (its run.json says {run['status']!r})" if isinstance(run.get("status"), str) else ""
+        what = "is empty" if file_kind(samples) != "missing" else "is missing"
+        return DataError.single(
+            samples,
+            "",
+            f"{what}: the run recorded no answers yet{state}, so there is nothing to report",
+            "run the same `socialbench eval` command again to resume it (its run.json 'argv' holds it)",
+        )
+    bench, data = run.get("benchmark"), run.get("data")
+    if isinstance(bench, str) and isinstance(data, str):
+        fix = f"score it into its folder: socialbench score -b {bench} -d {data} -p {p} --out {p}"
+    else:
+        fix = f"score it into its folder: socialbench score -b BENCHMARK -d DATA -p {p} --out {p}"
+    return DataError.single(mpath, "", "missing: the run was not scored (it stopped before scoring)", fix)
 
 
 def load_runs(

@@ -186,6 +186,12 @@ def _load_capturing(load: Callable[[], Dataset]) -> tuple[Dataset, list[LoggedWa
         root.removeHandler(handler)
 
 
+def _replay(records: list[LoggedWarning]) -> None:
+    """Log again the warnings a load logged (from a snapshot, or captured while loading)."""
+    for level, name, message in records:
+        logging.getLogger(name).log(level, "%s", message)
+
+
 class SnapshotStore:
     """The snapshots under ``<cache>/datasets``."""
 
@@ -276,11 +282,11 @@ def loaded_dataset(
     hit = store.read(key, signature, allowed)
     if hit is not None:
         dataset, records = hit
-        for level, name, message in records:
-            logging.getLogger(name).log(level, "%s", message)
+        _replay(records)
         yield dataset
         return
     dataset, records = _load_capturing(load)
+    _replay(records)  # captured for the snapshot, and shown now as a load without one shows them
     writer = threading.Thread(target=store.write, args=(key, signature, dataset, records), name="socialbench-snapshot")
     writer.start()
     try:

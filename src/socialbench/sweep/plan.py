@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from socialbench.sweep.plan_values import PlanValue, checked, coerce, option_key, option_types, refuse
-from socialbench.sweep.plan_yaml import key_shown, read_plan_yaml, shown
+from socialbench.errors import UsageError
+from socialbench.sweep.plan_values import PlanValue, checked, coerce, nearest_option, option_key, option_types, refuse
+from socialbench.sweep.plan_yaml import key_line, key_shown, read_plan_yaml, shown
 
 #: Most cells a plan may have (models x benchmarks x the axes' values).
 MAX_CELLS = 10_000
@@ -55,6 +56,13 @@ class Plan:
     options: dict[str, PlanValue]
 
 
+def _unknown_key(path: Path, where: str, key: object, valid: set[str]) -> UsageError:
+    """The refusal of a key the plan format does not have: its line, the nearest valid key."""
+    near = nearest_option(key, valid) if isinstance(key, str) else None
+    hint = f"did you mean `{near}`? " if near else ""
+    return refuse(path, where, "unknown key", f"{hint}valid keys: {', '.join(sorted(valid))}", key_line(path, key))
+
+
 def _model(entry: object, path: Path, i: int) -> ModelEntry:
     where = f"models[{i}]"
     if isinstance(entry, str) and entry:
@@ -63,7 +71,7 @@ def _model(entry: object, path: Path, i: int) -> ModelEntry:
         raise refuse(path, where, "a model is a spec string or a mapping with `spec:`", "e.g. `- baseline:random`")
     unknown = sorted(set(entry) - _MODEL_KEYS)
     if unknown:
-        raise refuse(path, f"{where}.{unknown[0]}", "unknown key", f"use {', '.join(sorted(_MODEL_KEYS))}")
+        raise _unknown_key(path, f"{where}.{unknown[0]}", unknown[0], _MODEL_KEYS)
     for key in ("num_gpus", "num_cpus"):
         v = entry.get(key, 0)
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < 0:
@@ -96,7 +104,7 @@ def _benchmark(entry: object, path: Path, i: int) -> BenchmarkEntry:
         raise refuse(path, where, "a benchmark is a name or a mapping with `name:`", "e.g. `- socialnav-sim`")
     unknown = sorted(set(entry) - _BENCH_KEYS)
     if unknown:
-        raise refuse(path, f"{where}.{unknown[0]}", "unknown key", f"use {', '.join(sorted(_BENCH_KEYS))}")
+        raise _unknown_key(path, f"{where}.{unknown[0]}", unknown[0], _BENCH_KEYS)
     if entry["name"] not in benchmark_names():
         raise refuse(
             path,
@@ -123,7 +131,7 @@ def load_plan(path: Path) -> Plan:
         raise refuse(path, "top level", "a plan is a mapping", "give `models:`, `benchmarks:` and `axes:`")
     unknown = sorted(key_shown(k) for k in set(raw) - _PLAN_KEYS)
     if unknown:
-        raise refuse(path, unknown[0], "unknown key", f"a plan has {', '.join(sorted(_PLAN_KEYS))}")
+        raise _unknown_key(path, unknown[0], unknown[0], _PLAN_KEYS)
     for key in ("models", "benchmarks"):
         if not isinstance(raw.get(key), list) or not raw[key]:
             raise refuse(path, key, "missing or empty", f"give a list, e.g. `{key}: [...]`")

@@ -10,7 +10,7 @@ import typing
 from pathlib import Path
 
 from socialbench.errors import UsageError
-from socialbench.sweep.plan_yaml import key_shown, shown
+from socialbench.sweep.plan_yaml import key_line, key_shown, shown
 
 #: A plan's option value once converted to the type of eval's option.
 PlanValue = typing.Union[bool, int, float, str, Path, None]  # noqa: UP007 - a runtime alias on Python 3.10
@@ -26,9 +26,20 @@ _NOT_AXES = {
 }
 
 
-def refuse(path: Path, where: str, what: str, fix: str) -> UsageError:
-    """The refusal of the plan at ``path``: ``where`` (the key), what is wrong, the fix."""
-    return UsageError(f"{path}: {where}: {what}; {fix}")
+def refuse(path: Path, where: str, what: str, fix: str, line: int | None = None) -> UsageError:
+    """The refusal of the plan at ``path``: ``where`` (the key, on ``line`` when known), what
+    is wrong, the fix."""
+    at = f"{path}:{line}" if line is not None else str(path)
+    return UsageError(f"{at}: {where}: {what}; {fix}")
+
+
+def nearest_option(key: str, names: typing.Iterable[str]) -> str | None:
+    """The eval option name closest to the mistyped ``key`` (difflib's ratio >= 0.6), or None."""
+    import difflib
+
+    wanted = key.lstrip("-").lower()
+    found = difflib.get_close_matches(wanted, sorted(set(names)), n=1, cutoff=0.6)
+    return found[0] if found else None
 
 
 def eval_option_names() -> dict[str, str]:
@@ -87,11 +98,15 @@ def option_key(key: object, path: Path, where: str) -> str:
     names = eval_option_names()
     name = names.get(str(key).lstrip("-")) if isinstance(key, str) else None
     if name is None:
+        near = nearest_option(key, names) if isinstance(key, str) else None
+        hint = f"did you mean `{near}`? " if near else ""
         raise refuse(
             path,
             f"{where}.{key_shown(key)}",
             "not an option of `socialbench eval`",
-            "use eval's option names (see `socialbench eval --help`); repeat runs with `epochs: 3` or `seed: [0, 1, 2]`",
+            f"{hint}use eval's option names (see `socialbench eval --help`); "
+            "repeat runs with `epochs: 3` or `seed: [0, 1, 2]`",
+            line=key_line(path, key),
         )
     if name in _NOT_AXES:
         raise refuse(path, f"{where}.{key}", "not an axis", _NOT_AXES[name])

@@ -30,6 +30,32 @@ def key_shown(key: object) -> str:
     return key if isinstance(key, str) and len(key) <= 40 and key.isprintable() else shown(key)
 
 
+def key_line(path: Path, key: object) -> int | None:
+    """The line (from 1) of the plan file ``path`` on which the mapping key ``key`` is first
+    written (``key:`` at the start of a line, or after ``- `` or ``{``), for refusals to point
+    at; None when it cannot be found (a key written in another form, an unreadable file)."""
+    import re
+
+    if not isinstance(key, (str, int, float)) or isinstance(key, bool):
+        return None
+    pattern = re.compile(rf"(^|[-{{,]\s*)['\"]?{re.escape(str(key))}['\"]?\s*:")
+    try:
+        text = read_regular_bytes_text(path)
+    except (DataError, OSError, UnicodeDecodeError):
+        return None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if pattern.search(raw.strip()):
+            return number
+    return None
+
+
+def read_regular_bytes_text(path: Path) -> str:
+    """The plan file's text (a regular file of at most :data:`MAX_PLAN_BYTES`, UTF-8)."""
+    from socialbench.files.safe_read import read_regular_bytes
+
+    return read_regular_bytes(path, MAX_PLAN_BYTES).decode("utf-8")
+
+
 def shown(value: object) -> str:
     """``repr(value)`` shortened (at most a few elements, two levels, 40 characters a
     string): what a refusal may quote of a plan's value, however large it expands."""

@@ -13,6 +13,7 @@ from socialbench.benchmarks.socialnav_sub import bundled_demo_data
 from socialbench.benchmarks.socialnav_sub.loader import load_socialnav
 from socialbench.benchmarks.socialnav_sub.simulated import SCORE_WEIGHTS, generate_sample, simulate_dataset
 from socialbench.benchmarks.socialnav_sub.validate import validate_socialnav
+from socialbench.errors import UsageError
 from socialbench.navigation.frames import load_odometry, load_scene, robot_path_from_odometry
 from socialbench.navigation.render import render_sample
 from socialbench.navigation.rules import rule_based_answers
@@ -226,7 +227,7 @@ def test_first_scenes_do_not_depend_on_the_number_of_scenes(tmp_path, sim_root):
 
 def test_refuses_a_non_empty_folder_it_did_not_write(tmp_path):
     (tmp_path / "mine.txt").write_text("keep me")
-    with pytest.raises(ValueError, match="not written by simulate_dataset"):
+    with pytest.raises(UsageError, match="holds no simulated dataset"):
         simulate_dataset(tmp_path, scenes=1, seed=0, people=(2, 3), overwrite=True)
     assert (tmp_path / "mine.txt").read_text() == "keep me"
 
@@ -234,7 +235,7 @@ def test_refuses_a_non_empty_folder_it_did_not_write(tmp_path):
 def test_overwrite_replaces_a_previous_simulation(tmp_path):
     small = {"seed": 0, "people": (2, 3), "noise_m": 0.0, "frame_size": (64, 36)}
     root = simulate_dataset(tmp_path / "d", scenes=2, **small)
-    with pytest.raises(ValueError, match="not empty"):
+    with pytest.raises(UsageError, match="pass --overwrite"):
         simulate_dataset(root, scenes=1, **small)
     simulate_dataset(root, scenes=1, overwrite=True, **small)
     assert len(list((root / "human_labels").iterdir())) == 2  # one sample folder + sample_info.json

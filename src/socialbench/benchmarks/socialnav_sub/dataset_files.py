@@ -19,10 +19,23 @@ from socialbench.files.safe_read import MAX_JSON_BYTES, file_kind, read_regular_
 __all__ = ["read_goal_info", "read_camera_cfg", "read_sample_metadata", "read_dataset_bank"]
 
 
-def read_goal_info(root: Path, inside: Containment, report: ValidationReport) -> dict[str, object]:
+def read_goal_info(
+    root: Path, inside: Containment, report: ValidationReport, *, warn_missing: bool = True
+) -> dict[str, object]:
+    """The goal file's entries, every problem in ``report``. Its absence is a warning (it
+    changes answers: no goal is drawn, and the rule-based baseline cannot place the goal) when
+    ``warn_missing``: not for a folder with no sample list, which is no release at all."""
     path = root / "goal_info.json"
     if file_kind(path) == "missing":
-        report.warn(path, "", "no goal_info.json; goal positions are unknown", "add goal_info.json to draw goals")
+        if warn_missing:
+            dangling = "goal_info.json is a link to a file that does not exist" if path.is_symlink() else ""
+            report.warn(
+                path,
+                "",
+                f"{dangling or 'no goal_info.json'}: goal positions are unknown, so no goal is drawn and goal answers"
+                " of the rule-based baseline are guesses",
+                "add the release's goal_info.json (each sample's goal) to the dataset folder",
+            )
         return {}
     if not inside_or_error(path, inside, report):
         return {}

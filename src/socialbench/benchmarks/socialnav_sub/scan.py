@@ -100,7 +100,7 @@ def scan_socialnav(
     extra = read_sample_metadata(root, {e[0] for e in entries}, report, inside)
     if limit is not None:
         entries = entries[: max(limit, 0)]
-    goal_info = read_goal_info(root, inside, report)
+    goal_info = read_goal_info(root, inside, report, warn_missing=bool(entries))
     camera = read_camera_cfg(root, report, inside)
 
     no_images = (

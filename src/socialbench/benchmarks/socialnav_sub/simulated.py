@@ -30,6 +30,7 @@ import numpy as np
 from socialbench.benchmarks.socialnav_sub.bank import base_key_of, expand_questions
 from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 from socialbench.benchmarks.socialnav_sub.synthetic import odometry_pickle
+from socialbench.errors import UsageError
 from socialbench.files.clear_folder import remove_generated
 from socialbench.files.dataset_writer import write_file, write_json
 from socialbench.navigation.frames import Odometry, Pose2D, local_to_world, robot_path_from_odometry, wrap_angle
@@ -414,15 +415,23 @@ _GENERATED = (
 
 
 def _prepare_folder(root: Path, overwrite: bool) -> None:
+    """``root`` made ready for a new dataset: absent or empty; with ``overwrite``, a folder that
+    :func:`simulate_dataset` wrote (its README) is cleared. Anything else is refused with a
+    :class:`UsageError` naming the folder and the fix (never a traceback at the command line)."""
     if root.exists() and not root.is_dir():
-        raise ValueError(f"{root} is a file; give a folder for the dataset")
+        raise UsageError(f"--out {root} is a file; give a folder for the dataset (a new path, or an empty folder)")
     if root.is_dir() and any(root.iterdir()):
         readme = root / "README.md"
         ours = readme.is_file() and readme.read_text(encoding="utf-8", errors="replace").startswith(CARD_TITLE)
-        if not overwrite:
-            raise ValueError(f"{root} is not empty; choose a new folder" + (" or pass overwrite" if ours else ""))
         if not ours:
-            raise ValueError(f"{root} is not empty and was not written by simulate_dataset; refusing to clear it")
+            raise UsageError(
+                f"--out {root} is not empty and holds no simulated dataset; choose a new folder"
+                " (socialbench clears only folders it wrote)"
+            )
+        if not overwrite:
+            raise UsageError(
+                f"--out {root} already holds a simulated dataset; choose a new folder or pass --overwrite to replace it"
+            )
         remove_generated(root, _GENERATED)
     root.mkdir(parents=True, exist_ok=True)
 

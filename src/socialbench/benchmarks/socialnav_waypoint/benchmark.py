@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from socialbench.benchmarks.base import BaseBenchmark, scoring_summary
+from socialbench.benchmarks.base import BaseBenchmark, refuse_folder_named_as_file, scoring_summary
 from socialbench.benchmarks.options import EvalOptions
 from socialbench.benchmarks.socialnav_sub import bundled_demo_data
 from socialbench.benchmarks.socialnav_sub import loader as _loader
@@ -217,6 +217,7 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         return fingerprint_files(files, data)
 
     def read_predictions(self, path: Path) -> list[SampleRecord]:
+        refuse_folder_named_as_file(path)
         return read_samples(path / "samples.jsonl" if path.is_dir() else path)
 
     def predictions_options(self, path: Path, records: Sequence[SampleRecord], options: EvalOptions) -> EvalOptions:
