@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from socialbench.cli import main
-from survey_fixtures import simulated_dataset
+from socialbench.testing.label_studio_survey import simulated_dataset
 
 
 @pytest.fixture(scope="session")

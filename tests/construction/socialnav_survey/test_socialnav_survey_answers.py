@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from survey_fixtures import distribution_of, expected_distributions, fake_export, plan
+from socialbench.testing.label_studio_survey import distribution_of, expected_distributions, fake_export, plan
 
 K = 4
 
