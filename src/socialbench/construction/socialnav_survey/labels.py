@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,7 +28,6 @@ from socialbench.benchmarks.socialnav_sub.bank import CATEGORY_OF, PromptBank, e
 from socialbench.construction.socialnav_survey.answers import AnnotatorAnswers
 from socialbench.construction.socialnav_survey.order import CATEGORY_ORDER, PERSON_KEYS, SCENE_KEYS
 from socialbench.metrics.reliability import agreement_summary
-from socialbench.simulation.annotators import vote_distribution
 from socialbench.types import Answer, Question
 
 __all__ = ["common_answers", "raw_answers", "agreement"]
@@ -41,12 +41,20 @@ def _votes(q: Question, panel: Mapping[str, AnnotatorAnswers]) -> list[Answer]:
     return [panel[who].answers[q.key] for who in sorted(panel)]
 
 
+def _distribution(q: Question, votes: Sequence[Answer]) -> tuple[list[Answer], list[float], int]:
+    """(answers by decreasing count, ties in choice order; count / n each; n) of ``votes``."""
+    counts = Counter(votes)
+    choices = list(q.choices)
+    order = sorted(counts, key=lambda a: (-counts[a], choices.index(a)))
+    return order, [counts[a] / len(votes) for a in order], len(votes)
+
+
 def common_answers(bank: PromptBank, n_people: int, panel: Mapping[str, AnnotatorAnswers]) -> dict[str, Any]:
     """The ``common_answers.json`` object of a scenario answered by ``panel`` (annotator ->
     answers)."""
     out: dict[str, Any] = {}
     for q in expand_questions(bank, n_people):
-        answers, probs, n = vote_distribution(q, _votes(q, panel))
+        answers, probs, n = _distribution(q, _votes(q, panel))
         out[q.key] = [_json_answer(a) for a in answers]
         out[f"{q.key}_probabilities"] = probs
         out[f"{q.key}_n_answers"] = n
