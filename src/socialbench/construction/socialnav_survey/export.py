@@ -22,7 +22,7 @@ from socialbench.construction.socialnav_survey.dataset import check_composites, 
 from socialbench.construction.socialnav_survey.order import PERSON_KEYS, SCENE_KEYS, TASK_KIND
 from socialbench.construction.socialnav_survey.staging import discard, publish, staging_folder, write_staged
 from socialbench.construction.socialnav_survey.tasks import instructions_text, survey_task
-from socialbench.errors import UsageError
+from socialbench.errors import DataError, UsageError
 from socialbench.files.safe_read import read_json
 
 __all__ = ["SurveyExport", "export_survey", "DEFAULT_ANNOTATORS", "MANIFEST", "read_manifest"]
@@ -52,7 +52,7 @@ def read_manifest(folder: Path) -> dict[str, object] | None:
         return None
     try:
         doc = read_json(path)
-    except Exception:  # noqa: BLE001 - any unreadable manifest means "not a survey folder"
+    except (DataError, OSError):  # any unreadable manifest means "not a survey folder"
         return None
     return doc if isinstance(doc, dict) and doc.get("kind") == TASK_KIND else None
 

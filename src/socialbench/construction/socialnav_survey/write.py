@@ -22,7 +22,7 @@ from socialbench.construction.socialnav_survey.answers import read_survey_export
 from socialbench.construction.socialnav_survey.dataset import read_survey_dataset
 from socialbench.construction.socialnav_survey.labels import agreement, common_answers, raw_answers
 from socialbench.construction.socialnav_survey.staging import discard, publish, staging_folder, write_staged
-from socialbench.errors import UsageError
+from socialbench.errors import DataError, UsageError
 from socialbench.files.safe_read import read_json, read_regular_bytes
 
 __all__ = ["AnswersImport", "import_answers", "SUMMARY_FILE", "SUMMARY_KIND"]
@@ -52,7 +52,7 @@ def _ours(labels: Path) -> bool:
         return False
     try:
         doc = read_json(path)
-    except Exception:  # noqa: BLE001 - unreadable: not ours, so it is kept
+    except (DataError, OSError):  # unreadable: not ours, so it is kept
         return False
     return isinstance(doc, dict) and doc.get("kind") == SUMMARY_KIND
 
