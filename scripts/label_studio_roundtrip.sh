@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Label Studio round trip for `socialbench build annotate`:
+# Label Studio round trips for `socialbench build annotate` and `build socialnav-survey` / `socialnav-answers`:
 #   1. install label-studio into its own virtual environment (it pins openai<2 and pyarrow<25,
 #      which conflict with socialbench's own dependencies), unless that venv already has it;
 #   2. start it on 127.0.0.1 with a fresh data folder, an admin user and a legacy API token;
-#   3. run tests/integration/test_label_studio.py against it (project from the exported
+#   3. run tests/integration/test_label_studio.py (RobotEQ) and test_label_studio_survey.py
+#      (SocialNav-SUB survey) against it (project from the exported
 #      config, task import, annotations posted through the API, JSON export, import, aggregate);
 #   4. stop it and remove the data folder.
 #
@@ -65,4 +66,5 @@ done
 echo "Label Studio is up after $(( $(date +%s) - started )) s"
 
 SOCIALBENCH_LABEL_STUDIO_URL="http://127.0.0.1:$LS_PORT" SOCIALBENCH_LABEL_STUDIO_TOKEN="$TOKEN" \
-  "$PYTHON" -m pytest tests/integration/test_label_studio.py -m label_studio -q -p no:cacheprovider
+  "$PYTHON" -m pytest tests/integration/test_label_studio.py tests/integration/test_label_studio_survey.py \
+  -m label_studio -q -p no:cacheprovider

@@ -27,6 +27,8 @@ __all__ = [
     "id_text",
     "behavior_number",
     "annotation_row",
+    "annotator_of",
+    "results_by_control",
     "split_topics",
 ]
 
@@ -118,7 +120,7 @@ def check_id(value: object, field: str) -> LabelStudioId:
     raise BadField(field, f"is {json_kind(value)}, not a Label Studio id (a number)")
 
 
-def _annotator(ann: Mapping[str, object]) -> str:
+def annotator_of(ann: Mapping[str, object]) -> str:
     """Who submitted ``ann``: ``completed_by`` (a user id, or an object with ``email`` /
     ``id``), else ``created_username``, else ``unknown``."""
     who = ann.get("completed_by")
@@ -139,7 +141,7 @@ def _annotator(ann: Mapping[str, object]) -> str:
     raise BadField("completed_by", f"is {json_kind(who)}, not a user id or user object")
 
 
-def _results(ann: Mapping[str, object]) -> dict[str, list[str] | str]:
+def results_by_control(ann: Mapping[str, object]) -> dict[str, list[str] | str]:
     """Control name -> its choices (a list of text) or text, from ``ann["result"]``; a
     result without a control name (``from_name``) is skipped."""
     results = ann.get("result")
@@ -229,11 +231,11 @@ def annotation_row(
     kind: str, item: str, k: int | None, task_id: LabelStudioId, ann: Mapping[str, object]
 ) -> AnnotationRow:
     """The row of one (not cancelled) annotation; :class:`BadField` naming the field."""
-    who = _annotator(ann)
+    who = annotator_of(ann)
     lead_time = ann.get("lead_time")
     if lead_time is not None and (not isinstance(lead_time, (int, float)) or isinstance(lead_time, bool)):
         raise BadField("lead_time", f"is {json_kind(lead_time)}, not a number of seconds")
-    fields, suffix = _kind_fields(kind, _results(ann), k)
+    fields, suffix = _kind_fields(kind, results_by_control(ann), k)
     return {
         "kind": kind,
         "item_id": item,

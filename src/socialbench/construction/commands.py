@@ -16,6 +16,7 @@ from socialbench.construction import (
     commands_dataset,
     commands_generation,
     commands_images,
+    commands_socialnav_survey,
 )
 
 __all__ = ["register", "build_app"]
@@ -42,6 +43,9 @@ build_app.command("real-images")(commands_dataset.real_images_cmd)
 build_app.command("crawl")(commands_dataset.crawl_cmd)
 build_app.command("export")(commands_dataset.export_cmd)
 build_app.command("report")(commands_dataset.report_cmd)
+# SocialNav-SUB: the human study of a dataset in the release layout (issue 40, step 5)
+build_app.command("socialnav-survey")(commands_socialnav_survey.socialnav_survey_cmd)
+build_app.command("socialnav-answers")(commands_socialnav_survey.socialnav_answers_cmd)
 
 
 def register(app: typer.Typer) -> None:

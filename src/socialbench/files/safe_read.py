@@ -70,7 +70,11 @@ def read_regular_bytes(path: Path | str, limit: int = MAX_FILE_BYTES) -> bytes:
             )
         with os.fdopen(fd, "rb", closefd=True) as f:
             fd = -1
-            data = f.read(limit + 1)
+            # read the size fstat gave (not limit + 1 bytes at once: Python would allocate a
+            # buffer of the limit, 256 MiB for a Label Studio export); more only if it grew
+            data = f.read(st.st_size + 1)
+            if len(data) > st.st_size:
+                data += f.read(limit + 1 - len(data))
     except OSError as exc:
         raise DataError.single(str(p), "", f"cannot read: {exc.strerror or exc}", "replace the file") from None
     finally:
