@@ -505,3 +505,15 @@ def test_run_json_records_the_models_sampling_defaults(fake, tmp_path):
     )
     adapted = json.loads((out / "run.json").read_text())["generation_adapted"]
     assert sorted(adapted) == ["repetition_penalty", "top_k"] and adapted["top_k"].startswith("20 ")
+
+
+def test_without_a_model_config_the_defaults_come_from_get_default_sampling_params_but_max_tokens():
+    from socialbench.models.vllm_setup import model_sampling_defaults
+    from vllm_fakes import FakeSampling
+
+    class OldLLM:  # an engine that does not expose its model config
+        def get_default_sampling_params(self) -> FakeSampling:
+            return FakeSampling(temperature=0.6, top_k=20)  # max_tokens: SamplingParams' own 16
+
+    defaults = model_sampling_defaults(OldLLM())
+    assert "max_tokens" not in defaults and (defaults["temperature"], defaults["top_k"]) == (0.6, 20)
