@@ -64,6 +64,11 @@ def _generate(model: AnthropicModel, request: Request) -> Generation:
     return asyncio.run(go())
 
 
+def _sampling_adaptations(model: AnthropicModel) -> dict[str, str]:
+    """The model's adaptations but JSON mode's (never sent: a test of its own)."""
+    return {k: v for k, v in model.adaptations().items() if k != "json_mode"}
+
+
 def _error_for(action: Action, timeout_s: float = 5.0) -> ModelError:
     with ScriptedAnthropicServer() as srv:
         srv.push(action)
@@ -119,7 +124,7 @@ def test_the_runs_temperature_and_top_p_are_sent_by_default() -> None:
         model = _model(srv)
         _generate(model, request)
         body = srv.requests[0]
-    assert (body["temperature"], body["top_p"], model.adaptations()) == (0.0, 0.9, {})
+    assert (body["temperature"], body["top_p"], _sampling_adaptations(model)) == (0.0, 0.9, {})
 
 
 def test_unset_sampling_settings_are_not_sent() -> None:
@@ -174,7 +179,7 @@ def test_temperature_and_top_p_refused_together_drop_top_p() -> None:
         model = _model(srv)
         _generate(model, request)
         last = srv.requests[-1]
-    assert (last["temperature"], "top_p" in last, sorted(model.adaptations())) == (0.0, False, ["top_p"])
+    assert (last["temperature"], "top_p" in last, sorted(_sampling_adaptations(model))) == (0.0, False, ["top_p"])
     assert "cannot both be specified" in model.adaptations()["top_p"]
 
 
@@ -185,7 +190,7 @@ def test_a_400_about_something_else_is_a_bad_request_not_an_adaptation() -> None
         model = _model(srv)
         with pytest.raises(FatalModelError) as info:
             _generate(model, request)
-    assert (info.value.kind, model.adaptations()) == ("bad_request", {})
+    assert (info.value.kind, _sampling_adaptations(model)) == ("bad_request", {})
 
 
 def test_api_key_from_named_env_var_is_sent(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -395,12 +400,12 @@ def test_thinking_is_kept_apart_from_the_answer() -> None:
     assert gen.reasoning == THINKING_TEXT and THINKING_TEXT not in gen.text
 
 
-def test_effort_none_sends_no_thinking() -> None:
+def test_effort_none_sends_thinking_disabled() -> None:
     config = GenerationConfig(reasoning_effort="none")
     with ScriptedAnthropicServer() as srv:
         _generate(_model(srv), Request(prompt=PROMPT, config=config))
         body = srv.requests[0]
-    assert "thinking" not in body and body["max_tokens"] == 1024
+    assert (body["thinking"], body["max_tokens"], "output_config" in body) == ({"type": "disabled"}, 1024, False)
 
 
 def test_fixed_thinking_budget_option_applies_to_every_request() -> None:
@@ -424,7 +429,7 @@ def test_with_thinking_a_temperature_other_than_1_is_not_sent_and_recorded() -> 
         _generate(model, Request(prompt=PROMPT, config=EFFORT_LOW))
         body = srv.requests[0]
     assert "temperature" not in body
-    assert sorted(model.adaptations()) == ["max_tokens", "temperature"]
+    assert sorted(_sampling_adaptations(model)) == ["max_tokens", "temperature"]
 
 
 def test_with_thinking_a_low_top_p_is_not_sent() -> None:
@@ -479,5 +484,200 @@ def test_concurrent_refusals_drop_the_setting_once(caplog: pytest.LogCaptureFixt
         with caplog.at_level("WARNING", logger="socialbench.models.anthropic_messages"):
             gens = asyncio.run(go())
         answered = [body for body in srv.requests if "temperature" not in body]
-    assert (len(gens), len(answered), list(model.adaptations())) == (4, 4, ["temperature"])
+    assert (len(gens), len(answered), list(_sampling_adaptations(model))) == (4, 4, ["temperature"])
     assert sum("refused temperature" in r.getMessage() for r in caplog.records) == 1
+
+
+# --------------------------------------------------------------------------- the current Messages API
+
+EFFORT_XHIGH = GenerationConfig(max_tokens=1024, temperature=None, reasoning_effort="xhigh")
+
+
+def _answer_all(model: AnthropicModel, *requests: Request) -> list[Generation]:
+    async def go() -> list[Generation]:
+        try:
+            return [await model.generate(r) for r in requests]
+        finally:
+            await model.aclose()
+
+    return asyncio.run(go())
+
+
+def test_reasoning_effort_is_sent_as_output_config_effort() -> None:
+    with ScriptedAnthropicServer() as srv:
+        _generate(_model(srv), Request(prompt=PROMPT, config=GenerationConfig(reasoning_effort="high")))
+        body = srv.requests[0]
+    assert body["output_config"] == {"effort": "high"}
+
+
+def test_minimal_effort_is_sent_as_low_and_recorded() -> None:
+    with ScriptedAnthropicServer() as srv:
+        model = _model(srv)
+        _generate(model, Request(prompt=PROMPT, config=GenerationConfig(reasoning_effort="minimal")))
+        body = srv.requests[0]
+    assert body["output_config"] == {"effort": "low"}
+    assert "'low'" in model.adaptations()["reasoning_effort"]
+
+
+def test_an_adaptive_only_model_is_learnt_once_and_sent_adaptive_thinking() -> None:
+    from socialbench.testing.anthropic_served import ENABLED_REFUSED, claude_adaptive_only
+
+    request = Request(prompt=PROMPT, config=EFFORT_LOW)
+    with ScriptedAnthropicServer(served=claude_adaptive_only()) as srv:
+        model = _model(srv)
+        gens = _answer_all(model, request, request, request)
+        kinds = [body["thinking"]["type"] for body in srv.requests]
+    assert [json.loads(g.text) for g in gens] == [{"answer": "left"}] * 3
+    assert kinds == ["enabled", "adaptive", "adaptive", "adaptive"]  # one refusal for the run
+    assert model.adaptations()["thinking"].startswith('sent as {"type": "adaptive"}')
+    assert ENABLED_REFUSED in model.adaptations()["thinking"]
+
+
+def test_adaptive_thinking_keeps_the_effort_and_the_answers_room() -> None:
+    from socialbench.testing.anthropic_served import claude_adaptive_only
+
+    with ScriptedAnthropicServer(served=claude_adaptive_only()) as srv:
+        gen = _generate(_model(srv), Request(prompt=PROMPT, config=EFFORT_LOW))
+        last = srv.requests[-1]
+    assert (last["thinking"], last["output_config"], last["max_tokens"]) == (
+        {"type": "adaptive"},
+        {"effort": "low"},
+        THINKING_BUDGETS["low"] + 1024,
+    )
+    assert gen.reasoning == THINKING_TEXT
+
+
+def test_a_model_that_cannot_turn_thinking_off_is_sent_none_without_thinking() -> None:
+    from socialbench.testing.anthropic_served import claude_adaptive_only
+
+    request = Request(prompt=PROMPT, config=GenerationConfig(reasoning_effort="none"))
+    with ScriptedAnthropicServer(served=claude_adaptive_only(disables=False)) as srv:
+        model = _model(srv)
+        _answer_all(model, request, request)
+        sent = [body.get("thinking") for body in srv.requests]
+    assert sent == [{"type": "disabled"}, None, None]
+    assert "cannot turn thinking off" in model.adaptations()["thinking"]
+
+
+def test_max_tokens_over_the_models_limit_is_capped_from_its_400() -> None:
+    from socialbench.testing.anthropic_served import claude_budget_thinking
+
+    request = Request(prompt=PROMPT, config=EFFORT_XHIGH)
+    with ScriptedAnthropicServer(served=claude_budget_thinking(max_output_tokens=32_000)) as srv:
+        model = _model(srv)
+        gens = _answer_all(model, request, request)
+        sent = [(body["max_tokens"], body["thinking"].get("budget_tokens")) for body in srv.requests]
+    assert len(gens) == 2
+    # 32768 + 1024 = 33792 refused once; then the limit, the answer keeping its 1024 tokens
+    assert sent[0] == (33_792, 32_768) and sent[-2:] == [(32_000, 30_976), (32_000, 30_976)]
+    assert model.adaptations()["max_tokens"].startswith("capped at 32000 (the model's output limit)")
+
+
+def test_a_refused_effort_is_no_longer_sent() -> None:
+    from socialbench.testing.anthropic_served import claude_budget_thinking
+
+    request = Request(prompt=PROMPT, config=EFFORT_LOW)
+    with ScriptedAnthropicServer(served=claude_budget_thinking()) as srv:
+        model = _model(srv)
+        _answer_all(model, request, request)
+        sent = ["output_config" in body for body in srv.requests]
+    assert sent == [True, False, False]
+    assert "output_config.effort not sent" in model.adaptations()["reasoning_effort"]
+
+
+def test_a_long_request_is_streamed_and_a_short_one_is_not() -> None:
+    with ScriptedAnthropicServer() as srv:
+        model = _model(srv, timeout_s=120.0)
+        short, long = _answer_all(model, Request(prompt=PROMPT), Request(prompt=PROMPT, config=EFFORT_XHIGH))
+        streamed = srv.streams
+    assert (streamed, model.streamed) == (1, 1)
+    assert json.loads(short.text) == json.loads(long.text) == {"answer": "left"}
+    assert long.reasoning == THINKING_TEXT and long.finish_reason == "end_turn"
+
+
+def test_a_streamed_reply_keeps_its_usage() -> None:
+    with ScriptedAnthropicServer() as srv:
+        gen = _generate(_model(srv, stream="true"), Request(prompt=PROMPT))
+    assert (gen.usage.prompt_tokens, gen.usage.completion_tokens) == (len(PROMPT) // 4, len(gen.text) // 4)
+
+
+def test_a_server_that_ignores_stream_is_still_read() -> None:
+    with ScriptedAnthropicServer() as srv:
+        srv.push(status(200, body=_message_body({"input_tokens": 5, "output_tokens": 3})))
+        gen = _generate(_model(srv, stream="true"), Request(prompt=PROMPT))
+    assert json.loads(gen.text) == {"answer": "left"} and gen.usage.completion_tokens == 3
+
+
+def test_a_generation_longer_than_the_timeout_is_streamed_not_abandoned_and_resent() -> None:
+    """A reply generated slowly (0.25 s between events, about 2 s in all) with a 1 s timeout:
+    streamed, it is one request, answered; unstreamed, each attempt would be abandoned at the
+    timeout (and billed at the real API) and sent again."""
+    with ScriptedAnthropicServer(event_gap_s=0.25) as srv:
+        model = _model(srv, timeout_s=1.0)
+
+        async def go():  # type: ignore[no-untyped-def]
+            engine = Engine(model, concurrency=1, retry=RetryPolicy(max_attempts=3, base_delay_s=0.01, timeout_s=1.0))
+            try:
+                return await engine.run(Request(prompt=PROMPT, config=EFFORT_XHIGH))
+            finally:
+                await model.aclose()
+
+        outcome = asyncio.run(go())
+        served = srv.count
+    assert (outcome.error, outcome.attempts, served) == (None, 1, 1)
+
+
+def test_a_stream_that_stops_sending_is_a_timeout() -> None:
+    with ScriptedAnthropicServer(event_gap_s=1.0) as srv:
+        with pytest.raises(RetryableModelError) as info:
+            _generate(_model(srv, timeout_s=0.3, stream="true"), Request(prompt=PROMPT))
+    assert info.value.kind == "timeout"
+
+
+def test_json_mode_is_not_sent_and_run_json_says_so() -> None:
+    with ScriptedAnthropicServer() as srv:
+        model = _model(srv)
+        _answer_all(model, Request(prompt=PROMPT), Request(prompt=PROMPT))
+        body = srv.requests[0]
+    assert "format" not in body.get("output_config", {})
+    assert model.adaptations()["json_mode"].startswith("not sent")
+    assert model.json_mode_sent() == {"with_output_format": 0, "without_output_format": 2}
+
+
+def test_a_run_without_json_mode_records_no_json_adaptation() -> None:
+    with ScriptedAnthropicServer() as srv:
+        model = _model(srv)
+        _generate(model, Request(prompt=PROMPT, config=GenerationConfig(json_mode=False)))
+    assert "json_mode" not in model.adaptations() and model.json_mode_sent()["without_output_format"] == 0
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"thinking": {"type": "adaptive", "budget_tokens": 2048}}, "thinking.adaptive.budget_tokens: Extra inputs"),
+        ({"thinking": {"type": "adaptive"}, "temperature": 0.0}, "`temperature` may only be set to 1"),
+        ({"thinking": {"type": "sometimes"}}, "thinking.type: Input should be 'enabled', 'disabled' or 'adaptive'"),
+        ({"output_config": {"effort": "minimal"}}, "output_config.effort: Input should be 'low'"),
+        ({"output_config": {"format": {"type": "json_object"}}}, "output_config.format.type"),
+        ({"output_config": {"format": {"type": "json_schema"}}}, "output_config.format.schema: Field required"),
+        ({"output_config": {"verbosity": "low"}}, "output_config.verbosity: Extra inputs are not permitted"),
+        ({"stream": "yes"}, "stream: Input should be a valid boolean"),
+    ],
+)
+def test_the_scripted_server_keeps_the_current_rules(change: dict, problem: str) -> None:
+    body = {"model": "m", "max_tokens": 4096, "messages": [{"role": "user", "content": "hi"}], **change}
+    assert problem in (validate_messages_request(body) or "")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"thinking": {"type": "adaptive"}, "output_config": {"effort": "xhigh"}},
+        {"thinking": {"type": "disabled"}, "temperature": 0.0},
+        {"output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}}},
+        {"stream": True},
+    ],
+)
+def test_the_scripted_server_takes_current_requests(change: dict) -> None:
+    body = {"model": "m", "max_tokens": 4096, "messages": [{"role": "user", "content": "hi"}], **change}
+    assert validate_messages_request(body) is None

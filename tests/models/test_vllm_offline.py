@@ -427,3 +427,93 @@ def test_reasoning_effort_flag_reaches_the_template_and_the_record_keeps_the_rea
     assert fake.engine.calls[0].chat_template_kwargs == {"enable_thinking": True}
     assert record["reasoning"].startswith("about ") and "<think>" not in record["raw"]
     assert record["usage"]["reasoning_tokens"] > 0
+
+
+# -- vLLM 0.34: its errors, its defaults ---------------------------------------------------
+
+
+def test_the_fakes_validation_error_is_not_a_value_error_as_in_vllm_0_34(fake):
+    from vllm_fakes import VLLMClientError, VLLMValidationError
+
+    assert issubclass(VLLMValidationError, VLLMClientError) and not issubclass(VLLMValidationError, ValueError)
+
+
+def test_vllm_validation_error_is_a_bad_request():
+    from vllm_fakes import VLLMValidationError
+
+    err = vllm_results.map_error(VLLMValidationError("At most 1 image(s) may be provided in one prompt."))
+    assert err.kind == "bad_request" and "VLLMValidationError: At most 1 image(s)" in err.message
+
+
+def test_vllm_server_error_is_a_backend_error():
+    from vllm_fakes import VLLMServerError
+
+    assert vllm_results.map_error(VLLMServerError("engine dead")).kind == "backend_error"
+
+
+def test_prompt_longer_than_the_model_length_is_a_bad_request(fake):
+    fake.make_engine = lambda: FakeEngine(reject="LONG")
+    (err,) = ask(model(), Request(prompt="LONG prompt"))
+    assert isinstance(err, ModelError) and err.kind == "bad_request"
+    assert "is longer than the maximum model length" in err.message
+
+
+def test_gpu_memory_utilization_is_left_to_vllm_unless_set(fake):
+    ask(model(), Request(prompt="hi"))
+    assert "gpu_memory_utilization" not in fake.llms[0].kwargs
+
+
+def test_unset_max_tokens_is_the_models_max_new_tokens_as_vllm_serve(fake):
+    fake.diff = {"max_tokens": 512, "repetition_penalty": 1.05}
+    ask(model(), Request(prompt="hi", config=GenerationConfig(max_tokens=None)))
+    (params,) = fake.engine.calls[0].params
+    assert (params.max_tokens, params.repetition_penalty) == (512, 1.05)
+
+
+def test_a_set_max_tokens_is_sent_over_the_models_default(fake):
+    fake.diff = {"max_tokens": 512}
+    ask(model(), Request(prompt="hi", config=GenerationConfig(max_tokens=77)))
+    assert fake.engine.calls[0].params[0].max_tokens == 77
+
+
+def test_a_generation_config_without_settings_leaves_max_tokens_to_the_context_length(fake):
+    # vLLM's get_default_sampling_params() is then plain SamplingParams(), max_tokens=16
+    fake.diff = {}
+    ask(model(), Request(prompt="hi", config=GenerationConfig(max_tokens=None)))
+    assert fake.engine.calls[0].params[0].max_tokens is None
+
+
+def test_the_models_defaults_it_applied_are_its_adaptations(fake):
+    fake.diff = {"max_tokens": 512, "top_k": 20, "temperature": 0.7}
+    m = model()
+    ask(m, Request(prompt="hi", config=GenerationConfig(max_tokens=None, temperature=0.0)))
+    adapted = m.adaptations()
+    assert sorted(adapted) == ["max_tokens", "top_k"]
+    assert adapted["max_tokens"] == "512 (the model's generation_config max_new_tokens, as vllm serve applies it)"
+
+
+def test_run_json_records_the_models_sampling_defaults(fake, tmp_path):
+    import json
+
+    from socialbench.cli import main
+
+    fake.diff = {"top_k": 20, "repetition_penalty": 1.05}
+    out = tmp_path / "run"
+    main(
+        ["eval", "-b", "socialnav-waypoint", "-m", "vllm:org/tiny-vlm", "--limit", "1", "--out", str(out)]
+        + ["--no-progress", "--no-cache", "--no-render-cache", "--max-side", "64"]
+    )
+    adapted = json.loads((out / "run.json").read_text())["generation_adapted"]
+    assert sorted(adapted) == ["repetition_penalty", "top_k"] and adapted["top_k"].startswith("20 ")
+
+
+def test_without_a_model_config_the_defaults_come_from_get_default_sampling_params_but_max_tokens():
+    from socialbench.models.vllm_setup import model_sampling_defaults
+    from vllm_fakes import FakeSampling
+
+    class OldLLM:  # an engine that does not expose its model config
+        def get_default_sampling_params(self) -> FakeSampling:
+            return FakeSampling(temperature=0.6, top_k=20)  # max_tokens: SamplingParams' own 16
+
+    defaults = model_sampling_defaults(OldLLM())
+    assert "max_tokens" not in defaults and (defaults["temperature"], defaults["top_k"]) == (0.6, 20)

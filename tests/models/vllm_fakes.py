@@ -3,8 +3,10 @@
 :class:`FakeVLLM` is a fake ``vllm`` package (``LLM``, ``SamplingParams``) plus a fake
 ``transformers.AutoProcessor``. Its ``LLM.chat`` takes OpenAI-format conversations as vLLM's
 does: it checks every conversation first (more ``image_url`` parts than
-``limit_mm_per_prompt`` allows, an undecodable image, or a user text containing the
-engine's ``reject`` word fails the whole call with ``ValueError``, as vLLM refuses a prompt),
+``limit_mm_per_prompt`` allows, or a user text containing the engine's ``reject`` word (a
+prompt longer than the model's context) fails the whole call with vLLM 0.34's
+``VLLMValidationError``, which is not a ``ValueError``: :data:`EXCEPTIONS`; an undecodable
+image fails it with PIL's own error),
 then answers each with the first word of its user text, one token per character. With the
 chat-template argument ``enable_thinking`` true, the reply first thinks in a
 ``<think>...</think>`` section (``</think>`` is one token, :data:`THINK_END_ID`). Every
@@ -24,6 +26,42 @@ from typing import Any
 from socialbench.types import EncodedImage
 
 THINK_END_ID = 9_999
+
+
+class VLLMError(Exception):
+    """vLLM 0.34's ``vllm.exceptions.VLLMError``: the base of its own errors (an ``Exception``)."""
+
+
+class VLLMClientError(VLLMError):
+    """``vllm.exceptions.VLLMClientError``: caused by the request (the server answers 4xx)."""
+
+
+class VLLMServerError(VLLMError):
+    """``vllm.exceptions.VLLMServerError``: caused by the server (5xx)."""
+
+
+class VLLMValidationError(VLLMClientError):
+    """``vllm.exceptions.VLLMValidationError`` as vLLM 0.34 defines it: a client error, NOT a
+    ``ValueError`` (older releases subclassed ``ValueError``); ``str()`` appends
+    ``(parameter=..., value=...)``."""
+
+    def __init__(self, message: str, *, parameter: str | None = None, value: Any = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+        self.value = value
+
+    def __str__(self) -> str:
+        extras = [f"{k}={v}" for k, v in (("parameter", self.parameter), ("value", self.value)) if v is not None]
+        base = super().__str__()
+        return f"{base} ({', '.join(extras)})" if extras else base
+
+
+def exceptions_module() -> types.ModuleType:
+    """A fake ``vllm.exceptions`` holding the 0.34 hierarchy above."""
+    module = types.ModuleType("vllm.exceptions")
+    for cls in (VLLMError, VLLMClientError, VLLMServerError, VLLMValidationError):
+        setattr(module, cls.__name__, cls)
+    return module
 
 
 class FakeTokenizer:
@@ -162,10 +200,19 @@ class FakeEngine:
         for conversation in conversations:
             n = len(image_parts(conversation))
             if n > self.image_limit:
-                raise ValueError(f"At most {self.image_limit} image(s) may be provided in one prompt.")
+                raise VLLMValidationError(
+                    f"At most {self.image_limit} image(s) may be provided in one prompt.", parameter="image", value=n
+                )
             decoded_sizes(conversation)  # an undecodable image fails the call, as in vLLM
             if self.reject and self.reject in user_text(conversation):
-                raise ValueError(f"prompt too long: {self.reject}")
+                length = len(FakeTokenizer().apply_chat_template(conversation))
+                raise VLLMValidationError(
+                    f"The decoder prompt (length {length}) is longer than the maximum model length of {length - 1}. "
+                    "Make sure that `max_model_len` is no smaller than the number of text tokens plus multimodal "
+                    "tokens.",
+                    parameter="input_tokens",
+                    value=length,
+                )
         if any(user_text(c).startswith("HOLD") for c in conversations):
             self.holding.set()
             assert self.hold.wait(30), "the test never released the held call"
@@ -189,6 +236,20 @@ class FakeEngine:
         return FakeOutput(request_id, [ord(c) for c in prompt], [FakeCompletion(reply, ids, reason)])
 
 
+#: The tests' model: its generation_config's sampling settings.
+DEFAULT_DIFF: dict[str, Any] = {"temperature": 0.7, "top_p": 0.8, "top_k": 20}
+
+
+@dataclass
+class FakeModelConfig:
+    """``LLM.model_config``: what the checkpoint's generation_config sets."""
+
+    diff: dict[str, Any]
+
+    def get_diff_sampling_param(self) -> dict[str, Any]:
+        return dict(self.diff)
+
+
 class FakeLLM:
     """Stands in for ``vllm.LLM``: its constructor arguments, tokenizer and ``chat``."""
 
@@ -197,14 +258,18 @@ class FakeLLM:
         self.engine = engine
         self.engine.image_limit = kwargs["limit_mm_per_prompt"]["image"]
         self._tokenizer = tokenizer
-        #: What the model's generation_config says (``get_default_sampling_params``).
-        self.defaults = FakeSampling(temperature=0.7, top_p=0.8, top_k=20)
+        #: What the model's generation_config sets (vLLM's ``model_config.get_diff_sampling_param()``:
+        #: its ``max_new_tokens`` as ``max_tokens``).
+        self.model_config = FakeModelConfig(dict(DEFAULT_DIFF))
 
     def get_tokenizer(self) -> FakeTokenizer:
         return self._tokenizer
 
     def get_default_sampling_params(self) -> FakeSampling:
-        return self.defaults
+        """As vLLM's: ``SamplingParams`` over the generation_config's settings, or plain
+        ``SamplingParams()`` (whose ``max_tokens`` is 16) when it sets none."""
+        diff = self.model_config.get_diff_sampling_param()
+        return FakeSampling(**diff) if diff else FakeSampling()
 
     def chat(self, messages: Any, sampling_params: Any = None, **kwargs: Any) -> list[FakeOutput]:
         return self.engine.chat(messages, sampling_params, **kwargs)
@@ -224,6 +289,10 @@ class FakeVLLM:
         self.module = types.ModuleType("vllm")
         self.module.LLM = self._llm
         self.module.SamplingParams = FakeSampling
+        self.exceptions = exceptions_module()
+        self.module.exceptions = self.exceptions
+        #: Replaces the generation_config settings of the engines built from now on.
+        self.diff: dict[str, Any] | None = None
         self.transformers = types.ModuleType("transformers")
         self.transformers.AutoProcessor = types.SimpleNamespace(from_pretrained=self._processor)
 
@@ -236,8 +305,11 @@ class FakeVLLM:
             self.gate.wait(30)
         if self.load_error is not None:
             raise self.load_error
-        self.llms.append(FakeLLM(kwargs, self.make_engine(), self.tokenizer))
-        return self.llms[-1]
+        llm = FakeLLM(kwargs, self.make_engine(), self.tokenizer)
+        if self.diff is not None:
+            llm.model_config = FakeModelConfig(dict(self.diff))
+        self.llms.append(llm)
+        return llm
 
     def _processor(self, source: str, **kwargs: Any) -> Any:
         self.processor_calls.append((source, kwargs))

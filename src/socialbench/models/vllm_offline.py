@@ -27,7 +27,15 @@ from socialbench.models.vllm_chat import (
     template_has_system_role,
 )
 from socialbench.models.vllm_results import map_error, to_generation
-from socialbench.models.vllm_setup import MISSING_VLLM, engine_kwargs, sampling_kwargs, visible_gpus, vllm_installed
+from socialbench.models.vllm_setup import (
+    MISSING_VLLM,
+    defaults_applied,
+    engine_kwargs,
+    model_sampling_defaults,
+    sampling_kwargs,
+    visible_gpus,
+    vllm_installed,
+)
 from socialbench.models.worker_thread import ThreadJob, WorkerThreadModel
 
 log = logging.getLogger(__name__)
@@ -61,7 +69,10 @@ class VLLMOfflineModel(TemplateSwitchMixin, WorkerThreadModel):
         self.batch_wait_s = wait_ms / 1000.0
         self._init_worker()
         self._llm: Any = None
-        self._defaults: Any = None
+        #: The generation_config's sampling settings (:func:`model_sampling_defaults`).
+        self._defaults: dict[str, float] = {}
+        #: What those defaults set in the requests so far (run.json's ``generation_adapted``).
+        self._adapted: dict[str, str] = {}
         self._template: str | None = None
         self._system_role = True
         self._think_end: int | None = None
@@ -111,7 +122,9 @@ class VLLMOfflineModel(TemplateSwitchMixin, WorkerThreadModel):
         self._template = template or getattr(tokenizer, "chat_template", None)
         self._system_role = template_has_system_role(tokenizer, template)
         self._think_end = single_token_id(tokenizer, THINK_END)
-        self._defaults = llm.get_default_sampling_params()
+        self._defaults = model_sampling_defaults(llm)
+        if self._defaults:
+            log.info("%s: sampling defaults of the model's generation_config: %s", self.spec, self._defaults)
         self._llm = llm
         log.info("vLLM engine ready for %s", self.spec)
 
@@ -168,6 +181,9 @@ class VLLMOfflineModel(TemplateSwitchMixin, WorkerThreadModel):
             return
         conversations = [openai_messages(job.request, self.images_first, self._system_role) for job in jobs]
         params = [vllm.SamplingParams(**sampling_kwargs(job.request.config, self._defaults)) for job in jobs]
+        for job in jobs:
+            for name, note in defaults_applied(job.request.config, self._defaults).items():
+                self._adapted.setdefault(name, note)
         try:
             outputs = self._llm.chat(
                 conversations, sampling_params=params, use_tqdm=False, chat_template_kwargs=chat_kwargs or None
@@ -190,9 +206,14 @@ class VLLMOfflineModel(TemplateSwitchMixin, WorkerThreadModel):
         for job, output in zip(jobs, outputs):
             job.resolve(to_generation(output, self._think_end))
 
+    def adaptations(self) -> dict[str, str]:
+        """The sampling settings the model's generation_config set where the run left them
+        open (run.json's ``generation_adapted``), as ``vllm serve`` applies them."""
+        return dict(self._adapted)
+
     async def aclose(self) -> None:
         await self._stop_worker()
-        self._llm = self._defaults = None
+        self._llm = None
 
 
 @register(

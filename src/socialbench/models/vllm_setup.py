@@ -17,8 +17,11 @@ from socialbench.types import GenerationConfig
 #: Images per prompt when neither the benchmark nor ``limit_mm_per_prompt`` says.
 DEFAULT_IMAGES_PER_PROMPT = 10
 _DTYPES = {"auto", "bfloat16", "float16", "float32", "half", "float"}
-#: Sampling defaults of the model (its generation_config) that a request never sets itself.
+#: Sampling settings of the model's generation_config (vLLM's ``get_diff_sampling_param``:
+#: ``max_new_tokens`` as ``max_tokens``) that a request never sets itself.
 _MODEL_DEFAULTS = ("top_k", "min_p", "repetition_penalty")
+#: The settings vLLM reads from a generation_config (``ModelConfig.get_diff_sampling_param``).
+MODEL_SETTINGS = ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "max_tokens")
 MISSING_VLLM = "needs vLLM and a CUDA GPU: pip install 'socialbench[vllm]' on a GPU machine (or serve the model with `vllm serve` and use openai:MODEL@URL)"
 
 
@@ -69,7 +72,6 @@ def parse_mm_limit(value: str | None, needed: int | None = None) -> dict[str, in
 class _EngineArgsAlways(TypedDict):
     model: str
     tensor_parallel_size: int | None
-    gpu_memory_utilization: float
     limit_mm_per_prompt: dict[str, int]
     dtype: str
     seed: int
@@ -77,11 +79,13 @@ class _EngineArgsAlways(TypedDict):
 
 
 class EngineArgs(_EngineArgsAlways, total=False):
-    """Keyword arguments of ``vllm.LLM(...)`` (:func:`engine_kwargs`); the context length
-    and hub revision only when ``--model-opt`` sets them."""
+    """Keyword arguments of ``vllm.LLM(...)`` (:func:`engine_kwargs`); the context length,
+    hub revision and GPU memory fraction only when ``--model-opt`` sets them (vLLM's own
+    default applies otherwise)."""
 
     max_model_len: int
     revision: str
+    gpu_memory_utilization: float
 
 
 def engine_kwargs(source: str, options: ModelOptions) -> EngineArgs:
@@ -90,7 +94,6 @@ def engine_kwargs(source: str, options: ModelOptions) -> EngineArgs:
     kwargs: EngineArgs = {
         "model": source,
         "tensor_parallel_size": options.get_count("tensor_parallel_size", 1),
-        "gpu_memory_utilization": 0.9,
         "limit_mm_per_prompt": parse_mm_limit(options.get("limit_mm_per_prompt"), options.max_images),
         "dtype": (options.get("dtype") or "auto").strip().lower(),
         "seed": options.seed,
@@ -103,11 +106,12 @@ def engine_kwargs(source: str, options: ModelOptions) -> EngineArgs:
     util = options.get("gpu_memory_utilization")
     if util not in (None, ""):
         try:
-            kwargs["gpu_memory_utilization"] = float(util)
+            fraction = float(util or "")
         except ValueError:
-            kwargs["gpu_memory_utilization"] = -1.0
-        if not 0 < kwargs["gpu_memory_utilization"] <= 1:
+            fraction = -1.0
+        if not 0 < fraction <= 1:
             raise UsageError(f"--model-opt gpu_memory_utilization={util!r} must be a fraction in (0, 1]")
+        kwargs["gpu_memory_utilization"] = fraction
     max_len = options.get_count("max_model_len")
     if max_len is not None:
         kwargs["max_model_len"] = max_len
@@ -117,20 +121,52 @@ def engine_kwargs(source: str, options: ModelOptions) -> EngineArgs:
     return kwargs
 
 
-def sampling_kwargs(config: GenerationConfig, defaults: object) -> dict[str, float | None]:
-    """Keyword arguments of ``vllm.SamplingParams`` for a request: its temperature,
-    ``top_p``, ``max_tokens`` (None: up to the context length, as ``vllm serve``) and seed,
-    over ``defaults`` (``LLM.get_default_sampling_params()``: the model's generation_config)
-    for what it leaves unset and for ``top_k``, ``min_p``, ``repetition_penalty``."""
+def model_sampling_defaults(llm: object) -> dict[str, float]:
+    """The sampling settings the checkpoint's generation_config sets, as vLLM reads them
+    (``ModelConfig.get_diff_sampling_param()``, which ``vllm serve`` and
+    ``LLM.get_default_sampling_params`` use: ``max_new_tokens`` becomes ``max_tokens``), only
+    those of :data:`MODEL_SETTINGS`. Where the engine does not expose its model config,
+    ``LLM.get_default_sampling_params()`` gives all but ``max_tokens`` (its plain
+    ``SamplingParams()`` holds 16 there, which is no model's setting)."""
+    config = getattr(llm, "model_config", None) or getattr(getattr(llm, "llm_engine", None), "model_config", None)
+    read = getattr(config, "get_diff_sampling_param", None)
+    if callable(read):
+        diff = read()
+        if isinstance(diff, dict):
+            return {k: v for k, v in diff.items() if k in MODEL_SETTINGS and isinstance(v, (int, float))}
+    defaults = llm.get_default_sampling_params()  # type: ignore[attr-defined]
+    found = {name: getattr(defaults, name, None) for name in MODEL_SETTINGS if name != "max_tokens"}
+    return {k: v for k, v in found.items() if isinstance(v, (int, float))}
+
+
+def sampling_kwargs(config: GenerationConfig, defaults: dict[str, float]) -> dict[str, float | None]:
+    """Keyword arguments of ``vllm.SamplingParams`` for a request, as ``vllm serve`` builds
+    them: its temperature, ``top_p``, ``max_tokens`` and seed, over ``defaults`` (the model's
+    generation_config, :func:`model_sampling_defaults`) for what it leaves unset, and
+    ``top_k``, ``min_p``, ``repetition_penalty`` from ``defaults``. ``max_tokens`` unset and
+    not in the generation_config: None (up to the context length, as ``vllm serve``)."""
     out: dict[str, float | None] = {"max_tokens": config.max_tokens, "seed": config.seed}
+    if config.max_tokens is None and "max_tokens" in defaults:
+        out["max_tokens"] = int(defaults["max_tokens"])
     for name in ("temperature", "top_p"):
         value = getattr(config, name)
         if value is None:
-            value = getattr(defaults, name, None)
+            value = defaults.get(name)
         if value is not None:
             out[name] = value
     for name in _MODEL_DEFAULTS:
-        value = getattr(defaults, name, None)
-        if value is not None:
-            out[name] = value
+        if name in defaults:
+            out[name] = defaults[name]
+    return out
+
+
+def defaults_applied(config: GenerationConfig, defaults: dict[str, float]) -> dict[str, str]:
+    """What the model's generation_config set in a request the run left open (run.json's
+    ``generation_adapted``): setting -> the value and where it came from."""
+    out: dict[str, str] = {}
+    for name in MODEL_SETTINGS:
+        asked = getattr(config, name, None) if name in ("temperature", "top_p", "max_tokens") else None
+        if name in defaults and asked is None:
+            label = "max_new_tokens" if name == "max_tokens" else name
+            out[name] = f"{defaults[name]!r} (the model's generation_config {label}, as vllm serve applies it)"
     return out

@@ -5,8 +5,11 @@
 lifecycle and scripted actions (:func:`refusal` answers ``stop_reason: "refusal"``).
 Requests are checked as the real API checks them (a missing or wrong key is a 401, a
 malformed body a 400 naming the field: :mod:`socialbench.testing.anthropic_validation`);
-``served`` refuses sampling settings with the real API's 400s
-(:mod:`socialbench.testing.anthropic_served`). As a subprocess,
+``served`` refuses sampling settings, thinking types and output limits with the real API's
+400s (:mod:`socialbench.testing.anthropic_served`). A request with ``"stream": true`` is
+answered as the API streams (``text/event-stream``: ``message_start``,
+``content_block_start``/``_delta``/``_stop`` per block, ``message_delta`` with the stop
+reason and output tokens, ``message_stop``), ``event_gap_s`` apart when set. As a subprocess,
 ``python -m socialbench.testing.anthropic_server --port 0`` prints
 ``READY http://127.0.0.1:PORT`` (the SDK's ``base_url``) and serves until killed.
 """
@@ -62,7 +65,41 @@ THINKING_TEXT = "The person on the left walks towards the robot, so the right si
 
 def _thinking_on(body: Mapping[str, object]) -> bool:
     thinking = body.get("thinking")
-    return isinstance(thinking, Mapping) and thinking.get("type") == "enabled"
+    return isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive")
+
+
+def _sse(event: str, data: Mapping[str, object]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+def stream_events(message: Mapping[str, Any]) -> list[str]:
+    """A complete Messages reply as the API's server-sent events."""
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+    events = [_sse("message_start", {"type": "message_start", "message": start})]
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "thinking":
+            empty_block: dict[str, object] = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [
+                {"type": "thinking_delta", "thinking": block["thinking"]},
+                {"type": "signature_delta", "signature": block["signature"]},
+            ]
+        else:
+            empty_block = {"type": "text", "text": ""}
+            text = block["text"]
+            half = len(text) // 2
+            deltas = [{"type": "text_delta", "text": part} for part in (text[:half], text[half:]) if part]
+        events.append(
+            _sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": empty_block})
+        )
+        events += [
+            _sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas
+        ]
+        events.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
+    delta = {"stop_reason": message["stop_reason"], "stop_sequence": None}
+    events.append(_sse("message_delta", {"type": "message_delta", "delta": delta, "usage": usage}))
+    events.append(_sse("message_stop", {"type": "message_stop"}))
+    return events
 
 
 def _estimate_input_tokens(body: Mapping[str, object]) -> int:
@@ -92,6 +129,10 @@ class _MessagesCore(_Core):
 
     #: when set, requests with another key get a 401
     api_key: str | None = None
+    #: seconds between two events of a streamed reply (a model that generates slowly)
+    event_gap_s: float = 0.0
+    #: streamed replies begun (for tests and benchmarks)
+    streams: int = 0
 
     def make_app(self) -> web.Application:
         app = self.new_app()
@@ -139,7 +180,27 @@ class _MessagesCore(_Core):
         rejection = self.served.check(body) if self.served is not None and self.served.check is not None else None
         if rejection is not None:
             return web.json_response(rejection.body, status=rejection.status)
-        return await self.dispatch(body)
+        answer = await self.dispatch(body)
+        if body.get("stream") is not True or not isinstance(answer, web.Response) or answer.status != 200:
+            return answer
+        return await self._stream(request, answer)
+
+    async def _stream(self, request: web.Request, answer: web.Response) -> web.StreamResponse:
+        """The reply ``answer`` (a Messages body) as server-sent events, ``event_gap_s`` apart."""
+        try:
+            message = json.loads(answer.text or "")
+        except ValueError:  # malformed(): sent as it is
+            return answer
+        with self.lock:
+            self.streams += 1
+        out = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await out.prepare(request)
+        for event in stream_events(message):
+            if self.event_gap_s > 0:
+                await asyncio.sleep(self.event_gap_s)
+            await out.write(event.encode())
+        await out.write_eof()
+        return out
 
     def _message(self, body: Mapping[str, object], text: str | None, stop_reason: str) -> web.Response:
         with self.lock:
@@ -185,6 +246,7 @@ class ScriptedAnthropicServer(ScriptedOpenAIServer):
         host: str = "127.0.0.1",
         port: int = 0,
         served: ServedModel | None = None,
+        event_gap_s: float = 0.0,
     ) -> None:
         super().__init__(
             responder,
@@ -195,8 +257,15 @@ class ScriptedAnthropicServer(ScriptedOpenAIServer):
             host=host,
             port=port,
         )
-        self._core = _MessagesCore(responder, delay_s, False, max_concurrency, overflow, model_name, served=served)
-        self._core.api_key = api_key
+        core = _MessagesCore(responder, delay_s, False, max_concurrency, overflow, model_name, served=served)
+        core.api_key = api_key
+        core.event_gap_s = event_gap_s
+        self._core = self._messages = core
+
+    @property
+    def streams(self) -> int:
+        """Streamed replies begun so far."""
+        return self._messages.streams
 
 
 # --------------------------------------------------------------------------- subprocess
@@ -229,7 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         choices=sorted(SERVED_MODELS),
         default="plain",
         help="how the model treats sampling settings: claude-temperature-deprecated refuses a temperature "
-        "but 1, claude-sampling-exclusive refuses temperature with top_p (the API's error bodies)",
+        "but 1, claude-sampling-exclusive refuses temperature with top_p, claude-adaptive-only refuses "
+        "thinking.type enabled, claude-budget-thinking refuses adaptive thinking and effort (the API's error bodies)",
     )
     args = parse_server_args(p, argv)
     from socialbench.testing.responders import get_responder

@@ -1,5 +1,8 @@
 """Checks of a Messages API request as the real API makes them: the key headers, and a body
-whose every field is well formed (``None``, or the message of a 400 naming the field)."""
+whose every field is well formed (``None``, or the message of a 400 naming the field), with
+the current rules of ``thinking`` (``enabled`` with a budget, ``adaptive``, ``disabled``),
+``output_config`` (``effort``, ``format``) and ``stream``. What differs by model (thinking
+types it refuses, its output limit) is in :mod:`socialbench.testing.anthropic_served`."""
 
 from __future__ import annotations
 
@@ -8,6 +11,9 @@ import binascii
 from collections.abc import Mapping
 
 IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+#: ``output_config.effort`` values (the SDK's OutputConfigParam).
+EFFORT_VALUES = ("low", "medium", "high", "xhigh", "max")
+THINKING_TYPES = ("enabled", "disabled", "adaptive")
 
 
 def _text_blocks_ok(value: object, where: str) -> str | None:
@@ -75,26 +81,59 @@ def validate_messages_request(body: object) -> str | None:
                 return problem
     if messages[0].get("role") != "user":
         return "messages.0.role: the first message must use the 'user' role"
-    return _thinking_problem(body)
+    if "stream" in body and not isinstance(body["stream"], bool):
+        return "stream: Input should be a valid boolean"
+    return _output_config_problem(body) or _thinking_problem(body)
+
+
+def _output_config_problem(body: Mapping[str, object]) -> str | None:
+    """``output_config``: an object whose ``effort`` is one of :data:`EFFORT_VALUES` and whose
+    ``format`` is ``{"type": "json_schema", "schema": {...}}``."""
+    if "output_config" not in body:
+        return None
+    config = body["output_config"]
+    if not isinstance(config, Mapping):
+        return "output_config: Input should be an object"
+    unknown = sorted(set(config) - {"effort", "format"})
+    if unknown:
+        return f"output_config.{unknown[0]}: Extra inputs are not permitted"
+    if "effort" in config and config["effort"] is not None and config["effort"] not in EFFORT_VALUES:
+        return "output_config.effort: Input should be " + ", ".join(repr(v) for v in EFFORT_VALUES)
+    fmt = config.get("format")
+    if fmt is not None:
+        if not isinstance(fmt, Mapping) or fmt.get("type") != "json_schema":
+            return "output_config.format.type: Input should be 'json_schema'"
+        if not isinstance(fmt.get("schema"), Mapping):
+            return "output_config.format.schema: Field required"
+    return None
 
 
 def _thinking_problem(body: Mapping[str, object]) -> str | None:
-    """The rules of extended thinking (``thinking: {"type": "enabled", "budget_tokens"}``),
-    in the API's words: a budget of at least 1024, below ``max_tokens``; temperature only
-    1; ``top_p`` only from 0.95."""
+    """The rules of thinking, in the API's words: ``enabled`` needs a budget of at least
+    1024, below ``max_tokens``; ``adaptive`` and ``disabled`` take no budget; with thinking
+    on (``enabled`` or ``adaptive``) temperature only 1 and ``top_p`` only from 0.95."""
     thinking = body.get("thinking")
     if thinking is None:
         return None
-    if not isinstance(thinking, Mapping) or thinking.get("type") not in ("enabled", "disabled"):
-        return "thinking.type: Input should be 'enabled' or 'disabled'"
-    if thinking["type"] == "disabled":
-        return None
+    if not isinstance(thinking, Mapping) or thinking.get("type") not in THINKING_TYPES:
+        return "thinking.type: Input should be 'enabled', 'disabled' or 'adaptive'"
+    kind = thinking["type"]
+    if kind in ("disabled", "adaptive"):
+        extra = sorted(set(thinking) - {"type", "display"} if kind == "adaptive" else set(thinking) - {"type"})
+        return f"thinking.{kind}.{extra[0]}: Extra inputs are not permitted" if extra else _sampling_problem(body, kind)
     budget = thinking.get("budget_tokens")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1024:
         return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
     max_tokens = body["max_tokens"]
     if isinstance(max_tokens, int) and max_tokens <= budget:  # an int: checked before this
         return "`max_tokens` must be greater than `thinking.budget_tokens`."
+    return _sampling_problem(body, kind)
+
+
+def _sampling_problem(body: Mapping[str, object], kind: object) -> str | None:
+    """Thinking on (``enabled``, ``adaptive``): temperature only 1, ``top_p`` from 0.95."""
+    if kind == "disabled":
+        return None
     if "temperature" in body and body["temperature"] != 1:
         return "`temperature` may only be set to 1 when thinking is enabled."
     if "top_p" in body and not (isinstance(body["top_p"], (int, float)) and body["top_p"] >= 0.95):

@@ -147,7 +147,8 @@ def test_anthropic_body_has_temperature_0_and_the_papers_max_tokens(
         run = _anthropic_eval(release, tmp_path / "run", srv.base_url, "--strategy", strategy)
         sent = {(b["temperature"], b["max_tokens"]) for b in srv.requests}
     assert sent == {(0.0, max_tokens)}
-    assert (run["status"], "generation_adapted" in run) == ("complete", False)
+    # JSON mode is the one adaptation: the Messages API has no schema-free JSON mode (docs/models.md)
+    assert (run["status"], sorted(run["generation_adapted"])) == ("complete", ["json_mode"])
 
 
 def test_anthropic_model_that_refuses_temperature_completes_without_it(release: Path, tmp_path: Path) -> None:
@@ -159,7 +160,7 @@ def test_anthropic_model_that_refuses_temperature_completes_without_it(release: 
         run = _anthropic_eval(release, tmp_path / "run", srv.base_url)
         answered_bodies = [b for b in srv.requests if "temperature" not in b]
     assert (run["status"], run["answered"], len(answered_bodies)) == ("complete", 7, SCENES)
-    assert sorted(run["generation_adapted"]) == ["temperature"]
+    assert sorted(run["generation_adapted"]) == ["json_mode", "temperature"]
     assert "`temperature` is deprecated for this model." in run["generation_adapted"]["temperature"]
 
 

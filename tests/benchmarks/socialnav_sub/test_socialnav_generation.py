@@ -122,4 +122,9 @@ def test_anthropic_sends_no_sampling_setting(tmp_path: Path) -> None:
         sampling = {key for body in srv.requests for key in ("temperature", "top_p") if key in body}
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert (len(srv.requests), sampling) == (QUESTIONS_PER_SAMPLE, set())
-    assert "generation_adapted" not in run
+    # JSON mode is the one adaptation: the Messages API has no schema-free JSON mode (docs/models.md)
+    assert sorted(run["generation_adapted"]) == ["json_mode"]
+    assert run["sessions"][-1]["json_mode_sent"] == {
+        "with_output_format": 0,
+        "without_output_format": len(srv.requests),
+    }
