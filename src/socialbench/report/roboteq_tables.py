@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from socialbench.report.metric_cells import rq_cell, rq_value
-from socialbench.report.provenance import marked, partial_note
+from socialbench.report.provenance import by_section, marked, partial_note, section_of, sources_note
 from socialbench.report.robustness_table import robustness_key
 from socialbench.report.run_dir import RunDir
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_num, mark_best, mean_se_cell
@@ -48,18 +48,21 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
     main = [r for r in runs if r.strategy == "standard" and r.perturbation is None]
     left_out = len(runs) - len(main) if main else 0
     rows = []
-    for r in main or runs:
+    shown_runs = by_section(main or runs)
+    for r in shown_runs:
         size = str(r.run.get("model_size") or "–")
         cells = _table1_cells(r.metrics.get("by_subset") or {})
-        rows.append(Row((r.label, size), cells, "Baseline" if r.is_baseline else "VLM"))
+        rows.append(Row((r.label, size), cells, section_of(r)))
     vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
-    rows = mark_best(rows, vlm or list(range(len(rows))), range(len(columns)), underline_second=True)
+    rows = mark_best(rows, vlm or ranked_baselines(rows), range(len(columns)), underline_second=True)
     shown = [(key, name) for key, name in HUMAN_ROWS if human and human.get(key)]
     for key, name in shown:
         rows.append(Row((name, "–"), _table1_cells((human or {})[key]), "Human"))
-    ranked = "VLM" if vlm else "run"
+    ranked = "VLM" if vlm else "baseline run"
+    apart = sources_note(shown_runs)
     notes = (
         f"Percent. Avg: unweighted mean of the synthetic and real subsets. Bold: best {ranked}; underlined: runner-up."
+        + (f" {apart}" if apart else "")
         + (
             f" {left_out} run(s) with another strategy or a perturbation are not rows here: the runs table "
             "(roboteq_runs) says where each one is shown (ablation, RAG or robustness table)."
@@ -77,6 +80,12 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
         groups,
         notes,
     )
+
+
+def ranked_baselines(rows: Sequence[Row]) -> list[int]:
+    """The rows a table ranks when it has no VLM row: its baseline runs (a human-derived or
+    perception-assisted run, e.g. ``human:oracle``, is never bolded nor ranked)."""
+    return [i for i, row in enumerate(rows) if row.section == "Baseline"]
 
 
 def _table1_cells(by_subset: Mapping[str, Any]) -> tuple[Cell, ...]:
@@ -388,6 +397,7 @@ def roboteq_grounding_table(runs: Sequence[RunDir], human: Mapping[str, Any] | N
     subsets = [("synthetic", "Synthetic (%)"), ("real", "Real (%)"), ("overall", "Overall (%)")]
     metrics = (("Exact", "exact_match"), ("Jaccard", "jaccard"), ("MicF1", "micro_f1"), ("MacF1", "macro_f1"))
     rows = []
+    sg = by_section(sg)
     for r in sg:
         cells = []
         for s, _ in subsets:
@@ -399,9 +409,14 @@ def roboteq_grounding_table(runs: Sequence[RunDir], human: Mapping[str, Any] | N
                 else:
                     se = stat.get("se")
                     cells.append(mean_se_cell(100 * stat["value"], None if se is None else 100 * se, 2))
-        rows.append(Row((r.label,), tuple(cells)))
-    rows = mark_best(rows, range(len(rows)), range(len(subsets) * len(metrics)), underline_second=True)
-    notes = ["Percent ± SE (F1: bootstrap SE). Bold: best; underlined: runner-up."]
+        rows.append(Row((r.label,), tuple(cells), section_of(r)))
+    vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
+    rows = mark_best(rows, vlm or ranked_baselines(rows), range(len(subsets) * len(metrics)), underline_second=True)
+    apart = sources_note(sg)
+    notes = [
+        f"Percent ± SE (F1: bootstrap SE). Bold: best {'VLM' if vlm else 'baseline run'}; underlined: runner-up."
+        + (f" {apart}" if apart else "")
+    ]
     for key, name in HUMAN_ROWS:
         by = (human or {}).get(key)
         if not by:
