@@ -8,7 +8,12 @@ import pytest
 
 from socialbench.report.labels import assign_labels
 from socialbench.report.loading import load_runs
-from socialbench.report.roboteq_tables import roboteq_grounding_table, roboteq_rag_table, roboteq_table1
+from socialbench.report.roboteq_tables import (
+    roboteq_ablation_table,
+    roboteq_grounding_table,
+    roboteq_rag_table,
+    roboteq_table1,
+)
 from socialbench.report.run_dir import RunDir
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -178,3 +183,18 @@ def test_human_image_table_is_absent_without_labels() -> None:
     from socialbench.report.roboteq_tables import roboteq_human_image_table
 
     assert roboteq_human_image_table(None) is None
+
+
+def test_roboteq_ablation_rows_are_named_as_the_report_names_runs(tmp_path: Path) -> None:
+    # issue 41: a model with no standard run was named by its raw spec (mock:first-option)
+    runs = [
+        _rq_run(tmp_path, "s", "mock:first-option", 0.5),
+        _rq_run(tmp_path, "c", "mock:first-option", 0.6, strategy="cot"),
+        _rq_run(tmp_path, "n", "mock:first-option", 0.4, strategy="no-image", options={"per_behavior": True}),
+    ]
+    runs[2].run = {**runs[2].run, "per_behavior": True}
+    assign_labels(runs)
+    t = roboteq_ablation_table(runs)
+    assert t is not None
+    names = [r.stub[0] for r in t.rows]
+    assert not any(n.startswith("mock:") for n in names) and all(n.startswith("Mock (first option)") for n in names)

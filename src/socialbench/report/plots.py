@@ -364,7 +364,7 @@ def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[s
     for bench, stem in (("roboteq-bj", "ablation_bars"), ("roboteq-sg", "ablation_bars_sg")):
         groups = ablation_groups([r for r in runs if r.benchmark == bench])
         if any(set(g) - {"standard"} for g in groups):
-            models = [g["standard"].label if "standard" in g else next(iter(g.values())).model for g in groups]
+            models = [g["standard"].label if "standard" in g else next(iter(g.values())).label for g in groups]
             series3 = {}
             for strat, title in ABLATION_STRATEGIES:
                 blocks = [

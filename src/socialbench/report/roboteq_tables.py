@@ -273,7 +273,8 @@ def roboteq_ablation_table(runs: Sequence[RunDir]) -> Table | None:
             a, b0 = f1.get(strat), f1.get("standard")
             cells.append(EMPTY if a is None or b0 is None else Cell(f"{100 * (a - b0):+.2f}", 100 * (a - b0)))
         any_run = next(iter(g.values()))
-        name = g["standard"].label if "standard" in g else any_run.model
+        # named as the report names the run (never its raw model spec)
+        name = g["standard"].label if "standard" in g else any_run.label
         rows.append(Row((marked(name, list(g.values())),), tuple(cells), "Baseline" if any_run.is_baseline else "VLM"))
     columns = tuple(m for _ in ABLATION_STRATEGIES for m, _ in metrics) + ("No image", "CoT")
     groups_hdr = tuple((title, len(metrics)) for _, title in ABLATION_STRATEGIES) + (("ΔMacF1 vs standard", 2),)
