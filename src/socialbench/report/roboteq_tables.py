@@ -96,15 +96,18 @@ def _table1_cells(by_subset: Mapping[str, Any]) -> tuple[Cell, ...]:
 
 _HUMAN_NOTES_BJ = {
     "final-label": " Human (final label): PA / CWPA (Eq. 1-2) against the other annotators; MicF1 / MacF1 from "
-    "every annotator's label against the released final label (pooled counts), the definition comparable with "
-    "the paper's Human row.",
+    "every annotator's label against the released final label (pooled counts); an invalid vote is one of the "
+    "annotators in PA / CWPA and a miss in F1. Not the paper's Human row, which cannot be recomputed from the "
+    "release: with three proper/improper votes per behavior this definition gives PA = 2 x MicF1 - 1 exactly, "
+    "and the paper's row is off that line in opposite directions (synthetic PA 81.04 vs 86.42 for its MicF1 "
+    "93.21; real 83.11 vs 73.86 for 86.93), so no single definition gives both subsets.",
     "leave-one-out": " Human (leave-one-out): PA / CWPA as above; MicF1 / MacF1 against the majority of the other "
     "annotators (a tie among them counts both ways with weight 1/2; with three binary annotators MicF1 then "
     "equals PA, so this row is not comparable with the paper's).",
 }
 _HUMAN_NOTES_SG = {
     "final-label": "Human (final label): every annotator's selection against the released answer (the "
-    "definition comparable with the paper's Figure 5 Human bars).",
+    "paper does not say how its Figure 5 Human bars were made; this is the reading closest to its wording).",
     "leave-one-out": "Human (leave-one-out): each annotator against the per-option majority of the other "
     "annotators (an option chosen by exactly half of them counts both ways with weight 1/2).",
 }
