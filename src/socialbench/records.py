@@ -155,18 +155,27 @@ def read_run_json(path: Path) -> dict[str, Any]:
     """A run's ``run.json`` as a JSON object whose fields socialbench reads back have their
     types (:data:`RUN_FIELDS`, each session's counts, the perturbation);
     :class:`DataError` naming the file, the field and the fix otherwise."""
-    file = str(path)
-    run = read_json(path, MAX_RUN_JSON_BYTES, max_depth=MAX_RECORD_DEPTH)
-    problem = check_fields(run, RUN_FIELDS, file, _RUN_FIX)
-    for i, session in enumerate(run.get("sessions") or []) if problem is None else ():
-        problem = problem or check_fields(session, SESSION_FIELDS, file, _RUN_FIX, prefix=f"sessions[{i}].")
-        if problem is None and isinstance(session.get("engine"), dict):
-            problem = check_fields(session["engine"], COUNT_FIELDS, file, _RUN_FIX, prefix=f"sessions[{i}].engine.")
-    if problem is None and isinstance(run.get("perturb"), dict):
-        problem = check_fields(run["perturb"], PERTURB_FIELDS, file, _RUN_FIX, prefix="perturb.")
+    return check_run_record(read_json(path, MAX_RUN_JSON_BYTES, max_depth=MAX_RECORD_DEPTH), str(path))
+
+
+def check_run_record(run: object, file: str, prefix: str = "", fix: str = _RUN_FIX) -> dict[str, Any]:
+    """``run`` (a parsed run.json, or the copy of one that ``socialbench score`` keeps in
+    metrics.json under ``prefix``) checked as :func:`read_run_json` checks the file;
+    :class:`DataError` naming ``file``, the field and ``fix`` otherwise."""
+    problem = check_fields(run, RUN_FIELDS, file, fix, prefix=prefix)
+    if problem is None and isinstance(run, dict):
+        for i, session in enumerate(run.get("sessions") or []):
+            where = f"{prefix}sessions[{i}]."
+            problem = problem or check_fields(session, SESSION_FIELDS, file, fix, prefix=where)
+            if problem is None and isinstance(session.get("engine"), dict):
+                problem = check_fields(session["engine"], COUNT_FIELDS, file, fix, prefix=f"{where}engine.")
+        if problem is None and isinstance(run.get("perturb"), dict):
+            problem = check_fields(run["perturb"], PERTURB_FIELDS, file, fix, prefix=f"{prefix}perturb.")
     if problem is not None:
         raise DataError(problem)
-    return run
+    assert isinstance(run, dict)  # check_fields refuses anything but an object
+    out: dict[str, Any] = run
+    return out
 
 
 def json_digest(doc: object) -> str:

@@ -57,7 +57,8 @@ RUNS = {
 
 @pytest.fixture(scope="module")
 def run_dirs(tmp_path_factory) -> dict[str, Path]:
-    """Complete runs of the first 4 demo scenes, one per entry of :data:`RUNS`."""
+    """Complete runs of the first 5 demo scenes (as few as a bootstrap rank interval needs),
+    one per entry of :data:`RUNS`."""
     out = tmp_path_factory.mktemp("provenance-runs")
     dirs = {}
     for name, (make, options) in RUNS.items():
@@ -66,7 +67,7 @@ def run_dirs(tmp_path_factory) -> dict[str, Path]:
             bundled_demo_data(),
             "m",
             out / name,
-            EvalOptions(limit=4, **options),
+            EvalOptions(limit=5, **options),
             concurrency=8,
             show_progress=False,
             image_workers=0,
@@ -123,7 +124,7 @@ def test_answer_source_names_the_withheld_obstruction_answer() -> None:
 
 
 def test_given_keys_are_the_human_modes_of_a_cot_gt_run(runs: dict[str, RunDir]) -> None:
-    ds = load_socialnav(bundled_demo_data(), limit=4)
+    ds = load_socialnav(bundled_demo_data(), limit=5)
     spatial = {(it.item_id, q.key) for it in ds.items for q in it.questions if q.category != SOCIAL}
     assert given_keys(runs["cot-gt"]) == spatial
     assert given_keys(runs["vlm"]) == set()
@@ -204,7 +205,7 @@ def test_table4_puts_the_runs_kept_apart_after_the_models(item_tables: dict) -> 
 
 
 def test_table4_counts_only_the_model_answers_of_a_cot_gt_run(item_tables: dict, runs: dict[str, RunDir]) -> None:
-    ds = load_socialnav(bundled_demo_data(), limit=4)
+    ds = load_socialnav(bundled_demo_data(), limit=5)
     entries = scoring_entries(ds, runs["cot-gt"].samples())
     social = [e for e in entries if e.question.category == SOCIAL]
     row = next(r for r in item_tables["socialnav_failures_by_attribute"].rows if r.stub == ("first-option (cot-gt)",))

@@ -160,7 +160,6 @@ def test_compare_differences_are_paired_means(comparison: dict, sn_runs: dict[st
     assert (pair["a"], pair["b"]) == ("Rule-Based", "Random")
     assert pair["PA"]["diff"] == pytest.approx(rule["PA"] - rnd["PA"])
     assert pair["CWPA"]["diff"] == pytest.approx(rule["CWPA"] - rnd["CWPA"])
-    assert pair["PA"]["low"] <= pair["PA"]["diff"] <= pair["PA"]["high"]
     assert comparison["n"] == rule["n"] and comparison["n_clusters"] == 3
 
 
@@ -183,7 +182,6 @@ def test_compare_leaderboard_ranks_every_run(comparison: dict) -> None:
     pa = [e for e in comparison["leaderboard"] if e["metric"] == "PA"]
     assert sorted(e["run"] for e in pa) == ["Mock (first option)", "Random", "Rule-Based"]
     assert pa[0]["run"] == "Rule-Based" and pa[0]["rank"] == 1
-    assert all(e["low"] <= e["rank"] <= e["high"] for e in pa)
     assert np.all(np.diff([e["score"] for e in pa]) <= 0)
 
 

@@ -78,3 +78,32 @@ def test_a_sweep_report_names_the_seed_of_each_cell(tmp_path: Path) -> None:
     assert done.value.code == 0
     labels = sorted(r.label for r in load_runs(expand_run_folders([tmp_path / "out"])))
     assert labels == [f"Random (seed {s})" for s in range(3)]
+
+
+def test_runs_differing_only_by_base_url_are_named_by_it(tmp_path: Path) -> None:
+    # issue 41: "gpt-4o" and "gpt-4o #2" did not say what differs
+    changes = [{"model": "openai:gpt-4o@http://127.0.0.1:8001/v1"}, {"model": "openai:gpt-4o@http://127.0.0.1:8002/v1"}]
+    runs = load_runs(_copies(tmp_path, changes))
+    assert [r.label for r in runs] == [
+        "gpt-4o (url http://127.0.0.1:8001/v1)",
+        "gpt-4o (url http://127.0.0.1:8002/v1)",
+    ]
+
+
+def test_a_base_url_in_a_label_has_its_credentials_masked(tmp_path: Path) -> None:
+    changes = [{"model": "openai:gpt-4o@http://bob:hunter2@h/v1"}, {"model": "openai:gpt-4o"}]
+    labels = [r.label for r in load_runs(_copies(tmp_path, changes))]
+    assert labels == ["gpt-4o (url http://bob:***@h/v1)", "gpt-4o (url default)"]
+
+
+def test_runs_differing_only_by_backend_are_named_by_it(tmp_path: Path) -> None:
+    changes = [{"model": "openai:gpt-4o"}, {"model": "azure:gpt-4o"}]
+    assert [r.label for r in load_runs(_copies(tmp_path, changes))] == [
+        "gpt-4o (backend openai)",
+        "gpt-4o (backend azure)",
+    ]
+
+
+def test_a_run_without_limit_beside_a_limit_run_reads_limit_none(tmp_path: Path) -> None:
+    runs = load_runs(_copies(tmp_path, [{"limit": None}, {"limit": 1}]))
+    assert [r.label for r in runs] == ["gpt-4o (limit none)", "gpt-4o (limit 1)"]

@@ -200,3 +200,31 @@ def test_waypoint_table3_leaves_a_partial_run_out_unless_include_incomplete(tmp_
         rows = (out / "tables" / "socialnav_table3_waypoints.csv").read_text(encoding="utf-8").splitlines()
         names[bool(flag)] = [r.split(",")[0] for r in rows[1:]]
     assert len(names[False]) == 1 and len(names[True]) == 2 and names[True][1].endswith(PARTIAL_MARK)
+
+
+def test_a_table_that_names_a_partial_run_only_in_a_note_explains_the_mark(
+    sn_runs, partial_run, tmp_path, tmp_path_factory
+):
+    # issue 41: the run is left out of Table 1, but its own generation settings are named
+    # under every table ("Sent by first-option†: ..."): the table file explains the dagger
+    d = tmp_path_factory.mktemp("partial-sent") / "partial"
+    shutil.copytree(partial_run, d)
+    run = json.loads((d / "run.json").read_text(encoding="utf-8"))
+    run["generation"] = {"temperature": 0.7}
+    (d / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    out = _report([sn_runs["random"], d], tmp_path / "r")
+    _, partial = _labels([sn_runs["random"], d])
+    md = (out / "tables" / "socialnav_table1.md").read_text(encoding="utf-8")
+    assert f"Sent by {partial}" in md.replace("\\", "")
+    assert f"{PARTIAL_MARK} Did not answer every question it was asked" in md
+
+
+def test_note_partial_explains_a_mark_inside_a_row_name(partial_run):
+    from socialbench.report.provenance import mark_partial, note_partial
+    from socialbench.report.table import Row, Table
+
+    (run,) = load_runs([partial_run])
+    mark_partial([run])
+    t = Table("t", "T", ("Model",), (), (Row((f"Human Oracle (7 questions: {run.label})",), ()),))
+    (out,) = note_partial([t], [run])
+    assert any(n.startswith(PARTIAL_MARK) and f"{ANSWERED}/" in n for n in out.notes)

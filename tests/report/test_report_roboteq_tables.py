@@ -8,7 +8,12 @@ import pytest
 
 from socialbench.report.labels import assign_labels
 from socialbench.report.loading import load_runs
-from socialbench.report.roboteq_tables import roboteq_rag_table, roboteq_table1
+from socialbench.report.roboteq_tables import (
+    roboteq_ablation_table,
+    roboteq_grounding_table,
+    roboteq_rag_table,
+    roboteq_table1,
+)
 from socialbench.report.run_dir import RunDir
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -93,10 +98,40 @@ def test_roboteq_table1_ranks_vlm_rows_only(tmp_path: Path) -> None:
     assign_labels(runs)
     t = roboteq_table1(runs)
     assert [(r.section, r.cells[0].bold, r.cells[0].underline) for r in t.rows] == [
-        ("Baseline", False, False),
         ("VLM", True, False),
         ("VLM", False, True),
+        ("Human-derived", False, False),
     ]
+
+
+def test_roboteq_table1_never_bolds_a_human_oracle_run(tmp_path: Path) -> None:
+    # issue 41: with no VLM row the baselines are ranked, and human:oracle is not one of them
+    runs = [
+        _rq_run(tmp_path, "o", "human:oracle", 1.0),
+        _rq_run(tmp_path, "r", "baseline:random", 0.5),
+        _rq_run(tmp_path, "m", "mock:first-option", 0.4),
+    ]
+    assign_labels(runs)
+    t = roboteq_table1(runs)
+    assert [(r.stub[0], r.section, r.cells[0].bold) for r in t.rows] == [
+        ("Random", "Baseline", True),
+        ("Mock (first option)", "Baseline", False),
+        ("Human Oracle (run)", "Human-derived", False),
+    ]
+    assert "Bold: best baseline run" in t.notes[0] and "Human Oracle (run) (Human-derived" in t.notes[0]
+
+
+def test_roboteq_grounding_table_never_bolds_a_human_oracle_run(tmp_path: Path) -> None:
+    runs = [
+        _rq_run(tmp_path, "o", "human:oracle", 1.0, bench="roboteq-sg"),
+        _rq_run(tmp_path, "r", "baseline:random", 0.5, bench="roboteq-sg"),
+        _rq_run(tmp_path, "m", "mock:first-option", 0.4, bench="roboteq-sg"),
+    ]
+    assign_labels(runs)
+    t = roboteq_grounding_table(runs)
+    assert t is not None
+    bold = {r.stub[0]: any(c.bold for c in r.cells) for r in t.rows}
+    assert bold == {"Random": True, "Mock (first option)": False, "Human Oracle (run)": False}
 
 
 def test_grounding_rag_table_has_its_own_name(tmp_path: Path) -> None:
@@ -148,3 +183,18 @@ def test_human_image_table_is_absent_without_labels() -> None:
     from socialbench.report.roboteq_tables import roboteq_human_image_table
 
     assert roboteq_human_image_table(None) is None
+
+
+def test_roboteq_ablation_rows_are_named_as_the_report_names_runs(tmp_path: Path) -> None:
+    # issue 41: a model with no standard run was named by its raw spec (mock:first-option)
+    runs = [
+        _rq_run(tmp_path, "s", "mock:first-option", 0.5),
+        _rq_run(tmp_path, "c", "mock:first-option", 0.6, strategy="cot"),
+        _rq_run(tmp_path, "n", "mock:first-option", 0.4, strategy="no-image", options={"per_behavior": True}),
+    ]
+    runs[2].run = {**runs[2].run, "per_behavior": True}
+    assign_labels(runs)
+    t = roboteq_ablation_table(runs)
+    assert t is not None
+    names = [r.stub[0] for r in t.rows]
+    assert not any(n.startswith("mock:") for n in names) and all(n.startswith("Mock (first option)") for n in names)

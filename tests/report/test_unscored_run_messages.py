@@ -51,7 +51,7 @@ def test_the_suggested_score_command_makes_the_run_reportable(small_socialnav, t
     assert run_cli(*args, "--no-cache") == 0
     (tmp_path / "run" / "metrics.json").unlink()  # as a run killed before scoring leaves it
     fix = problem_of(Path("run")).fix
-    command = shlex.split(fix.split(": ", 1)[1])
+    command = shlex.split(fix.split("`")[1])
     assert command[0] == "socialbench"
     assert run_cli(*command[1:]) == 0
     assert run_cli("report", "run", "-o", "rep") == 0 and (tmp_path / "rep" / "index.html").is_file()

@@ -57,6 +57,12 @@ def score_cmd(
         "data": str(path),
         "dataset_fingerprint": bench.fingerprint(path),
     }
+    # whose answers these are and whether the run finished: report and compare read them
+    # from the copy as from the run itself (a cot-gt run stays human-derived, a killed run partial)
+    provenance = _predictions_run(predictions)
+    if provenance is not None:
+        metrics["source"]["run"] = provenance
+    metrics["run"] = _counts(bench.question_order(dataset), records)
     # Never overwrite the metrics.json of an eval run: scoring into its folder without --out
     # writes metrics.score-<protocol>.json beside it.
     name = (
@@ -89,6 +95,38 @@ def _refuse_nothing_scored(
         f"nothing could be scored: {found}; no metrics file was written. Give the predictions of a "
         f"{benchmark} run on this dataset (-p), or the dataset they were made on (-d)"
     )
+
+
+def _predictions_run(predictions: Path) -> dict[str, object] | None:
+    """The run record of the run that made ``predictions``: its run.json (a run directory,
+    or a samples.jsonl beside one), what an official experiment folder's name says of its
+    run, else None."""
+    from socialbench.benchmarks.socialnav_sub.official_run import official_experiment_run
+    from socialbench.records import read_run_json
+
+    run_json = (predictions if predictions.is_dir() else predictions.parent) / "run.json"
+    if run_json.is_file():
+        return read_run_json(run_json)
+    if predictions.is_dir() and not (predictions / "samples.jsonl").exists():
+        return official_experiment_run(predictions)
+    return None
+
+
+def _counts(order: Sequence[tuple[str, str]], records: Sequence[SampleRecord]) -> dict[str, object]:
+    """metrics.json's ``run`` counts of a scored file, as ``eval`` counts a run's: the
+    questions of the dataset (``order``), those answered (the latest record per question,
+    without an error), those that failed, those with no record; complete when every
+    question was answered."""
+    latest = {(r.item_id, r.question_key): r for r in records}
+    found = [latest[k] for k in order if k in latest]
+    answered = sum(1 for r in found if r.error is None)
+    return {
+        "questions": len(order),
+        "answered": answered,
+        "model_errors": len(found) - answered,
+        "missing": len(order) - len(found),
+        "complete": answered == len(order),
+    }
 
 
 def _recorded_limit(predictions: Path) -> int | None:

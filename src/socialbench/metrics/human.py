@@ -3,9 +3,15 @@ bars), under two named definitions of the reference an annotator is scored again
 
 ``final-label`` (:func:`human_judgment_vs_final`, :func:`human_grounding_vs_final`)
     each annotator against the released final label (the majority of all annotators,
-    calibrated by an expert, paper §4.5 "Annotator Selection"). Comparable with the
-    paper's Human row: a 2-1 split is 2/3 correct, which is why its micro-F1 (93.21) is far
-    above its PA (81.04).
+    calibrated by an expert, paper §4.5 "Annotator Selection"). A 2-1 split is 2/3 correct
+    against the final label but 1/3 in PA (Eq. 1), which is why micro-F1 is far above PA.
+    **Not the paper's Human row, which cannot be recomputed from the release**: the paper
+    does not say how it was made, and with three proper/improper votes per behavior this
+    definition gives exactly ``PA = 2 * MicF1 - 1`` (unanimous: 1 and 1; 2-1: 1/3 and 2/3),
+    i.e. PA 86.42 for the paper's synthetic MicF1 93.21 (paper: 81.04) and 73.86 for its
+    real MicF1 86.93 (paper: 83.11). The paper's two subsets sit on opposite sides of that
+    line, so no single choice of reference (final label, leave-one-out, or an annotator's
+    own vote included) reproduces both: see :func:`paper_consistent_pa`.
 ``leave-one-out`` (:func:`human_judgment_baseline`, :func:`human_grounding_baseline`)
     each annotator against the majority of the *other* annotators. For three binary
     annotators its micro-F1 equals PA (a 2-1 split gives each majority voter a tied
@@ -28,6 +34,13 @@ Leave-one-out ties (the others split evenly on a label, or exactly half chose an
 count each way with equal weight (a fair coin's expectation), neither favouring nor
 penalising the held-out annotator. Items with fewer than two votes are skipped under both
 definitions (``n`` counts the items used), so the rows are comparable.
+
+An ``invalid`` vote (:data:`~socialbench.metrics.roboteq.INVALID_VOTE`, the paper's third
+annotator label) counts as the paper's annotators do: it is one of the behavior's ``N_H``
+votes in PA / CWPA (Eq. 1-2, agreeing only with another ``invalid``), and in F1 it is an
+answer of no class, so it is a miss of the reference's class (a false negative, never a
+false positive); a leave-one-out reference is the majority of the others' proper / improper
+votes (a pair whose others voted only ``invalid`` has no reference and no F1 count).
 """
 
 from __future__ import annotations
@@ -40,7 +53,7 @@ import numpy as np
 from socialbench.metrics.agreement import human_average_paper
 from socialbench.metrics.classification import FN, FP, TP, f1_from_counts
 from socialbench.metrics.grounding import jaccard
-from socialbench.metrics.roboteq import JUDGMENT_LABELS, OPTIONS
+from socialbench.metrics.roboteq import INVALID_VOTE, JUDGMENT_LABELS, OPTIONS
 from socialbench.types import HumanVotes
 
 __all__ = [
@@ -50,18 +63,36 @@ __all__ = [
     "human_grounding_baseline",
     "human_judgment_vs_final",
     "human_grounding_vs_final",
+    "paper_consistent_pa",
 ]
 
 
-def loo_references(counts: Mapping[str, int], held_out: str) -> list[tuple[str, float]]:
+def loo_references(
+    counts: Mapping[str, int], held_out: str, classes: Sequence[str] | None = None
+) -> list[tuple[str, float]]:
     """The majority label of the annotators other than one who said ``held_out``, as
-    ``[(label, weight)]``: one label with weight 1, or each tied label with weight 1/k."""
-    others = {x: c - (1 if x == held_out else 0) for x, c in counts.items()}
+    ``[(label, weight)]``: one label with weight 1, or each tied label with weight 1/k.
+    With ``classes``, the majority of the others' votes of those labels only (``[]`` when
+    they cast none: only ``invalid`` votes)."""
+    if sum(counts.values()) < 2:
+        raise ValueError("leave-one-out needs at least two votes")
+    others = {x: c - (1 if x == held_out else 0) for x, c in counts.items() if classes is None or x in classes}
     top = max(others.values(), default=0)
     if top <= 0:
+        if classes is not None:
+            return []
         raise ValueError("leave-one-out needs at least two votes")
     tied = sorted(x for x, c in others.items() if c == top)
     return [(x, 1.0 / len(tied)) for x in tied]
+
+
+def paper_consistent_pa(micro_f1: float) -> float:
+    """The PA (Eq. 1) that the *final-label* definition gives for a micro-F1 of
+    ``micro_f1`` on behaviors with three proper / improper votes each: ``2 * micro_f1 - 1``
+    (a unanimous behavior scores 1 on both; a 2-1 split 1/3 in PA and 2/3 against the final
+    label, and micro-F1 of single-label answers is their accuracy). The paper's Human row
+    breaks it in opposite directions on its two subsets (module docstring)."""
+    return 2.0 * micro_f1 - 1.0
 
 
 def loo_option_references(
@@ -91,11 +122,11 @@ def _votes(counts: Mapping[str, int]) -> HumanVotes:
 
 def _used_counts(items: Sequence[Mapping[str, int]], labels: Sequence[str]) -> list[dict[str, int]]:
     """The label counts of the behaviors with at least two votes (positive counts only).
-    Raises ValueError for a label outside ``labels``."""
+    Raises ValueError for a label outside ``labels`` and :data:`INVALID_VOTE`."""
     used = [{x: int(c) for x, c in it.items() if int(c) > 0} for it in items]
     used = [c for c in used if sum(c.values()) >= 2]
     for c in used:
-        unknown = set(c) - set(labels)
+        unknown = set(c) - set(labels) - {INVALID_VOTE}
         if unknown:
             raise ValueError(f"votes name labels {sorted(unknown)} outside {list(labels)}")
     return used
@@ -165,11 +196,12 @@ def human_judgment_baseline(
     for c in used:
         for pred, k in c.items():
             pairs += k
-            for ref, w in loo_references(c, pred):
+            for ref, w in loo_references(c, pred, labels):
                 if ref == pred:
                     counts[index[pred], TP] += k * w
                 else:
-                    counts[index[pred], FP] += k * w
+                    if pred in index:  # an invalid vote is no class: a miss, not a false positive
+                        counts[index[pred], FP] += k * w
                     counts[index[ref], FN] += k * w
     return _judgment_row(len(used), pairs, pa, cwpa, counts)
 
@@ -221,7 +253,8 @@ def human_judgment_vs_final(
             if pred == final:
                 counts[index[pred], TP] += k
             else:
-                counts[index[pred], FP] += k
+                if pred in index:  # an invalid vote is no class: a miss, not a false positive
+                    counts[index[pred], FP] += k
                 counts[index[final], FN] += k
     pa, cwpa = _agreement([c for c, _ in used])
     return _judgment_row(len(used), pairs, pa, cwpa, counts)

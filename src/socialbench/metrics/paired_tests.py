@@ -181,6 +181,29 @@ def paired_permutation_test(
     return PermutationResult(observed, (1 + hits) / (1 + n_perm), n, g, "monte-carlo", n_perm)
 
 
+def distinct_resamples(n_clusters: int) -> int:
+    """How many different resamples a cluster bootstrap of ``n_clusters`` clusters can draw:
+    the multisets of size g from g clusters, ``C(2g - 1, g)`` (1 for one cluster, 3 for two,
+    10 for three, 35 for four, 126 for five)."""
+    if n_clusters < 1:
+        return 0
+    return math.comb(2 * n_clusters - 1, n_clusters)
+
+
+def min_bootstrap_clusters(level: float = 0.95) -> int:
+    """The fewest clusters for which a percentile bootstrap interval at ``level`` (and its
+    p-value) can mean anything: the least g whose :func:`distinct_resamples` reach
+    ``2 / (1 - level)``, so that each tail of ``(1 - level) / 2`` can hold one resample
+    (40 at 95%: 5 clusters; 200 at 99%: 6). With fewer, the interval has too few distinct
+    values (one cluster: zero width, and p = 1 / (1 + n_boot) whatever the data)."""
+    check_level(level)
+    need = 2.0 / (1.0 - level)
+    g = 1
+    while distinct_resamples(g) < need:
+        g += 1
+    return g
+
+
 def paired_bootstrap_diff(
     a: Sequence[float],
     b: Sequence[float],

@@ -63,9 +63,15 @@ __all__ = [
     "table1",
     "cwpa_basis",
     "human_average",
+    "INVALID_VOTE",
 ]
 
 JUDGMENT_LABELS = ("proper", "improper")
+#: The paper's third annotator label (RobotEQ §4.3: "proper, improper, or invalid"): a vote
+#: cast on a behavior that stayed in the benchmark (one whose majority is invalid was
+#: removed). It counts among the behavior's N_H annotators in PA / CWPA (Eq. 1-2) and matches
+#: no answer; a model never gives it.
+INVALID_VOTE = "invalid"
 OPTIONS = ("A", "B", "C", "D")
 JUDGMENT_METRICS = ("pa", "cwpa", "accuracy", "micro_f1", "macro_f1", "invalid_rate", "error_rate")
 GROUNDING_METRICS = ("exact_match", "jaccard", "micro_f1", "macro_f1", "invalid_rate", "error_rate")

@@ -34,6 +34,19 @@ __all__ = ["compare_runs", "compare_tables", "compare_csv", "compare_json", "MOD
 MODELS = "models"
 APART = "with a run kept apart"
 
+#: The measures compared, as (name in tables, :class:`UnitScores` field): PA and CWPA; a
+#: benchmark with one correct answer per question (the waypoint task: PA and CWPA are both
+#: 1 for it and 0 otherwise) is compared on its accuracy.
+AGREEMENT_MEASURES: tuple[tuple[str, str], ...] = (("PA", "pa"), ("CWPA", "cwpa"))
+ACCURACY_MEASURES: tuple[tuple[str, str], ...] = (("Accuracy", "pa"),)
+#: Benchmarks scored by accuracy (their metrics.json ``overall`` holds ``accuracy``).
+ACCURACY_BENCHMARKS = ("socialnav-waypoint",)
+
+
+def measures_of(runs: Sequence[RunDir]) -> tuple[tuple[str, str], ...]:
+    """The measures :func:`compare_runs` tests for ``runs`` (one benchmark family)."""
+    return ACCURACY_MEASURES if all(r.benchmark in ACCURACY_BENCHMARKS for r in runs) else AGREEMENT_MEASURES
+
 
 def _run_units(runs: Sequence[RunDir], protocol: str, data: Path | None) -> list[UnitScores]:
     out = []
@@ -73,7 +86,13 @@ def compare_runs(
     ``answer_source`` and ``why``; the leaderboard ranks the ranked runs among themselves,
     and lists the others with ``rank`` None and ``ranked`` False.
     """
-    from socialbench.metrics.paired_tests import mcnemar_exact, paired_bootstrap_diff, paired_permutation_test
+    from socialbench.metrics.paired_tests import (
+        distinct_resamples,
+        mcnemar_exact,
+        min_bootstrap_clusters,
+        paired_bootstrap_diff,
+        paired_permutation_test,
+    )
     from socialbench.metrics.ranking import bootstrap_rank_ci, holm
 
     if len(runs) < 2:
@@ -84,27 +103,45 @@ def compare_runs(
         raise UsageError(f"--protocol must be paper or official (got {proto!r})")
     units, dropped = align(_run_units(runs, proto, data))
     clusters = units[0].clusters
+    measures = measures_of(runs)
+    n_clusters = len(set(clusters))
+    # a bootstrap over too few scenes has (next to) no distinct resamples: its interval is
+    # (near) zero-width and its p-value 1 / (1 + n_boot) whatever the data, so none is given
+    need = min_bootstrap_clusters(level)
+    distinct = distinct_resamples(n_clusters)
+    bootstrap_skipped = (
+        f"no bootstrap CI, p boot. or rank interval (shown —): a scene-clustered bootstrap at "
+        f"{round(100 * level)}% needs at least {need} scenes, and {n_clusters} "
+        f"scene{'s allow' if n_clusters != 1 else ' allows'} only {distinct} distinct "
+        f"resample{'s' if distinct != 1 else ''}"
+        if n_clusters < need
+        else None
+    )
     sources = [answer_source(r.model, r.run) for r in runs]
     pairs: list[dict[str, Any]] = []
     for a, b in combinations(range(len(runs)), 2):
         family = MODELS if sources[a].ranked and sources[b].ranked else APART
         entry: dict[str, Any] = {"a": runs[a].label, "b": runs[b].label, "family": family}
-        for metric in ("PA", "CWPA"):
-            xa = getattr(units[a], metric.lower())
-            xb = getattr(units[b], metric.lower())
-            boot = paired_bootstrap_diff(xa, xb, clusters, n_boot=n_boot, level=level, seed=seed)
+        for metric, field in measures:
+            xa = getattr(units[a], field)
+            xb = getattr(units[b], field)
             perm = paired_permutation_test(xa, xb, clusters, n_perm=n_perm, seed=seed)
             entry[metric] = {
                 "a": float(xa.mean()),
                 "b": float(xb.mean()),
-                "diff": boot.diff,
-                "low": boot.low,
-                "high": boot.high,
-                "se": boot.se,
-                "p_bootstrap": boot.p_value,
+                "diff": float(xa.mean() - xb.mean()),
+                "low": None,
+                "high": None,
+                "se": None,
+                "p_bootstrap": None,
                 "p_permutation": perm.p_value,
                 "permutation": perm.method,
             }
+            if bootstrap_skipped is None:
+                boot = paired_bootstrap_diff(xa, xb, clusters, n_boot=n_boot, level=level, seed=seed)
+                entry[metric].update(
+                    diff=boot.diff, low=boot.low, high=boot.high, se=boot.se, p_bootstrap=boot.p_value
+                )
         mc = mcnemar_exact(units[a].correct, units[b].correct)
         entry["correct"] = {
             "a": float(units[a].correct.mean()),
@@ -115,21 +152,20 @@ def compare_runs(
             "p_mcnemar": mc.p_value,
         }
         pairs.append(entry)
-    for metric, field in (
-        ("PA", "p_permutation"),
-        ("PA", "p_bootstrap"),
-        ("CWPA", "p_permutation"),
-        ("CWPA", "p_bootstrap"),
-        ("correct", "p_mcnemar"),
-    ):
+    tests = [(m, f) for m, _ in measures for f in ("p_permutation", "p_bootstrap")] + [("correct", "p_mcnemar")]
+    for metric, field in tests:
         for family in (MODELS, APART):
             members = [p for p in pairs if p["family"] == family]
+            if members and bootstrap_skipped is not None and field == "p_bootstrap":
+                for p in members:
+                    p[metric][field + "_holm"] = None
+                continue
             for p, v in zip(members, holm([p[metric][field] for p in members]) if members else []):
                 p[metric][field + "_holm"] = v
     ranked = [i for i, s in enumerate(sources) if s.ranked]
     leaderboard: list[dict[str, Any]] = []
-    for metric in ("PA", "CWPA"):
-        scores = [getattr(u, metric.lower()) for u in units]
+    for metric, field in measures:
+        scores = [getattr(u, field) for u in units]
         if ranked:
             ranks = bootstrap_rank_ci(
                 np.column_stack([scores[i] for i in ranked]), clusters, n_boot=n_boot, level=level, seed=seed
@@ -141,8 +177,8 @@ def compare_runs(
                         "run": runs[ranked[r.index]].label,
                         "score": r.score,
                         "rank": r.rank,
-                        "low": r.low,
-                        "high": r.high,
+                        "low": r.low if bootstrap_skipped is None else None,
+                        "high": r.high if bootstrap_skipped is None else None,
                         "ranked": True,
                     }
                 )
@@ -163,8 +199,10 @@ def compare_runs(
                 )
     return {
         "protocol": proto,
+        "measures": [m for m, _ in measures],
+        "bootstrap_skipped": bootstrap_skipped,
         "n": len(units[0].keys),
-        "n_clusters": len(set(clusters)),
+        "n_clusters": n_clusters,
         "dropped": dropped,
         "level": level,
         "seed": seed,
@@ -179,8 +217,17 @@ def compare_runs(
     }
 
 
-def _p(v: float) -> str:
+def _p(v: float | None) -> str:
+    if v is None:
+        return "—"
     return f"{v:.1e}" if v < 1e-4 else f"{v:.4f}"
+
+
+def _diff(m: dict[str, Any]) -> str:
+    """``+0.012 [-0.010, +0.034]``, or the difference alone when no bootstrap interval was made."""
+    if m["low"] is None or m["high"] is None:
+        return f"{m['diff']:+.3f}"
+    return f"{m['diff']:+.3f} [{m['low']:+.3f}, {m['high']:+.3f}]"
 
 
 def compare_tables(result: dict[str, Any]) -> list[Table]:
@@ -189,15 +236,17 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
     multi = len(result["runs"]) > 2
     apart_runs = [r for r in result["runs"] if r.get("answer_source", "Model") != "Model"]
     split = bool(apart_runs) and len(result["pairs"]) > 0
+    measures = result.get("measures", ["PA", "CWPA"])
+    skipped = result.get("bootstrap_skipped")
     rows = []
     for p in result["pairs"]:
         cells: list[Cell] = []
-        for metric in ("PA", "CWPA"):
+        for metric in measures:
             m = p[metric]
             cells += [
                 Cell(f"{m['a']:.3f}", m["a"]),
                 Cell(f"{m['b']:.3f}", m["b"]),
-                Cell(f"{m['diff']:+.3f} [{m['low']:+.3f}, {m['high']:+.3f}]", m["diff"]),
+                Cell(_diff(m), m["diff"]),
                 Cell(_p(m["p_permutation"]), m["p_permutation"]),
                 Cell(_p(m["p_bootstrap"]), m["p_bootstrap"]),
             ]
@@ -212,8 +261,8 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
     if split:
         rows.sort(key=lambda row: list(_FAMILY_TITLES.values()).index(row.section))
     per = ("A", "B", f"A − B [{lvl}% CI]", "p perm.", "p boot.") + (("p Holm",) if multi else ())
-    columns = per + per + ("A only / B only", "p exact") + (("p Holm",) if multi else ())
-    groups = (("PA", len(per)), ("CWPA", len(per)), ("McNemar", 3 if multi else 2))
+    columns = per * len(measures) + ("A only / B only", "p exact") + (("p Holm",) if multi else ())
+    groups = (*((m, len(per)) for m in measures), ("McNemar", 3 if multi else 2))
     note = (
         f"{result['n']} questions in {result['n_clusters']} scenes answered by every run (protocol {result['protocol']}); "
         f"CIs and p boot.: scene-clustered paired bootstrap ({result['n_boot']} replicates); p perm.: scene-level "
@@ -222,7 +271,10 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
         " else a most common human answer); A only / B only count the discordant questions."
         + (f" {result['dropped']} questions not answered by every run were left out." if result["dropped"] else "")
         + (
-            f" Only {result['n_clusters']} scenes: bootstrap intervals and p-values are unreliable with so few"
+            f" {skipped[0].upper()}{skipped[1:]}; the exact permutation p-value is valid"
+            " but cannot go below 2 / 2^scenes."
+            if skipped
+            else f" Only {result['n_clusters']} scenes: bootstrap intervals and p-values are unreliable with so few"
             " clusters; the exact permutation p-value is valid but cannot go below 2 / 2^scenes."
             if result["n_clusters"] < 10
             else ""
@@ -250,10 +302,11 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
     ]
     if multi:
         lb_rows = []
-        for metric in ("PA", "CWPA"):
+        for metric in measures:
             for e in [x for x in result["leaderboard"] if x["metric"] == metric]:
                 if e.get("ranked", True):
-                    rank, ci = Cell(str(e["rank"]), e["rank"]), Cell(f"{e['low']}–{e['high']}", None)
+                    interval = EMPTY if e["low"] is None else Cell(f"{e['low']}–{e['high']}", None)
+                    rank, ci = Cell(str(e["rank"]), e["rank"]), interval
                 else:
                     rank, ci = Cell(f"not ranked ({e['kept_apart']})"), EMPTY
                 lb_rows.append(Row((e["run"],), (Cell(f"{e['score']:.3f}", e["score"]), rank, ci), metric))
@@ -265,7 +318,11 @@ def compare_tables(result: dict[str, Any]) -> list[Table]:
                 ("Score", "Rank", f"{lvl}% rank CI"),
                 tuple(lb_rows),
                 (),
-                (f"Ranks from {result['n_boot']} scene-clustered bootstrap replicates (1 = best).",)
+                (
+                    f"Ranks from the observed scores (1 = best); {skipped}."
+                    if skipped
+                    else f"Ranks from {result['n_boot']} scene-clustered bootstrap replicates (1 = best).",
+                )
                 + ((_apart_note(apart_runs),) if apart_runs else ()),
                 section_header="Metric",
             )
@@ -301,7 +358,7 @@ def compare_csv(result: dict[str, Any]) -> str:
     w = csv.DictWriter(buf, cols, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
     for p in result["pairs"]:
-        for measure in ("PA", "CWPA", "correct"):
+        for measure in (*result.get("measures", ["PA", "CWPA"]), "correct"):
             row = {
                 "run_a": p["a"],
                 "run_b": p["b"],

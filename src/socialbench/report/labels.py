@@ -37,8 +37,9 @@ KNOWN_NAMES = {
 
 #: run.json's top-level fields that are a setting of the run, with eval's option name.
 _TOP = {"seed": "seed", "protocol": "protocol", "limit": "limit", "epochs": "epochs", "data": "data"}
-#: What a setting missing from run.json means (a run without ``--epochs`` is one epoch).
-_DEFAULTS = {"epochs": "1"}
+#: What a setting missing from run.json means (a run without ``--epochs`` is one epoch, one
+#: without ``--limit`` asks every item, a model spec without ``@URL`` uses its default endpoint).
+_DEFAULTS = {"epochs": "1", "limit": "none", "url": "default"}
 
 
 @cache
@@ -61,7 +62,8 @@ def _shown(value: object) -> str:
 def settings_of(run: Mapping[str, object]) -> dict[str, str]:
     """The run's settings from ``run.json``, by ``eval``'s option name (``seed``,
     ``max-side``, ``temperature``, ``perturb-strength``, a benchmark option, a
-    ``--model-opt`` key), each value as text. What the run did (status, times, versions)
+    ``--model-opt`` key) and what the short label leaves out of the model spec (``backend``,
+    and ``url``, the endpoint after ``@`` with its credentials masked), each value as text. What the run did (status, times, versions)
     is not a setting."""
     out: dict[str, str] = {}
 
@@ -71,7 +73,15 @@ def settings_of(run: Mapping[str, object]) -> dict[str, str]:
         out[name.replace("_", "-")] = _shown(value)
 
     for key, value in run.items():
-        if key in _TOP:
+        if key == "model" and isinstance(value, str):
+            # what the short label leaves out of the model spec: the backend and the endpoint
+            prefix, sep, rest = value.partition(":")
+            put("backend", prefix if sep else None)
+            if "@" in rest:
+                from socialbench.models.redact import redact_url
+
+                put("url", redact_url(rest.split("@", 1)[1]))
+        elif key in _TOP:
             put(_TOP[key], value)
         elif key == "image_policy" and isinstance(value, Mapping):
             put("max-side", value.get("max_side"))

@@ -8,13 +8,14 @@ experiment folder is scored on the fly against ``--data`` (:func:`load_official_
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from socialbench.errors import DataError, UsageError
 from socialbench.files.safe_read import file_kind
 from socialbench.metrics.protocols import OFFICIAL
-from socialbench.records import read_run_json
+from socialbench.records import check_run_record, read_run_json
 from socialbench.report.labels import assign_labels
 from socialbench.report.metrics_file import read_metrics_json
 from socialbench.report.run_dir import RunDir, benchmark_family
@@ -35,7 +36,7 @@ def load_official_run(path: Path, data: Path | None) -> RunDir:
     """An official experiment folder scored (``official`` protocol) against the labels in
     ``data``, as a run whose samples are the folder's answers."""
     from socialbench.benchmarks.base import get_benchmark
-    from socialbench.benchmarks.socialnav_sub.official_run import read_official_experiment
+    from socialbench.benchmarks.socialnav_sub.official_run import official_experiment_run, read_official_experiment
 
     if data is None:
         raise UsageError(
@@ -49,7 +50,7 @@ def load_official_run(path: Path, data: Path | None) -> RunDir:
     dataset = bench.load(Path(data), require_images=False, limit=None)
     metrics = bench.score(dataset, records, OFFICIAL).to_json()
     metrics["source"] = {"predictions": str(path), "data": str(data)}
-    run = {"benchmark": "socialnav-sub", "model": f"official:{path.name}", "data": str(data), "protocol": "official"}
+    run = {**official_experiment_run(path), "data": str(data)}
     return RunDir(path=path, run=run, metrics=metrics, _samples=records)
 
 
@@ -77,7 +78,7 @@ def load_run(path: str | Path, data: Path | None = None) -> RunDir:
         )
     rpath = p / "run.json"
     # anything at run.json is read: a FIFO or a device there is refused, not taken for none
-    run = read_run_json(rpath) if rpath.exists() or rpath.is_symlink() else {}
+    run = read_run_json(rpath) if rpath.exists() or rpath.is_symlink() else scored_run(metrics, mpath)
     return RunDir(path=p, run=run, metrics=metrics)
 
 
@@ -116,12 +117,51 @@ def unscored_run_error(p: Path) -> DataError:
             f"{what}: the run recorded no answers yet{state}, so there is nothing to report",
             "run the same `socialbench eval` command again to resume it (its run.json 'argv' holds it)",
         )
-    bench, data = run.get("benchmark"), run.get("data")
-    if isinstance(bench, str) and isinstance(data, str):
-        fix = f"score it into its folder: socialbench score -b {bench} -d {data} -p {p} --out {p}"
-    else:
-        fix = f"score it into its folder: socialbench score -b BENCHMARK -d DATA -p {p} --out {p}"
-    return DataError.single(mpath, "", "missing: the run was not scored (it stopped before scoring)", fix)
+    return DataError.single(mpath, "", "missing: the run was not scored", unscored_fix(p))
+
+
+def unscored_fix(p: Path) -> str:
+    """How to score the run folder ``p`` that has no metrics.json: a ``socialbench score``
+    command that writes metrics.json into ``p`` itself (so that ``report p`` then reads it,
+    with the run's run.json: a run that was killed stays marked partial), complete when its
+    run.json names the benchmark; what to give otherwise."""
+    quoted = shlex.quote(str(p))
+    if not (p / "samples.jsonl").is_file():
+        return (
+            f"give a folder written by `socialbench eval` or `socialbench score` ({p} holds no "
+            "samples.jsonl of answers to score)"
+        )
+    rpath = p / "run.json"
+    run = read_run_json(rpath) if rpath.is_file() else {}
+    benchmark = run.get("benchmark")
+    data = run.get("data")
+    if not isinstance(benchmark, str) or not benchmark:
+        return (
+            f"score its answers with `socialbench score -b BENCHMARK -p {quoted} -d DATASET --out {quoted}` "
+            "(the benchmark and dataset they answer), or resume the eval"
+        )
+    command = f"socialbench score -b {shlex.quote(benchmark)} -p {quoted}"
+    if isinstance(data, str) and data and Path(data).exists():
+        command += f" -d {shlex.quote(data)}"
+    return f"score the answers it has with `{command} --out {quoted}`, or resume the eval"
+
+
+def scored_run(metrics: Mapping[str, object], path: Path) -> dict[str, object]:
+    """The run record of a ``socialbench score`` output without run.json of its own: the
+    copy of the scored run's run.json that ``score`` kept under ``source.run`` (checked as
+    the file is), with the data it was scored against; ``{}`` when it kept none (predictions
+    that came without a run.json)."""
+    source = metrics.get("source")
+    kept = source.get("run") if isinstance(source, Mapping) else None
+    if kept is None:
+        return {}
+    fix = "score the predictions again with `socialbench score --out` or restore the file"
+    run = dict(check_run_record(kept, str(path), prefix="source.run.", fix=fix))
+    assert isinstance(source, Mapping)  # kept came from it
+    for name in ("data", "dataset_fingerprint"):
+        if isinstance(source.get(name), str):
+            run[name] = source[name]
+    return run
 
 
 def load_runs(

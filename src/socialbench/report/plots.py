@@ -270,16 +270,19 @@ def _drop_figure(runs: Sequence[RunDir], out: Path) -> list[Path]:
 def socialnav_figures(runs: Sequence[RunDir], out: Path) -> list[Path]:
     """Radar (per question type, with the human rows), category bars, per-question error
     bars, the human-vs-model agreement scatter and, when perturbed runs exist, the drops."""
-    from socialbench.report.socialnav_tables import QUESTION_TABLE, SN_GROUP_TITLES, SN_GROUPS
+    from socialbench.report.socialnav_tables import QUESTION_TABLE, SN_GROUP_TITLES, SN_GROUPS, human_rows
 
-    ref = runs[0].metrics
-    present = set(((ref.get("scores") or {}).get("human:oracle") or {}).keys())
+    # the human series as Table 1 has them: on the questions the ranked runs were scored on
+    references = human_rows(runs)[0]
+    present: set[str] = set()
+    for _, key, metrics in references:
+        present |= set(((metrics.get("scores") or {}).get(key) or {}).keys())
     for r in runs:
         present |= set(((r.metrics.get("scores") or {}).get("model") or {}).keys())
     qs = [q for q in QUESTION_TABLE if q[1] in present]
     names = [n for _, _, n in qs]
     files: list[Path] = []
-    humans = {"Human Oracle": ("human:oracle", ref), "Average Human": ("human:average", ref)}
+    humans = {name: (key, ref) for name, key, ref in references}
     series_rows = [(label, row, m) for label, (row, m) in humans.items()] + [
         (legend_label(r), "model", r.metrics) for r in runs
     ]
@@ -310,7 +313,9 @@ def socialnav_figures(runs: Sequence[RunDir], out: Path) -> list[Path]:
         )
         pts = {
             legend_label(r): [
-                (n, _sn(ref, "human:average", k, "PA")[0], _sn(r.metrics, "model", k, "PA")[0]) for _, k, n in qs
+                # each run beside the Average Human of its own questions
+                (n, _sn(r.metrics, "human:average", k, "PA")[0], _sn(r.metrics, "model", k, "PA")[0])
+                for _, k, n in qs
             ]
             for r in runs
         }
@@ -359,7 +364,7 @@ def roboteq_figures(runs: Sequence[RunDir], out: Path, human_by_facet: Mapping[s
     for bench, stem in (("roboteq-bj", "ablation_bars"), ("roboteq-sg", "ablation_bars_sg")):
         groups = ablation_groups([r for r in runs if r.benchmark == bench])
         if any(set(g) - {"standard"} for g in groups):
-            models = [g["standard"].label if "standard" in g else next(iter(g.values())).model for g in groups]
+            models = [g["standard"].label if "standard" in g else next(iter(g.values())).label for g in groups]
             series3 = {}
             for strat, title in ABLATION_STRATEGIES:
                 blocks = [

@@ -245,13 +245,16 @@ def marked(label: str, runs: Sequence[RunDir]) -> str:
 
 
 def note_partial(tables: Sequence[Table], runs: Sequence[RunDir]) -> list[Table]:
-    """``tables`` with a :func:`partial_note` under each table that shows a partial run of
-    ``runs`` (its marked label is a row name or a column group) and has no such note yet (a
-    table whose rows merge several runs adds its own)."""
+    """``tables`` with a :func:`partial_note` under each table that names a partial run of
+    ``runs`` anywhere (its marked label in a row name, a column group or a note, such as
+    "Data of slow†" or a human row "Human Oracle (32 questions: slow†)") and has no such note
+    yet (a table whose rows merge several runs adds its own): each table file explains its
+    own marks."""
     out = []
     for t in tables:
-        shown = {s for row in t.rows for s in row.stub} | {g for g, _ in t.groups}
-        note = partial_note([r for r in runs if r.label in shown])
+        texts = [s for row in t.rows for s in row.stub] + [g for g, _ in t.groups] + list(t.notes)
+        named = [r for r in runs if completeness(r).partial and any(r.label in text for text in texts)]
+        note = partial_note(named)
         if note is not None and not any(n.startswith(PARTIAL_MARK) for n in t.notes):
             t = replace(t, notes=(*t.notes, note))
         out.append(t)

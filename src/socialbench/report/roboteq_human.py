@@ -1,7 +1,8 @@
 """Human baseline rows of the RobotEQ tables, computed from the per-annotator votes in the
 labels under both named definitions of :mod:`socialbench.metrics.human`: ``final-label``
-(each annotator against the released label: the one comparable with the paper's Human row)
-and ``leave-one-out`` (each annotator against the majority of the others)."""
+(each annotator against the released label) and ``leave-one-out`` (each annotator against
+the majority of the others). Neither is the paper's Human row, which cannot be recomputed
+from the release (:mod:`socialbench.metrics.human`)."""
 
 from __future__ import annotations
 

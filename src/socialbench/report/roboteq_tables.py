@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from socialbench.report.metric_cells import rq_cell, rq_value
-from socialbench.report.provenance import marked, partial_note
+from socialbench.report.provenance import by_section, marked, partial_note, section_of, sources_note
 from socialbench.report.robustness_table import robustness_key
 from socialbench.report.run_dir import RunDir
 from socialbench.report.table import EMPTY, Cell, Row, Table, fmt_num, mark_best, mean_se_cell
@@ -48,18 +48,21 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
     main = [r for r in runs if r.strategy == "standard" and r.perturbation is None]
     left_out = len(runs) - len(main) if main else 0
     rows = []
-    for r in main or runs:
+    shown_runs = by_section(main or runs)
+    for r in shown_runs:
         size = str(r.run.get("model_size") or "–")
         cells = _table1_cells(r.metrics.get("by_subset") or {})
-        rows.append(Row((r.label, size), cells, "Baseline" if r.is_baseline else "VLM"))
+        rows.append(Row((r.label, size), cells, section_of(r)))
     vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
-    rows = mark_best(rows, vlm or list(range(len(rows))), range(len(columns)), underline_second=True)
+    rows = mark_best(rows, vlm or ranked_baselines(rows), range(len(columns)), underline_second=True)
     shown = [(key, name) for key, name in HUMAN_ROWS if human and human.get(key)]
     for key, name in shown:
         rows.append(Row((name, "–"), _table1_cells((human or {})[key]), "Human"))
-    ranked = "VLM" if vlm else "run"
+    ranked = "VLM" if vlm else "baseline run"
+    apart = sources_note(shown_runs)
     notes = (
         f"Percent. Avg: unweighted mean of the synthetic and real subsets. Bold: best {ranked}; underlined: runner-up."
+        + (f" {apart}" if apart else "")
         + (
             f" {left_out} run(s) with another strategy or a perturbation are not rows here: the runs table "
             "(roboteq_runs) says where each one is shown (ablation, RAG or robustness table)."
@@ -79,6 +82,12 @@ def roboteq_table1(runs: Sequence[RunDir], human: Mapping[str, Mapping[str, Any]
     )
 
 
+def ranked_baselines(rows: Sequence[Row]) -> list[int]:
+    """The rows a table ranks when it has no VLM row: its baseline runs (a human-derived or
+    perception-assisted run, e.g. ``human:oracle``, is never bolded nor ranked)."""
+    return [i for i, row in enumerate(rows) if row.section == "Baseline"]
+
+
 def _table1_cells(by_subset: Mapping[str, Any]) -> tuple[Cell, ...]:
     """A Table 1 row's cells from its blocks per subset (and ``average``)."""
     cells = [rq_cell(by_subset.get(s), m) for s, _ in RQ_SUBSETS for _, m in RQ_METRICS]
@@ -87,15 +96,18 @@ def _table1_cells(by_subset: Mapping[str, Any]) -> tuple[Cell, ...]:
 
 _HUMAN_NOTES_BJ = {
     "final-label": " Human (final label): PA / CWPA (Eq. 1-2) against the other annotators; MicF1 / MacF1 from "
-    "every annotator's label against the released final label (pooled counts), the definition comparable with "
-    "the paper's Human row.",
+    "every annotator's label against the released final label (pooled counts); an invalid vote is one of the "
+    "annotators in PA / CWPA and a miss in F1. Not the paper's Human row, which cannot be recomputed from the "
+    "release: with three proper/improper votes per behavior this definition gives PA = 2 x MicF1 - 1 exactly, "
+    "and the paper's row is off that line in opposite directions (synthetic PA 81.04 vs 86.42 for its MicF1 "
+    "93.21; real 83.11 vs 73.86 for 86.93), so no single definition gives both subsets.",
     "leave-one-out": " Human (leave-one-out): PA / CWPA as above; MicF1 / MacF1 against the majority of the other "
     "annotators (a tie among them counts both ways with weight 1/2; with three binary annotators MicF1 then "
     "equals PA, so this row is not comparable with the paper's).",
 }
 _HUMAN_NOTES_SG = {
     "final-label": "Human (final label): every annotator's selection against the released answer (the "
-    "definition comparable with the paper's Figure 5 Human bars).",
+    "paper does not say how its Figure 5 Human bars were made; this is the reading closest to its wording).",
     "leave-one-out": "Human (leave-one-out): each annotator against the per-option majority of the other "
     "annotators (an option chosen by exactly half of them counts both ways with weight 1/2).",
 }
@@ -264,7 +276,8 @@ def roboteq_ablation_table(runs: Sequence[RunDir]) -> Table | None:
             a, b0 = f1.get(strat), f1.get("standard")
             cells.append(EMPTY if a is None or b0 is None else Cell(f"{100 * (a - b0):+.2f}", 100 * (a - b0)))
         any_run = next(iter(g.values()))
-        name = g["standard"].label if "standard" in g else any_run.model
+        # named as the report names the run (never its raw model spec)
+        name = g["standard"].label if "standard" in g else any_run.label
         rows.append(Row((marked(name, list(g.values())),), tuple(cells), "Baseline" if any_run.is_baseline else "VLM"))
     columns = tuple(m for _ in ABLATION_STRATEGIES for m, _ in metrics) + ("No image", "CoT")
     groups_hdr = tuple((title, len(metrics)) for _, title in ABLATION_STRATEGIES) + (("ΔMacF1 vs standard", 2),)
@@ -388,6 +401,7 @@ def roboteq_grounding_table(runs: Sequence[RunDir], human: Mapping[str, Any] | N
     subsets = [("synthetic", "Synthetic (%)"), ("real", "Real (%)"), ("overall", "Overall (%)")]
     metrics = (("Exact", "exact_match"), ("Jaccard", "jaccard"), ("MicF1", "micro_f1"), ("MacF1", "macro_f1"))
     rows = []
+    sg = by_section(sg)
     for r in sg:
         cells = []
         for s, _ in subsets:
@@ -399,9 +413,14 @@ def roboteq_grounding_table(runs: Sequence[RunDir], human: Mapping[str, Any] | N
                 else:
                     se = stat.get("se")
                     cells.append(mean_se_cell(100 * stat["value"], None if se is None else 100 * se, 2))
-        rows.append(Row((r.label,), tuple(cells)))
-    rows = mark_best(rows, range(len(rows)), range(len(subsets) * len(metrics)), underline_second=True)
-    notes = ["Percent ± SE (F1: bootstrap SE). Bold: best; underlined: runner-up."]
+        rows.append(Row((r.label,), tuple(cells), section_of(r)))
+    vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
+    rows = mark_best(rows, vlm or ranked_baselines(rows), range(len(subsets) * len(metrics)), underline_second=True)
+    apart = sources_note(sg)
+    notes = [
+        f"Percent ± SE (F1: bootstrap SE). Bold: best {'VLM' if vlm else 'baseline run'}; underlined: runner-up."
+        + (f" {apart}" if apart else "")
+    ]
     for key, name in HUMAN_ROWS:
         by = (human or {}).get(key)
         if not by:

@@ -92,11 +92,61 @@ def _reference_metrics(run: RunDir) -> Mapping[str, object]:
     return per_epoch[0] if per_epoch and isinstance(per_epoch[0], Mapping) else run.metrics
 
 
+def _scored_questions(run: RunDir) -> int | None:
+    """How many questions the human rows of ``run``'s metrics.json were computed on (their
+    ``All`` count); None when it has none (a run that answered nothing)."""
+    block = sn_block(_reference_metrics(run), "human:oracle", "All")
+    n = block.get("n") if block else None
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+
+
+def human_bases(runs: Sequence[RunDir]) -> list[tuple[int, RunDir, list[RunDir]]]:
+    """The question sets the human reference rows are computed on: one ``(questions, run,
+    runs)`` per distinct set scored by the ranked runs (the VLM and baseline rows; every run
+    when none is), largest first. ``run`` is the one whose metrics.json gives the human rows
+    (the human rows depend on the labels of the questions only, not on the answers, so any
+    run of a set gives the same), ``runs`` every ranked run of that set. A set is told by
+    the dataset and the number of questions scored, whatever the order of ``runs``: a
+    ``--limit 1`` run or an interrupted one listed first no longer sets the human rows of
+    complete runs."""
+    ranked = [r for r in runs if section_of(r) in ("VLM", "Baseline")] or list(runs)
+    groups: dict[tuple[str, int], list[RunDir]] = {}
+    for r in ranked:
+        n = _scored_questions(r)
+        if n is not None:
+            groups.setdefault((str(r.run.get("dataset_fingerprint") or r.run.get("data") or ""), n), []).append(r)
+    return [(n, members[0], members) for (_, n), members in sorted(groups.items(), key=lambda kv: -kv[0][1])]
+
+
+def human_rows(runs: Sequence[RunDir]) -> tuple[list[tuple[str, str, Mapping[str, Any]]], str]:
+    """The human reference rows of a table of ``runs`` as (row name, metrics key, metrics)
+    and the sentence saying what they were computed on (:func:`human_bases`)."""
+    bases = human_bases(runs)
+    if not bases:
+        return [(name, key, {}) for key, name in HUMAN_ROWS], "no run scored a question, so no human rows"
+    if len(bases) == 1:
+        n, ref, _ = bases[0]
+        rows = [(name, key, _reference_metrics(ref)) for key, name in HUMAN_ROWS]
+        return (
+            rows,
+            f"Human Oracle and Average Human from the labels of the {n:,} questions every ranked run was scored on",
+        )
+    rows = []
+    for n, ref, members in bases:
+        of = ", ".join(r.label for r in members)
+        rows += [(f"{name} ({n:,} questions: {of})", key, _reference_metrics(ref)) for key, name in HUMAN_ROWS]
+    sets = "; ".join(f"{n:,} ({', '.join(r.label for r in members)})" for n, _, members in bases)
+    return rows, (
+        f"the ranked runs were scored on different questions ({sets}): the rows beside each other are not on one "
+        "basis, so each set has its own Human Oracle and Average Human rows, named by its questions and runs"
+    )
+
+
 def socialnav_table1(runs: Sequence[RunDir]) -> Table:
     """SocialNav-SUB Table 1: PA and CWPA (± SE) for All and the three categories.
 
-    Rows: Human Oracle and Average Human (the reference rows of the first run's
-    metrics.json), the baseline runs (``baseline:*``, ``mock:*``), every other run under
+    Rows: Human Oracle and Average Human (from the labels of the questions the ranked runs
+    were scored on; one pair per set when they differ, :func:`human_bases`), the baseline runs (``baseline:*``, ``mock:*``), every other run under
     "VLM" (perturbed runs only when all are, see :func:`main_runs`), then the runs whose
     answers come partly from elsewhere in their own sections (:func:`section_of`:
     ``scene-context`` under "Perception-assisted", ``cot-gt`` and ``human:*`` under
@@ -109,8 +159,8 @@ def socialnav_table1(runs: Sequence[RunDir]) -> Table:
     columns = tuple(m for _ in SN_GROUPS for m in ("PA", "CWPA"))
     groups = tuple((SN_GROUP_TITLES[g], 2) for g in SN_GROUPS)
     rows: list[Row] = []
-    ref = _reference_metrics(runs[0])
-    for key, name in HUMAN_ROWS:
+    references, human = human_rows(runs)
+    for name, key, ref in references:
         cells = [c for g in SN_GROUPS for c in sn_pair(sn_block(ref, key, g))]
         rows.append(Row((name,), tuple(cells), "Baseline"))
     n_ref = len(rows)
@@ -120,7 +170,6 @@ def socialnav_table1(runs: Sequence[RunDir]) -> Table:
     vlm = [i for i, row in enumerate(rows) if row.section == "VLM"]
     candidates = vlm or [i for i in range(n_ref, len(rows)) if rows[i].section == "Baseline"]
     rows = mark_best(rows, candidates, range(len(columns)), underline_second=False)
-    human = f"Human Oracle and Average Human from {runs[0].label}'s labels"
     spread = epochs_note(runs)
     notes = [
         f"Protocol: {protocol}. "
@@ -162,8 +211,10 @@ def socialnav_question_table(runs: Sequence[RunDir], which: str = "models") -> T
     protocol = check_protocol(runs)
     runs = main_runs(runs)
     answerers: list[tuple[str, Mapping[str, Any], str]] = []
+    human_note = ""
     if which == "baselines":
-        answerers += [(name, runs[0].metrics, key) for key, name in HUMAN_ROWS]
+        references, human_note = human_rows(runs)
+        answerers += [(name, ref, key) for name, key, ref in references]
         answerers += [(r.label, r.metrics, "model") for r in runs if r.is_baseline]
         title = "Performance across individual questions for baselines (SocialNav-SUB Table 12)"
     elif which == "models":
@@ -187,7 +238,10 @@ def socialnav_question_table(runs: Sequence[RunDir], which: str = "models") -> T
         rows.append(Row((name,), tuple(cells), cat))
     columns = tuple(c for _ in answerers for c in ("PA", "CW PA"))
     groups = tuple((label, 2) for label, _, _ in answerers)
-    notes: tuple[str, ...] = (f"Protocol: {protocol}. Mean ± standard error over the questions of each type.",)
+    notes: tuple[str, ...] = (
+        f"Protocol: {protocol}. Mean ± standard error over the questions of each type."
+        + (f" {human_note[0].upper()}{human_note[1:]}." if human_note else ""),
+    )
     apart = sources_note([r for r in runs if r.label in {label for label, _, _ in answerers}])
     if apart is not None:
         notes += (apart,)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from socialbench.benchmarks.roboteq.fields import decode_structured, parse_list_field
 from socialbench.benchmarks.roboteq.schema import FACETS, MAX_VOTE_COUNT, normalise_label
+from socialbench.metrics.roboteq import INVALID_VOTE
 
 __all__ = ["parse_facets", "parse_judgment_votes"]
 
@@ -101,22 +102,31 @@ def _no_votes(v: object) -> bool:
     return v is None or (isinstance(v, (str, list, tuple, dict)) and not (v.strip() if isinstance(v, str) else v))
 
 
+def _vote_label(lab: object) -> str | None:
+    """A vote's label: proper / improper (:func:`normalise_label`) or :data:`INVALID_VOTE`."""
+    if isinstance(lab, str) and lab.strip().strip(".").casefold() == INVALID_VOTE:
+        return INVALID_VOTE
+    return normalise_label(lab)
+
+
 def _vote_counts(v: object) -> tuple[dict[str, int] | None, str | None]:
     if isinstance(v, str):
         v = [p for p in re.split(r"[,;|\s]+", v) if p]
     if isinstance(v, dict):
         counts: dict[str, int] = {}
         for lab, c in v.items():
-            name = normalise_label(lab)
+            name = _vote_label(lab)
             if name is None or not isinstance(c, int) or isinstance(c, bool) or not 0 <= c <= MAX_VOTE_COUNT:
-                return None, f"vote count {lab!r}: {c!r} is not a proper/improper count (0 to {MAX_VOTE_COUNT:,})"
+                return None, (
+                    f"vote count {lab!r}: {c!r} is not a proper/improper/invalid count (0 to {MAX_VOTE_COUNT:,})"
+                )
             counts[name] = counts.get(name, 0) + c
     elif isinstance(v, (list, tuple)):
         counts = {}
         for lab in v:
-            name = normalise_label(lab)
+            name = _vote_label(lab)
             if name is None:
-                return None, f"vote {lab!r} is not proper or improper"
+                return None, f"vote {lab!r} is not proper, improper or invalid"
             counts[name] = counts.get(name, 0) + 1
     else:
         return None, f"votes entry {v!r} is neither a list of labels nor a {{label: count}} object"

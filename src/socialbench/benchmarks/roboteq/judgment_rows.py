@@ -14,15 +14,17 @@ from socialbench.benchmarks.roboteq.label_files import Row
 from socialbench.benchmarks.roboteq.paths import resolve_image
 from socialbench.benchmarks.roboteq.rows import Counted, RowReport, image_value, infer_subset, opt_str
 from socialbench.benchmarks.roboteq.schema import ID_FIELDS, LABELS, Behavior, JudgmentScene, normalise_subset
+from socialbench.metrics.roboteq import INVALID_VOTE
 
 __all__ = ["judgment_scene"]
 
 
 def _behavior_votes(counts: dict[str, int] | None) -> tuple[tuple[str, int], ...] | None:
-    """``((label, count), ...)`` in label order, or None for a behavior without votes."""
+    """``((label, count), ...)`` in label order (the paper's ``invalid`` votes last: they are
+    annotators of the behavior too), or None for a behavior without votes."""
     if counts is None:
         return None
-    return tuple((lab, counts[lab]) for lab in LABELS if counts.get(lab, 0) > 0)
+    return tuple((lab, counts[lab]) for lab in (*LABELS, INVALID_VOTE) if counts.get(lab, 0) > 0)
 
 
 def judgment_scene(row: Row, root: Path, canonical: bool, report: RowReport, meta_rel: str) -> JudgmentScene | None:
@@ -69,7 +71,7 @@ def judgment_scene(row: Row, root: Path, canonical: bool, report: RowReport, met
         rep("facets", msg, "use safety, privacy, proxemics, cooperation, politeness, priority or sensitivity")
     votes, v_errors = parse_judgment_votes(votes_value, ks)
     for msg in v_errors:
-        rep("votes", msg, "give per-annotator proper/improper labels for every behavior")
+        rep("votes", msg, "give per-annotator proper/improper/invalid labels for every behavior")
     no_image, n_errors = parse_judgment_votes(no_image_value, ks)
     for msg in n_errors:
         rep(

@@ -122,3 +122,29 @@ def read_official_experiment(exp_dir: Path | str) -> list[SampleRecord]:
             "pass an official experiment folder",
         )
     return records
+
+
+#: The official harness's ``method`` values (reference §g) as socialbench's ``--method``
+#: spells them.
+OFFICIAL_METHODS: tuple[tuple[str, str], ...] = (
+    ("cot_with_gt", "cot-gt"),
+    ("independent", "independent"),
+    ("cot", "cot"),
+)
+
+
+def official_experiment_run(exp_dir: Path | str) -> dict[str, Any]:
+    """What an official experiment folder's name says of its run, as a run.json would say
+    it: ``benchmark``, ``model`` (``official:<folder name>``) and, when the name ends in one
+    of the harness's methods (it names each run ``experiment_<k>_<model>_<method>``,
+    reference §g), ``method`` as socialbench spells it (``cot_with_gt`` -> ``cot-gt``: its
+    Spatial and Spatiotemporal answers are the human mode, so the run is human-derived).
+    The name is read, not the folder's config.yaml, which the harness copies from the
+    working directory and may describe another run (reference, known issue 13)."""
+    name = Path(exp_dir).name
+    run: dict[str, Any] = {"benchmark": "socialnav-sub", "model": f"official:{name}", "protocol": "official"}
+    for suffix, method in OFFICIAL_METHODS:
+        if name == suffix or name.endswith("_" + suffix):
+            run["method"] = method
+            break
+    return run
