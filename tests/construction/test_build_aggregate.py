@@ -82,6 +82,12 @@ def test_expert_resolution_settles_an_escalation():
     assert b[4]["label"] == "improper" and b[4]["resolved_by_expert"] and not res.escalations
 
 
+def test_an_invalid_vote_stays_among_the_votes_written():
+    res = aggregate_judgment(BEHAVIORS, _rows(VOTES), resolutions={("s1", 4): "improper"})
+    b = {x["k"]: x for x in res.scenes[0]["behaviors"]}
+    assert b[4]["votes"] == ["proper", "improper", "invalid"] and b[4]["n_invalid"] == 1
+
+
 def test_annotator_accuracy_against_consensus():
     res = aggregate_judgment(BEHAVIORS, _rows(VOTES))
     acc = {a["annotator"]: (a["correct"], a["n"]) for a in res.annotators}

@@ -100,7 +100,9 @@ def aggregate_judgment(
             if winner == "invalid":
                 out.removed.append({"id": bid, "reason": "invalid", "votes": dict(counts)})
                 continue
-            votes = [lab for lab in labels if lab != "invalid"]
+            # every annotator's vote, ``invalid`` ones too: the loader counts them as voters
+            # (PA/CWPA's denominator, the paper's three-label scheme), as it does in a release
+            votes = list(labels)
             final.append(
                 {
                     "k": b["k"],
