@@ -17,6 +17,7 @@ from socialbench.construction import (
     commands_generation,
     commands_images,
 )
+from socialbench.construction.socialnav import commands as socialnav_commands
 
 __all__ = ["register", "build_app"]
 
@@ -42,6 +43,7 @@ build_app.command("real-images")(commands_dataset.real_images_cmd)
 build_app.command("crawl")(commands_dataset.crawl_cmd)
 build_app.command("export")(commands_dataset.export_cmd)
 build_app.command("report")(commands_dataset.report_cmd)
+build_app.command("socialnav")(socialnav_commands.socialnav_cmd)
 
 
 def register(app: typer.Typer) -> None:
