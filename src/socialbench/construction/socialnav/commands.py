@@ -80,9 +80,11 @@ def socialnav_cmd(
     )
     report = build_socialnav(rec, boxes, out_dir, truth_dir=truth, options=opts, name=name)
     ade = f", ADE {report['ade_m']:.3f} m" if report.get("ade_m") is not None else ""
-    out.print(
-        f"wrote {report['scenarios']} scenarios to {out_dir}{ade}; check with: socialbench data validate "
-        f"-b socialnav-sub -d {out_dir}",
-        markup=False,
-        highlight=False,
-    )
+    if report["answers"].startswith("none"):
+        nxt = (
+            "no answers written: `data validate` and `eval` need answers per question, so run the survey "
+            "(socialbench build socialnav-survey, then socialbench build socialnav-answers)"
+        )
+    else:
+        nxt = f"answers are exact ones from --truth, not human; check with: socialbench data validate -b socialnav-sub -d {out_dir}"
+    out.print(f"wrote {report['scenarios']} scenarios to {out_dir}{ade}; {nxt}", markup=False, highlight=False)
