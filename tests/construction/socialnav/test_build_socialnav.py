@@ -148,3 +148,24 @@ def test_bad_boxes_leave_no_dataset_folder(small_recording, tmp_path):
     with pytest.raises(DataError, match=r"boxes.txt:\d+ \[bb_left\]: not a number: 'oops'"):
         build_socialnav(read_ros_recording(small_recording / "recording.mcap"), boxes, tmp_path / "data")
     assert not (tmp_path / "data").exists()
+
+
+def test_sim_recording_is_deterministic(tmp_path):
+    from socialbench.simulation.recording import simulate_recording
+
+    a = simulate_recording(tmp_path / "a", scenes=1, seed=5, frame_size=(160, 90), render=False)
+    b = simulate_recording(tmp_path / "b", scenes=1, seed=5, frame_size=(160, 90), render=False)
+    for rel in ("boxes.txt", "truth/people.csv", "truth/robot.csv"):
+        assert (a / rel).read_bytes() == (b / rel).read_bytes()
+
+
+def test_more_box_noise_lifts_worse_tracks(tmp_path):
+    from socialbench.simulation.recording import BoxNoise, simulate_recording
+
+    ade = []
+    for k in (1.0, 4.0):
+        rec = simulate_recording(
+            tmp_path / f"r{k}", scenes=2, seed=1, frame_size=(320, 180), noise=BoxNoise().scaled(k)
+        )
+        ade.append(_build(rec, tmp_path / f"d{k}", truth_dir=rec / "truth")["ade_m"])
+    assert ade[0] < ade[1]

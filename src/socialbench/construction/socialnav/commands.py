@@ -15,7 +15,11 @@ def socialnav_cmd(
     recording: Path = typer.Option(
         ..., "--recording", help="ROS 1 .bag, ROS 2 bag folder, .mcap/.db3 file, or a plain folder (frames.csv, ...)"
     ),
-    boxes: Path = typer.Option(..., "--boxes", help="tracker output, MOTChallenge CSV (frame,id,x,y,w,h,score,...)"),
+    boxes: Path | None = typer.Option(
+        None, "--boxes", help="tracker output, MOTChallenge CSV (frame,id,x,y,w,h,score,...)"
+    ),
+    tracks: Path | None = typer.Option(None, "--tracks", help="instead of --boxes: 3-D tracks, CSV/JSON frame,id,x,y"),
+    tracks_frame: str = typer.Option("robot", help="frame of --tracks: robot (of each image) | world (odometry)"),
     out_dir: Path = typer.Option(..., "--out", "-o", help="new folder for the dataset (official release layout)"),
     truth: Path | None = typer.Option(None, "--truth", help="true tracks (sim recording's truth/): ADE, recovery"),
     image_topic: str | None = typer.Option(None, help="image topic [default: the one Image/CompressedImage topic]"),
@@ -78,7 +82,9 @@ def socialnav_cmd(
         answers=answers,
         composites=composites,
     )
-    report = build_socialnav(rec, boxes, out_dir, truth_dir=truth, options=opts, name=name)
+    report = build_socialnav(
+        rec, boxes, out_dir, tracks_path=tracks, tracks_frame=tracks_frame, truth_dir=truth, options=opts, name=name
+    )
     ade = f", ADE {report['ade_m']:.3f} m" if report.get("ade_m") is not None else ""
     if report["answers"].startswith("none"):
         nxt = (

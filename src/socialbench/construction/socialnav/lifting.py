@@ -11,8 +11,9 @@ import numpy as np
 from socialbench.navigation.frames import Pose2D, local_to_world
 from socialbench.recording.clip import Recording, Resampled
 from socialbench.recording.mot import Box
+from socialbench.recording.tracks3d import Point3D
 
-__all__ = ["WorldObs", "LiftStats", "lift_boxes", "MAX_RANGE_M"]
+__all__ = ["WorldObs", "LiftStats", "lift_boxes", "place_points", "MAX_RANGE_M"]
 
 #: Lifted points farther than this from the robot are dropped (a box whose bottom is near
 #: the horizon lifts to an unreliable, far point).
@@ -62,6 +63,30 @@ def lift_boxes(
         px, py, pyaw = rs.pose[k]
         w = local_to_world(np.array([lx, ly]), Pose2D(float(px), float(py), float(pyaw)))
         out.setdefault(b.track_id, []).append(WorldObs(k, float(w[0]), float(w[1]), (b.x, b.y, b.x + b.w, b.y + b.h)))
+    for tid, obs in out.items():
+        stats.per_id[tid] = len(obs)
+    return out, stats
+
+
+def place_points(
+    rs: Resampled, points: list[Point3D], robot_frame: bool
+) -> tuple[dict[str, list[WorldObs]], LiftStats]:
+    """Imported 3-D tracks at the 4 Hz ticks: robot-frame points moved into the world with
+    the pose of their frame, world points as they are (no box: the front view shows no circle)."""
+    tick_of = {int(i): k for k, i in enumerate(rs.source_index) if i >= 0}
+    stats = LiftStats(boxes=len(points))
+    out: dict[str, list[WorldObs]] = {}
+    for p in sorted(points, key=lambda p: (p.frame, int(p.track_id))):
+        k = tick_of.get(p.frame)
+        if k is None:
+            continue
+        stats.at_ticks += 1
+        x, y = p.x, p.y
+        if robot_frame:
+            px, py, pyaw = rs.pose[k]
+            w = local_to_world(np.array([x, y]), Pose2D(float(px), float(py), float(pyaw)))
+            x, y = float(w[0]), float(w[1])
+        out.setdefault(p.track_id, []).append(WorldObs(k, x, y, None))
     for tid, obs in out.items():
         stats.per_id[tid] = len(obs)
     return out, stats

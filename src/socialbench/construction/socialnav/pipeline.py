@@ -26,7 +26,7 @@ from socialbench.benchmarks.socialnav_sub.release_writer import (
     write_release_index,
     write_release_sample,
 )
-from socialbench.construction.socialnav.lifting import MAX_RANGE_M, WorldObs, lift_boxes
+from socialbench.construction.socialnav.lifting import MAX_RANGE_M, WorldObs, lift_boxes, place_points
 from socialbench.construction.socialnav.mining import SPAN, MiningOptions, Window, mine_windows, window_tracks
 from socialbench.construction.socialnav.quality import match_sample
 from socialbench.errors import DataError, UsageError
@@ -36,6 +36,7 @@ from socialbench.navigation.track_labels import label_people
 from socialbench.navigation.tracks import N_FRAMES, Observation, PersonTrack
 from socialbench.recording.clip import RELEASE_DT, Recording, Resampled, resample
 from socialbench.recording.mot import MAX_TRACK_GAP, read_boxes
+from socialbench.recording.tracks3d import read_tracks3d
 from socialbench.recording.truth_files import TruthTracks, read_truth
 from socialbench.simulation.annotators import vote_distribution
 from socialbench.simulation.questions import answer_scene
@@ -96,15 +97,23 @@ def _hold(xy: np.ndarray) -> np.ndarray:
 
 def build_socialnav(
     rec: Recording,
-    boxes_path: Path,
+    boxes_path: Path | None,
     out: Path,
     *,
+    tracks_path: Path | None = None,
+    tracks_frame: str = "robot",
     truth_dir: Path | None = None,
     options: BuildOptions = BuildOptions(),
     name: str = "rec",
 ) -> dict[str, Any]:
     """Build the dataset folder ``out`` (must be empty or absent); returns the build report
-    (also written as ``out/build_report.json``)."""
+    (also written as ``out/build_report.json``). People come from the MOTChallenge
+    ``boxes_path`` (lifted to the floor) or from the 3-D tracks ``tracks_path`` (in the
+    ``tracks_frame``: ``robot`` or ``world``): exactly one of the two."""
+    if (boxes_path is None) == (tracks_path is None):
+        raise UsageError("give either --boxes (MOTChallenge) or --tracks (3-D tracks), not both or neither")
+    if tracks_frame not in ("robot", "world"):
+        raise UsageError(f"--tracks-frame must be robot or world, got {tracks_frame!r}")
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} is not an empty folder; choose a new --out")
@@ -123,17 +132,22 @@ def build_socialnav(
             f"one window needs {SPAN} ({need:g} s: 10 frames + 8 for the waypoint task)",
             "record at least 4.5 s of camera and odometry together",
         )
-    boxes = read_boxes(boxes_path, rec.n_frames, options.max_track_gap)
     truth = read_truth(truth_dir) if truth_dir is not None else None
     # every tick gets a pose (ticks without a frame: the odometry at the tick's own time)
     tick_times = rec.frame_times[0] + RELEASE_DT * np.arange(len(rs))
     pose = np.where(valid[:, None], rs.pose, _poses_at(rec, tick_times))
     rs = Resampled(rs.source_index, np.where(valid, rs.times, tick_times), pose)
-    obs, lift = lift_boxes(rec, rs, boxes, options.max_range_m)
+    if boxes_path is not None:
+        boxes = read_boxes(boxes_path, rec.n_frames, options.max_track_gap)
+        obs, lift = lift_boxes(rec, rs, boxes, options.max_range_m)
+    else:
+        assert tracks_path is not None
+        obs, lift = place_points(rs, read_tracks3d(tracks_path, rec.n_frames), tracks_frame == "robot")
+    people_src = str(boxes_path if boxes_path is not None else tracks_path)
     chosen, n_cands = mine_windows(obs, rs.pose, valid, options.mining)
     if not chosen:
         raise DataError.single(
-            str(boxes_path),
+            people_src,
             "",
             f"no window of {SPAN} frames with at least {options.mining.min_people} labelled person(s) ({n_cands} scored)",
             "check that the boxes belong to this recording, or lower --min-people",
@@ -142,7 +156,7 @@ def build_socialnav(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent if out.parent.exists() else None))
     try:
         report = _write(tmp, rec, rs, obs, chosen, n_cands, lift, truth, exact, options, name)
-        report["recording"], report["boxes"] = rec.source, str(boxes_path)
+        report["recording"], report["people_from"] = rec.source, people_src
         report["truth"] = None if truth_dir is None else str(truth_dir)
         (tmp / "build_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         os.chmod(tmp, 0o755)
