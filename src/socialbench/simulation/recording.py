@@ -19,6 +19,7 @@ Deterministic: the same arguments give the same boxes and truth (scene i from
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -114,6 +115,7 @@ def simulate_recording(
         _write(
             tmp, scenes, seed, (lo, hi), rate, frame_size, noise, raw_images, fmt, render, progress, RosRecordingWriter
         )
+        os.chmod(tmp, 0o755)
         if out.exists():
             out.rmdir()
         tmp.rename(out)
