@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from socialbench.files.atomic_write import refuse_link
 from socialbench.navigation.frames import Pose2D, local_to_world, wrap_angle
 from socialbench.navigation.projection import PinholeCamera
 from socialbench.navigation.scene3d import FrontViewRenderer
@@ -107,6 +108,7 @@ def simulate_recording(
     if lo < 0 or hi < lo or hi > 20:
         raise ValueError(f"people must be (min, max) with 0 <= min <= max <= 20, got {people!r}")
     out = Path(out)
+    refuse_link(out, "--out")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"{out} is not an empty folder; choose a new one")
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -169,3 +169,37 @@ def test_more_box_noise_lifts_worse_tracks(tmp_path):
         )
         ade.append(_build(rec, tmp_path / f"d{k}", truth_dir=rec / "truth")["ade_m"])
     assert ade[0] < ade[1]
+
+
+def test_an_output_that_is_a_link_is_refused(small_recording, tmp_path):
+    from socialbench.files.atomic_write import LinkRefused
+
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "data").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(LinkRefused, match="symbolic link"):
+        _build(small_recording, tmp_path / "data")
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_the_waypoint_task_runs_on_a_built_dataset(tmp_path, capsys):
+    from socialbench.simulation.recording import simulate_recording
+
+    rec = simulate_recording(tmp_path / "rec", scenes=12, seed=0, frame_size=(160, 90), render=False)
+    report = _build(rec, tmp_path / "data", truth_dir=rec / "truth")
+    assert report["scenarios"] >= 5
+    run = tmp_path / "run"
+    code = run_cli(
+        "eval",
+        "-b",
+        "socialnav-waypoint",
+        "-d",
+        tmp_path / "data",
+        "-m",
+        "baseline:waypoint-toward-goal",
+        "--out",
+        run,
+        "--no-progress",
+    )
+    assert code == 0
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert metrics["n_scored"] >= 5 and metrics["n_errors"] == 0

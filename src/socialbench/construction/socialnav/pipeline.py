@@ -30,6 +30,7 @@ from socialbench.construction.socialnav.lifting import MAX_RANGE_M, WorldObs, li
 from socialbench.construction.socialnav.mining import SPAN, MiningOptions, Window, mine_windows, window_tracks
 from socialbench.construction.socialnav.quality import match_sample
 from socialbench.errors import DataError, UsageError
+from socialbench.files.atomic_write import refuse_link
 from socialbench.navigation.frames import Odometry, Pose2D, robot_path_from_odometry, world_to_local
 from socialbench.navigation.smoothing import KalmanParams, smooth_track
 from socialbench.navigation.track_labels import label_people
@@ -115,6 +116,7 @@ def build_socialnav(
     if tracks_frame not in ("robot", "world"):
         raise UsageError(f"--tracks-frame must be robot or world, got {tracks_frame!r}")
     out = Path(out)
+    refuse_link(out, "--out")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} is not an empty folder; choose a new --out")
     if options.answers not in ("auto", "exact", "none"):
