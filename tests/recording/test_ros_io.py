@@ -98,3 +98,17 @@ def test_image_timestamps_going_backwards_are_refused(tmp_path):
         read_ros_recording(path)
     msg = str(e.value)
     assert "/cam/image header.stamp" in msg and "go backwards at message 7" in msg and "fix:" in msg
+
+
+def test_odometry_timestamps_going_backwards_are_refused(tmp_path):
+    from socialbench.recording.ros_io import RosRecordingWriter
+
+    path = tmp_path / "r.mcap"
+    with RosRecordingWriter(path, "mcap") as w:
+        w.static_transform(0.0, "base_link", "camera_optical", CAMERA.rotation, CAMERA.translation)
+        w.camera_info("/cam/info", 0.0, CAMERA)
+        for k, t in enumerate([1.0, 1.1, 1.05, 1.2]):
+            w.odometry("/odom", t, 0.0, 0.0, 0.0, log_t=1.0 + k / 10)
+            w.image("/cam/image", 1.0 + k / 10, np.zeros((2, 2, 3), np.uint8))
+    with pytest.raises(DataError, match=r"\[/odom header.stamp\]: odometry timestamps go backwards at message 3"):
+        read_ros_recording(path)

@@ -203,3 +203,25 @@ def test_the_waypoint_task_runs_on_a_built_dataset(tmp_path, capsys):
     assert code == 0
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["n_scored"] >= 5 and metrics["n_errors"] == 0
+
+
+def test_ros1_ros2_and_mcap_recordings_build_the_same_dataset(tmp_path):
+    from socialbench.simulation.recording import RECORDING_NAMES, simulate_recording
+
+    built = {}
+    for fmt in ("mcap", "ros1", "ros2-sqlite3"):
+        rec = simulate_recording(tmp_path / fmt, scenes=2, seed=4, frame_size=(160, 90), fmt=fmt)
+        out = tmp_path / f"data-{fmt}"
+        build_socialnav(
+            read_ros_recording(rec / RECORDING_NAMES[fmt]),
+            rec / "boxes.txt",
+            out,
+            options=BuildOptions(composites=False),
+        )
+        built[fmt] = {
+            p.relative_to(out): p.read_bytes()
+            for p in sorted(out.rglob("*"))
+            if p.is_file() and p.suffix != ".md" and p.name != "build_report.json"
+        }
+    assert len(built["mcap"]) > 20
+    assert built["ros1"] == built["mcap"] == built["ros2-sqlite3"]
