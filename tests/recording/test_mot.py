@@ -55,3 +55,16 @@ def test_the_same_id_twice_in_a_frame_is_refused(tmp_path):
     path = _write(tmp_path, "1,7,3,4,5,6,1\n1,7,9,4,5,6,1\n")
     with pytest.raises(DataError, match=r"boxes.txt:2 \[id\]: id 7 twice in frame 1 \(also line 1\)"):
         read_boxes(path)
+
+
+def test_a_missing_boxes_file_names_the_flag(tmp_path):
+    with pytest.raises(DataError, match=r"boxes.txt: boxes file not found \(fix: .*--boxes\)"):
+        read_boxes(tmp_path / "boxes.txt")
+
+
+def test_a_boxes_fifo_is_refused_without_blocking(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "boxes.txt")
+    with pytest.raises(DataError, match="not a regular file"):
+        read_boxes(tmp_path / "boxes.txt")

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from socialbench.errors import DataError
-from socialbench.files.safe_read import read_regular_bytes
+from socialbench.files.safe_read import file_kind, read_regular_bytes
 from socialbench.navigation.projection import PinholeCamera, _intrinsics
 from socialbench.recording.camera import LEVEL_OPTICAL, CameraModel, quaternion_matrix
 
@@ -38,10 +38,10 @@ def read_calibration(path: Path) -> CameraModel:
     import yaml
 
     src = str(path)
+    if file_kind(path) == "missing":
+        raise DataError.single(src, "", "calibration file not found", "give the camera calibration YAML")
     try:
         cfg = yaml.safe_load(read_regular_bytes(path).decode("utf-8"))
-    except FileNotFoundError:
-        raise DataError.single(src, "", "calibration file not found", "give the camera calibration YAML") from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise DataError.single(src, "", f"not valid YAML ({str(exc).splitlines()[0]})", "fix the YAML") from None
     if not isinstance(cfg, dict):

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from socialbench.errors import DataError
-from socialbench.files.safe_read import read_regular_bytes
+from socialbench.files.safe_read import file_kind, read_regular_bytes
 from socialbench.recording.calibration import read_calibration
 from socialbench.recording.camera import CameraModel
 from socialbench.recording.clip import Recording, check_increasing
@@ -30,10 +30,12 @@ def is_folder_recording(path: Path) -> bool:
 
 
 def _rows(path: Path, header: tuple[str, ...]) -> list[tuple[int, list[str]]]:
+    if file_kind(path) == "missing":
+        raise DataError.single(str(path), "", "file not found", f"write {path.name} ({','.join(header)})")
     try:
         text = read_regular_bytes(path).decode("utf-8")
-    except FileNotFoundError:
-        raise DataError.single(str(path), "", "file not found", f"write {path.name} ({','.join(header)})") from None
+    except UnicodeDecodeError:
+        raise DataError.single(str(path), "", "not UTF-8 text", f"write {path.name} as a UTF-8 CSV") from None
     reader = csv.reader(io.StringIO(text))
     head = next(reader, None)
     if head is None or tuple(c.strip() for c in head) != header:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from socialbench.errors import DataError
-from socialbench.files.safe_read import read_regular_bytes
+from socialbench.files.safe_read import file_kind, read_regular_bytes
 
 __all__ = ["Box", "MAX_TRACK_GAP", "read_boxes", "format_boxes"]
 
@@ -43,12 +43,10 @@ def read_boxes(path: Path, n_frames: int | None = None, max_gap: int = MAX_TRACK
     """Every box of ``path`` (sorted by frame, then id). ``n_frames``: frames in the
     recording (a later frame number is an error); ``max_gap``: see :data:`MAX_TRACK_GAP`."""
     src = str(path)
+    if file_kind(path) == "missing":
+        raise DataError.single(src, "", "boxes file not found", "give the tracker's MOTChallenge file with --boxes")
     try:
         text = read_regular_bytes(path, MAX_BOXES_BYTES).decode("utf-8")
-    except FileNotFoundError:
-        raise DataError.single(
-            src, "", "boxes file not found", "give the tracker's MOTChallenge file with --boxes"
-        ) from None
     except UnicodeDecodeError:
         raise DataError.single(
             src, "", "not UTF-8 text", "give a MOTChallenge CSV (frame,id,x,y,w,h,score,...)"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from socialbench.errors import DataError
-from socialbench.files.safe_read import parse_json_bytes, read_regular_bytes
+from socialbench.files.safe_read import file_kind, parse_json_bytes, read_regular_bytes
 
 __all__ = ["Point3D", "read_tracks3d"]
 
@@ -50,10 +50,9 @@ def _point(src: str, row: dict[str, object], line: int | None, n_frames: int) ->
 def read_tracks3d(path: Path, n_frames: int) -> list[Point3D]:
     """Every point of ``path`` (``.json``: a list of objects; otherwise CSV)."""
     src = str(path)
-    try:
-        data = read_regular_bytes(path)
-    except FileNotFoundError:
-        raise DataError.single(src, "", "tracks file not found", "give the 3-D tracks with --tracks") from None
+    if file_kind(path) == "missing":
+        raise DataError.single(src, "", "tracks file not found", "give the 3-D tracks with --tracks")
+    data = read_regular_bytes(path)
     if path.suffix.lower() == ".json":
         obj = parse_json_bytes(data, src)
         if not isinstance(obj, list):

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from socialbench.errors import DataError
-from socialbench.files.safe_read import read_regular_bytes
+from socialbench.files.safe_read import file_kind, read_regular_bytes
 
 __all__ = ["TruthTracks", "read_truth", "PEOPLE_HEADER", "ROBOT_HEADER"]
 
@@ -44,15 +44,21 @@ class TruthTracks:
         return out
 
 
+def _text(path: Path) -> str:
+    try:
+        return read_regular_bytes(path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise DataError.single(str(path), "", "not UTF-8 text", "write a CSV file") from None
+
+
 def read_truth(folder: Path) -> TruthTracks:
     """Read ``folder/people.csv``."""
     path = folder / "people.csv"
-    try:
-        text = read_regular_bytes(path).decode("utf-8")
-    except FileNotFoundError:
+    if file_kind(path) == "missing":
         raise DataError.single(
             str(path), "", "true tracks not found", "give the folder `sim recording` wrote as REC/truth"
-        ) from None
+        )
+    text = _text(path)
     rows: dict[str, list[tuple[int, float, float, bool]]] = {}
     reader = csv.reader(io.StringIO(text))
     header = next(reader, None)
