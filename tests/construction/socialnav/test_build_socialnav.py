@@ -45,6 +45,8 @@ def test_walk_through_from_recording_to_report(tmp_path, capsys):
     assert metrics["n_scored"] > 0 and metrics["n_missing"] == 0 and 0 <= metrics["scores"]["model"]["All"]["PA"] <= 1
     assert run_cli("report", run) == 0
     assert (run / "report" / "index.html").is_file()
+    table = (run / "report" / "tables" / "socialnav_table1.md").read_text()
+    assert "exact answers from true tracks, not human" in table
 
 
 def test_build_report_holds_the_track_quality_and_each_scenarios_features(small_recording, tmp_path):

@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from PIL import Image
 
 __all__ = [
+    "EXACT_ANSWERS_NOTE",
     "JPEG_QUALITY",
+    "RECORDING_CARD_TITLE",
     "ReleaseSample",
     "jpeg_bytes",
     "write_release_composites",
@@ -37,6 +39,10 @@ __all__ = [
 ]
 
 JPEG_QUALITY = 70
+#: First line of the card (README.md) of a dataset built by ``build socialnav``; the card's
+#: second paragraph starts with :data:`EXACT_ANSWERS_NOTE` when its answers come from true tracks.
+RECORDING_CARD_TITLE = "# SocialNav-SUB scenarios built from a robot recording"
+EXACT_ANSWERS_NOTE = "Answers in `human_labels/` are **not human**"
 
 
 @dataclass(frozen=True)

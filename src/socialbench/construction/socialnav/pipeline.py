@@ -20,6 +20,8 @@ import numpy as np
 from socialbench.benchmarks.socialnav_sub.bank import expand_questions
 from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 from socialbench.benchmarks.socialnav_sub.release_writer import (
+    EXACT_ANSWERS_NOTE,
+    RECORDING_CARD_TITLE,
     ReleaseSample,
     write_release_composites,
     write_release_header,
@@ -51,7 +53,6 @@ SMOOTHING = KalmanParams(measurement_std=0.5, accel_std=1.0, initial_velocity_st
 #: The goal: the robot's position this many 4 Hz frames after the first frame (10 s; the
 #: release's goal_info names frame F0 + 40 as the goal image).
 GOAL_FRAMES = 40
-README_TITLE = "# SocialNav-SUB scenarios built from a robot recording"
 
 
 @dataclass(frozen=True)
@@ -327,7 +328,7 @@ def _frames(rec: Recording, rs: Resampled, s: int) -> list[Any]:
 def _card(rec: Recording, samples: list[ReleaseSample], exact: bool, has_truth: bool, options: BuildOptions) -> str:
     n = [s.n_people for s in samples]
     labels = (
-        "Answers in `human_labels/` are **not human**: each is the exact answer computed from the "
+        f"{EXACT_ANSWERS_NOTE}: each is the exact answer computed from the "
         "true tracks (given with `--truth`) by the simulator's definitions (docs/simulation.md), stored "
         "as a two-vote one-answer distribution, so PA equals accuracy against those answers."
         if exact
@@ -336,7 +337,7 @@ def _card(rec: Recording, samples: list[ReleaseSample], exact: bool, has_truth: 
         "(`socialbench build socialnav-answers`)."
     )
     return (
-        f"{README_TITLE}\n\n"
+        f"{RECORDING_CARD_TITLE}\n\n"
         f"Built by `socialbench build socialnav` from `{rec.source}`: {len(samples)} scenarios, "
         f"{sum(n)} labelled people (10 frames at 4 Hz each, official release layout). "
         "Tracks: tracker boxes lifted to the floor through the calibrated camera, moved into each "
