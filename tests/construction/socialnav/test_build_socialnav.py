@@ -152,15 +152,6 @@ def test_bad_boxes_leave_no_dataset_folder(small_recording, tmp_path):
     assert not (tmp_path / "data").exists()
 
 
-def test_sim_recording_is_deterministic(tmp_path):
-    from socialbench.simulation.recording import simulate_recording
-
-    a = simulate_recording(tmp_path / "a", scenes=1, seed=5, frame_size=(160, 90), render=False)
-    b = simulate_recording(tmp_path / "b", scenes=1, seed=5, frame_size=(160, 90), render=False)
-    for rel in ("boxes.txt", "truth/people.csv", "truth/robot.csv"):
-        assert (a / rel).read_bytes() == (b / rel).read_bytes()
-
-
 def test_more_box_noise_lifts_worse_tracks(tmp_path):
     from socialbench.simulation.recording import BoxNoise, simulate_recording
 
