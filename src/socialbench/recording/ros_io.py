@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from socialbench.errors import DataError, UsageError
+from socialbench.files.safe_read import file_kind
 from socialbench.recording.camera import CameraModel, matrix_quaternion, quaternion_matrix
 from socialbench.recording.clip import Recording, check_increasing, yaw_of
 
@@ -162,13 +163,16 @@ def read_ros_recording(
 
     ``extrinsics`` (rotation, translation) replaces the static TF; ``intrinsics`` (a camera
     from a calibration YAML) replaces the CameraInfo topic."""
+    src = str(path)
+    kind = file_kind(path)
+    if kind == "missing":
+        raise DataError.single(src, "", "recording not found", "give the path of a .bag, .mcap or ROS 2 bag folder")
+    if kind == "other" and not path.is_dir():
+        raise DataError.single(src, "", "not a regular file (a FIFO or device)", "give the recording file itself")
     _rosbags()
     from rosbags.highlevel import AnyReader
     from rosbags.typesys import Stores, get_typestore
 
-    src = str(path)
-    if not path.exists():
-        raise DataError.single(src, "", "recording not found", "give the path of a .bag, .mcap or ROS 2 bag folder")
     try:
         reader: Any = AnyReader([path], default_typestore=get_typestore(Stores.ROS2_HUMBLE))
         reader.open()
