@@ -34,7 +34,7 @@ lint: extras
 
 extras: venv
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[test,nav,anthropic,hf,rag,dense,hub,ray,train,inspect,serve]'
+	$(BIN)/python -m pip install --quiet -e '.[test,nav,anthropic,hf,rag,dense,hub,ray,train,inspect,serve,record]'
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -49,7 +49,7 @@ ALLOWED_SKIPS: tuple[AllowedSkip, ...] = (
     AllowedSkip(r"^chromium is not on PATH", "a system package; .ci/run installs it", in_ci=False),
     AllowedSkip(r"^could not import '(torch|transformers)'", "extra hf; `make extras` installs it", in_ci=False),
     AllowedSkip(
-        r"\(optional extra (rag|dense|hub|hf|ray|train|inspect|serve)\) is not installed",
+        r"\(optional extra (rag|dense|hub|hf|ray|train|inspect|serve|record)\) is not installed",
         "`make extras` installs it",
         in_ci=False,
     ),

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("solvers and the scene simulator", frozenset({"solving", "simulation"})),
     (
         "generic providers, pure functions, geometry",
-        frozenset({"models", "prompting", "metrics", "navigation", "vision"}),
+        frozenset({"models", "prompting", "metrics", "navigation", "vision", "recording"}),
     ),
     (
         "low-level value types, formats and file access",

@@ -60,7 +60,7 @@ WORKERS = 4
 #: Raw terminal controls that must never reach the output.
 _RAW_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 #: What a pipe-fed rich console may still print as-is: carriage returns of line ends.
-KINDS = ("run folder", "sweep plan", "cache", "annotation export", "output", "model reply", "dataset")
+KINDS = ("run folder", "sweep plan", "cache", "annotation export", "output", "model reply", "dataset", "recording")
 
 
 @dataclass(frozen=True)
@@ -836,6 +836,72 @@ def _(ctx: Ctx) -> list[str]:
     data = ctx.copy_data(ctx.outside / "data")
     _fifo(sorted((data / "human_labels").glob("*/common_answers.json"))[0])
     return ["data", "validate", "-b", "socialnav-sub", "-d", str(data)]
+
+
+# --------------------------------------------------------------------------- recordings
+
+
+def _folder_recording(ctx: Ctx, n: int = 24) -> Path:
+    """A plain-folder recording of ``n`` tiny frames at 4 Hz (outside/rec), no boxes."""
+    from PIL import Image
+
+    rec = ctx.outside / "rec"
+    rec.mkdir(parents=True)
+    rows = ["file,time\n"]
+    for i in range(n):
+        Image.new("RGB", (32, 18), (i, i, i)).save(rec / f"{i}.png")
+        rows.append(f"{i}.png,{i * 0.25}\n")
+    (rec / "frames.csv").write_text("".join(rows))
+    (rec / "odometry.csv").write_text("time,x,y,yaw\n" + "".join(f"{i * 0.25},{i * 0.2},0,0\n" for i in range(n)))
+    (rec / "calibration.yaml").write_text(
+        "camera_matrix: {fx: 20, fy: 20, cx: 16, cy: 9}\nwidth: 32\nheight: 18\ncamera_height: 0.6\n"
+    )
+    return rec
+
+
+def _build_args(ctx: Ctx, rec: Path, boxes: Path) -> list[str]:
+    return ["build", "socialnav", "--recording", str(rec), "--boxes", str(boxes), "--out", str(ctx.inside / "data")]
+
+
+@case("recording", "a recording that is a FIFO", refuse="not a regular file")
+def _(ctx: Ctx) -> list[str]:
+    ctx.outside.mkdir(parents=True, exist_ok=True)
+    _fifo(ctx.outside / "rec.mcap")
+    (ctx.outside / "boxes.txt").write_text("")
+    return _build_args(ctx, ctx.outside / "rec.mcap", ctx.outside / "boxes.txt")
+
+
+@case("recording", "frames.csv naming a file outside the recording folder", refuse="outside the folder")
+def _(ctx: Ctx) -> list[str]:
+    rec = _folder_recording(ctx)
+    _outside_file(ctx, "secret.png")
+    (rec / "frames.csv").write_text("file,time\n../secret.png,0.0\n")
+    (ctx.outside / "boxes.txt").write_text("")
+    return _build_args(ctx, rec, ctx.outside / "boxes.txt")
+
+
+@case("recording", "a boxes file that is a link to /dev/zero", refuse="not a regular file")
+def _(ctx: Ctx) -> list[str]:
+    rec = _folder_recording(ctx)
+    _dev_zero(ctx.outside / "boxes.txt")
+    return _build_args(ctx, rec, ctx.outside / "boxes.txt")
+
+
+@case("recording", "a boxes row with a terminal escape in a cell", refuse="not a number")
+def _(ctx: Ctx) -> list[str]:
+    rec = _folder_recording(ctx)
+    (ctx.outside / "boxes.txt").write_text("1,1,\x1b[2J,1,1,1,1,-1,-1,-1\n")
+    return _build_args(ctx, rec, ctx.outside / "boxes.txt")
+
+
+@case("recording", "the output folder is a link out of the named folder", refuse="symbolic link")
+def _(ctx: Ctx) -> list[str]:
+    rec = _folder_recording(ctx)
+    (ctx.outside / "boxes.txt").write_text("1,1,10,5,4,10,1,-1,-1,-1\n")
+    (ctx.outside / "target").mkdir()
+    ctx.inside.mkdir(parents=True, exist_ok=True)
+    (ctx.inside / "data").symlink_to(ctx.outside / "target")
+    return _build_args(ctx, rec, ctx.outside / "boxes.txt")
 
 
 # --------------------------------------------------------------------------- running

@@ -35,6 +35,20 @@ def test_a_folder_written_by_the_simulator_is_called_simulated(tmp_path: Path) -
     )
 
 
+def test_a_folder_built_from_a_recording_with_exact_answers_says_they_are_not_human(tmp_path: Path) -> None:
+    from socialbench.benchmarks.socialnav_sub.release_writer import EXACT_ANSWERS_NOTE, RECORDING_CARD_TITLE
+
+    for name, body, said in (
+        ("own", f"{EXACT_ANSWERS_NOTE}: each ...", " (exact answers from true tracks, not human)"),
+        ("surveyed", "There are no answers ...", ""),
+    ):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "README.md").write_text(f"{RECORDING_CARD_TITLE}\n\nBuilt ...\n\n{body}\n")
+        assert run_source(_run("socialnav-sub", tmp_path / name)).dataset == (
+            f"scenarios built from a recording in folder '{name}'{said}"
+        )
+
+
 def test_a_release_folder_is_named_by_its_folder_name_only(tmp_path: Path) -> None:
     (tmp_path / "release").mkdir()
     src = run_source(_run("socialnav-sub", tmp_path / "release"))

@@ -146,3 +146,54 @@ def sim_socialnav_cmd(
             progress=bar.update,
         )
     _line(f"wrote {scenes} scenes to {path}; evaluate with: socialbench eval -b socialnav-sub -d {path} -m MODEL")
+
+
+@sim_app.command("recording")
+def sim_recording_cmd(
+    out_dir: Path = typer.Option(..., "--out", "-o", help="new folder: recording.mcap, boxes.txt, truth/"),
+    scenes: int = typer.Option(4, min=1, help="simulated scenes played back to back (about 5.5 s each)"),
+    seed: int = typer.Option(0, help="random seed (same seed, same boxes and truth)"),
+    people: str = typer.Option("3-8", help="people per scene, MIN-MAX"),
+    rate: float = typer.Option(10.0, help="camera and box rate, Hz (odometry at twice this)"),
+    size: str = typer.Option("640x360", help="published image size WxH"),
+    noise_scale: float = typer.Option(1.0, min=0.0, help="multiplies every box error below"),
+    jitter_px: float = typer.Option(1.0, min=0.0, help="box edge jitter (standard deviation, pixels)"),
+    miss_rate: float = typer.Option(0.1, min=0.0, max=1.0, help="share of detections dropped"),
+    false_positives: float = typer.Option(0.05, min=0.0, help="mean spurious boxes per frame"),
+    id_switch_rate: float = typer.Option(0.005, min=0.0, max=1.0, help="chance per person per frame of a new id"),
+    raw_images: bool = typer.Option(
+        False, "--raw-images", help="sensor_msgs/Image rgb8 instead of JPEG CompressedImage"
+    ),
+    fmt: str = typer.Option("mcap", "--format", help="mcap | ros2-mcap | ros2-sqlite3 | ros1"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar on stderr"),
+) -> None:
+    """Simulate a robot recording (ROS 2 MCAP), tracker boxes (MOTChallenge) and true tracks."""
+    from socialbench.runner.progress import RunProgress
+    from socialbench.simulation.recording import BoxNoise, simulate_recording
+
+    lo, hi = _parse_range(people, "--people")
+    try:
+        w, h = (int(v) for v in size.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--size {size!r}: give WIDTHxHEIGHT, e.g. 640x360") from None
+    noise = BoxNoise(jitter_px, miss_rate, false_positives, id_switch_rate).scaled(noise_scale)
+    try:
+        with RunProgress(scenes, enabled=progress, label="sim recording", unit="scenes") as bar:
+            path = simulate_recording(
+                out_dir,
+                scenes=scenes,
+                seed=seed,
+                people=(lo, hi),
+                rate=rate,
+                frame_size=(w, h),
+                noise=noise,
+                raw_images=raw_images,
+                fmt=fmt,
+                progress=bar.update,
+            )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    _line(
+        f"wrote {path}; build a dataset with: socialbench build socialnav --recording {path}/recording.mcap "
+        f"--boxes {path}/boxes.txt --truth {path}/truth --out DATA"
+    )

@@ -18,6 +18,7 @@ from socialbench.construction import (
     commands_images,
     commands_socialnav_survey,
 )
+from socialbench.construction.socialnav import commands as socialnav_commands
 
 __all__ = ["register", "build_app"]
 
@@ -46,6 +47,7 @@ build_app.command("report")(commands_dataset.report_cmd)
 # SocialNav-SUB: the human study of a dataset in the release layout (issue 40, step 5)
 build_app.command("socialnav-survey")(commands_socialnav_survey.socialnav_survey_cmd)
 build_app.command("socialnav-answers")(commands_socialnav_survey.socialnav_answers_cmd)
+build_app.command("socialnav")(socialnav_commands.socialnav_cmd)
 
 
 def register(app: typer.Typer) -> None:

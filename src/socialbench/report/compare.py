@@ -139,9 +139,7 @@ def compare_runs(
             }
             if bootstrap_skipped is None:
                 boot = paired_bootstrap_diff(xa, xb, clusters, n_boot=n_boot, level=level, seed=seed)
-                entry[metric].update(
-                    diff=boot.diff, low=boot.low, high=boot.high, se=boot.se, p_bootstrap=boot.p_value
-                )
+                entry[metric].update(diff=boot.diff, low=boot.low, high=boot.high, se=boot.se, p_bootstrap=boot.p_value)
         mc = mcnemar_exact(units[a].correct, units[b].correct)
         entry["correct"] = {
             "a": float(units[a].correct.mean()),

@@ -51,6 +51,20 @@ def _is_simulated(folder: Path) -> bool:
         return False
 
 
+def _built_from_recording(folder: Path) -> str | None:
+    """``"exact"`` or ``"human"`` for a folder ``build socialnav`` wrote (its card), else None."""
+    from socialbench.benchmarks.socialnav_sub.release_writer import EXACT_ANSWERS_NOTE, RECORDING_CARD_TITLE
+
+    try:
+        with open(folder / "README.md", encoding="utf-8", errors="replace") as fh:
+            text = fh.read(4096)
+    except OSError:
+        return None
+    if text.split("\n", 1)[0] != RECORDING_CARD_TITLE:
+        return None
+    return "exact" if EXACT_ANSWERS_NOTE in text else "human"
+
+
 def _dataset(folder: Path | None) -> str:
     if folder is None:
         return "a dataset run.json does not record"
@@ -64,6 +78,11 @@ def _dataset(folder: Path | None) -> str:
     name = folder.name or str(folder)
     if _is_simulated(folder):
         return f"simulated scenes in folder '{name}' (synthetic labels)"
+    built = _built_from_recording(folder)
+    if built == "exact":
+        return f"scenarios built from a recording in folder '{name}' (exact answers from true tracks, not human)"
+    if built == "human":
+        return f"scenarios built from a recording in folder '{name}'"
     return f"data folder '{name}'"
 
 

@@ -15,13 +15,11 @@ numpy, Pillow and pykalman versions), and the first k scenes do not depend on ``
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,39 +27,44 @@ import numpy as np
 
 from socialbench.benchmarks.socialnav_sub.bank import base_key_of, expand_questions
 from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
-from socialbench.benchmarks.socialnav_sub.synthetic import odometry_pickle
+from socialbench.benchmarks.socialnav_sub.release_writer import (
+    ReleaseSample,
+    write_release_composites,
+    write_release_header,
+    write_release_index,
+    write_release_sample,
+)
 from socialbench.errors import UsageError
 from socialbench.files.clear_folder import remove_generated
-from socialbench.files.dataset_writer import write_file, write_json
+from socialbench.files.dataset_writer import write_file
 from socialbench.navigation.frames import Odometry, Pose2D, local_to_world, robot_path_from_odometry, wrap_angle
 from socialbench.navigation.projection import SCAND_DATASET_CFG, PinholeCamera
 from socialbench.navigation.scene3d import FrontViewRenderer
-from socialbench.navigation.scene3d_types import Detection, PersonView
+from socialbench.navigation.scene3d_types import PersonView
 from socialbench.navigation.track_labels import label_people
 from socialbench.navigation.tracks import N_FRAMES, Observation, PersonTrack
-from socialbench.navigation.tracks_json import write_tracks
 from socialbench.simulation.annotators import annotator_votes, vote_distribution
 from socialbench.simulation.questions import answer_scene
 from socialbench.simulation.scene_config import SCENE_TYPES, SceneConfig, sample_config, scene_rng
 from socialbench.simulation.scene_layout import build_scene
 from socialbench.simulation.scenes import SimResult, simulate
 from socialbench.simulation.truth import DEFAULT_THRESHOLDS, AnswerThresholds, PersonTruth, SceneTruth
+from socialbench.simulation.visibility import (
+    CLOSE_M,
+    MAX_DEPTH_M,
+    MIN_DEPTH_M,
+    MIN_IN_VIEW,
+    MIN_VISIBLE,
+    SCORE_WEIGHTS,
+)
+from socialbench.simulation.visibility import seen as seen_by_tracker
 from socialbench.types import Answer
 
 if TYPE_CHECKING:
     from PIL import Image
 
-#: Tracker visibility rule (docs/benchmarks.md).
-MIN_DEPTH_M, MAX_DEPTH_M = 0.7, 14.0
-MIN_IN_VIEW = 0.3
-MIN_VISIBLE = 0.35
-#: Weights of the §7.2-style selection score (the paper does not publish its weights).
-SCORE_WEIGHTS = {"crowd_size": 1.0, "n_close": 1.5, "lateral_motion_m": 2.0}
-#: "Close proximity": true distance to the robot at most this, at some frame.
-CLOSE_M = 2.0
 STRIDE_M = 1.4  # one gait cycle per 1.4 m walked (drawing only)
 MAX_ATTEMPTS = 60
-JPEG_QUALITY = 70
 CARD_TITLE = "# SYNTHETIC SocialNav-SUB scenes (procedural simulation)"
 
 DATASET_CFG = SCAND_DATASET_CFG + "camera_height: 0.6\ncamera_x_offset: 0.0\n"
@@ -107,15 +110,6 @@ def _views(sim: SimResult, k: int, cum: np.ndarray) -> list[PersonView]:
         )
         for i, a in enumerate(agents)
     ]
-
-
-def _seen(det: Detection) -> bool:
-    return (
-        det.bbox is not None
-        and MIN_DEPTH_M <= det.depth <= MAX_DEPTH_M
-        and det.in_view >= MIN_IN_VIEW
-        and det.visible_fraction >= MIN_VISIBLE
-    )
 
 
 def _noisy_tracks(
@@ -238,7 +232,7 @@ def generate_sample(
             views = _views(sim, f0 + t, cum)
             views_per_t.append(views)
             for i, det in enumerate(renderer.observe(robot.pose(t), views)):
-                if _seen(det):
+                if seen_by_tracker(det):
                     seen.setdefault(i, []).append((t, det.bbox))
         tracks, agent_of = _noisy_tracks(sim, seen, noise_m, rng)
         kept = label_people(tracks)
@@ -294,23 +288,21 @@ def common_answers(
 def write_sample(root: Path, sample: SimSample, annotators: int, seed: int) -> None:
     """Write one sample's own files: labels, tracks, odometry and frames (the panel's votes,
     if any, are drawn from ``SeedSequence([seed, index, 1])``)."""
-    sid, f0 = sample.sample_id, sample.sim.first_frame
     vote_rng = np.random.default_rng(np.random.SeedSequence([int(seed), sample.index, 1]))
-    write_json(root / "human_labels" / sid / "common_answers.json", common_answers(sample, annotators, vote_rng))
-    tracks_path = root / "prompts" / sid / f"{sid}_localized_obj_coords.json"
-    tracks_path.parent.mkdir(parents=True, exist_ok=True)
-    write_tracks(tracks_path, sample.tracks.values())
-    write_file(
-        root / "front_view" / sid / "traj_data.pkl", odometry_pickle(sample.odometry.position, sample.odometry.yaw)
+    write_release_sample(
+        root,
+        sample.sample_id,
+        sample.sim.first_frame,
+        sample.tracks.values(),
+        sample.odometry.position,
+        sample.odometry.yaw,
+        sample.frames,
+        common_answers(sample, annotators, vote_rng),
     )
-    for t, img in enumerate(sample.frames):
-        write_file(root / "front_view" / sid / f"{f0 + t}.jpg", _jpeg(img))
 
 
-def _jpeg(img: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    img.save(buf, format="JPEG", quality=JPEG_QUALITY, optimize=False, progressive=False)
-    return buf.getvalue()
+def _release_entry(s: SimSample) -> ReleaseSample:
+    return ReleaseSample(s.sample_id, s.n_people, s.sim.first_frame, s.goal_mm)
 
 
 def _versions() -> dict[str, str]:
@@ -362,31 +354,19 @@ def simulate_dataset(
 
     root = Path(out)
     _prepare_folder(root, overwrite)
-    data_dir = resources.files("socialbench.benchmarks.socialnav_sub") / "data"
-    for name in ("survey_prompt.json", "relevant_prev_questions.json"):
-        write_file(root / "prompts" / name, (data_dir / name).read_bytes())
-    write_file(root / "dataset_cfg.yaml", DATASET_CFG.encode())
+    write_release_header(root, DATASET_CFG)
 
     samples: list[SimSample] = []
-    goal_info: dict[str, Any] = {}
     metadata: dict[str, Any] = {}
     steps = scenes * (2 if write_composites else 1)
     for i in range(scenes):
         s = generate_sample(i, seed, (lo, hi), noise_m=noise_m, frame_size=(w, h), annotators=annotators)
         samples.append(s)
-        sid, f0 = s.sample_id, s.sim.first_frame
-        head = sid.rsplit("_", 1)[0]
-        goal_info[f"{head}/{f0}.jpg"] = [f"{head}/{f0 + 40}.jpg", f"[{s.goal_mm[0]}, {s.goal_mm[1]}]"]
-        metadata[sid] = s.attributes
+        metadata[s.sample_id] = s.attributes
         write_sample(root, s, annotators, seed)
         if progress is not None:
             progress(i + 1, steps)
-
-    info = {"samples": [{"folderpath": s.sample_id, "n_people": s.n_people} for s in samples]}
-    for rel in ("prompts/sample_info.json", "sample_info.json", "human_labels/sample_info.json"):
-        write_json(root / rel, info)
-    write_json(root / "goal_info.json", goal_info)
-    write_file(root / "sample_metadata.json", (json.dumps(metadata, indent=2, sort_keys=True) + "\n").encode())
+    write_release_index(root, [_release_entry(s) for s in samples], metadata)
     params = {
         "scenes": scenes,
         "seed": seed,
@@ -398,7 +378,11 @@ def simulate_dataset(
     }
     write_file(root / "README.md", dataset_card(samples, params).encode())
     if write_composites:
-        _write_composites(root, samples, None if progress is None else lambda n: progress(scenes + n, steps))
+        write_release_composites(
+            root,
+            [_release_entry(s) for s in samples],
+            None if progress is None else lambda n: progress(scenes + n, steps),
+        )
     return root
 
 
@@ -434,27 +418,6 @@ def _prepare_folder(root: Path, overwrite: bool) -> None:
             )
         remove_generated(root, _GENERATED)
     root.mkdir(parents=True, exist_ok=True)
-
-
-def _write_composites(root: Path, samples: Sequence[SimSample], done: Callable[[int], None] | None = None) -> None:
-    """Render and write every sample's composites; ``done(n)`` after the ``n``-th sample."""
-    from socialbench.navigation.render import render_sample, to_png_bytes
-
-    for n, s in enumerate(samples, 1):
-        sid, f0 = s.sample_id, s.sim.first_frame
-        meta = {
-            "sample_dir": str(root / "prompts" / sid),
-            "tracks_path": str(root / "prompts" / sid / f"{sid}_localized_obj_coords.json"),
-            "odometry_path": str(root / "front_view" / sid / "traj_data.pkl"),
-            "frames": [str(root / "front_view" / sid / f"{f0 + t}.jpg") for t in range(N_FRAMES)],
-            "first_frame": f0,
-            "goal_xy": [s.goal_mm[0] / 1000.0, s.goal_mm[1] / 1000.0],
-            "n_people": s.n_people,
-        }
-        for t, img in enumerate(render_sample(meta, "img-with-bev")):
-            write_file(root / "prompts" / sid / f"sample_with_bev_{t}.png", to_png_bytes(img))
-        if done is not None:
-            done(n)
 
 
 def _answer_summary(samples: Sequence[SimSample]) -> list[str]:
