@@ -71,7 +71,7 @@ class SentImages:
             str(getattr(self.dataset, "root", id(self.dataset))),
             getattr(self.benchmark, "variant", None),
             self.mode,
-            tuple(sorted(self.policy.describe().items())),
+            self.policy,  # frozen: hashable (its describe() holds a list)
             self.perturb,
         )
 
