@@ -8,7 +8,7 @@ bundled demo (640×1000 composites), prepares each the official way with OpenCV 
 socialbench ways with Pillow, and prints, per way, the mean and max absolute difference in
 grey levels (over every pixel and channel) against OpenCV's output, before JPEG (the resized
 pixels) and after (the decoded bytes that are sent), the share of values that differ, and
-whether the JPEG bytes are identical. It also prints GPT-4o's estimated tokens per image
+whether the JPEG bytes are identical, and the CPU time of the resize. It also prints GPT-4o's estimated tokens per image
 (``benchmarks/roboteq/tokens.py``, OpenAI's tile formula) for each size.
 
 Ways: ``opencv-linear`` (:func:`socialbench.vision.resize.resize_linear`, the default for
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import io
 import tempfile
+import time
 from pathlib import Path
 
 import cv2
@@ -43,7 +44,9 @@ def _frames(samples: int, root: Path) -> dict[str, list[Image.Image]]:
     from socialbench.benchmarks.socialnav_sub.synthetic import write_synthetic_dataset
     from socialbench.navigation.render import render_sample
 
-    data = write_synthetic_dataset(root / "data", n_samples=samples, people=[2, 3], seed=5, frame_size=(1280, 720))
+    data = write_synthetic_dataset(
+        root / "data", n_samples=samples, people=[2 + i % 2 for i in range(samples)], seed=5, frame_size=(1280, 720)
+    )
     for png in data.glob("prompts/*/sample_with_bev_*.png"):
         png.unlink()
     out = {}
@@ -102,6 +105,17 @@ def main() -> None:
             )
         check = [prepare_image(f, squashed_policy(512, 512)).data == ref for f, (_, ref) in zip(frames, official)]
         print(f"prepare_image(squashed_policy(512, 512)) == OpenCV bytes: {sum(check)}/{len(check)}")
+        t0 = time.process_time()
+        for f in frames:
+            resize_linear(f, (512, 512))
+        t1 = time.process_time()
+        for f in frames:
+            cv2.resize(np.asarray(f), (512, 512))
+        t2 = time.process_time()
+        print(
+            f"resize CPU time per composite: numpy OpenCV bilinear {1000 * (t1 - t0) / len(frames):.1f} ms, "
+            f"cv2.resize {1000 * (t2 - t1) / len(frames):.1f} ms"
+        )
         old = prepare_image(frames[0], longest_side_policy(768))
         new = prepare_image(frames[0], squashed_policy(512, 512))
         print(

@@ -45,11 +45,16 @@ def resize_linear(img: Image.Image, size: tuple[int, int]) -> Image.Image:
     """``img`` (converted to RGB) resized to exactly ``size`` = (width, height), aspect
     ratio not kept, as ``cv2.resize(array, size)`` computes it (see the module docstring)."""
     width, height = size
-    a = np.asarray(img.convert("RGB"), dtype=np.int64)
+    a = np.asarray(img.convert("RGB"))
     h, w = a.shape[:2]
     x0, x1, cx0, cx1 = _taps(width, w)
     y0, y1, cy0, cy1 = _taps(height, h)
-    rows = a[:, x0] * cx0[None, :, None] + a[:, x1] * cx1[None, :, None]  # (h, width, 3), scaled by 2048
-    s0, s1 = rows[y0] >> 4, rows[y1] >> 4
-    out = (((cy0[:, None, None] * s0) >> 16) + ((cy1[:, None, None] * s1) >> 16) + 2) >> 2
+    # only the source rows some output row reads; int32 holds every intermediate (< 2**27)
+    used, inverse = np.unique(np.concatenate([y0, y1]), return_inverse=True)
+    src = a[used].astype(np.int32)
+    wx0, wx1 = cx0.astype(np.int32)[None, :, None], cx1.astype(np.int32)[None, :, None]
+    rows = (src[:, x0] * wx0 + src[:, x1] * wx1) >> 4  # horizontal pass, x2048, then OpenCV's >> 4
+    s0, s1 = rows[inverse[:height]], rows[inverse[height:]]
+    wy0, wy1 = cy0.astype(np.int32)[:, None, None], cy1.astype(np.int32)[:, None, None]
+    out = (((wy0 * s0) >> 16) + ((wy1 * s1) >> 16) + 2) >> 2
     return Image.fromarray(np.clip(out, 0, 255).astype(np.uint8), "RGB")
