@@ -54,7 +54,7 @@ def describe_generation(settings: Mapping[str, object], adapted: Mapping[str, ob
 
 
 def describe_images_sent(run: Mapping[str, object]) -> str:
-    """run.json's ``image_policy`` in words ('' when not recorded, e.g. a baseline's run).
+    """run.json's ``image_policy`` in words ('' when run.json records none).
 
     >>> describe_images_sent({"image_policy": {"max_side": 0, "format": "JPEG", "quality": 95,
     ...     "size": [512, 512], "resample": "opencv-linear"}})
