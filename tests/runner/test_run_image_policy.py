@@ -113,3 +113,11 @@ def test_both_size_flags_are_refused(tmp_path: Path) -> None:
 
     with pytest.raises(UsageError, match=r"^give --image-size or --max-side, not both"):
         prepare_eval(_values(image_size="512x512", max_side=768, out_dir=tmp_path / "run"))
+
+
+def test_resuming_under_another_policy_is_refused_naming_the_folders_policy(tmp_path: Path) -> None:
+    from socialbench.errors import UsageError
+
+    _eval(tmp_path / "run", policy=parse_image_size("768"))
+    with pytest.raises(UsageError, match=r"longest side 768 px \(aspect kept\), JPEG quality 90; --image-size"):
+        _eval(tmp_path / "run")

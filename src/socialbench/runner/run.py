@@ -385,10 +385,22 @@ def _check_resumable(
         )
     clash = clashes(previous, identity, options)
     if clash:
+        hint = ""
+        if "image_policy" in clash:  # e.g. a SocialNav-SUB run made before 512x512 was its default
+            hint = f" (its images: {_policy_words(previous.get('image_policy'))}; --image-size sets this run's)"
         raise UsageError(
-            f"{req.out} holds a different run ({', '.join(clash)} differ); choose a new --out folder or delete that one"
+            f"{req.out} holds a different run ({', '.join(clash)} differ){hint}; "
+            "choose a new --out folder or delete that one"
         )
     check_limit(previous.get("limit"), req.options.limit, req.out)
+
+
+def _policy_words(doc: object) -> str:
+    """A recorded image policy in words (``longest side 768 px (aspect kept), JPEG quality 90``)."""
+    try:
+        return ImagePolicy(**doc).label() if isinstance(doc, dict) else "not recorded"
+    except (TypeError, ValueError):
+        return "an unreadable image policy"
 
 
 def _session_record(
