@@ -37,13 +37,15 @@ def _entry(
 
 
 def test_names_choose_the_protocol_objects() -> None:
-    assert PROTOCOL_NAMES == ("paper", "official")
+    assert PROTOCOL_NAMES == ("paper", "official", "official-gemini")
     assert protocol_named("paper") is PAPER and isinstance(PAPER, PaperProtocol)
     assert protocol_named("official") is OFFICIAL and isinstance(OFFICIAL, OfficialProtocol)
 
 
 def test_unknown_name_is_a_usage_error_listing_the_known_names() -> None:
-    with pytest.raises(UnknownProtocolError, match="unknown protocol 'best'; use one of paper, official") as info:
+    with pytest.raises(
+        UnknownProtocolError, match="unknown protocol 'best'; use one of paper, official, official-gemini"
+    ) as info:
         protocol_named("best")
     assert isinstance(info.value, UsageError) and isinstance(info.value, ValueError)
 

@@ -76,3 +76,9 @@ def test_images_seen_unknown_gives_the_reason() -> None:
 def test_images_seen_adds_nothing() -> None:
     (note,) = generation_notes([_run("a", generation=PAPER_ROBOTEQ, images_seen=True, images_check={"images": 3})])
     assert note == "Sent: temperature 0, max_tokens 1024, JSON mode."
+
+
+def test_the_note_names_the_image_policy() -> None:
+    policy = {"max_side": 0, "format": "JPEG", "quality": 95, "size": [512, 512], "resample": "opencv-linear"}
+    (note,) = generation_notes([_run("a", generation=OFFICIAL_SOCIALNAV, image_policy=policy)])
+    assert note.endswith("; images 512×512 (squashed, OpenCV bilinear), JPEG quality 95.")

@@ -100,7 +100,7 @@ def test_the_images_are_not_the_raw_frames(demo) -> None:
     raw = {hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in item.metadata["frames"]}
     row = demo["payload"]["images"][item.item_id][0]
     assert not raw & set(_shown(demo["root"] / "report", row))
-    assert row["what"].startswith("sent to the model: img-with-bev, JPEG longest side 320 px")
+    assert row["what"].startswith("sent to the model: img-with-bev, longest side 320 px (aspect kept), JPEG quality 90")
 
 
 def test_a_report_renders_the_same_bytes_without_the_render_cache(demo, tmp_path: Path) -> None:

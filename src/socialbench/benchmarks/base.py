@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the registry stays light (no numpy): `socialbench eval --he
     from socialbench.metrics.protocols import ProtocolArg
     from socialbench.models.base import Model
     from socialbench.solving.context import SolveContext
+    from socialbench.vision.images import ImagePolicy
 
 OptionsT = TypeVar("OptionsT")
 
@@ -64,6 +65,8 @@ class Benchmark(Protocol):
     def check_run(self, dataset: Dataset, model: Model, options: EvalOptions) -> None: ...
 
     def generation_config(self, options: Any, seed: int) -> GenerationConfig: ...
+
+    def image_policy(self, options: Any) -> ImagePolicy: ...
 
     def question_order(self, dataset: Dataset) -> list[tuple[str, str]]: ...
 
@@ -125,6 +128,14 @@ class BaseBenchmark(Generic[OptionsT]):
         it (``vllm:``'s ``limit_mm_per_prompt``), so that no request is refused for its
         image count."""
         return None
+
+    def image_policy(self, options: OptionsT) -> ImagePolicy:
+        """How the paper's code prepares the images it sends, the run's policy unless
+        ``--image-size`` says otherwise: longest side 768 px, aspect kept, JPEG quality 90 by
+        default (RobotEQ's setting)."""
+        from socialbench.vision.images import ImagePolicy
+
+        return ImagePolicy()
 
     def generation_config(self, options: OptionsT, seed: int) -> GenerationConfig:
         """The paper's settings: :meth:`temperature`, :meth:`max_tokens`, JSON replies (the

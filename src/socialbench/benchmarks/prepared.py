@@ -73,11 +73,14 @@ def prepare_eval(
     seed: int = 0,
     perturb: str | None = None,
     perturb_strength: float = 1.0,
-    max_side: int = 768,
+    max_side: int | None = None,
+    image_policy: ImagePolicy | None = None,
 ) -> PreparedEval:
     """Check ``options`` (the benchmark's own, by name, as ``eval``'s flags give them), load
     ``data`` (None: the benchmark's bundled data, where it has some) and fix the paper's
-    generation settings, as ``socialbench eval -b BENCHMARK`` does before its first request."""
+    generation settings, as ``socialbench eval -b BENCHMARK`` does before its first request.
+    ``image_policy`` (a run's recorded one), else ``max_side``, else the benchmark's image
+    policy (SocialNav-SUB: the official 512×512)."""
     bench, default_data = get_benchmark(benchmark)
     if data is None:
         data = default_data if default_data is not None else getattr(bench, "default_data", lambda: None)()
@@ -98,4 +101,5 @@ def prepare_eval(
             spec = PerturbSpec(perturb, perturb_strength, seed)
     dataset = bench.load(Path(data), require_images=True, limit=limit)
     generation = bench.generation_config(typed, seed)
-    return PreparedEval(benchmark, bench, typed, run, dataset, generation, ImagePolicy(max_side=max_side), spec)
+    policy = image_policy or (bench.image_policy(typed) if max_side is None else ImagePolicy(max_side=max_side))
+    return PreparedEval(benchmark, bench, typed, run, dataset, generation, policy, spec)

@@ -27,7 +27,9 @@ def score_cmd(
         ..., "--predictions", "-p", help="samples.jsonl, a run directory, or an official experiment folder"
     ),
     data: Path | None = typer.Option(None, "--data", "-d"),
-    protocol: str = typer.Option("paper", help="paper | official"),
+    protocol: str = typer.Option(
+        "paper", help="paper | official | official-gemini (official with the Gemini path's reply reading)"
+    ),
     out_dir: Path | None = typer.Option(None, "--out", "-o", help="where to write metrics.json"),
 ) -> None:
     """``socialbench score`` (its help line: :mod:`socialbench.command_index`)."""

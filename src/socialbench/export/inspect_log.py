@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 from socialbench.benchmarks.base import benchmark_entry
 from socialbench.benchmarks.options import recorded_options
 from socialbench.benchmarks.prepared import PreparedEval, prepare_eval
-from socialbench.errors import UsageError
+from socialbench.errors import DataError, UsageError
 from socialbench.report.loading import load_run
 from socialbench.report.run_dir import RunDir
 from socialbench.types import Item, Outcome, Request, SampleRecord, Usage
+from socialbench.vision.images import ImagePolicy
 
 if TYPE_CHECKING:  # inspect_ai is optional (the inspect extra): imported where it is used
     from inspect_ai.model import ChatMessage
@@ -53,7 +54,12 @@ def _prepared(run: RunDir, data: Path | None) -> PreparedEval:
     perturb = run.perturbation
     limit = rec.get("limit")
     policy = rec.get("image_policy")
-    max_side = policy.get("max_side", 768) if isinstance(policy, Mapping) else 768
+    try:  # the policy the run recorded (a squashed one has no max_side to go by)
+        image_policy = ImagePolicy(**policy) if isinstance(policy, Mapping) else ImagePolicy()
+    except (TypeError, ValueError) as exc:
+        raise DataError.single(
+            run.path / "run.json", "image_policy", f"not an image policy ({exc})", "give the run's own run.json"
+        ) from exc
     return prepare_eval(
         run.benchmark,
         folder,
@@ -63,7 +69,7 @@ def _prepared(run: RunDir, data: Path | None) -> PreparedEval:
         seed=int(rec.get("seed") or 0),
         perturb=perturb[0] if perturb else None,
         perturb_strength=perturb[1] if perturb else 1.0,
-        max_side=int(max_side),
+        image_policy=image_policy,
     )
 
 

@@ -4,7 +4,7 @@
 Each task argument (``-T name=value``) is the ``socialbench eval`` flag of the same name:
 the benchmark's own options (``method``, ``images``, ``context``, ``strategy``, ...), the
 shared run options that change what is asked (``seed``, ``perturb``, ``perturb_strength``,
-``max_side``, ``images_first``) and ``limit``. One Inspect sample is one item; its solver
+``image_size`` (as eval's ``--image-size``; default the benchmark's policy), ``max_side``, ``images_first``) and ``limit``. One Inspect sample is one item; its solver
 runs the benchmark's ``solve`` (which builds every prompt and image, and feeds earlier
 answers forward under ``method=cot``) with each request sent to Inspect's model, and appends
 each request and reply to the sample's messages. Its scorer keeps the item's records; the
@@ -29,6 +29,7 @@ from inspect_ai.solver import Solver, TaskState, solver
 
 from socialbench.benchmarks.prepared import PreparedEval, prepare_eval
 from socialbench.export.inspect_format import EPOCHS_KEY, RECORDS_KEY, epoch_metrics, epochs_of, request_messages
+from socialbench.runner.prepare import requested_image_policy
 from socialbench.types import Item, Outcome, Request, Usage
 
 #: The prepared evals of the tasks made in this process, by key: solvers, scorers and
@@ -47,8 +48,9 @@ def make_task(
     seed: int,
     perturb: str | None,
     perturb_strength: float,
-    max_side: int,
+    max_side: int | None,
     images_first: bool,
+    image_size: str | None = None,
 ) -> Task:
     """The Inspect task of ``benchmark`` on ``data`` with its ``options`` (by name)."""
     given = {k: v for k, v in options.items() if v is not None}
@@ -60,7 +62,7 @@ def make_task(
         seed=seed,
         perturb=perturb,
         perturb_strength=perturb_strength,
-        max_side=max_side,
+        image_policy=requested_image_policy(image_size, max_side),  # None: the benchmark's, as eval
     )
     key = uuid.uuid4().hex
     _PREPARED[key] = prepared
@@ -181,7 +183,8 @@ def socialnav_sub(
     seed: int = 0,
     perturb: str | None = None,
     perturb_strength: float = 1.0,
-    max_side: int = 768,
+    image_size: str | None = None,
+    max_side: int | None = None,
     images_first: bool = False,
 ) -> Task:
     """SocialNav-SUB VQA (``socialbench eval -b socialnav-sub``); the bundled simulated scenes
@@ -198,7 +201,8 @@ def socialnav_waypoint(
     seed: int = 0,
     perturb: str | None = None,
     perturb_strength: float = 1.0,
-    max_side: int = 768,
+    image_size: str | None = None,
+    max_side: int | None = None,
     images_first: bool = False,
 ) -> Task:
     """SocialNav-SUB waypoint selection (``socialbench eval -b socialnav-waypoint``); the
@@ -217,7 +221,8 @@ def roboteq_bj(
     seed: int = 0,
     perturb: str | None = None,
     perturb_strength: float = 1.0,
-    max_side: int = 768,
+    image_size: str | None = None,
+    max_side: int | None = None,
     images_first: bool = False,
 ) -> Task:
     """RobotEQ behavior judgment (``socialbench eval -b roboteq-bj``)."""
@@ -234,7 +239,8 @@ def roboteq_sg(
     seed: int = 0,
     perturb: str | None = None,
     perturb_strength: float = 1.0,
-    max_side: int = 768,
+    image_size: str | None = None,
+    max_side: int | None = None,
     images_first: bool = False,
 ) -> Task:
     """RobotEQ spatial grounding (``socialbench eval -b roboteq-sg``)."""
@@ -242,7 +248,7 @@ def roboteq_sg(
 
 
 #: The task arguments that are shared run options; the others (but ``data``) are the benchmark's.
-_RUN_ARGS = ("limit", "seed", "perturb", "perturb_strength", "max_side", "images_first")
+_RUN_ARGS = ("limit", "seed", "perturb", "perturb_strength", "image_size", "max_side", "images_first")
 
 
 def _task(benchmark: str, args: dict[str, Any]) -> Task:

@@ -10,12 +10,17 @@ it bit for bit (reference ``socialnav-sub-official.md`` §d.2, §d.3, §d.5, §e
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 
 from socialbench.metrics.agreement import INVALID, ItemScore, check_votes
 from socialbench.types import Answer, HumanVotes, Question
 
-__all__ = ["official_parse", "official_match", "official_answer", "official_item_scores"]
+__all__ = ["official_parse", "official_parse_gemini", "official_match", "official_answer", "official_item_scores"]
+
+#: The official Gemini and LLaVA wrappers' extraction: the greedy ``{.*}`` across lines
+#: (``gemini.py``, ``llava.py``; reference §d.1).
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
 def official_parse(raw: str) -> object:
@@ -28,6 +33,25 @@ def official_parse(raw: str) -> object:
         return json.loads(raw)["answer"]
     except Exception:  # the official code catches everything here
         return INVALID
+
+
+def official_parse_gemini(raw: str) -> object:
+    r"""The official Gemini path (reference §d.1, §d.2): the wrapper keeps the greedy
+    match of ``\{.*\}`` (``re.DOTALL``: first ``{`` to last ``}``, across lines), then
+    ``json.loads(match)["answer"]``, so a reply in a Markdown fence or with text around its
+    JSON object is read. No match, or anything :func:`official_parse` refuses, gives
+    ``"INVALID"``. (The official wrapper asks again when nothing matches; a recorded reply
+    cannot be asked again, so it is invalid here.)
+
+    >>> official_parse_gemini('```json\n{"answer": "yes"}\n```')
+    'yes'
+    >>> official_parse_gemini("yes")
+    'INVALID'
+    """
+    if not isinstance(raw, str):
+        return INVALID
+    match = _JSON_OBJECT.search(raw)
+    return official_parse(match.group()) if match is not None else INVALID
 
 
 def official_match(question: Question, value: object) -> Answer | None:

@@ -1,4 +1,5 @@
-"""The two agreement protocols of SocialNav-SUB as objects: ``paper`` and ``official``.
+"""The agreement protocols of SocialNav-SUB as objects: ``paper`` and ``official`` (with
+``official-gemini``, which reads replies as the official Gemini path does).
 
 A protocol decides, for one :class:`~socialbench.metrics.agreement.ScoringEntry`, which
 answer the model gave, how the model and the two human baselines score on the item (the
@@ -25,7 +26,12 @@ from socialbench.metrics.agreement import (
     pa_paper,
     paper_item_scores,
 )
-from socialbench.metrics.official_agreement import official_item_scores, official_match, official_parse
+from socialbench.metrics.official_agreement import (
+    official_item_scores,
+    official_match,
+    official_parse,
+    official_parse_gemini,
+)
 from socialbench.types import Answer
 
 __all__ = [
@@ -34,6 +40,8 @@ __all__ = [
     "OfficialProtocol",
     "PAPER",
     "OFFICIAL",
+    "OFFICIAL_GEMINI",
+    "OfficialGeminiProtocol",
     "PROTOCOL_NAMES",
     "UnknownProtocolError",
     "protocol_named",
@@ -46,7 +54,7 @@ ItemScores = dict[str, ItemScore]
 
 
 class UnknownProtocolError(UsageError, ValueError):
-    """A protocol name that is neither ``paper`` nor ``official`` (a usage error)."""
+    """A protocol name that is none of :data:`PROTOCOL_NAMES` (a usage error)."""
 
 
 @dataclass(frozen=True)
@@ -104,16 +112,27 @@ class PaperProtocol(ScoringProtocol):
 
 @dataclass(frozen=True)
 class OfficialProtocol(ScoringProtocol):
-    """The official postprocessing (reference §e, §9); ddof=0."""
+    """The official postprocessing (reference §e, §9); ddof=0. Replies are read as the
+    official GPT path reads them: strict ``json.loads`` of the whole reply (the GPT wrapper
+    returns the text unchanged), so a reply in a Markdown fence is ``INVALID``."""
 
     name: ClassVar[str] = "official"
     se_ddof: ClassVar[int] = 0
+    #: How the official code reads a reply, in words (the report's notes).
+    reading: ClassVar[str] = (
+        "replies read as the official GPT path reads them (json.loads of the whole reply: "
+        "a reply in a Markdown fence or with text around its JSON is INVALID)"
+    )
 
     @staticmethod
-    def answer_value(entry: ScoringEntry) -> object:
-        """What the official code reads: ``official_parse(raw)`` when the raw text is
-        known, else the stored ``parsed`` value (e.g. an official ``"INVALID"``)."""
-        return official_parse(entry.raw) if entry.raw is not None else entry.parsed
+    def parse(raw: str) -> object:
+        """The official answer of reply text ``raw`` (:func:`official_parse`)."""
+        return official_parse(raw)
+
+    def answer_value(self, entry: ScoringEntry) -> object:
+        """What the official code reads: :meth:`parse` of the raw text when it is known,
+        else the stored ``parsed`` value (e.g. an official ``"INVALID"``)."""
+        return self.parse(entry.raw) if entry.raw is not None else entry.parsed
 
     def valid_answer(self, entry: ScoringEntry) -> Answer | None:
         """:func:`~socialbench.metrics.official_agreement.official_match` of the value: an invalid
@@ -136,9 +155,28 @@ class OfficialProtocol(ScoringProtocol):
         return self.item_scores(entry)["model"]
 
 
+@dataclass(frozen=True)
+class OfficialGeminiProtocol(OfficialProtocol):
+    """The official postprocessing with replies read as the official Gemini (and LLaVA)
+    path reads them: the greedy ``{.*}`` (regex) match of the reply, then ``json.loads``
+    (:func:`official_parse_gemini`). Everything else is :class:`OfficialProtocol`'s."""
+
+    name: ClassVar[str] = "official-gemini"
+    reading: ClassVar[str] = (
+        "replies read as the official Gemini/LLaVA path reads them (the first '{' to the last '}' "
+        "of the reply, then json.loads: a fenced reply is read)"
+    )
+
+    @staticmethod
+    def parse(raw: str) -> object:
+        """:func:`official_parse_gemini`."""
+        return official_parse_gemini(raw)
+
+
 PAPER = PaperProtocol()
 OFFICIAL = OfficialProtocol()
-_BY_NAME: dict[str, ScoringProtocol] = {p.name: p for p in (PAPER, OFFICIAL)}
+OFFICIAL_GEMINI = OfficialGeminiProtocol()
+_BY_NAME: dict[str, ScoringProtocol] = {p.name: p for p in (PAPER, OFFICIAL, OFFICIAL_GEMINI)}
 #: The protocol names, default first.
 PROTOCOL_NAMES: tuple[str, ...] = tuple(_BY_NAME)
 

@@ -92,7 +92,9 @@ def register(app: typer.Typer) -> None:
     @app.command("compare")
     def compare_cmd(
         run_dirs: list[Path] = typer.Argument(..., help="two or more run directories on the same dataset"),
-        protocol: str | None = typer.Option(None, help="paper | official [default: the runs' protocol]"),
+        protocol: str | None = typer.Option(
+            None, help="paper | official | official-gemini [default: the runs' protocol]"
+        ),
         seed: int = typer.Option(0, help="seed of the bootstrap and permutations"),
         out: Path | None = typer.Option(
             None, "--out", "-o", help="also write compare.md, compare.csv (long format) and compare.json here"

@@ -99,8 +99,10 @@ def compare_runs(
         raise UsageError("compare needs at least two run directories")
     check_same_benchmark(runs)
     proto = protocol or runs[0].protocol
-    if proto not in ("paper", "official"):
-        raise UsageError(f"--protocol must be paper or official (got {proto!r})")
+    from socialbench.metrics.protocols import PROTOCOL_NAMES
+
+    if proto not in PROTOCOL_NAMES:
+        raise UsageError(f"--protocol must be one of {', '.join(PROTOCOL_NAMES)} (got {proto!r})")
     units, dropped = align(_run_units(runs, proto, data))
     clusters = units[0].clusters
     measures = measures_of(runs)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from socialbench.report.generation_note import generation_notes
+from socialbench.report.parsing_note import parsing_notes
 from socialbench.report.run_dataset import data_path
 from socialbench.report.run_dir import RunDir
 from socialbench.report.table import Table
@@ -118,4 +119,5 @@ def label_tables(tables: Sequence[Table], runs: Sequence[RunDir]) -> list[Table]
         return list(tables)
     suffix, notes = source_caption(runs)
     notes += generation_notes(runs)  # what the runs sent the model
+    notes += parsing_notes(runs)  # which official path read the replies (official protocols)
     return [replace(t, title=t.title + suffix, notes=tuple(t.notes) + notes) for t in tables]

@@ -7,8 +7,12 @@ then the server's words). :func:`generation_notes` turns them into one note for 
 a table when they agree, else one per group of runs::
 
     Sent: temperature 0, max_tokens 1024, JSON mode; adapted: max_tokens
-    sent as max_completion_tokens, temperature not sent.
-    Sent: no sampling setting, no token limit (provider defaults), JSON mode.
+    sent as max_completion_tokens, temperature not sent; images longest side 768 px
+    (aspect kept), JPEG quality 90.
+    Sent: no sampling setting, no token limit (provider defaults), JSON mode; images
+    512×512 (squashed, OpenCV bilinear), JPEG quality 95.
+
+The images part comes from ``run.json``'s ``image_policy``.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from socialbench.report.run_dir import RunDir
 
-__all__ = ["describe_generation", "describe_images_seen", "generation_notes"]
+__all__ = ["describe_generation", "describe_images_seen", "describe_images_sent", "generation_notes"]
 
 _ORDER = ("temperature", "top_p", "max_tokens", "reasoning_effort")
 
@@ -49,6 +53,27 @@ def describe_generation(settings: Mapping[str, object], adapted: Mapping[str, ob
     return text
 
 
+def describe_images_sent(run: Mapping[str, object]) -> str:
+    """run.json's ``image_policy`` in words ('' when run.json records none).
+
+    >>> describe_images_sent({"image_policy": {"max_side": 0, "format": "JPEG", "quality": 95,
+    ...     "size": [512, 512], "resample": "opencv-linear"}})
+    '; images 512×512 (squashed, OpenCV bilinear), JPEG quality 95'
+    >>> describe_images_sent({"image_policy": {"max_side": 768, "format": "JPEG", "quality": 90}})
+    '; images longest side 768 px (aspect kept), JPEG quality 90'
+    """
+    from socialbench.vision.images import ImagePolicy
+
+    doc = run.get("image_policy")
+    if not isinstance(doc, Mapping):
+        return ""
+    try:
+        policy = ImagePolicy(**{str(k): v for k, v in doc.items()})
+    except (TypeError, ValueError, IndexError):
+        return "; images: an image policy this version cannot read"
+    return f"; images {policy.label()}"
+
+
 def describe_images_seen(run: Mapping[str, object]) -> str:
     """What run.json's ``images_seen`` (the ``openai:`` backend's images probe) says when it
     is not a plain yes: '' for true or not recorded.
@@ -77,7 +102,7 @@ def _of(run: RunDir) -> str | None:
         return None
     adapted = run.run.get("generation_adapted")
     text = describe_generation(settings, adapted if isinstance(adapted, Mapping) else None)
-    return text + describe_images_seen(run.run)
+    return text + describe_images_sent(run.run) + describe_images_seen(run.run)
 
 
 def generation_notes(runs: Sequence[RunDir]) -> tuple[str, ...]:

@@ -84,7 +84,11 @@ def settings_of(run: Mapping[str, object]) -> dict[str, str]:
         elif key in _TOP:
             put(_TOP[key], value)
         elif key == "image_policy" and isinstance(value, Mapping):
-            put("max-side", value.get("max_side"))
+            size = value.get("size")
+            if isinstance(size, (list, tuple)) and len(size) == 2:
+                put("image-size", f"{size[0]}x{size[1]}")
+            else:
+                put("max-side", value.get("max_side"))
         elif key in ("generation", "options", "model_options") and isinstance(value, Mapping):
             for k, v in value.items():
                 put(str(k), v)

@@ -45,8 +45,7 @@ class SentImages:
 
     def describe(self) -> str:
         """One line: the image mode, size and format, and the perturbation."""
-        size = f"longest side {self.policy.max_side} px" if self.policy.max_side else "full size"
-        text = f"{self.mode}, {self.policy.format} {size}"
+        text = f"{self.mode}, {self.policy.label()}"
         if self.perturb is not None:
             what = "mirrored scene" if self.perturb.name == "mirror" else self.perturb.name
             text += f", {what}" + (f" (strength {self.perturb.strength:g})" if self.perturb.name != "mirror" else "")
@@ -72,7 +71,7 @@ class SentImages:
             str(getattr(self.dataset, "root", id(self.dataset))),
             getattr(self.benchmark, "variant", None),
             self.mode,
-            tuple(sorted(self.policy.describe().items())),
+            self.policy,  # frozen: hashable (its describe() holds a list)
             self.perturb,
         )
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from socialbench.benchmarks.generation import FLAG_HELP
 from socialbench.errors import UsageError
+from socialbench.vision.image_size import IMAGE_SIZE_HELP
 
 if TYPE_CHECKING:  # pragma: no cover
     from socialbench.benchmarks.options import EvalOptions
@@ -48,7 +49,12 @@ RUN_FLAGS: tuple[EvalFlag, ...] = (
         help="image perturbation, e.g. blur, fisheye, fisheye-water; SocialNav-SUB also mirror, shuffle-options (consistency)",
     ),
     EvalFlag("perturb_strength", float, 1.0, help="perturbation strength"),
-    EvalFlag("protocol", str, "paper", help="paper | official (metric protocol)"),
+    EvalFlag(
+        "protocol",
+        str,
+        "paper",
+        help="paper | official | official-gemini (metric protocol; official-gemini reads replies as the official Gemini path)",
+    ),
     EvalFlag("concurrency", int, 16, help="requests in flight at once", min=1),
     EvalFlag("limit", Optional[int], None, help="only the first N items", min=1),  # noqa: UP045
     EvalFlag("out_dir", Optional[Path], None, ("--out", "-o"), "run directory (re-running into it resumes)"),  # noqa: UP045
@@ -82,7 +88,15 @@ RUN_FLAGS: tuple[EvalFlag, ...] = (
         help="openai: seconds per attempt to the reply's first byte (connecting, the server's queue); default: only --timeout",
     ),
     EvalFlag("max_attempts", int, 6, help="attempts per request (retries + 1)", min=1),
-    EvalFlag("max_side", int, 768, help="longest image side in pixels (0 = original)", min=0),
+    EvalFlag("image_size", Optional[str], None, help=IMAGE_SIZE_HELP, show_default=False),  # noqa: UP045
+    EvalFlag(
+        "max_side",
+        Optional[int],  # noqa: UP045
+        None,
+        help="the same as --image-size N: longest image side in pixels, aspect kept (0 = original)",
+        min=0,
+        show_default=False,
+    ),
     EvalFlag("model_opt", list[str], [], ("--model-opt",), "backend option KEY=VALUE (repeatable)"),
     EvalFlag("progress", bool, True, ("--progress/--no-progress",)),
     EvalFlag(

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from socialbench.models.base import Model
     from socialbench.models.registry import ModelOptions
     from socialbench.runner.run import RunRequest
+    from socialbench.vision.images import ImagePolicy
 
 
 def default_cache_path() -> Path:
@@ -97,6 +98,20 @@ def check_model_benchmark(spec: str, benchmark: str, model: Model | None = None)
     )
 
 
+def requested_image_policy(image_size: str | None, max_side: int | None) -> ImagePolicy | None:
+    """The image policy ``--image-size`` (or its older spelling ``--max-side N``) asks for;
+    None when neither is given: the benchmark's own (``image_policy()``), applied by the run."""
+    from socialbench.vision.image_size import longest_side_policy, parse_image_size
+
+    if image_size is not None and max_side is not None:
+        raise UsageError(
+            f"give --image-size or --max-side, not both (got --image-size {image_size} --max-side {max_side})"
+        )
+    if image_size is not None:
+        return parse_image_size(image_size)
+    return None if max_side is None else longest_side_policy(max_side)
+
+
 def prepare_eval(
     values: Mapping[str, Any], runs_root: Path = Path("runs")
 ) -> tuple[Benchmark, Path, Model, RunRequest]:
@@ -108,7 +123,6 @@ def prepare_eval(
     from socialbench.models.registry import create_model
     from socialbench.runner.engine import RetryPolicy
     from socialbench.runner.run import RunRequest
-    from socialbench.vision.images import ImagePolicy
     from socialbench.vision.render_cache import default_render_cache_dir
 
     v = values
@@ -142,7 +156,7 @@ def prepare_eval(
         retry=RetryPolicy(max_attempts=v["max_attempts"], timeout_s=timeout, first_byte_timeout_s=first_byte),
         cache_path=None if v["no_cache"] else (v["cache"] or default_cache_path()),
         model_options=mopts.extra,
-        image_policy=ImagePolicy(max_side=v["max_side"]),
+        image_policy=requested_image_policy(v.get("image_size"), v.get("max_side")),
         render_cache=None if v["no_render_cache"] else (v["render_cache"] or default_render_cache_dir()),
         show_progress=v["progress"],
     )

@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,7 +69,8 @@ class RunRequest:
     retry: RetryPolicy = RetryPolicy()
     cache_path: Path | None = None
     model_options: tuple[tuple[str, str], ...] = ()  # --model-opt pairs (part of the identity)
-    image_policy: ImagePolicy = ImagePolicy()
+    #: None: the benchmark's own (``benchmark.image_policy(options)``), set by :func:`run_eval`.
+    image_policy: ImagePolicy | None = None
     show_progress: bool = True
     #: Render cache folder (content-addressed, shared by every run); None: no render cache.
     render_cache: Path | None = None
@@ -124,6 +125,9 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
     """Run (or resume) an evaluation. Interrupt with Ctrl-C: answered questions are kept."""
     options = benchmark.check_options(req.options)
     _check_metamorphic(benchmark, req.options)
+    if req.image_policy is None:  # what the benchmark's paper sends, unless --image-size said otherwise
+        own = getattr(benchmark, "image_policy", None)
+        req = replace(req, image_policy=own(options) if own is not None else ImagePolicy())
     if model.needs_prompt and req.render_cache is not None:
         from socialbench.vision.render_cache import check_render_cache_folder
 
@@ -163,6 +167,13 @@ def run_eval(req: RunRequest, benchmark: Benchmark, model: Model) -> RunResult:
             images.shutdown()
 
 
+def _image_policy(req: RunRequest) -> ImagePolicy:
+    """The run's image policy (:func:`run_eval` has set the benchmark's when none was asked for)."""
+    if req.image_policy is None:
+        raise AssertionError("run_eval sets the image policy before the run")
+    return req.image_policy
+
+
 def _image_description(req: RunRequest) -> dict[str, object]:
     """Which images a run sends, for :func:`seen_tag`: the benchmark, the dataset folder,
     the image policy and the image perturbation. Not the method nor the model (they send
@@ -172,7 +183,7 @@ def _image_description(req: RunRequest) -> dict[str, object]:
     return {
         "benchmark": req.benchmark_name,
         "data": str(Path(req.data).resolve()),
-        "image_policy": req.image_policy.describe(),
+        "image_policy": _image_policy(req).describe(),
         "perturb": None if perturb is None else perturb.describe(),
     }
 
@@ -249,7 +260,9 @@ def _run_locked(
                 )
                 stats_holder["s"] = engine.stats
                 encoder = (
-                    ImageEncoder(req.image_policy, transform=_perturbation(req.options)) if model.needs_prompt else None
+                    ImageEncoder(_image_policy(req), transform=_perturbation(req.options))
+                    if model.needs_prompt
+                    else None
                 )
                 ctx = solve_context(
                     engine,
@@ -354,7 +367,7 @@ def _run_identity(
         if req.options.perturb is None
         else {"name": req.options.perturb, "strength": req.options.perturb_strength},
         "seed": req.options.seed,
-        "image_policy": req.image_policy.describe(),
+        "image_policy": _image_policy(req).describe(),
         # what is sent (a setting left out is not sent: the server's default applies)
         "generation": generation.settings(),
     }
@@ -372,10 +385,22 @@ def _check_resumable(
         )
     clash = clashes(previous, identity, options)
     if clash:
+        hint = ""
+        if "image_policy" in clash:  # e.g. a SocialNav-SUB run made before 512x512 was its default
+            hint = f" (its images: {_policy_words(previous.get('image_policy'))}; --image-size sets this run's)"
         raise UsageError(
-            f"{req.out} holds a different run ({', '.join(clash)} differ); choose a new --out folder or delete that one"
+            f"{req.out} holds a different run ({', '.join(clash)} differ){hint}; "
+            "choose a new --out folder or delete that one"
         )
     check_limit(previous.get("limit"), req.options.limit, req.out)
+
+
+def _policy_words(doc: object) -> str:
+    """A recorded image policy in words (``longest side 768 px (aspect kept), JPEG quality 90``)."""
+    try:
+        return ImagePolicy(**doc).label() if isinstance(doc, dict) else "not recorded"
+    except (TypeError, ValueError):
+        return "an unreadable image policy"
 
 
 def _session_record(

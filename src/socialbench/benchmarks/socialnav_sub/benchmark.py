@@ -23,7 +23,7 @@ from socialbench.benchmarks.socialnav_sub import baselines as _baselines  # noqa
 from socialbench.benchmarks.socialnav_sub import loader as _loader
 from socialbench.benchmarks.socialnav_sub.bank import SOCIAL, BankQuestion, PromptBank
 from socialbench.benchmarks.socialnav_sub.image_text import bank_for_images
-from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
+from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES, OFFICIAL_IMAGE_SIZE
 from socialbench.benchmarks.socialnav_sub.model_needs import check_rule_based_inputs
 from socialbench.benchmarks.socialnav_sub.options import GIVEN_BY, GIVEN_SOURCES, SocialNavOptions
 from socialbench.benchmarks.socialnav_sub.prompts import build_prompt
@@ -42,6 +42,7 @@ from socialbench.records import fingerprint_files, read_run_json, read_samples
 from socialbench.solving.context import SolveContext
 from socialbench.solving.solvers import answer, each_independently, in_order
 from socialbench.types import Answer, EncodedImage, HumanVotes, Item, ParsedAnswer, Question, Request, SampleRecord
+from socialbench.vision.image_size import squashed_policy
 from socialbench.vision.images import ImagePolicy
 from socialbench.vision.prepare import ImageJob, PerturbSpec
 
@@ -207,6 +208,11 @@ class SocialNavSub(BaseBenchmark[SocialNavOptions]):
     def max_images_per_request(self, options: SocialNavOptions) -> int:
         """The clip's frames: one image each, whatever the ``--images`` mode."""
         return N_FRAMES
+
+    def image_policy(self, options: SocialNavOptions) -> ImagePolicy:
+        """The official harness's: every image squashed to 512×512 with OpenCV's bilinear,
+        JPEG quality 95 (:func:`~socialbench.vision.images.squashed_policy`)."""
+        return squashed_policy(*OFFICIAL_IMAGE_SIZE)
 
     def estimate_requests(self, dataset: Dataset, options: SocialNavOptions, *, model_reads_prompt: bool) -> int:
         """Model requests of a run: every question, but under ``cot-gt`` the social ones only

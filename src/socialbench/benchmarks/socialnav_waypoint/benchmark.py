@@ -179,6 +179,14 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         """The clip's frames and the waypoint image."""
         return N_FRAMES + 1
 
+    def image_policy(self, options: WaypointOptions) -> ImagePolicy:
+        """As SocialNav-SUB's official harness sends images (App. 7.1 asks the same models
+        the same way): 512×512 squashed, OpenCV bilinear, JPEG quality 95."""
+        from socialbench.benchmarks.socialnav_sub.layout import OFFICIAL_IMAGE_SIZE
+        from socialbench.vision.image_size import squashed_policy
+
+        return squashed_policy(*OFFICIAL_IMAGE_SIZE)
+
     # data --------------------------------------------------------------------------------
     def load(self, data: Path, *, require_images: bool, limit: int | None) -> WaypointDataset:
         ds = _loader.load_socialnav(data, require_images=require_images, limit=limit, image_mode=self.image_mode)
