@@ -77,3 +77,13 @@ def test_an_empty_whole_reply_after_the_fallback_stays_an_empty_response():
             _ask(model, 1)
         sent = srv.requests
     assert err.value.kind == "empty_response" and len(sent) == 2
+
+
+def test_a_pool_adds_up_its_endpoints_fallbacks():
+    with (
+        ScriptedOpenAIServer(served=restreaming_proxy_model()) as a,
+        ScriptedOpenAIServer(served=restreaming_proxy_model()) as b,
+    ):
+        pool = create_openai_model(f"m@{a.base_url},{b.base_url}", ModelOptions(timeout_s=30.0))
+        _ask(pool, 4)  # one after the other: each endpoint is used (fewest in flight, ties in turn)
+    assert pool.extra_requests()["stream_fallbacks"] == 2
