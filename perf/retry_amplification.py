@@ -70,6 +70,17 @@ def start_upstream(port: int, failure: str) -> subprocess.Popen[str]:
     return proc
 
 
+def stop(proc: subprocess.Popen[Any]) -> None:
+    """Terminate ``proc``; kill it when it does not exit within 30 s (a proxy holding hung
+    requests may not)."""
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(30)
+
+
 def upstream_count(port: int) -> int:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=10) as resp:
         return int(json.load(resp)["count"])
@@ -158,9 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         # a hung request a proxy still holds never reaches another failure's server
         ports = {failure: free_port() for failure in args.only}
         for failure, port in ports.items():
-            upstream = start_upstream(port, failure)
-            stack.callback(upstream.wait, 10)
-            stack.callback(upstream.terminate)
+            stack.callback(stop, start_upstream(port, failure))
         paths: list[tuple[str, int | None]] = [("direct", None), ("litellm", None)]
         if args.no_litellm_retries:
             paths.append(("litellm", 0))
@@ -168,8 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.litellm:
             for _, retries in paths[1:]:
                 proc, url = start_litellm(args.litellm, ports, folder, retries)
-                stack.callback(proc.wait, 30)
-                stack.callback(proc.terminate)
+                stack.callback(stop, proc)
                 proxies[retries] = url
         for failure in args.only:
             port = ports[failure]
