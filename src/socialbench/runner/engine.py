@@ -115,7 +115,10 @@ def _valid_utf8(gen: Generation) -> Generation:
     except UnicodeEncodeError:
         reasoning = None if gen.reasoning is None else gen.reasoning.encode("utf-8", "replace").decode("utf-8")
         return Generation(
-            text=gen.text.encode("utf-8", "replace").decode("utf-8"), usage=gen.usage, reasoning=reasoning
+            text=gen.text.encode("utf-8", "replace").decode("utf-8"),
+            usage=gen.usage,
+            reasoning=reasoning,
+            finish_reason=gen.finish_reason,
         )
 
 
