@@ -44,6 +44,11 @@ ALLOWED_SKIPS: tuple[AllowedSkip, ...] = (
         "needs a Label Studio server; scripts/label_studio_roundtrip.sh runs these tests",
         in_ci=True,
     ),
+    AllowedSkip(
+        r"^set SOCIALBENCH_LITELLM_URL, SOCIALBENCH_LITELLM_KEY and SOCIALBENCH_LITELLM_STATS",
+        "needs a LiteLLM proxy; scripts/litellm_roundtrip.sh runs these tests",
+        in_ci=True,
+    ),
     AllowedSkip(r"^no GPU", "needs a CUDA device", in_ci=True),
     AllowedSkip(r"^POSIX signals$", "Windows has no POSIX signals", in_ci=True),
     AllowedSkip(r"^chromium is not on PATH", "a system package; .ci/run installs it", in_ci=False),

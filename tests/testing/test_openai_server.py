@@ -306,3 +306,28 @@ def test_subprocess_mode_serves_a_reasoning_model() -> None:
         proc.kill()
         proc.communicate(timeout=10)
     assert (code, resp["error"]["param"]) == (400, "max_tokens")
+
+
+def test_the_subprocess_options_describe_a_failing_backend():
+    from socialbench.testing.openai_server import _parse_args, _served
+
+    served = _served(_parse_args(["--fail-with", "429", "--fail-header", "Retry-After: 1"]))
+    assert served is not None and served.always is not None
+    assert (served.always.code, dict(served.always.headers)) == (429, {"Retry-After": "1"})
+
+
+def test_a_failing_backend_answers_every_request_with_its_status():
+    import urllib.error
+    import urllib.request
+
+    from socialbench.testing.openai_server import ScriptedOpenAIServer, failing_model, status
+
+    with ScriptedOpenAIServer(served=failing_model(status(500))) as srv:
+        codes = []
+        for _ in range(2):
+            req = urllib.request.Request(srv.base_url + "/chat/completions", data=b'{"messages": []}', method="POST")
+            try:
+                urllib.request.urlopen(req, timeout=10)
+            except urllib.error.HTTPError as exc:
+                codes.append(exc.code)
+    assert codes == [500, 500]

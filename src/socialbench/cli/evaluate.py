@@ -79,13 +79,70 @@ def _eval(values: Mapping[str, object]) -> None:
         f"run directory: {run_dir} · answered {run.get('answered')}/{run.get('questions')} · "
         f"requests {result.stats['requests']} · cache hits {result.stats['cache_hits']} · retries {result.stats['retries']}"
         + (f" · reasoning tokens {result.stats['reasoning_tokens']}" if result.stats.get("reasoning_tokens") else "")
+        + sent_note(result.stats)
     )
+    truncation = truncation_warning(result.stats, run_dir)
+    if truncation:
+        say(truncation)
     if result.interrupted:
         say("interrupted: answered questions are saved; run the same command again to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
     if run.get("model_errors"):
         say(failure_message(run, benchmark, path, first_error_messages(run_dir)))
         raise typer.Exit(EXIT_MODEL_ERRORS)
+
+
+def sent_note(stats: Mapping[str, object]) -> str:
+    """`` · sent N (...)`` when the session sent more HTTP requests than the engine's
+    attempts (refusals learned from, stream fallbacks, the images probe), by cause; '' else."""
+    causes = stats.get("requests_by_cause")
+    if not isinstance(causes, Mapping):
+        return ""
+    extra = {k: v for k, v in causes.items() if k not in ("first_attempts", "retries") and v}
+    if not extra:
+        return ""
+    total = sum(int(v) for v in causes.values())
+    named = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in extra.items())
+    return f" · sent {total} ({named} beside the attempts)"
+
+
+#: The share of replies cut off at the token limit above which the end of a run says so.
+TRUNCATED_SHARE_WARNED = 0.1
+
+
+def truncation_warning(stats: Mapping[str, object], run_dir: Path) -> str:
+    """A warning when at least :data:`TRUNCATED_SHARE_WARNED` of this session's replies
+    were cut off at the token limit (``finish_reason: length``), with the fix: a larger
+    ``--max-tokens`` than the run sent (read from ``run_dir``'s run.json); '' otherwise."""
+    truncated, completed, hits = (stats.get(k) for k in ("truncated", "completed", "cache_hits"))
+    if not isinstance(truncated, int) or not isinstance(completed, int) or not truncated:
+        return ""
+    replies = completed - (hits if isinstance(hits, int) else 0)
+    if replies <= 0 or truncated < TRUNCATED_SHARE_WARNED * replies:
+        return ""
+    sent = _max_tokens_sent(run_dir)
+    fix = (
+        f"the run sent a limit of {sent} tokens: give more, e.g. --max-tokens {2 * sent}"
+        if sent
+        else "the run sent no limit, so the server's default applied (transformers serve's is small): "
+        "give one, e.g. --max-tokens 1024"
+    )
+    return (
+        f"warning: {truncated} of {replies} replies were cut off at the token limit (finish_reason length; "
+        f'"truncated": true in samples.jsonl), so their answers may be missing or partial; {fix}'
+    )
+
+
+def _max_tokens_sent(run_dir: Path) -> int | None:
+    """The ``max_tokens`` run.json says the run sent, or None (none sent, or unreadable)."""
+    import json
+
+    try:
+        generation = json.loads((run_dir / "run.json").read_text(encoding="utf-8")).get("generation")
+    except (OSError, ValueError, AttributeError):
+        return None
+    value = generation.get("max_tokens") if isinstance(generation, dict) else None
+    return value if isinstance(value, int) and value > 0 else None
 
 
 def _eval_epochs(values: Mapping[str, object], epochs: int, out: Path, path: Path) -> None:
@@ -174,11 +231,25 @@ def failure_message(
     fixed_kinds = sorted(k for k in kinds if k in FIXED_ANSWER_KINDS)
     model_kinds = sorted(k for k in kinds if k not in DATA_ERROR_KINDS and k not in FIXED_ANSWER_KINDS)
     advice = [f"{k}: {FIXED_ANSWER_KINDS[k]}" for k in fixed_kinds]
+    cut = run.get("errors_truncated")
+    cut = cut if isinstance(cut, int) else 0
+    if cut:
+        advice.append(
+            f"{cut} of them ran out of tokens (finish_reason length: the reply, or a reasoning model's thinking, "
+            "filled the token limit before any answer), so running again fails the same way: raise --max-tokens "
+            "(or lower --reasoning-effort)"
+        )
+    if "gave_up" in kinds:
+        advice.append(
+            f"gave_up {kinds['gave_up']}: the run stopped sending after the backend failed round after round "
+            "(run.json's engine.gave_up says how); check the server, then run the same command again to resume"
+        )
     if data_kinds:
         advice.append(
             f"{' and '.join(data_kinds)} come from the dataset, not the model: see error_message in samples.jsonl "
             f"and `socialbench data validate -b {benchmark} -d {data}`, fix the data, then run the same command again"
         )
-    if model_kinds or not kinds:
+    retried = sum(n for k, n in kinds.items() if k in model_kinds and k != "gave_up") - cut
+    if retried > 0 or not kinds:
         advice.append("run the same command again to retry the model failures")
     return f"{text}; " + "; ".join(advice)

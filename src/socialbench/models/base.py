@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
-from socialbench.types import Generation, Request
+from socialbench.types import Generation, Request, Usage
 
 #: The SDK client type a :class:`LoopBoundClient` subclass builds.
 Client = TypeVar("Client")
@@ -23,11 +23,24 @@ class ModelError(Exception):
 
     retryable: ClassVar[bool] = False
 
-    def __init__(self, kind: str, message: str = "", retry_after: float | None = None):
+    def __init__(
+        self,
+        kind: str,
+        message: str = "",
+        retry_after: float | None = None,
+        *,
+        usage: Usage | None = None,
+        finish_reason: str | None = None,
+    ):
         super().__init__(f"{kind}: {message}" if message else kind)
         self.kind = kind
         self.message = message
         self.retry_after = retry_after
+        #: What a reply that came back but could not be used still cost (an empty reply of a
+        #: reasoning model that spent its budget thinking is billed), and why it ended: kept on
+        #: the failed record and counted in run.json's totals. None: no reply, or not said.
+        self.usage = usage
+        self.finish_reason = finish_reason
 
 
 class RetryableModelError(ModelError):

@@ -133,6 +133,14 @@ class MultiEndpointModel:
                 total[name] = total.get(name, 0) + count
         return total
 
+    def extra_requests(self) -> dict[str, int]:
+        """The endpoints' :meth:`OpenAICompatModel.extra_requests` counts, added up."""
+        total: dict[str, int] = {}
+        for member in self._members.values():
+            for name, count in member.extra_requests().items():
+                total[name] = total.get(name, 0) + count
+        return total
+
     async def generate(self, request: Request) -> Generation:
         unreachable: list[str] = []
         while True:

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import email.utils
 import json
 import logging
 import os
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +43,9 @@ from socialbench.models.openai_refusals import (
 )
 from socialbench.models.redact import install_log_redaction, redact, redact_url, scrub, secret_digest, url_secrets
 from socialbench.models.registry import ModelOptions
+from socialbench.models.retry_after import (
+    parse_retry_after as parse_retry_after,  # re-exported: anthropic_messages uses it
+)
 from socialbench.types import Generation, Request, Usage
 
 log = logging.getLogger(__name__)
@@ -133,31 +134,6 @@ def split_base_url(url: str) -> BaseURL:
     return BaseURL(urlunsplit((parts.scheme, hostport, parts.path, "", "")), query, basic)
 
 
-def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or HTTP date)."""
-    if not headers:
-        return None
-    lower = {str(k).lower(): str(v) for k, v in headers.items()}
-    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = lower.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value.strip()) / divisor
-        except ValueError:
-            if name == "retry-after-ms":
-                continue
-            try:
-                when = email.utils.parsedate_to_datetime(value)
-            except (TypeError, ValueError):
-                continue
-            seconds = when.timestamp() - (time.time() if now is None else now)
-        if seconds == seconds and seconds >= 0:  # not NaN, not negative
-            return seconds
-        return 0.0
-    return None
-
-
 def is_json_text(text: str) -> bool:
     """Whether ``text`` is one JSON value (what JSON mode promises), markdown fences allowed.
 
@@ -228,10 +204,12 @@ def parse_completion(body: bytes | str) -> Generation:
             "malformed_response", f"undecodable chat completion ({type(exc).__name__}): {snippet!r}"
         ) from None
     finish_reason = choice.get("finish_reason")
+    ended = finish_reason if isinstance(finish_reason, str) else None
+    usage = reply_usage(data)
     refusal = message.get("refusal")
     if refusal or finish_reason == "content_filter":
         reason = str(refusal) if refusal else "finish_reason=content_filter"
-        raise FatalModelError("refusal", reason[:_MAX_MESSAGE_CHARS])
+        raise FatalModelError("refusal", reason[:_MAX_MESSAGE_CHARS], usage=usage, finish_reason=ended)
     content = message.get("content")
     if isinstance(content, list):  # some servers return content parts
         content = "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text")
@@ -240,25 +218,37 @@ def parse_completion(body: bytes | str) -> Generation:
     shown = message.get("reasoning_content", message.get("reasoning"))
     reasoning = shown if isinstance(shown, str) and shown.strip() else None
     if content is None or not isinstance(content, str) or not content.strip():
-        if reasoning is not None and finish_reason == "length":
-            raise FatalModelError(
-                "empty_response",
-                "the reply ended inside its reasoning (finish_reason=length): give --max-tokens more room",
-            )
-        raise FatalModelError("empty_response", f"no content (finish_reason={finish_reason})")
+        raise FatalModelError(
+            "empty_response", _empty_reason(ended, reasoning, usage), usage=usage, finish_reason=ended
+        )
+    return Generation(text=content, usage=usage, reasoning=reasoning, finish_reason=ended)
+
+
+def reply_usage(data: object) -> Usage:
+    """The token counts of a chat-completion object's ``usage`` (zeros where it has none)."""
     usage = data.get("usage") if isinstance(data, Mapping) else None
     usage = usage if isinstance(usage, Mapping) else {}
     details = usage.get("completion_tokens_details")
     details = details if isinstance(details, Mapping) else {}
-    return Generation(
-        text=content,
-        usage=Usage(
-            prompt_tokens=usage_count(usage.get("prompt_tokens")),
-            completion_tokens=usage_count(usage.get("completion_tokens")),
-            reasoning_tokens=usage_count(details.get("reasoning_tokens")),
-        ),
-        reasoning=reasoning,
-        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+    return Usage(
+        prompt_tokens=usage_count(usage.get("prompt_tokens")),
+        completion_tokens=usage_count(usage.get("completion_tokens")),
+        reasoning_tokens=usage_count(details.get("reasoning_tokens")),
+    )
+
+
+def _empty_reason(finish_reason: str | None, reasoning: str | None, usage: Usage) -> str:
+    """Why a reply has no answer text, and the fix when there is one: a reply cut off at
+    the token limit (a reasoning model that spent it all thinking) needs a larger
+    ``--max-tokens``; running it again fails the same way."""
+    if finish_reason != "length":
+        return f"no content (finish_reason={finish_reason})"
+    where = "inside its reasoning" if reasoning is not None or usage.reasoning_tokens else "before any answer"
+    spent = f"; {usage.completion_tokens} completion tokens" if usage.completion_tokens else ""
+    thought = f", {usage.reasoning_tokens} of them reasoning" if usage.reasoning_tokens and spent else ""
+    return (
+        f"the reply ended {where} at the token limit (finish_reason=length{spent}{thought}): "
+        "raise --max-tokens (or lower --reasoning-effort)"
     )
 
 
@@ -290,6 +280,38 @@ class _ResponseFormatRejected(_Refused):
 
 class _FieldRejected(_Refused):
     """A 400 (or 422) naming a generation field the request carried."""
+
+
+class _StreamEmpty(Exception):
+    """Internal: a streamed reply that the server answered (200) with no content, no
+    refusal, no reasoning and no usage: a server (LiteLLM in front of an upstream that
+    ignores ``stream``) re-wrapped a whole reply as events and lost it on the way."""
+
+    def __init__(self, events: int, finish_reason: object) -> None:
+        super().__init__(f"{events} events")
+        self.events = events
+        self.finish_reason = finish_reason
+
+
+#: Message fields in which a server shows the reasoning apart from the answer.
+_SHOWN = ("reasoning_content", "reasoning")
+
+
+def stream_lost_reply(completion: Mapping[str, Any]) -> bool:
+    """Whether a streamed reply put back together (:func:`assemble_stream`) carries nothing
+    at all: no ``usage`` and a message with no content, refusal or reasoning text. A model
+    that answers nothing still counts its tokens (with ``include_usage``), so a reply with
+    usage is the model's; one without it is the transport's loss.
+
+    >>> stream_lost_reply({"choices": [{"message": {"role": "assistant", "content": None}}]})
+    True
+    >>> stream_lost_reply({"choices": [{"message": {"content": ""}}], "usage": {"completion_tokens": 3}})
+    False
+    """
+    if isinstance(completion.get("usage"), Mapping):
+        return False
+    message = completion["choices"][0]["message"]
+    return not any(isinstance(message.get(name), str) and message[name] for name in ("content", "refusal", *_SHOWN))
 
 
 # --------------------------------------------------------------------------- the model
@@ -361,6 +383,10 @@ class OpenAICompatModel(LoopBoundClient):
         self._probe_task: asyncio.Task[None] | None = None
         #: Answered requests with images whose reply reported no prompt_tokens.
         self._image_replies_without_usage = 0
+        #: POSTs sent beside each attempt's own (the engine counts those): requests the
+        #: server refused and that were sent again adapted, and streamed requests sent again
+        #: without streaming because the stream lost the reply (run.json's ``requests_by_cause``).
+        self._extra_posts = {"refusals_learned": 0, "stream_fallbacks": 0}
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel(model={self.model!r}, base_url={self.base_url!r})"
@@ -381,6 +407,13 @@ class OpenAICompatModel(LoopBoundClient):
         # enter the identity as a salted hash (slow to compute, so only when asked), never as text.
         digest = secret_digest(self._target_url)
         return f"openai|{self.model}|{redact_url(self._target_url)}" + (f"|{digest}" if digest else "") + no_json
+
+    def extra_requests(self) -> dict[str, int]:
+        """The POSTs this backend sent beyond one per engine attempt, by cause:
+        ``refusals_learned`` (refused requests sent again without the refused setting) and
+        ``stream_fallbacks`` (streamed requests whose stream lost the reply, sent again
+        without streaming). The images probe is counted apart (:meth:`images_check`)."""
+        return dict(self._extra_posts)
 
     def json_mode_sent(self) -> dict[str, int]:
         """run.json's ``json_mode_sent``: requests sent ``with_response_format`` and
@@ -449,7 +482,7 @@ class OpenAICompatModel(LoopBoundClient):
         value is wrong (OpenAI's ``invalid_value``), is ``bad_request``.
         """
         cfg = request.config
-        for _ in range(len(ADAPTABLE_FIELDS) + 2):  # each field adapts at most once
+        for _ in range(len(ADAPTABLE_FIELDS) + 3):  # each field adapts at most once
             params = self.chat_params(request)
             if cfg.json_mode and not self.json_mode_allowed and "response_format" not in self._adapted:
                 self._adapted["response_format"] = "not sent (JSON mode off by --model-opt json_mode=false)"
@@ -470,13 +503,20 @@ class OpenAICompatModel(LoopBoundClient):
                         self.spec,
                         because,
                     )
+                self._extra_posts["refusals_learned"] += 1
                 continue
             except _FieldRejected as exc:
                 if not self._adapt(exc.field, exc.status, exc.info, params):
                     raise classify_status(exc.status, exc.info.message) from None
+                self._extra_posts["refusals_learned"] += 1
                 continue
             except _StreamRefused as exc:
                 self._stop_streaming(exc.field, exc.status, exc.info)
+                self._extra_posts["refusals_learned"] += 1
+                continue
+            except _StreamEmpty as exc:
+                self._stream_lost(exc)
+                self._extra_posts["stream_fallbacks"] += 1
                 continue
             if json_mode and not is_json_text(gen.text):
                 self._json_counts["replies_not_json"] += 1
@@ -595,6 +635,26 @@ class OpenAICompatModel(LoopBoundClient):
         self._adapted[field] = f"{done}; {because}"
         log.warning("%s: the server refused %s; from now on %s (%s)", self.spec, field, done, because)
 
+    def _stream_lost(self, exc: _StreamEmpty) -> None:
+        """A streamed reply came back with nothing in it (:func:`stream_lost_reply`): stop
+        streaming for the rest of the run, as a refused ``stream`` does; logged and recorded
+        once (concurrent ones only send again)."""
+        if not self._stream:
+            return
+        self._stream = False
+        because = (
+            f"a streamed reply (HTTP 200, {exc.events} events, finish_reason={exc.finish_reason}) carried no "
+            "content and no usage: the server (a proxy such as LiteLLM in front of a server that ignores "
+            "stream?) lost the reply while re-streaming it"
+        )
+        done = "not sent (replies come whole; a timed-out request may keep running at the server)"
+        self._adapted["stream"] = f"{done}; {because}"[: 2 * _MAX_MESSAGE_CHARS]
+        log.warning(
+            "%s: %s; sending requests without streaming from now on, as --model-opt stream=false does",
+            self.spec,
+            because,
+        )
+
     def _adapt(self, field: str, status: int, info: ErrorInfo, sent: Mapping[str, object]) -> bool:
         """Change what is sent after the server refused ``field`` of ``sent`` (True), or
         say that nothing can be changed (False). Concurrent requests refused for the same
@@ -659,5 +719,8 @@ class OpenAICompatModel(LoopBoundClient):
                 raise _FieldRejected(field, code, ErrorInfo(message, field, info.code)) from None
             raise classify_status(code, message, parse_retry_after(reply.headers)) from None
         if reply.events is not None:  # streamed: put the chunks back together
-            return parse_completion(json.dumps(assemble_stream(reply.events)))
+            completion = assemble_stream(reply.events)
+            if stream_lost_reply(completion):
+                raise _StreamEmpty(len(reply.events), completion["choices"][0].get("finish_reason"))
+            return parse_completion(json.dumps(completion))
         return parse_completion(reply.body)

@@ -1,7 +1,7 @@
 """How many requests the engine keeps in flight when a server is too slow: additive
 increase, multiplicative decrease (AIMD, as TCP's congestion control; docs/models.md).
 
-A timeout halves the limit (retries would only queue behind what the server is still
+A timeout (or a 429 / overload: the engine's ``SLOW_DOWN_KINDS``) halves the limit (retries would only queue behind what the server is still
 working on); each answer raises it by ``1 / limit``, back up to ``--concurrency``. Only an
 attempt sent after the last cut can cut again, so a burst of simultaneous timeouts halves
 the limit once; counting by send order, not by clock, keeps this independent of machine speed.
@@ -35,6 +35,11 @@ class AimdLimit:
     def limit(self) -> int:
         """Requests allowed in flight now."""
         return max(self.floor, int(self.value))
+
+    @property
+    def sent_count(self) -> int:
+        """Attempts sent so far."""
+        return self._sent
 
     def sent(self) -> int:
         """Count an attempt as sent; returns its number, for :meth:`timed_out`."""

@@ -3,7 +3,9 @@
 ``Engine.run(request)`` never raises for model problems: it returns an
 :class:`~socialbench.types.Outcome` that carries either text or an error kind. A slot is held
 only while a call is in flight, and a request is counted when it is sent, not queued.
-Timeouts halve the concurrency limit (:mod:`socialbench.runner.aimd`; docs/models.md).
+Timeouts and rate limits (429, overload) halve the concurrency limit
+(:mod:`socialbench.runner.aimd`); a backend that fails round after round makes the run give
+up (:mod:`socialbench.runner.give_up`; docs/models.md).
 """
 
 from __future__ import annotations
@@ -20,10 +22,15 @@ from socialbench.models.base import FatalModelError, Model, ModelError, Retryabl
 from socialbench.models.redact import redact
 from socialbench.runner.aimd import AimdLimit
 from socialbench.runner.cache import ResponseCache, cache_key
+from socialbench.runner.give_up import GiveUp
 from socialbench.runner.slots import PrioritySlots
 from socialbench.types import TRUNCATED_FINISH_REASONS, Generation, Outcome, Request, Usage
 
 log = logging.getLogger(__name__)
+
+#: Retryable kinds that say the server is asked too much: like a timeout, each halves the
+#: requests in flight (a 429 is a server saying so outright).
+SLOW_DOWN_KINDS = frozenset({"timeout", "rate_limit", "overloaded"})
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,10 @@ class RetryPolicy:
     #: Per attempt, to the reply's first byte (``--first-byte-timeout``); the HTTP backends
     #: enforce it (``openai:``, ModelOptions.first_byte_timeout_s). None: only ``timeout_s``.
     first_byte_timeout_s: float | None = None
+    #: Give up on the run after this many rounds of failed attempts of one retryable kind
+    #: with no answer in between (``--give-up-after``; :mod:`socialbench.runner.give_up`);
+    #: 0: never. The default is one question's whole retry budget.
+    give_up_after: int = 6
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
         backoff = min(self.max_delay_s, self.base_delay_s * 2.0 ** (attempt - 1))
@@ -68,6 +79,12 @@ class EngineStats:
     truncated: int = 0
     #: The AIMD concurrency limit (:meth:`AimdLimit.as_dict`): asked, lowest, end, cuts.
     concurrency: dict[str, int] = field(default_factory=dict)
+    #: Failed requests whose reply still counted tokens (an empty reply of a reasoning
+    #: model that spent its budget thinking): their tokens are in the totals above.
+    failed_with_usage: int = 0
+    #: Why the run gave up on the backend (:class:`GiveUp`): the failing kind, the rounds
+    #: and failed attempts, the last error; empty when it did not.
+    gave_up: dict[str, object] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
         """The fields in order (copies), the error counts sorted by kind."""
@@ -98,7 +115,10 @@ def _valid_utf8(gen: Generation) -> Generation:
     except UnicodeEncodeError:
         reasoning = None if gen.reasoning is None else gen.reasoning.encode("utf-8", "replace").decode("utf-8")
         return Generation(
-            text=gen.text.encode("utf-8", "replace").decode("utf-8"), usage=gen.usage, reasoning=reasoning
+            text=gen.text.encode("utf-8", "replace").decode("utf-8"),
+            usage=gen.usage,
+            reasoning=reasoning,
+            finish_reason=gen.finish_reason,
         )
 
 
@@ -122,6 +142,7 @@ class Engine:
         self._slots = PrioritySlots(concurrency)
         self._limit = AimdLimit(concurrency)
         self.stats.concurrency = self._limit.as_dict()
+        self._give_up = GiveUp(retry.give_up_after)
         self._rng = random.Random(seed)
         self._identity = model.identity()
         # A model that times its own calls (e.g. a pool whose requests may first wait for a
@@ -148,17 +169,50 @@ class Engine:
             self._on_send(attempt)
         return number
 
-    def _timed_out(self, number: int) -> None:
-        """Attempt ``number`` timed out: halve the concurrency limit (once per cluster)."""
+    def _slow_down(self, number: int, kind: str) -> None:
+        """Attempt ``number`` timed out or was told to slow down (``rate_limit``,
+        ``overloaded``): halve the concurrency limit (once per cluster)."""
         if self._limit.timed_out(number):
             self._slots.set_limit(self._limit.limit)
             self.stats.concurrency = self._limit.as_dict()
             log.warning(
-                "requests are timing out: sending at most %d at once (from %d asked); "
-                "the limit grows back as answers come",
+                "requests are %s: sending at most %d at once (from %d asked); the limit grows back as answers come",
+                "timing out" if kind == "timeout" else f"refused as too many ({kind})",
                 self._limit.limit,
                 self._limit.ceiling,
             )
+
+    def _failed_attempt(self, number: int, exc: ModelError) -> None:
+        """Attempt ``number`` failed with ``exc``: count it towards giving up on the run."""
+        if not isinstance(exc, RetryableModelError):
+            self._give_up.answered()  # the server answered, for reasons of this request
+            return
+        if self._give_up.failed(number, self._limit.sent_count, exc.kind, exc.message or str(exc)):
+            self.stats.gave_up = dict(self._give_up.opened)
+            log.warning(
+                "giving up on %s: %d rounds of attempts in a row failed with %s and none was answered "
+                "(%d failed attempts; last: %s); the questions not yet answered are recorded as gave_up "
+                "and asked again when the same command runs again (--give-up-after sets the rounds)",
+                self.model.spec,
+                self._give_up.streak,
+                exc.kind,
+                self._give_up.failures,
+                redact(exc.message or str(exc))[:200],
+            )
+
+    def _gave_up(self, attempts: int, elapsed: float, causes: list[str]) -> Outcome:
+        """The outcome of a request not sent (again) because the run gave up."""
+        seen = self._give_up.opened
+        return self._fail(
+            FatalModelError(
+                "gave_up",
+                f"not sent: the run gave up after {seen['rounds']} rounds of {seen['kind']} failures with no answer "
+                f"(last: {seen['last_error']}); run the same command again once the server answers",
+            ),
+            attempts,
+            elapsed,
+            causes,
+        )
 
     def _answered(self) -> None:
         """An attempt was answered: let the concurrency limit grow back."""
@@ -192,27 +246,37 @@ class Engine:
         causes: list[str] = []  # the error kind of each retried attempt
         while True:
             attempt += 1
+            number = 0
+            if self._give_up.is_open:
+                return self._gave_up(attempt - 1, time.perf_counter() - started, causes)
             try:
                 await self._slots.acquire(priority)
                 if self._on_slot is not None:  # the backlog dropped
                     self._on_slot()
+                if self._give_up.is_open:  # it opened while this request waited for a slot
+                    self._slots.release()
+                    return self._gave_up(attempt - 1, time.perf_counter() - started, causes)
                 try:
                     number = self._sending(attempt)
                     t0 = time.perf_counter()
                     try:
                         gen = await _within(self.model.generate(request), self._attempt_timeout)
                     except asyncio.TimeoutError as exc:
-                        self._timed_out(number)
+                        self._slow_down(number, "timeout")
                         raise RetryableModelError("timeout", f"no answer within {self.retry.timeout_s:g} s") from exc
                     except RetryableModelError as exc:
-                        if exc.kind == "timeout":
-                            self._timed_out(number)
+                        if exc.kind in SLOW_DOWN_KINDS:
+                            self._slow_down(number, exc.kind)
                         raise
                     latency = time.perf_counter() - t0
                     self._answered()
+                    self._give_up.answered()
                 finally:
                     self._slots.release()
             except ModelError as exc:
+                self._count_usage(exc.usage, exc.finish_reason)
+                if number:
+                    self._failed_attempt(number, exc)
                 if isinstance(exc, RetryableModelError) and attempt < self.retry.max_attempts:
                     causes.append(exc.kind)
                     self.stats.retry_causes[exc.kind] = self.stats.retry_causes.get(exc.kind, 0) + 1
@@ -231,10 +295,7 @@ class Engine:
                 )
             gen = _valid_utf8(gen)
             self.stats.completed += 1
-            self.stats.prompt_tokens += gen.usage.prompt_tokens
-            self.stats.completion_tokens += gen.usage.completion_tokens
-            self.stats.reasoning_tokens += gen.usage.reasoning_tokens
-            self.stats.truncated += int(gen.finish_reason in TRUNCATED_FINISH_REASONS)
+            self._count_usage(gen.usage, gen.finish_reason)
             if key is not None:
                 self.cache.put(key, self._identity, gen)  # type: ignore[union-attr]  # never raises
                 self.stats.cache_errors = self.cache.errors  # type: ignore[union-attr]
@@ -250,8 +311,18 @@ class Engine:
                 retry_causes=tuple(causes),
             )
 
+    def _count_usage(self, usage: Usage | None, finish_reason: str | None) -> None:
+        """Add a reply's tokens and truncation to the totals (a failed reply's too: billed)."""
+        if usage is not None:
+            self.stats.prompt_tokens += usage.prompt_tokens
+            self.stats.completion_tokens += usage.completion_tokens
+            self.stats.reasoning_tokens += usage.reasoning_tokens
+        self.stats.truncated += int(finish_reason in TRUNCATED_FINISH_REASONS)
+
     def _fail(self, exc: ModelError, attempts: int, elapsed: float, causes: list[str]) -> Outcome:
         self.stats.completed += 1
+        if exc.usage is not None and (exc.usage.prompt_tokens or exc.usage.completion_tokens):
+            self.stats.failed_with_usage += 1
         self.stats.errors += 1
         self.stats.error_kinds[exc.kind] = self.stats.error_kinds.get(exc.kind, 0) + 1
         self._notify()
@@ -260,7 +331,8 @@ class Engine:
             error=exc.kind,
             error_message=exc.message or str(exc),
             latency_s=elapsed,
-            usage=Usage(),
+            usage=exc.usage or Usage(),
             attempts=attempts,
+            finish_reason=exc.finish_reason,
             retry_causes=tuple(causes),
         )

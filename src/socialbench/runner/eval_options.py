@@ -88,6 +88,14 @@ RUN_FLAGS: tuple[EvalFlag, ...] = (
         help="openai: seconds per attempt to the reply's first byte (connecting, the server's queue); default: only --timeout",
     ),
     EvalFlag("max_attempts", int, 6, help="attempts per request (retries + 1)", min=1),
+    EvalFlag(
+        "give_up_after",
+        int,
+        6,
+        help="stop sending after N rounds of attempts in a row failed with the same error and none "
+        "was answered (the rest is recorded as gave_up; run again to resume); 0 = never",
+        min=0,
+    ),
     EvalFlag("image_size", Optional[str], None, help=IMAGE_SIZE_HELP, show_default=False),  # noqa: UP045
     EvalFlag(
         "max_side",

@@ -153,7 +153,12 @@ def prepare_eval(
         out=run_dir,
         options=options,
         concurrency=v["concurrency"],
-        retry=RetryPolicy(max_attempts=v["max_attempts"], timeout_s=timeout, first_byte_timeout_s=first_byte),
+        retry=RetryPolicy(
+            max_attempts=v["max_attempts"],
+            timeout_s=timeout,
+            first_byte_timeout_s=first_byte,
+            give_up_after=v.get("give_up_after", RetryPolicy.give_up_after),
+        ),
         cache_path=None if v["no_cache"] else (v["cache"] or default_cache_path()),
         model_options=mopts.extra,
         image_policy=requested_image_policy(v.get("image_size"), v.get("max_side")),

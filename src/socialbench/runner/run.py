@@ -337,7 +337,8 @@ def _run_locked(
                 stats,
                 wall,
             )
-            return RunResult(req.out, metrics, stats.as_dict(), complete, interrupted)
+            sent = {"requests_by_cause": record["sessions"][-1].get("requests_by_cause", {})}
+            return RunResult(req.out, metrics, {**stats.as_dict(), **sent}, complete, interrupted)
         except StorageError as exc:
             record["error"] = str(exc)
             try:  # the disk may refuse this too; run.json then keeps "running" and resuming still works
@@ -458,6 +459,9 @@ def _score_run(
         "answered": len(answered),
         "model_errors": errors,
         "error_kinds": dict(sorted(Counter(r.error for r in records if r.error is not None).items())),
+        # failures cut off at the token limit (a reasoning model that spent it thinking): a
+        # larger --max-tokens, not another run, answers them
+        "errors_truncated": sum(1 for r in records if r.error is not None and r.truncated),
         "missing": total - len(answered) - errors,
         "complete": len(answered) == total,
     }

@@ -48,7 +48,8 @@ def now() -> str:
 def record_adaptations(record: dict[str, Any], model: Model) -> None:
     """Add to run.json what the model found out this session, for a model that tells:
     ``generation_adapted`` (settings the server refused as asked, kept across sessions),
-    the session's ``json_mode_sent`` and ``probe_requests``, and ``images_seen``/``images_check``."""
+    the session's ``json_mode_sent``, ``extra_requests`` (requests sent beside the engine's
+    attempts) and ``probe_requests``, and ``images_seen``/``images_check``."""
     adapted = getattr(model, "adaptations", None)
     changes = dict(adapted()) if callable(adapted) else {}
     if changes:
@@ -59,6 +60,9 @@ def record_adaptations(record: dict[str, Any], model: Model) -> None:
         record["sessions"][-1]["json_mode_sent"] = dict(json_sent())
     # whether the server saw the images (the openai: backend's probe, models/openai_images_check.py);
     # an unknown finding does not replace an earlier session's true or false
+    extra = getattr(model, "extra_requests", None)
+    if callable(extra):
+        record["sessions"][-1]["extra_requests"] = dict(extra())
     check = getattr(model, "images_check", None)
     found = check() if callable(check) else None
     if found is not None:
@@ -77,7 +81,39 @@ def add_up_sessions(record: dict[str, Any], store: RunStore) -> None:
         if i in sends:
             s.update(sends[i])
     for name in SESSION_TOTALS:
-        record[name] = sum(s[name] if name in s else s.get("engine", {}).get(name, 0) for s in sessions)
+        record[name] = sum(_count(s, name) for s in sessions)
+    causes: dict[str, int] = {}
+    for s in sessions:
+        s["requests_by_cause"] = requests_by_cause(s)
+        s["requests_sent"] = sum(s["requests_by_cause"].values())
+        for cause, n in s["requests_by_cause"].items():
+            causes[cause] = causes.get(cause, 0) + n
+    record["requests_by_cause"] = causes
+    record["requests_sent"] = sum(causes.values())
+
+
+def _count(session: dict[str, Any], name: str) -> int:
+    """A session's counter: from requests.log (true for killed sessions), else its engine's."""
+    value = session[name] if name in session else session.get("engine", {}).get(name, 0)
+    return int(value) if isinstance(value, int) else 0
+
+
+def requests_by_cause(session: dict[str, Any]) -> dict[str, int]:
+    """Every request a session sent, by cause: each question's ``first_attempts``, the
+    engine's ``retries``, ``refusals_learned`` (a request the server refused, sent again
+    adapted), ``stream_fallbacks`` (a streamed request whose stream lost the reply, sent
+    again whole) and ``probes`` (the images probe). They add up to ``requests_sent``."""
+    requests, retries = _count(session, "requests"), _count(session, "retries")
+    extra = session.get("extra_requests")
+    extra = extra if isinstance(extra, dict) else {}
+    probes = session.get("probe_requests", 0)
+    return {
+        "first_attempts": max(0, requests - retries),
+        "retries": retries,
+        "refusals_learned": int(extra.get("refusals_learned", 0)),
+        "stream_fallbacks": int(extra.get("stream_fallbacks", 0)),
+        "probes": probes if isinstance(probes, int) else 0,
+    }
 
 
 def close_session(record: dict[str, Any], store: RunStore, status: str, stats: EngineStats, wall: float) -> None:

@@ -28,7 +28,7 @@ from aiohttp import web
 
 from socialbench.testing.responders import Responder, first_option_responder, get_responder, message_text
 
-ActionKind = Literal["ok", "status", "stall", "malformed", "refusal", "empty", "truncated"]
+ActionKind = Literal["ok", "status", "stall", "malformed", "refusal", "empty", "truncated", "thinking_out"]
 Overflow = Literal["queue", "reject"]
 
 DEFAULT_MODEL_NAME = "scripted-model"
@@ -83,6 +83,42 @@ def refusal(message: str = "I'm sorry, but I can't help with that.") -> Action:
 def empty() -> Action:
     """Answer 200 with an empty content string."""
     return Action("empty", text="")
+
+
+def thinking_out() -> Action:
+    """Answer as a reasoning model that spent the whole token limit thinking: content
+    ``""``, ``finish_reason: "length"``, and every completion token (the request's limit,
+    ``max_completion_tokens`` or ``max_tokens``, else 1024) a reasoning token."""
+    return Action("thinking_out")
+
+
+def hang() -> Action:
+    """Never answer (a dead backend that accepts connections): sleeps a day."""
+    return Action("stall", seconds=86_400.0)
+
+
+#: The two events LiteLLM 1.108.7's proxy sends for a streamed request whose upstream
+#: answered a whole (non-streamed) reply: an empty delta, no usage (captured from a real
+#: proxy in front of this server; docs/models.md, "Behind a LiteLLM proxy").
+LOST_STREAM_EVENTS = (
+    {"index": 0, "delta": {}, "finish_reason": "stop"},
+    {"index": 0, "delta": {}},
+)
+
+
+def lost_stream_body(model: str, serial: int) -> str:
+    """The server-sent events of a reply lost in re-streaming (:data:`LOST_STREAM_EVENTS`)."""
+    lines = []
+    for choice in LOST_STREAM_EVENTS:
+        chunk = {
+            "id": f"chatcmpl-lost-{serial:08x}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [choice],
+        }
+        lines.append(f"data: {json.dumps(chunk)}\n\n")
+    return "".join(lines) + "data: [DONE]\n\n"
 
 
 # --------------------------------------------------------------------------- request size
@@ -168,6 +204,23 @@ class ServedModel:
     reasoning_tokens: int = 0
     sees_images: bool = True
     reports_usage: bool = True
+    #: Every request gets this action (a failing backend: :func:`status`, :func:`hang`)
+    #: unless one is queued with ``push``.
+    always: Action | None = None
+    #: Streamed requests get a reply lost in re-streaming (:func:`lost_stream_body`), as
+    #: from LiteLLM in front of a server that ignores ``stream``; others are answered whole.
+    loses_streams: bool = False
+
+
+def failing_model(action: Action) -> ServedModel:
+    """A backend that answers every request with ``action`` (a 429, a 500, a hang)."""
+    return ServedModel("failing", always=action)
+
+
+def restreaming_proxy_model() -> ServedModel:
+    """A model behind LiteLLM's proxy whose upstream ignores ``stream``: every streamed reply
+    arrives empty (:data:`LOST_STREAM_EVENTS`), non-streamed ones whole."""
+    return ServedModel("lost-streams", loses_streams=True)
 
 
 def text_only_model() -> ServedModel:
@@ -386,7 +439,13 @@ class _Core:
     # The wire-format hooks below are what the Messages-API server overrides.
 
     def reply(self, body: dict[str, Any], text: str) -> web.Response:
-        """A successful answer carrying ``text``."""
+        """A successful answer carrying ``text`` (lost, for a model that loses streams)."""
+        if self.served is not None and self.served.loses_streams and body.get("stream"):
+            with self.lock:
+                self._serial += 1
+                serial = self._serial
+            events = lost_stream_body(str(body.get("model") or self.model_name), serial)
+            return web.Response(text=events, content_type="text/event-stream")
         return self._completion(body, text, "stop")
 
     def refusal_reply(self, body: dict[str, Any], message: str | None) -> web.Response:
@@ -401,6 +460,8 @@ class _Core:
         """Take the next scripted action (if any) and answer within the concurrency slots."""
         with self.lock:
             action = self.script.popleft() if self.script else None
+        if action is None and self.served is not None:
+            action = self.served.always
         if self._slots is None:
             return await self._respond(body, action)
         if self.overflow == "reject" and self._slots.locked():
@@ -425,6 +486,10 @@ class _Core:
             return self.reply(body, action.text or "")
         if action.kind == "truncated":
             return self._completion(body, action.text or "", "length")
+        if action.kind == "thinking_out":
+            limit = body.get("max_completion_tokens", body.get("max_tokens"))
+            spent = limit if isinstance(limit, int) and limit > 0 else 1024
+            return self._completion(body, "", "length", thinking=spent)
         if action.kind == "stall":
             await asyncio.sleep(action.seconds)
             return self.reply(body, action.text if action.text is not None else self.responder(body))
@@ -440,7 +505,12 @@ class _Core:
         return web.json_response(payload, status=action.code, headers=dict(action.headers))
 
     def _completion(
-        self, body: dict[str, Any], text: str | None, finish_reason: str, refusal_text: str | None = None
+        self,
+        body: dict[str, Any],
+        text: str | None,
+        finish_reason: str,
+        refusal_text: str | None = None,
+        thinking: int = 0,
     ) -> web.Response:
         with self.lock:
             self._serial += 1
@@ -448,10 +518,11 @@ class _Core:
         prompt_tokens = estimate_prompt_tokens(body, self.served is None or self.served.sees_images)
         completion_tokens = _completion_tokens(text if refusal_text is None else refusal_text)
         usage: dict[str, Any] = {}
-        if self.served is not None and self.served.reasoning_tokens:
-            completion_tokens += self.served.reasoning_tokens
+        reasoning_tokens = thinking or (self.served.reasoning_tokens if self.served is not None else 0)
+        if reasoning_tokens:
+            completion_tokens += reasoning_tokens
             usage["completion_tokens_details"] = {
-                "reasoning_tokens": self.served.reasoning_tokens,
+                "reasoning_tokens": reasoning_tokens,
                 "audio_tokens": 0,
                 "accepted_prediction_tokens": 0,
                 "rejected_prediction_tokens": 0,
@@ -540,6 +611,15 @@ class ScriptedOpenAIServer:
     @responder.setter
     def responder(self, value: Responder | None) -> None:
         self._core.responder = value or first_option_responder
+
+    @property
+    def served(self) -> ServedModel | None:
+        """How the served model treats requests (None: it takes every setting and answers)."""
+        return self._core.served
+
+    @served.setter
+    def served(self, value: ServedModel | None) -> None:
+        self._core.served = value
 
     # -- records
     @property
@@ -749,12 +829,32 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--reject-response-format", action="store_true")
     p.add_argument(
         "--served",
-        choices=["plain", "openai-reasoning"],
+        choices=["plain", "openai-reasoning", "lost-streams"],
         default="plain",
         help="openai-reasoning: refuse max_tokens and a temperature but 1 with OpenAI's error bodies, "
-        "report reasoning tokens (openai_reasoning_model)",
+        "report reasoning tokens (openai_reasoning_model); lost-streams: answer streamed requests "
+        "with an empty event stream, as LiteLLM re-streaming a whole reply (restreaming_proxy_model)",
     )
+    p.add_argument("--fail-with", type=int, default=None, help="answer every request with this HTTP status")
+    p.add_argument(
+        "--fail-header", action="append", default=[], help="NAME:VALUE header of each --fail-with answer (repeatable)"
+    )
+    p.add_argument("--hang", action="store_true", help="never answer (accept and hold every request)")
     return parse_server_args(p, argv)
+
+
+def _served(args: argparse.Namespace) -> ServedModel | None:
+    """The served model the command-line options describe."""
+    if args.hang:
+        return failing_model(hang())
+    if args.fail_with is not None:
+        headers = dict(h.split(":", 1) for h in args.fail_header if ":" in h)
+        return failing_model(status(args.fail_with, headers={k.strip(): v.strip() for k, v in headers.items()}))
+    if args.served == "openai-reasoning":
+        return openai_reasoning_model()
+    if args.served == "lost-streams":
+        return restreaming_proxy_model()
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -770,7 +870,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 model_name=args.model_name,
                 reject_response_format=args.reject_response_format,
                 responder=get_responder(args.responder),
-                served=openai_reasoning_model() if args.served == "openai-reasoning" else None,
+                served=_served(args),
             )
         )
     except KeyboardInterrupt:
