@@ -155,9 +155,6 @@ def build_waypoint_prompt(bank: PromptBank, question: Question, n_clip: int, mod
     return text + "\n" + question.text + "\n" + possible_answers_line(question.options) + bank.answers_format_mc
 
 
-_WARNED: set[tuple[str, tuple[str, ...]]] = set()
-
-
 def left_out_line(dataset: WaypointDataset) -> str | None:
     """One line for all the samples ``dataset`` leaves out, with the count per reason; None
     when none is."""
@@ -169,13 +166,18 @@ def left_out_line(dataset: WaypointDataset) -> str | None:
     return f"{len(dataset.left_out)} of {total} samples left out of the waypoint task ({first}): {why}"
 
 
-def warn_left_out(dataset: WaypointDataset) -> None:
-    """Log :func:`left_out_line` once per process and data set (eval calls it before each
-    run, so ``--epochs`` says it once; report, score and export never call it)."""
+#: The data sets whose left-out line this process has logged (:func:`warn_left_out`).
+WARNED: set[tuple[str, tuple[str, ...]]] = set()
+
+
+def warn_left_out(dataset: WaypointDataset, warned: set[tuple[str, tuple[str, ...]]] = WARNED) -> None:
+    """Log :func:`left_out_line` once per process and data set: eval calls it before each
+    epoch's run, so ``--epochs`` says it once; report, score and export never call it
+    (metrics.json has ``n_left_out``)."""
     line = left_out_line(dataset)
     key = (str(dataset.root), dataset.left_out)
-    if line is not None and key not in _WARNED:
-        _WARNED.add(key)
+    if line is not None and key not in warned:
+        warned.add(key)
         log.warning("%s", line)
 
 
