@@ -137,8 +137,8 @@ def most_isolated(w: WaypointsJson) -> str:
 
 def toward_goal(w: WaypointsJson) -> str | None:
     """The candidate whose bearing is closest to the goal's (both in the robot frame at the
-    last frame); ``None`` when the item has no goal. Not scene-blind in the sense of the
-    others: it uses where the goal is, which the prompt shows (G) and asks to make progress to."""
+    last frame); ``None`` when the item has no goal. Unlike the people-blind floor rules,
+    it uses where the goal is, which the prompt shows (G) and asks to make progress to."""
     goal: Sequence[float] | None = w.get("goal")
     if goal is None:
         return None
