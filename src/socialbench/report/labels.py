@@ -29,6 +29,8 @@ KNOWN_NAMES = {
     "baseline:waypoint-nearest": "Baseline: nearest candidate",
     "baseline:waypoint-straightest": "Baseline: straightest candidate",
     "baseline:waypoint-toward-goal": "Baseline: toward the goal",
+    "baseline:waypoint-closest-to-goal": "Baseline: closest to the goal",
+    "baseline:waypoint-constant-velocity": "Baseline: constant velocity",
     "human:oracle": "Human Oracle (run)",
     "human:average": "Sampled Human (own vote counted)",
     "mock:first-option": "Mock (first option)",

@@ -99,9 +99,11 @@ def waypoint_table(runs: Sequence[RunDir]) -> Table | None:
         )
         + "Same-Model: the model's own answers to the context questions in a finished SocialNav-SUB run "
         + "on the same data (--context model:RUN_DIR, checked when the run was made). "
-        + "Baseline rows answer from the candidates' geometry alone (nearest, straightest, toward the goal, "
-        + "random): every candidate is another sample's operator move, dealt so that a rule blind to the scene "
-        + "scores exactly chance (1/5); toward-goal may beat it, as heading for the goal is part of the task.",
+        + "Baseline rows answer without looking at a person (nearest, straightest, constant velocity, toward / "
+        + "closest to the goal, random): every candidate is an operator move of the same group of five, mapped "
+        + "into this robot's motion frame, so that rules of the robot's own motion score (near) chance; the goal "
+        + "rules may beat it, as progress to the goal is part of the task: a model shows social reasoning only "
+        + "by beating them.",
     )
     note = partial_note(partial)
     if note is not None:

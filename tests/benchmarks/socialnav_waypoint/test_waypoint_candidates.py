@@ -1,4 +1,5 @@
-"""Candidate waypoints: groups of five samples' own moves, each member's move its answer."""
+"""Candidate waypoints: groups of five samples' own moves in each member's motion frame, each
+member's move its answer."""
 
 from __future__ import annotations
 
@@ -10,21 +11,28 @@ import numpy as np
 import pytest
 
 from socialbench.benchmarks.socialnav_waypoint.candidates import (
+    MAX_SCALE_RATIO,
     MIN_SPACING_M,
-    N_CANDIDATES,
-    PERSON_CLEARANCE_M,
     Move,
     future_position,
     group_candidates,
+    motion_frame,
+    recent_motion,
 )
-from socialbench.benchmarks.socialnav_waypoint.rules import GEOMETRIC_RULES
+from socialbench.benchmarks.socialnav_waypoint.rules import GEOMETRIC_RULES, MOTION_RULES
 from socialbench.errors import DataError
 
 
 def moves(n: int, seed: int = 0) -> list[Move]:
-    """``n`` moves spread over a 3 m x 4 m patch ahead of the robot, no people."""
+    """``n`` robots moving at 0.6-1.1 m/s with some turn, each with a move spread around where
+    its motion leads (2 s), no people."""
     rng = random.Random(seed)
-    return [Move(f"s{i:03d}", (rng.uniform(0.0, 3.0), rng.uniform(-2.0, 2.0))) for i in range(n)]
+    out = []
+    for i in range(n):
+        speed, turn = rng.uniform(0.6, 1.1), rng.uniform(-0.3, 0.3)
+        future = (rng.uniform(0.5, 2.5) * speed, rng.uniform(-1.5, 1.5) * speed)
+        out.append(Move(f"s{i:03d}", future, velocity=(speed, 0.0), yaw_rate=turn))
+    return out
 
 
 def test_future_position_is_in_the_robot_frame_at_the_last_frame():
@@ -47,21 +55,35 @@ def test_the_answer_is_the_samples_own_move():
         assert (right.x, right.y) == pytest.approx(own[item_id])
 
 
-def test_every_member_of_a_group_is_offered_the_same_moves():
-    g = group_candidates(moves(30))
-    for group in g.groups:
-        offered = {frozenset((round(k.x, 9), round(k.y, 9)) for k in g.candidates[i].items) for i in group}
-        assert len(group) == N_CANDIDATES and len(offered) == 1
-
-
-def test_every_rule_that_sees_only_the_candidates_is_right_once_per_group():
+def test_every_rule_of_the_candidates_and_the_robots_speed_is_right_once_per_group():
+    # nearest, farthest, speed x 2 s, closest to the mean...: functions of the candidates in the
+    # member's motion frame, the same five points for every member
+    exact = ("nearest", "farthest", "most typical (nearest the candidates' mean)", "most isolated")
     g = group_candidates(moves(40, seed=3))
-    for name, rule in GEOMETRIC_RULES.items():
-        if name in ("letter A", "last letter"):
-            continue  # letters differ per member: next test
+    rules = {**{k: GEOMETRIC_RULES[k] for k in exact}, "recent speed x 2 s": MOTION_RULES["recent speed x 2 s"]}
+    for name, rule in rules.items():
         for group in g.groups:
             hits = sum(rule(g.candidates[i].to_json()) == g.candidates[i].answer for i in group)
             assert hits == 1, name
+
+
+def test_a_group_offers_each_member_the_same_points_in_its_motion_frame():
+    ms = {m.item_id: m for m in moves(30, seed=2)}
+    g = group_candidates(list(ms.values()))
+    for group in g.groups:
+        seen = set()
+        for i in group:
+            f = motion_frame(ms[i])
+            seen.add(frozenset(tuple(round(v, 6) for v in f.from_robot((k.x, k.y))) for k in g.candidates[i].items))
+        assert len(seen) == 1
+
+
+def test_recent_motion_is_the_velocity_and_yaw_rate_over_the_last_second():
+    pos = np.array([[0.0, 0.0]] + [[0.5 * k, 0.0] for k in range(1, 6)])  # 0.5 m per frame along +x
+    yaw = np.array([0.0, 0.0, 0.1, 0.2, 0.3, 0.4])
+    (vx, vy), turn = recent_motion(pos, yaw, last_index=5)
+    c, s = math.cos(0.4), math.sin(0.4)
+    assert (vx, vy) == pytest.approx((c * 0.5 * 4, -s * 0.5 * 4)) and turn == pytest.approx(0.4)
 
 
 def test_each_letter_is_the_answer_of_one_member_per_group():
@@ -70,37 +92,19 @@ def test_each_letter_is_the_answer_of_one_member_per_group():
         assert Counter(g.candidates[i].answer for i in group) == Counter("ABCDE")
 
 
-def test_candidates_are_spaced_apart():
+def test_candidates_are_spaced_apart_in_every_members_frame():
     g = group_candidates(moves(40, seed=5))
     for c in g.candidates.values():
         pts = [(k.x, k.y) for k in c.items]
-        assert min(math.dist(a, b) for i, a in enumerate(pts) for b in pts[i + 1 :]) >= MIN_SPACING_M
+        assert min(math.dist(a, b) for i, a in enumerate(pts) for b in pts[i + 1 :]) >= MIN_SPACING_M / MAX_SCALE_RATIO
 
 
-def test_no_candidate_is_inside_a_pedestrian_of_its_sample():
-    rng = random.Random(6)
-    ms = [
-        Move(m.item_id, m.future, ((rng.uniform(0, 3), rng.uniform(-2, 2)), (rng.uniform(0, 3), rng.uniform(-2, 2))))
-        for m in moves(60, seed=6)
-    ]
-    people = {m.item_id: m.people for m in ms}
-    g = group_candidates(ms)
-    assert g.candidates
-    for item_id, c in g.candidates.items():
-        assert all(math.dist((k.x, k.y), p) >= PERSON_CLEARANCE_M for k in c.items for p in people[item_id])
-
-
-def test_a_sample_whose_own_move_is_next_to_its_person_is_left_out():
-    ms = moves(20) + [Move("close", (2.0, 0.0), ((2.1, 0.1),))]
-    g = group_candidates(ms)
-    assert "close" not in g.candidates and "person" in g.left_out["close"]
-
-
-def test_moves_crowded_in_one_spot_beyond_one_per_group_are_left_out():
-    crowd = [Move(f"c{i}", (1.8 + 0.01 * i, 0.0)) for i in range(10)]
+def test_moves_crowded_in_one_spot_of_the_motion_frame_are_one_per_group():
+    # ten robots that all keep going exactly as they were (the same point of the motion frame)
+    crowd = [Move(f"c{i}", (2.0 * (0.8 + 0.01 * i), 0.0), velocity=(0.8 + 0.01 * i, 0.0)) for i in range(10)]
     g = group_candidates(crowd + moves(20, seed=7))
-    placed = [m.item_id for m in crowd if m.item_id in g.candidates]
-    assert 0 < len(placed) <= len(g.groups) and all(sum(i.startswith("c") for i in grp) <= 1 for grp in g.groups)
+    assert all(sum(i.startswith("c") for i in grp) <= 1 for grp in g.groups)
+    assert all("motion frames" in g.left_out[m.item_id] for m in crowd if m.item_id not in g.candidates)
 
 
 def test_candidates_depend_on_the_dataset_not_on_its_order():

@@ -195,3 +195,21 @@ def test_epochs_and_contexts_make_table3(tmp_path):
 def test_other_methods_are_refused(tmp_path):
     with pytest.raises(UsageError, match="--method"):
         get_benchmark("socialnav-waypoint")[0].check_options(EvalOptions(method="cot"))
+
+
+def test_the_left_out_samples_are_one_warning_line_per_run_of_epochs(tmp_path, caplog):
+    import logging
+
+    from socialbench.benchmarks.socialnav_waypoint import benchmark
+
+    benchmark.WARNED.clear()  # a fresh process: earlier tests of this session ran eval on these scenes
+    bench = get_benchmark("socialnav-waypoint")[0]
+    with caplog.at_level(logging.WARNING, logger="socialbench"):
+        bench.load(bench.default_data(), require_images=False, limit=None)  # as report, score and export do
+        assert not [r for r in caplog.records if "left out of the waypoint task" in r.getMessage()]
+        main(
+            ["eval", "-b", "socialnav-waypoint", "-m", "baseline:waypoint-nearest", "--epochs", "2"]
+            + ["--out", str(tmp_path / "e"), "--no-progress", "--no-cache", "--no-render-cache"]
+        )
+    lines = [r.getMessage() for r in caplog.records if "left out of the waypoint task" in r.getMessage()]
+    assert len(lines) == 1 and lines[0].startswith("10 of 20 samples left out")

@@ -1,11 +1,13 @@
-"""The waypoint task's scene-blind baselines ``baseline:waypoint-nearest``,
-``-straightest`` and ``-toward-goal`` (:mod:`~.rules`), registered with the model registry
-when this package's benchmark code loads.
+"""The waypoint task's people-blind baselines ``baseline:waypoint-nearest``, ``-straightest``,
+``-constant-velocity``, ``-toward-goal`` and ``-closest-to-goal`` (:mod:`~.rules`), registered
+with the model registry when this package's benchmark code loads.
 
-They answer from the item's ``waypoints`` metadata, not from images or people, as
-``{"answer": ...}`` JSON text scored like any model's (Baseline rows of Table 3). The first
-two score chance by construction; the third may not, since heading for the goal is part of
-the task, and records an item without a goal as an error (``missing_input``).
+They answer from the item's ``waypoints`` metadata (candidates, the robot's recent motion, the
+goal), not from images or people, as ``{"answer": ...}`` JSON text scored like any model's
+(Baseline rows of Table 3). ``nearest`` scores chance by construction, ``straightest`` and
+``constant-velocity`` near it (``scripts/waypoint_floor.py`` measures them); the two goal rules
+may beat it, since progress to the goal is part of the task (a model shows social reasoning
+only by beating them), and record an item without a goal as an error (``missing_input``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,13 @@ from collections.abc import Callable, Mapping
 from typing import cast
 
 from socialbench.benchmarks.socialnav_waypoint.candidates import WaypointsJson
-from socialbench.benchmarks.socialnav_waypoint.rules import nearest, straightest, toward_goal
+from socialbench.benchmarks.socialnav_waypoint.rules import (
+    closest_to_goal,
+    constant_velocity,
+    nearest,
+    straightest,
+    toward_goal,
+)
 from socialbench.errors import UsageError
 from socialbench.models.base import FatalModelError
 from socialbench.models.registry import ModelOptions, register
@@ -68,12 +76,12 @@ def _factory(
 
 register(
     "baseline:waypoint-nearest",
-    summary="waypoint task: the candidate nearest the robot (scene-blind floor)",
+    summary="waypoint task: the candidate nearest the robot (people-blind floor)",
     example="baseline:waypoint-nearest",
 )(_factory("baseline:waypoint-nearest", nearest))
 register(
     "baseline:waypoint-straightest",
-    summary="waypoint task: the candidate with the smallest bearing (scene-blind floor)",
+    summary="waypoint task: the candidate with the smallest bearing (people-blind floor)",
     example="baseline:waypoint-straightest",
 )(_factory("baseline:waypoint-straightest", straightest))
 register(
@@ -81,3 +89,13 @@ register(
     summary="waypoint task: the candidate closest in bearing to the goal (uses the goal only)",
     example="baseline:waypoint-toward-goal",
 )(_factory("baseline:waypoint-toward-goal", toward_goal))
+register(
+    "baseline:waypoint-constant-velocity",
+    summary="waypoint task: the candidate nearest where the robot's recent velocity leads (people-blind floor)",
+    example="baseline:waypoint-constant-velocity",
+)(_factory("baseline:waypoint-constant-velocity", constant_velocity))
+register(
+    "baseline:waypoint-closest-to-goal",
+    summary="waypoint task: the candidate nearest the goal point (uses the goal only)",
+    example="baseline:waypoint-closest-to-goal",
+)(_factory("baseline:waypoint-closest-to-goal", closest_to_goal))

@@ -39,6 +39,7 @@ from socialbench.benchmarks.socialnav_waypoint.candidates import (
     future_position,
     group_candidates,
     people_at_last_frame,
+    recent_motion,
     to_last_frame,
 )
 from socialbench.benchmarks.socialnav_waypoint.context import (
@@ -98,6 +99,7 @@ class WaypointDataset:
     bank: PromptBank
     camera: dict[str, object]
     left_out: tuple[str, ...]
+    left_out_reasons: tuple[tuple[str, int], ...] = ()  # (reason, how many samples) of ``left_out``
 
     def __len__(self) -> int:
         return len(self.items)
@@ -116,7 +118,8 @@ def item_move(item: Item) -> Move:
     last = int(meta["first_frame"]) + len(scene.robot) - 1
     future = future_position(odom.position, odom.yaw, last, source=str(meta["odometry_path"]))
     people = tuple(people_at_last_frame(scene.people, scene.robot))
-    return Move(item.item_id, future, people, to_last_frame(scene.goal_xy, scene.robot))
+    velocity, yaw_rate = recent_motion(odom.position, odom.yaw, last)
+    return Move(item.item_id, future, people, to_last_frame(scene.goal_xy, scene.robot), velocity, yaw_rate)
 
 
 def dataset_candidates(items: Sequence[Item], camera_cfg: Mapping[str, object]) -> Grouping:
@@ -150,6 +153,32 @@ def build_waypoint_prompt(bank: PromptBank, question: Question, n_clip: int, mod
     if context is not None:
         text += "\n" + context + "\n"
     return text + "\n" + question.text + "\n" + possible_answers_line(question.options) + bank.answers_format_mc
+
+
+def left_out_line(dataset: WaypointDataset) -> str | None:
+    """One line for all the samples ``dataset`` leaves out, with the count per reason; None
+    when none is."""
+    if not dataset.left_out:
+        return None
+    total = len(dataset.items) + len(dataset.left_out)
+    why = "; ".join(f"{n} × {reason}" for reason, n in dataset.left_out_reasons)
+    first = ", ".join(dataset.left_out[:3]) + (", ..." if len(dataset.left_out) > 3 else "")
+    return f"{len(dataset.left_out)} of {total} samples left out of the waypoint task ({first}): {why}"
+
+
+#: The data sets whose left-out line this process has logged (:func:`warn_left_out`).
+WARNED: set[tuple[str, tuple[str, ...]]] = set()
+
+
+def warn_left_out(dataset: WaypointDataset, warned: set[tuple[str, tuple[str, ...]]] = WARNED) -> None:
+    """Log :func:`left_out_line` once per process and data set: eval calls it before each
+    epoch's run, so ``--epochs`` says it once; report, score and export never call it
+    (metrics.json has ``n_left_out``)."""
+    line = left_out_line(dataset)
+    key = (str(dataset.root), dataset.left_out)
+    if line is not None and key not in warned:
+        warned.add(key)
+        log.warning("%s", line)
 
 
 class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
@@ -194,11 +223,13 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
         everything = ds if limit is None else _loader.load_socialnav(data, require_images=False, limit=None)
         grouping = dataset_candidates(everything.items, ds.camera)
         items, sources, left_out = [], {}, []
+        reasons: dict[str, int] = {}
         for it in ds.items:
             cands = grouping.candidates.get(it.item_id)
             if cands is None:
-                log.warning("%s left out of the waypoint task: %s", it.item_id, grouping.left_out.get(it.item_id))
                 left_out.append(it.item_id)
+                reason = grouping.left_out.get(it.item_id, "no candidates")
+                reasons[reason] = reasons.get(reason, 0) + 1
                 continue
             q = Question(KEY, KEY, CATEGORY, "single", QUESTION, cands.labels)
             meta = dict(it.metadata, waypoints=cands.to_json())
@@ -209,10 +240,13 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
                 data,
                 "",
                 "no sample has candidate waypoints (each needs odometry 8 frames beyond its clip and a group of "
-                "five samples whose moves fit together; see the warnings)",
+                "five samples whose moves fit together): "
+                + "; ".join(f"{n} × {r}" for r, n in sorted(reasons.items())),
                 "use a release whose traj_data.pkl continues after each clip, or `socialbench sim`, with more samples",
             )
-        return WaypointDataset(ds.root, tuple(items), sources, ds.bank, ds.camera, tuple(left_out))
+        return WaypointDataset(
+            ds.root, tuple(items), sources, ds.bank, ds.camera, tuple(left_out), tuple(sorted(reasons.items()))
+        )
 
     def validate(self, data: Path) -> list[Problem]:
         return SocialNavSub().validate(data)
@@ -269,6 +303,7 @@ class SocialNavWaypoint(BaseBenchmark[WaypointOptions]):
     def check_run(self, dataset: WaypointDataset, model: Model, options: EvalOptions) -> None:
         """With ``--context model:RUN_DIR``: that run must be Table 3's Same-Model context for
         this model on this data (:func:`~.context.check_same_model`), else a one-line refusal."""
+        warn_left_out(dataset)
         if self._context_run is None:
             return
         perturb = None if options.perturb is None else {"name": options.perturb, "strength": options.perturb_strength}

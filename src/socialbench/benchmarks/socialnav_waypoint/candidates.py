@@ -1,22 +1,34 @@
-"""Candidate waypoints: the operators' own moves, dealt out so that no scene-blind rule wins.
+"""Candidate waypoints: the operators' own moves, re-expressed in each robot's motion frame.
 
 Positions are metres in the robot frame at the clip's **last** frame (x forward, y left). A
 sample's *move* is its odometry position :data:`HORIZON_FRAMES` frames (2 s at 4 Hz) after
 the clip (``traj_data.pkl`` index ``first_frame + 9 + HORIZON_FRAMES``): its right answer.
 
-The samples are partitioned into groups of :data:`N_CANDIDATES`, and every member gets the
-group's moves as candidates, its own being right. A rule that sees only the points picks the
-same one for all members and so scores exactly 1 / 5 on every complete group; the gold
+The robot's own motion is in the clip (its speed and turn over the last second), and it
+predicts the move well: any candidate set in which the right one is simply "where the robot
+was going" lets a rule that looks at no person win. So each sample's move is first written
+in its **motion frame** (:func:`motion_frame`): rotated by the direction the robot was
+travelling in over the clip's last second (plus :data:`TURN_GAIN` × its yaw rate × 2 s) and
+divided by the distance that speed covers in 2 s (a robot slower than :data:`STILL_SPEED`
+keeps the robot frame, unscaled). The samples are partitioned into groups of
+:data:`N_CANDIDATES`; every member is offered the group's moves mapped from the motion frame
+into *its own* robot frame, its own being right. A rule that only compares the candidates
+with the robot's own past motion (recent speed × horizon, the velocity's direction, nearest,
+farthest, closest to the candidates' mean, ...) sees the same five points in every member's
+motion frame, picks the same one for all and is right exactly once per group: 1 / 5. The gold
 letters are a seeded permutation of A-E over the members, so "answer A" scores 1 / 5 too.
-A group is valid when its moves are pairwise at least :data:`MIN_SPACING_M` apart and each
-move is at least :data:`PERSON_CLEARANCE_M` from every person of the other members at their
-last frame; a sample whose own move is that close to one of its people is left out.
+A group is valid when its members are all moving or all still, their motion scales differ by
+at most :data:`MAX_SCALE_RATIO`, and any two of its moves, mapped into the frame of either of
+the two samples, are at least :data:`MIN_SPACING_M` apart (so at least
+``MIN_SPACING_M / MAX_SCALE_RATIO`` apart in any member's frame). The people are not consulted at all: which
+candidate passes the people well is the question.
 
 Groups come from a seeded greedy search (most-constrained sample first, most-constrained
-partner next, :data:`PARTITION_TRIES` restarts, the partition that keeps the most samples);
-a sample that fits no group is left out and counted. The partition depends only on the
-dataset (every sample of the folder, whatever ``--limit`` says). The README's "Waypoint
-selection" section gives the rationale.
+partner next, :data:`PARTITION_TRIES` restarts, the partition that keeps the most samples),
+then a second pass over the samples left over that lets moving and still samples mix; a sample that fits
+no group is left out and counted. The partition depends only on the dataset (every sample of
+the folder, whatever ``--limit`` says). The README's "Waypoint selection" section gives the
+rationale and the measured floor (``scripts/waypoint_floor.py``).
 """
 
 from __future__ import annotations
@@ -41,7 +53,9 @@ __all__ = [
     "FRAME_RATE_HZ",
     "N_CANDIDATES",
     "MIN_SPACING_M",
-    "PERSON_CLEARANCE_M",
+    "STILL_SPEED",
+    "TURN_GAIN",
+    "MAX_SCALE_RATIO",
     "PARTITION_TRIES",
     "LETTERS",
     "Candidate",
@@ -50,6 +64,9 @@ __all__ = [
     "Candidates",
     "Move",
     "Grouping",
+    "MotionFrame",
+    "motion_frame",
+    "recent_motion",
     "future_position",
     "group_candidates",
     "people_at_last_frame",
@@ -61,8 +78,19 @@ HORIZON_FRAMES = 8
 FRAME_RATE_HZ = 4.0
 #: Candidates per sample (the right one and four alternatives), labelled A-E.
 N_CANDIDATES = 5
-MIN_SPACING_M = 0.5
-PERSON_CLEARANCE_M = 0.5
+#: Candidates at least this far apart in the frames of the two samples whose moves they are
+#: (0.5 m left only a quarter of the bundled scenes a group: their robots mostly keep going).
+MIN_SPACING_M = 0.35
+#: Below this speed (m/s over the clip's last second) a robot counts as still: its motion
+#: frame is its robot frame, unscaled.
+STILL_SPEED = 0.2
+#: How much of the yaw rate over the clip's last second turns the motion frame (× 2 s): the
+#: least-squares fit of a move's bearing to that yaw rate on 600 simulated scenes (seeds 0-2),
+#: 0.41, where constant-turn extrapolation would give 0.5.
+TURN_GAIN = 0.41
+MAX_SCALE_RATIO = 2.0
+#: The partition passes: with every rule of a group (True), then only the spacing rule (False).
+PASSES = (True, False)
 PARTITION_TRIES = 32
 LETTERS = "ABCDEFGH"
 
@@ -78,12 +106,20 @@ class CandidateJson(TypedDict):
     source: str
 
 
+class RobotMotionJson(TypedDict):
+    """The robot's own motion over the clip's last second (robot frame at the last frame)."""
+
+    velocity: list[float]  # m/s, [forward, left]
+    yaw_rate: float  # rad/s, left positive
+
+
 class WaypointsJson(TypedDict):
     """The ``waypoints`` record of an item and of each sample record (:meth:`Candidates.to_json`)."""
 
     answer: str
     horizon_frames: int
     goal: list[float] | None
+    robot: RobotMotionJson | None
     candidates: list[CandidateJson]
 
 
@@ -103,6 +139,8 @@ class Candidates:
     items: tuple[Candidate, ...]
     answer: str
     goal: tuple[float, float] | None = None  # the goal in the same frame, when the sample has one
+    velocity: tuple[float, float] | None = None  # the robot's, m/s over the clip's last second
+    yaw_rate: float | None = None  # rad/s over the clip's last second
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -114,6 +152,14 @@ class Candidates:
             "answer": self.answer,
             "horizon_frames": HORIZON_FRAMES,
             "goal": None if self.goal is None else [round(self.goal[0], 4), round(self.goal[1], 4)],
+            "robot": (
+                None
+                if self.velocity is None
+                else {
+                    "velocity": [round(self.velocity[0], 4), round(self.velocity[1], 4)],
+                    "yaw_rate": round(self.yaw_rate or 0.0, 4),
+                }
+            ),
             "candidates": [
                 {
                     "label": c.label,
@@ -136,6 +182,52 @@ class Move:
     future: tuple[float, float]
     people: tuple[tuple[float, float], ...] = ()
     goal: tuple[float, float] | None = None
+    velocity: tuple[float, float] = (0.0, 0.0)  # m/s over the clip's last second
+    yaw_rate: float = 0.0  # rad/s over the clip's last second
+
+
+@dataclass(frozen=True)
+class MotionFrame:
+    """A sample's motion frame (see the module docstring): robot-frame point = origin-free
+    similarity ``scale * R(angle) @ p`` of motion-frame point ``p``."""
+
+    angle: float
+    scale: float
+    moving: bool
+
+    def to_robot(self, p: tuple[float, float]) -> tuple[float, float]:
+        c, s = math.cos(self.angle), math.sin(self.angle)
+        return (self.scale * (c * p[0] - s * p[1]), self.scale * (s * p[0] + c * p[1]))
+
+    def from_robot(self, p: tuple[float, float]) -> tuple[float, float]:
+        c, s = math.cos(self.angle), math.sin(self.angle)
+        return ((c * p[0] + s * p[1]) / self.scale, (-s * p[0] + c * p[1]) / self.scale)
+
+
+def motion_frame(move: Move) -> MotionFrame:
+    """The motion frame of ``move`` (see the module docstring)."""
+    vx, vy = move.velocity
+    speed = math.hypot(vx, vy)
+    if speed < STILL_SPEED:
+        return MotionFrame(0.0, 1.0, False)
+    horizon_s = HORIZON_FRAMES / FRAME_RATE_HZ
+    return MotionFrame(math.atan2(vy, vx) + TURN_GAIN * move.yaw_rate * horizon_s, speed * horizon_s, True)
+
+
+def recent_motion(
+    positions: np.ndarray, yaws: np.ndarray, last_index: int, frames: int = int(FRAME_RATE_HZ)
+) -> tuple[tuple[float, float], float]:
+    """The robot's velocity (m/s, robot frame at ``last_index``) and yaw rate (rad/s) over the
+    ``frames`` frames up to ``last_index`` (one second at 4 Hz; fewer when the odometry starts later)."""
+    back = min(frames, last_index)
+    if back <= 0:
+        return (0.0, 0.0), 0.0
+    dt = back / FRAME_RATE_HZ
+    dx, dy = positions[last_index] - positions[last_index - back]
+    c, s = math.cos(float(yaws[last_index])), math.sin(float(yaws[last_index]))
+    velocity = (float(c * dx + s * dy) / dt, float(-s * dx + c * dy) / dt)
+    turn = math.remainder(float(yaws[last_index]) - float(yaws[last_index - back]), 2 * math.pi) / dt
+    return velocity, turn
 
 
 @dataclass(frozen=True)
@@ -173,22 +265,18 @@ def _rng(*parts: str) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256("\0".join(("waypoints", *parts)).encode()).digest()[:8], "big"))
 
 
-def _clear(p: tuple[float, float], others: Sequence[tuple[float, float]], gap: float) -> bool:
-    return all(math.hypot(p[0] - o[0], p[1] - o[1]) >= gap for o in others)
-
-
-def _compatible(moves: Sequence[Move]) -> np.ndarray:
-    """``ok[i, j]``: samples i and j may share a group (see the module docstring)."""
+def _compatible(moves: Sequence[Move], frames: Sequence[MotionFrame], strict: bool) -> np.ndarray:
+    """``ok[i, j]``: samples i and j may share a group (see the module docstring); without
+    ``strict``, moving and still samples may mix."""
     n = len(moves)
     ok = np.zeros((n, n), dtype=bool)
+    local = [f.from_robot(m.future) for m, f in zip(moves, frames)]
     for i in range(n):
         for j in range(i + 1, n):
-            a, b = moves[i], moves[j]
-            ok[i, j] = ok[j, i] = (
-                math.dist(a.future, b.future) >= MIN_SPACING_M
-                and _clear(b.future, a.people, PERSON_CLEARANCE_M)
-                and _clear(a.future, b.people, PERSON_CLEARANCE_M)
-            )
+            fi, fj = frames[i], frames[j]
+            d = math.dist(local[i], local[j]) * min(fi.scale, fj.scale)
+            scales_fit = max(fi.scale, fj.scale) <= MAX_SCALE_RATIO * min(fi.scale, fj.scale)
+            ok[i, j] = ok[j, i] = d >= MIN_SPACING_M and scales_fit and (fi.moving == fj.moving or not strict)
     return ok
 
 
@@ -225,53 +313,59 @@ def _pixel(camera: PinholeCamera | None, x: float, y: float) -> tuple[float, flo
     return (float(uv[0, 0]), float(uv[0, 1]))
 
 
+def _best_partition(ok: np.ndarray, tag: str) -> list[list[int]]:
+    best: list[list[int]] = []
+    n = len(ok)
+    for attempt in range(PARTITION_TRIES):
+        groups = _partition(ok, N_CANDIDATES, _rng("partition", tag, str(attempt)))
+        if len(groups) > len(best):
+            best = groups
+        if len(best) * N_CANDIDATES > n - N_CANDIDATES:
+            break  # at most N_CANDIDATES - 1 samples left over: no partition places more
+    return best
+
+
 def group_candidates(moves: Sequence[Move], camera: PinholeCamera | None = None) -> Grouping:
     """The candidates of every sample in ``moves`` (the whole dataset; see the module
     docstring). ``camera`` (a :class:`~socialbench.navigation.projection.PinholeCamera`)
     gives each candidate's front-view pixel."""
-    left_out: dict[str, str] = {}
-    usable: list[Move] = []
-    for m in sorted(moves, key=lambda m: m.item_id):
-        if not _clear(m.future, m.people, PERSON_CLEARANCE_M):
-            left_out[m.item_id] = (
-                f"the operator's waypoint is within {PERSON_CLEARANCE_M} m of a person at the last frame, "
-                "where no candidate may be"
-            )
-        else:
-            usable.append(m)
-    ok = _compatible(usable)
+    usable = sorted(moves, key=lambda m: m.item_id)
+    frames = [motion_frame(m) for m in usable]
     best: list[list[int]] = []
-    for attempt in range(PARTITION_TRIES):
-        groups = _partition(ok, N_CANDIDATES, _rng("partition", str(attempt)))
-        if len(groups) > len(best):
-            best = groups
-        if len(best) * N_CANDIDATES > len(usable) - N_CANDIDATES:
-            break  # at most N_CANDIDATES - 1 samples left over: no partition places more
-    placed = {i for g in best for i in g}
-    for i, m in enumerate(usable):
-        if i not in placed:
-            left_out[m.item_id] = (
-                f"no group of {N_CANDIDATES} samples whose moves are {MIN_SPACING_M} m apart and clear of "
-                "each other's people takes this sample"
-            )
+    free = list(range(len(usable)))
+    for strict in PASSES:
+        sub = [usable[i] for i in free]
+        ok = _compatible(sub, [frames[i] for i in free], strict)
+        groups = [[free[k] for k in g] for g in _best_partition(ok, "strict" if strict else "spacing")]
+        best += groups
+        placed = {i for g in groups for i in g}
+        free = [i for i in free if i not in placed]
+    left_out = {
+        usable[i].item_id: (
+            f"no group of {N_CANDIDATES} samples whose moves are {MIN_SPACING_M} m apart in each other's "
+            "motion frames takes this sample"
+        )
+        for i in free
+    }
     out: dict[str, Candidates] = {}
     group_ids: list[tuple[str, ...]] = []
     for g in best:
-        members = sorted((usable[i] for i in g), key=lambda m: m.item_id)
-        ids = tuple(m.item_id for m in members)
+        members = sorted(g, key=lambda i: usable[i].item_id)
+        ids = tuple(usable[i].item_id for i in members)
         group_ids.append(ids)
         gold_letters = list(LETTERS[:N_CANDIDATES])
         _rng("letters", *ids).shuffle(gold_letters)
         for member, gold_letter in zip(members, gold_letters):
-            others = [m for m in members if m is not member]
+            m = usable[member]
+            others = [k for k in members if k != member]
             rest = [c for c in LETTERS[:N_CANDIDATES] if c != gold_letter]
-            _rng("labels", member.item_id).shuffle(rest)
+            _rng("labels", m.item_id).shuffle(rest)
             labelled = [(gold_letter, member)] + list(zip(rest, others))
-            items = tuple(
-                Candidate(label, m.future[0], m.future[1], m.item_id, _pixel(camera, *m.future))
-                for label, m in sorted(labelled, key=lambda p: p[0])
-            )
-            out[member.item_id] = Candidates(items, gold_letter, member.goal)
+            items = []
+            for label, k in sorted(labelled):
+                p = frames[member].to_robot(frames[k].from_robot(usable[k].future))
+                items.append(Candidate(label, p[0], p[1], usable[k].item_id, _pixel(camera, *p)))
+            out[m.item_id] = Candidates(tuple(items), gold_letter, m.goal, m.velocity, m.yaw_rate)
     return Grouping(out, left_out, tuple(group_ids))
 
 

@@ -60,7 +60,7 @@ class LastFrameBev:
 #: :data:`MARKER_SCALE` of the official size so that candidates :data:`~.candidates.MIN_SPACING_M`
 #: apart do not overlap in a 10 m window.
 START_LIMITS = (-1.5, 8.5, -5.0, 5.0)
-MARKER_SCALE = 0.7
+MARKER_SCALE = 0.5
 
 
 def last_frame_bev_scene(
