@@ -25,12 +25,14 @@ def standalone_context(
     *,
     options: Opts,
     generation: GenerationConfig,
-    encoder: ImageEncoder,
+    encoder: ImageEncoder | None,
     perturb: PerturbSpec | None,
     seed: int,
+    needs_prompt: bool = True,
 ) -> SolveContext[Opts]:
     """A context whose requests go to ``generate`` and whose records are appended to
-    ``records`` (in the order the solver records them)."""
+    ``records`` (in the order the solver records them); ``needs_prompt`` as the model's
+    (:attr:`socialbench.models.base.Model.needs_prompt`: False builds no images)."""
 
     def finished(item_id: str, key: str) -> SampleRecord | None:
         return None  # nothing was answered before: every question is asked
@@ -49,7 +51,7 @@ def standalone_context(
         prepare_images=prepare_images,
         options=options,
         generation=generation,
-        needs_prompt=True,
+        needs_prompt=needs_prompt,
         encoder=encoder,
         perturb=perturb,
         seed=seed,
