@@ -22,6 +22,7 @@ from socialbench.solving.standalone import standalone_context
 from socialbench.types import GenerationConfig, Item, SampleRecord
 from socialbench.vision.images import ImageEncoder, ImagePolicy
 from socialbench.vision.prepare import PerturbSpec
+from socialbench.vision.render_cache import RenderCache
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ class PreparedEval:
     generation: GenerationConfig
     policy: ImagePolicy
     perturb: PerturbSpec | None
+    #: Where prepared images are read and stored (``socialbench eval``'s render cache), or None.
+    render_cache: RenderCache | None = None
 
     def encoder(self) -> ImageEncoder:
         """A new encoder under the eval's image policy and perturbation."""
@@ -61,6 +64,7 @@ class PreparedEval:
             perturb=self.perturb,
             seed=self.run.seed,
             needs_prompt=needs_prompt,
+            render_cache=self.render_cache,
         )
         await self.benchmark.solve(item, self.dataset, ctx)
         return records

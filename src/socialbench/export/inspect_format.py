@@ -19,7 +19,7 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Co
 from socialbench.benchmarks.prepared import PreparedEval
 from socialbench.metrics.protocols import PROTOCOL_NAMES
 from socialbench.prompting.turns import user_content
-from socialbench.types import TRUNCATED_FINISH_REASONS, Item, Request, SampleRecord
+from socialbench.types import TRUNCATED_FINISH_REASONS, EncodedImage, Item, Request, SampleRecord
 
 #: Where a sample score's metadata keeps the item's records.
 RECORDS_KEY = "socialbench_records"
@@ -84,11 +84,27 @@ def epoch_metrics(
     return out
 
 
+#: Data URLs made, by image digest: every question of an item sends the same images, and one
+#: string per image (not one per request) keeps a sample's messages and events small in memory.
+_DATA_URLS: dict[str, str] = {}
+_DATA_URLS_KEPT = 512
+
+
+def data_url(img: EncodedImage) -> str:
+    """``data:MIME;base64,...`` of ``img``, the same string object for the same image."""
+    url = _DATA_URLS.get(img.sha256)
+    if url is None:
+        if len(_DATA_URLS) >= _DATA_URLS_KEPT:
+            _DATA_URLS.pop(next(iter(_DATA_URLS)))  # the oldest: items are asked about in turn
+        url = _DATA_URLS[img.sha256] = f"data:{img.mime};base64,{img.b64}"
+    return url
+
+
 def request_messages(request: Request, images_first: bool = False) -> list[ChatMessage]:
     """The Inspect messages of one socialbench request: its system text, then the user turn
     laid out by :func:`~socialbench.prompting.turns.user_content` (the prompt text, then
     each image as a data URL, as the ``openai:`` backend sends them)."""
-    images: list[Content] = [ContentImage(image=f"data:{img.mime};base64,{img.b64}") for img in request.images]
+    images: list[Content] = [ContentImage(image=data_url(img)) for img in request.images]
     content = user_content(ContentText(text=request.prompt), images, images_first)
     messages: list[ChatMessage] = []
     if request.system:

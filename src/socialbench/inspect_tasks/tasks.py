@@ -14,6 +14,7 @@ metrics are the benchmark's own ``score`` of all of them
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from collections.abc import Mapping
@@ -41,6 +42,7 @@ from socialbench.export.inspect_format import (
     restricted_to,
 )
 from socialbench.types import Item, Outcome, Request, SampleRecord, Usage
+from socialbench.vision.render_cache import RenderCache, default_render_cache_dir
 
 #: The prepared evals of the tasks made in this process, by key: solvers, scorers and
 #: metrics name their eval by this key (a string, which Inspect can log as an argument).
@@ -76,6 +78,7 @@ def make_task(
     max_side: int,
     images_first: bool,
     task_name: str | None = None,
+    render_cache: bool = True,
 ) -> Task:
     """The Inspect task of ``benchmark`` on ``data`` with its ``options`` (by name); an
     option socialbench refuses is a :class:`TaskArgumentError` naming ``task_name``."""
@@ -94,6 +97,8 @@ def make_task(
         )
     except UsageError as exc:
         raise TaskArgumentError(f"socialbench/{task_name}: {exc}") from None
+    if render_cache:  # the prepared images socialbench eval keeps (~/.cache/socialbench/renders)
+        prepared = dataclasses.replace(prepared, render_cache=RenderCache(default_render_cache_dir()))
     key = uuid.uuid4().hex
     _PREPARED[key] = prepared
     items = prepared.dataset.items
@@ -240,6 +245,7 @@ def socialnav_sub(
     perturb_strength: float = 1.0,
     max_side: int = 768,
     images_first: bool = False,
+    render_cache: bool = True,
 ) -> Task:
     """SocialNav-SUB VQA (``socialbench eval -b socialnav-sub``); the bundled simulated scenes
     when ``data`` is not given (``-b socialnav-sim``)."""
@@ -257,6 +263,7 @@ def socialnav_waypoint(
     perturb_strength: float = 1.0,
     max_side: int = 768,
     images_first: bool = False,
+    render_cache: bool = True,
 ) -> Task:
     """SocialNav-SUB waypoint selection (``socialbench eval -b socialnav-waypoint``); the
     bundled simulated scenes when ``data`` is not given."""
@@ -276,6 +283,7 @@ def roboteq_bj(
     perturb_strength: float = 1.0,
     max_side: int = 768,
     images_first: bool = False,
+    render_cache: bool = True,
 ) -> Task:
     """RobotEQ behavior judgment (``socialbench eval -b roboteq-bj``)."""
     return _task("roboteq-bj", locals(), "roboteq_bj")
@@ -293,13 +301,14 @@ def roboteq_sg(
     perturb_strength: float = 1.0,
     max_side: int = 768,
     images_first: bool = False,
+    render_cache: bool = True,
 ) -> Task:
     """RobotEQ spatial grounding (``socialbench eval -b roboteq-sg``)."""
     return _task("roboteq-sg", locals(), "roboteq_sg")
 
 
 #: The task arguments that are shared run options; the others (but ``data``) are the benchmark's.
-_RUN_ARGS = ("limit", "seed", "perturb", "perturb_strength", "max_side", "images_first")
+_RUN_ARGS = ("limit", "seed", "perturb", "perturb_strength", "max_side", "images_first", "render_cache")
 
 
 def _task(benchmark: str, args: dict[str, Any], name: str) -> Task:
