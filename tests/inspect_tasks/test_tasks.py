@@ -215,3 +215,24 @@ def test_inspects_limit_scores_only_the_samples_it_ran(tmp_path):
     metrics = _logged_metrics(log)
     assert metrics["paper/n_missing"] == 0
     assert metrics["paper/overall/accuracy/n"] == 2
+
+
+def _cached_renders() -> int:
+    from socialbench.vision.render_cache import default_render_cache_dir
+
+    root = default_render_cache_dir()
+    return sum(1 for p in root.rglob("*") if p.is_file()) if root.exists() else 0
+
+
+def test_the_tasks_keep_their_images_in_socialbench_evals_render_cache(tmp_path):
+    before = _cached_renders()
+    run_inspect(socialnav_sub(images="img", limit=1, max_side=333), mock_model(varied_answer), tmp_path)
+    assert _cached_renders() > before  # a size no other test asks for: new entries
+
+
+def test_render_cache_false_leaves_the_render_cache_alone(tmp_path):
+    before = _cached_renders()
+    run_inspect(
+        socialnav_sub(images="img", limit=1, max_side=334, render_cache=False), mock_model(varied_answer), tmp_path
+    )
+    assert _cached_renders() == before
