@@ -118,13 +118,15 @@ def item_agreement(item: Item, records: Sequence[SampleRecord]) -> float:
     (eq. 1 of the SocialNav-SUB paper, §3.4, on this item's questions: the share of human
     votes for the model's answer). For the waypoint task, whose one vote is the gold
     candidate, this is accuracy; for RobotEQ, the per-behaviour PA. A failed or invalid
-    answer scores 0; a question without votes is left out; 0.0 when none has votes."""
+    answer scores 0; a record of no question of the item (the dataset changed since) or of a
+    question without votes is left out; 0.0 when none has votes."""
     from socialbench.metrics.agreement import pa_paper
 
+    questions = {q.key: q for q in item.questions}
     shares = [
-        pa_paper(votes, None if r.error is not None else item.question(r.question_key).canonical(r.parsed))
+        pa_paper(votes, None if r.error is not None else questions[r.question_key].canonical(r.parsed))
         for r in records
-        if (votes := item.votes.get(r.question_key)) is not None
+        if r.question_key in questions and (votes := item.votes.get(r.question_key)) is not None
     ]
     return sum(shares) / len(shares) if shares else 0.0
 
