@@ -66,6 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--connections", type=int, default=64)
     p.add_argument("--method", default="independent")
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument(
+        "--inspect-arg",
+        action="append",
+        default=[],
+        help="extra `inspect eval` argument (repeatable), e.g. --no-log-realtime",
+    )
     args = p.parse_args(argv)
 
     server, url = start_server(args.delay_ms)
@@ -85,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
                 [sys.executable, "-m", "inspect_ai", "eval", "socialbench/socialnav_sub"]
                 + ["--model", "openai/scripted-model", "-M", "responses_api=false", "-T", f"method={args.method}"]
                 + ["--max-connections", str(args.connections), "--log-dir", f"{tmp}/logs", "--display", "none"]
-                + t_limit,
+                + t_limit
+                + args.inspect_arg,
                 env,
             )
             (log,) = Path(tmp, "logs").glob("*.eval")
@@ -99,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         "delay_ms": args.delay_ms,
         "connections": args.connections,
         "method": args.method,
+        "inspect_args": args.inspect_arg,
         "socialbench_eval": own,
         "inspect_eval": insp,
         "time_ratio": round(ratio, 2),
