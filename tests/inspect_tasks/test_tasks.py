@@ -149,3 +149,90 @@ def test_records_keep_why_the_reply_ended(tmp_path):
     log = run_inspect(socialnav_waypoint(limit=2), mock_model(varied_answer), tmp_path)
     records = _records(s.scores["item_records"].metadata for s in log.samples)
     assert records and {r.finish_reason for r in records} == {"stop"}  # mockllm's stop_reason
+
+
+# issue 41/42: what an Inspect user meets -------------------------------------------------
+
+
+def test_a_bad_task_argument_is_one_line_from_inspects_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", "socialbench/socialnav_sub", "-T", "method=cott"]
+        + ["--model", "mockllm/model", "--log-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = (done.stdout + done.stderr).strip()
+    assert done.returncode != 0
+    assert "Traceback" not in said
+    message = "socialbench/socialnav_sub: --method must be one of independent, cot, cot-gt, scene-context (got 'cott')"
+    assert " ".join(said.split()) == message  # the message alone (the terminal may wrap it)
+
+
+def test_a_sample_whose_every_question_failed_is_a_failed_sample(tmp_path):
+    from inspect_ai import eval
+    from inspect_ai.model import get_model
+
+    def broken(messages, tools, tool_choice, config):
+        raise TypeError("'NoneType' object is not iterable")  # what the Responses API gives a chat server
+
+    (log,) = eval(
+        socialnav_waypoint(limit=1),
+        model=get_model("mockllm/model", custom_outputs=broken),
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "error"
+    (sample,) = log.samples
+    assert sample.error is not None and "all 1 questions failed" in sample.error.message
+
+
+def test_a_samples_score_is_its_pa_against_the_human_answers(tmp_path):
+    log = run_inspect(socialnav_sub(limit=2), mock_model(varied_answer), tmp_path)
+    bench, data = get_benchmark("socialnav-sim")
+    items = {i.item_id: i for i in bench.load(data, require_images=False, limit=2).items}
+    for sample in log.samples:
+        item = items[sample.id]
+        records = sample.scores["item_records"].metadata[RECORDS_KEY]
+        shares = [
+            item.votes[r["question_key"]].probability(item.question(r["question_key"]).canonical(r["parsed"]))
+            for r in records
+        ]
+        assert sample.scores["item_records"].value == pytest.approx(sum(shares) / len(shares))
+        assert len(sample.target) == len(item.questions)
+        q = item.questions[0]
+        mode = item.votes[q.key].mode(q.choices)
+        assert f"{q.key}={'|'.join(mode) if isinstance(mode, tuple) else mode}" in sample.target
+
+
+def test_inspects_limit_scores_only_the_samples_it_ran(tmp_path):
+    from inspect_ai import eval
+
+    (log,) = eval(socialnav_waypoint(), model=mock_model(varied_answer), limit=2, log_dir=str(tmp_path), display="none")
+    metrics = _logged_metrics(log)
+    assert metrics["paper/n_missing"] == 0
+    assert metrics["paper/overall/accuracy/n"] == 2
+
+
+def _cached_renders() -> int:
+    from socialbench.vision.render_cache import default_render_cache_dir
+
+    root = default_render_cache_dir()
+    return sum(1 for p in root.rglob("*") if p.is_file()) if root.exists() else 0
+
+
+def test_the_tasks_keep_their_images_in_socialbench_evals_render_cache(tmp_path):
+    before = _cached_renders()
+    run_inspect(socialnav_sub(images="img", limit=1, max_side=333), mock_model(varied_answer), tmp_path)
+    assert _cached_renders() > before  # a size no other test asks for: new entries
+
+
+def test_render_cache_false_leaves_the_render_cache_alone(tmp_path):
+    before = _cached_renders()
+    run_inspect(
+        socialnav_sub(images="img", limit=1, max_side=334, render_cache=False), mock_model(varied_answer), tmp_path
+    )
+    assert _cached_renders() == before

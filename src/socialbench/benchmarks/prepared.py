@@ -22,6 +22,7 @@ from socialbench.solving.standalone import standalone_context
 from socialbench.types import GenerationConfig, Item, SampleRecord
 from socialbench.vision.images import ImageEncoder, ImagePolicy
 from socialbench.vision.prepare import PerturbSpec
+from socialbench.vision.render_cache import RenderCache
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ class PreparedEval:
     generation: GenerationConfig
     policy: ImagePolicy
     perturb: PerturbSpec | None
+    #: Where prepared images are read and stored (``socialbench eval``'s render cache), or None.
+    render_cache: RenderCache | None = None
 
     def encoder(self) -> ImageEncoder:
         """A new encoder under the eval's image policy and perturbation."""
@@ -46,18 +49,22 @@ class PreparedEval:
             transform = make_perturbation(self.run.perturb, self.run.perturb_strength, self.run.seed)
         return ImageEncoder(self.policy, transform=transform)
 
-    async def solve(self, item: Item, generate: Generate) -> list[SampleRecord]:
+    async def solve(self, item: Item, generate: Generate, *, needs_prompt: bool = True) -> list[SampleRecord]:
         """Answer every question of ``item`` with the benchmark's ``solve``, each request sent
-        through ``generate``; the records in the order the solver made them."""
+        through ``generate``; the records in the order the solver made them. ``needs_prompt``
+        False builds the requests as a run of an in-process model that reads no prompt (a
+        baseline) made them: without images."""
         records: list[SampleRecord] = []
         ctx = standalone_context(
             generate,
             records,
             options=self.options,
             generation=self.generation,
-            encoder=self.encoder(),
+            encoder=self.encoder() if needs_prompt else None,
             perturb=self.perturb,
             seed=self.run.seed,
+            needs_prompt=needs_prompt,
+            render_cache=self.render_cache,
         )
         await self.benchmark.solve(item, self.dataset, ctx)
         return records

@@ -90,7 +90,8 @@ def inspect_cmd(
     from socialbench.export.inspect_log import export_inspect
 
     res = export_inspect(run_dir, out, data)
-    typer.echo(f"{res.samples} samples ({res.questions} questions, {res.errors} failed) in {res.path}")
+    epochs = f" over {res.epochs} epochs" if res.epochs > 1 else ""
+    typer.echo(f"{res.samples} samples{epochs} ({res.questions} questions, {res.errors} failed) in {res.path}")
     if res.mismatched_samples:
         typer.echo(
             f"{res.mismatched_samples} samples have requests that differ from the run's (the dataset changed since); "

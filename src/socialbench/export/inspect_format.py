@@ -10,15 +10,16 @@ computed here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+import dataclasses
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Content, ContentImage, ContentText
 
 from socialbench.benchmarks.prepared import PreparedEval
 from socialbench.metrics.protocols import PROTOCOL_NAMES
 from socialbench.prompting.turns import user_content
-from socialbench.types import Request, SampleRecord
+from socialbench.types import TRUNCATED_FINISH_REASONS, EncodedImage, Item, Request, SampleRecord
 
 #: Where a sample score's metadata keeps the item's records.
 RECORDS_KEY = "socialbench_records"
@@ -83,14 +84,97 @@ def epoch_metrics(
     return out
 
 
+#: Data URLs made, by image digest: every question of an item sends the same images, and one
+#: string per image (not one per request) keeps a sample's messages and events small in memory.
+_DATA_URLS: dict[str, str] = {}
+_DATA_URLS_KEPT = 512
+
+
+def data_url(img: EncodedImage) -> str:
+    """``data:MIME;base64,...`` of ``img``, the same string object for the same image."""
+    url = _DATA_URLS.get(img.sha256)
+    if url is None:
+        if len(_DATA_URLS) >= _DATA_URLS_KEPT:
+            _DATA_URLS.pop(next(iter(_DATA_URLS)))  # the oldest: items are asked about in turn
+        url = _DATA_URLS[img.sha256] = f"data:{img.mime};base64,{img.b64}"
+    return url
+
+
 def request_messages(request: Request, images_first: bool = False) -> list[ChatMessage]:
     """The Inspect messages of one socialbench request: its system text, then the user turn
     laid out by :func:`~socialbench.prompting.turns.user_content` (the prompt text, then
     each image as a data URL, as the ``openai:`` backend sends them)."""
-    images: list[Content] = [ContentImage(image=f"data:{img.mime};base64,{img.b64}") for img in request.images]
+    images: list[Content] = [ContentImage(image=data_url(img)) for img in request.images]
     content = user_content(ContentText(text=request.prompt), images, images_first)
     messages: list[ChatMessage] = []
     if request.system:
         messages.append(ChatMessageSystem(content=request.system))
     messages.append(ChatMessageUser(content=content))
     return messages
+
+
+def item_agreement(item: Item, records: Sequence[SampleRecord]) -> float:
+    """The item's PA: the mean over its records of :func:`~socialbench.metrics.agreement.pa_paper`
+    (eq. 1 of the SocialNav-SUB paper, §3.4, on this item's questions: the share of human
+    votes for the model's answer). For the waypoint task, whose one vote is the gold
+    candidate, this is accuracy; for RobotEQ, the per-behaviour PA. A failed or invalid
+    answer scores 0; a record of no question of the item (the dataset changed since) or of a
+    question without votes is left out; 0.0 when none has votes."""
+    from socialbench.metrics.agreement import pa_paper
+
+    questions = {q.key: q for q in item.questions}
+    shares = [
+        pa_paper(votes, None if r.error is not None else questions[r.question_key].canonical(r.parsed))
+        for r in records
+        if r.question_key in questions and (votes := item.votes.get(r.question_key)) is not None
+    ]
+    return sum(shares) / len(shares) if shares else 0.0
+
+
+def item_targets(item: Item) -> list[str]:
+    """The item's targets for Inspect: ``KEY=ANSWER`` per question, the answer most humans
+    gave (ties to the earliest option, :meth:`HumanVotes.mode`); multi-select answers are
+    joined with ``|``."""
+    out: list[str] = []
+    for q in item.questions:
+        votes = item.votes.get(q.key)
+        if votes is None or not votes.answers:
+            continue
+        mode = votes.mode(q.choices)
+        out.append(f"{q.key}={'|'.join(mode) if isinstance(mode, tuple) else mode}")
+    return out
+
+
+def restricted_to(prepared: PreparedEval, item_ids: Collection[str]) -> PreparedEval:
+    """``prepared`` with its dataset cut to the items ``item_ids`` (the samples Inspect ran,
+    under its ``--limit`` or ``--sample-id``), so that items not asked are not scored as
+    missing answers. ``prepared`` itself when every item is kept."""
+    items = tuple(i for i in prepared.dataset.items if str(i.item_id) in item_ids)
+    if len(items) == len(prepared.dataset.items):
+        return prepared
+    return dataclasses.replace(prepared, dataset=dataclasses.replace(prepared.dataset, items=items))
+
+
+StopReason = Literal["stop", "max_tokens", "model_length", "tool_calls", "content_filter", "unknown"]
+
+
+def stop_reason_of(finish_reason: str | None) -> StopReason:
+    """Inspect's ``stop_reason`` for a record's ``finish_reason`` (OpenAI's or Anthropic's
+    words): ``length``/``max_tokens`` -> ``max_tokens``, ``content_filter``/``refusal`` ->
+    ``content_filter``, ``stop``/``end_turn``/``stop_sequence`` -> ``stop``,
+    ``tool_calls``/``tool_use`` -> ``tool_calls``; anything else (or unknown) ``unknown``."""
+    if finish_reason in TRUNCATED_FINISH_REASONS:
+        return "max_tokens"
+    return _STOP_REASONS.get(finish_reason or "", "unknown")
+
+
+_STOP_REASONS: dict[str, StopReason] = {
+    "stop": "stop",
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "content_filter": "content_filter",
+    "refusal": "content_filter",
+    "tool_calls": "tool_calls",
+    "tool_use": "tool_calls",
+    "model_length": "model_length",
+}

@@ -14,6 +14,7 @@ from socialbench.solving.context import Generate, SolveContext
 from socialbench.types import EncodedImage, GenerationConfig, SampleRecord
 from socialbench.vision.images import ImageEncoder
 from socialbench.vision.prepare import ImageJob, PerturbSpec, run_job
+from socialbench.vision.render_cache import RenderCache
 
 T = TypeVar("T")
 Opts = TypeVar("Opts")
@@ -25,12 +26,16 @@ def standalone_context(
     *,
     options: Opts,
     generation: GenerationConfig,
-    encoder: ImageEncoder,
+    encoder: ImageEncoder | None,
     perturb: PerturbSpec | None,
     seed: int,
+    needs_prompt: bool = True,
+    render_cache: RenderCache | None = None,
 ) -> SolveContext[Opts]:
     """A context whose requests go to ``generate`` and whose records are appended to
-    ``records`` (in the order the solver records them)."""
+    ``records`` (in the order the solver records them); ``needs_prompt`` as the model's
+    (:attr:`socialbench.models.base.Model.needs_prompt`: False builds no images); images are
+    read from and stored in ``render_cache`` when given (the one ``socialbench eval`` uses)."""
 
     def finished(item_id: str, key: str) -> SampleRecord | None:
         return None  # nothing was answered before: every question is asked
@@ -39,7 +44,7 @@ def standalone_context(
         return await asyncio.to_thread(fn, *args)
 
     async def prepare_images(job: ImageJob) -> tuple[EncodedImage, ...]:
-        return await asyncio.to_thread(run_job, job)
+        return await asyncio.to_thread(run_job, job, render_cache)
 
     return SolveContext(
         generate=generate,
@@ -49,7 +54,7 @@ def standalone_context(
         prepare_images=prepare_images,
         options=options,
         generation=generation,
-        needs_prompt=True,
+        needs_prompt=needs_prompt,
         encoder=encoder,
         perturb=perturb,
         seed=seed,
