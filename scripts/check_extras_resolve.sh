@@ -23,7 +23,7 @@ RESOLVE=(
   "vllm"
   "vllm,hf"
   "vllm,hf,anthropic,hub,nav,rag"
-  "test,nav,anthropic,hf,rag,dense,hub,ray,train,inspect,serve"
+  "test,nav,anthropic,hf,rag,dense,hub,ray,train,inspect,serve,record"
   "hf,serve"
 )
 # declared as conflicting ([tool.uv] conflicts in pyproject.toml; docs/models.md)
