@@ -400,8 +400,9 @@ def test_waypoint_task_runs_through_vllm_with_default_settings(fake, tmp_path):
     )
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert fake.llms[0].kwargs["limit_mm_per_prompt"] == {"image": 11}
-    assert [len(decoded_sizes(c)) for call in fake.engine.calls for c in call.conversations] == [11, 11]
-    assert [r["error"] for r in records] == [None, None] and all(r["raw"] for r in records)
+    sizes = [len(decoded_sizes(c)) for call in fake.engine.calls for c in call.conversations]
+    assert sizes and set(sizes) == {11} and len(sizes) == len(records)  # one request an item asked
+    assert all(r["error"] is None and r["raw"] for r in records)
 
 
 def test_the_fake_engine_refuses_more_images_than_its_limit_as_vllm_does(fake):
