@@ -90,7 +90,7 @@ def _order(ann: Mapping[str, object]) -> tuple[datetime, float]:
     return (when or _EPOCH, aid if isinstance(aid, (int, float)) else 0)
 
 
-def _read_export(path: Path) -> list[object]:
+def read_export(path: Path) -> list[object]:
     """The tasks of one export file, read as untrusted (:func:`socialbench.files.safe_read.read_json`:
     a regular file of at most :data:`MAX_EXPORT_BYTES`, strict UTF-8 JSON, bounded depth)."""
     from socialbench.files.safe_read import read_json
@@ -125,7 +125,7 @@ def import_export(paths: Sequence[str | Path]) -> ImportResult:
     result = ImportResult(rows={k: [] for k in KINDS})
     for path in paths:
         p = Path(path)
-        for t_index, task in enumerate(_read_export(p)):
+        for t_index, task in enumerate(read_export(p)):
             data = task.get("data") if isinstance(task, dict) else None
             where = f"task {id_text(task.get('id'), t_index) if isinstance(task, dict) else f'#{t_index}'}"
             if not isinstance(task, dict) or not isinstance(data, dict):  # data is None when task is no object

@@ -17,8 +17,8 @@ from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
 __all__ = ["simulated_dataset", "plan", "ls_result", "fake_export", "expected_distributions", "distribution_of"]
 
 BANK = load_bank()
-_SCENE = ("q_goal_position_begin", "q_goal_position_end", "q_robot_moving_direction")
-_PERSON = (
+SCENE = ("q_goal_position_begin", "q_goal_position_end", "q_robot_moving_direction")
+PERSON = (
     "q_person_spatial_position_begin",
     "q_person_spatial_position_end",
     "q_obstructing_end_position",
@@ -53,7 +53,7 @@ def plan(tasks: Sequence[Mapping[str, Any]], annotators: int, seed: int = 0) -> 
     for task in tasks:
         data = task["data"]
         people = len(data["people"])
-        controls = list(_SCENE) + [f"{b}__r{i}" for i in range(people) for b in _PERSON]
+        controls = list(SCENE) + [f"{b}__r{i}" for i in range(people) for b in PERSON]
         panel = []
         for _ in range(annotators):
             answers: Answers = {}

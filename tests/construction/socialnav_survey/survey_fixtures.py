@@ -5,20 +5,7 @@
 from __future__ import annotations
 
 from socialbench.benchmarks.socialnav_sub.bank_file import load_bank
+from socialbench.testing.label_studio_survey import PERSON as PERSON  # the tests import them from here
+from socialbench.testing.label_studio_survey import SCENE as SCENE
 
 BANK = load_bank()
-SCENE = ("q_goal_position_begin", "q_goal_position_end", "q_robot_moving_direction")
-PERSON = (
-    "q_person_spatial_position_begin",
-    "q_person_spatial_position_end",
-    "q_obstructing_end_position",
-    "q_person_distance_change",
-    "q_obstructing_path",
-    "q_robot_affected",
-    "q_robot_action",
-    "q_person_affected",
-    "q_person_action",
-    "q_robot_suggested_affected",
-    "q_robot_suggested_action",
-    "q_human_future_action_prediction",
-)

@@ -13,7 +13,6 @@ an export that misses scenarios or has fewer than K annotators for some (one lin
 
 from __future__ import annotations
 
-import dataclasses
 import reprlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,9 +20,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from socialbench.benchmarks.socialnav_sub.bank import full_key
-from socialbench.construction.annotation_import import MAX_EXPORT_BYTES, annotation_time
+from socialbench.construction.annotation_import import annotation_time, read_export
 from socialbench.construction.annotation_results import (
-    EXPORT_FIX,
     BadField,
     annotator_of,
     check_id,
@@ -35,7 +33,6 @@ from socialbench.construction.socialnav_survey.config import PEOPLE_FIELD
 from socialbench.construction.socialnav_survey.dataset import SurveyDataset
 from socialbench.construction.socialnav_survey.order import PERSON_KEYS, SCENE_KEYS, TASK_KIND, parse_control
 from socialbench.errors import DataError, Problem
-from socialbench.files.safe_read import read_json
 from socialbench.types import Answer
 
 __all__ = ["AnnotatorAnswers", "SurveyRead", "read_survey_export", "OTHER_PROJECT_FIX"]
@@ -70,21 +67,6 @@ class SurveyRead:
     cancelled: int = 0
     superseded: int = 0
     files: list[str] = field(default_factory=list)
-
-
-def _read(path: Path) -> list[object]:
-    try:
-        doc = read_json(path, MAX_EXPORT_BYTES)
-    except DataError as exc:
-        raise DataError([dataclasses.replace(p, fix=EXPORT_FIX) for p in exc.problems]) from None
-    if not isinstance(doc, list):
-        raise DataError.single(
-            path,
-            "",
-            f"export is {json_kind(doc)}, not a list of tasks",
-            "use Label Studio's JSON export (not JSON-MIN or CSV)",
-        )
-    return doc
 
 
 def _choice(res: Mapping[str, list[str] | str], control: str, options: tuple[str, ...], multi: bool) -> Answer:
@@ -165,7 +147,7 @@ def _foreign_problem(path: Path, foreign: list[tuple[str, object]], total: int) 
 
 
 def _read_file(path: Path, ds: SurveyDataset, read: SurveyRead, latest: dict, problems: list[Problem]) -> None:
-    tasks = _read(path)
+    tasks = read_export(path)
     foreign: list[tuple[str, object]] = []
     other_survey: list[tuple[str, object]] = []
     for t_index, task in enumerate(tasks):
