@@ -12,7 +12,8 @@ selection"), and a bound that holds for every design:
   residuals come from the ``--neighbours`` samples of other scenes nearest in people-blind
   context (speed, yaw rate, the goal's bearing and log distance in the motion frame); the four
   are one of all sets of four that lie ``--gap`` apart from each other and from the answer,
-  uniformly (farther neighbours when none is); letters shuffled per sample.
+  uniformly or (``--balance``) weighted by :func:`balance_weights` (farther neighbours when
+  none is); letters shuffled per sample.
 * **bound**: for a people-blind prediction p (constant velocity, constant turn, the motion
   frame's "keep going" point), the share of samples whose move lies within gap / 2 of p. In
   *any* design whose candidates are ``gap`` apart, "the candidate nearest p" is right on at
@@ -92,8 +93,37 @@ def rng_for(*parts: str) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256("\0".join(parts).encode()).digest()[:8], "big"))
 
 
-def spaced_four(own: tuple[float, float], pts: np.ndarray, gap: float, rng: random.Random) -> list[int] | None:
-    """One of all sets of four rows of ``pts`` spaced ``gap`` from each other and ``own``, uniformly."""
+def balance_weights(pts: np.ndarray, gap: float, iterations: int = 30) -> np.ndarray:
+    """Weights ``u`` of the pool ``pts`` that make the truth any member of a drawn set equally likely.
+
+    A set of four is drawn with probability ∝ the product of its members' weights among the
+    spaced sets around the truth. Given the five points, the truth is member ``x`` with
+    probability ∝ 1 / (u(x) Z(x)), Z(x) the summed weight of the spaced sets of four around
+    ``x``; ``u = 1 / Z`` (a fixed point, iterated with damping) makes it uniform where it can:
+    a point where many moves crowd fits fewer spaced sets and gets more weight as a distractor.
+    (It cannot when more than a fifth of the pool crowds within one gap.)
+    """
+    k = len(pts)
+    subs = np.asarray(list(itertools.combinations(range(k), N_CANDIDATES - 1)), dtype=int).reshape(-1, 4)
+    far = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1) >= gap
+    member = np.ones((k, len(subs)), dtype=bool)  # x can be the truth of set s
+    for c in range(N_CANDIDATES - 1):
+        member &= far[:, subs[:, c]]
+    for a, b in itertools.combinations(range(N_CANDIDATES - 1), 2):
+        member &= far[subs[:, a], subs[:, b]][None, :]
+    u = np.ones(k)
+    for _ in range(iterations):
+        z = member.astype(float) @ np.prod(u[subs], axis=1)
+        target = np.where(z > 0, 1.0 / np.maximum(z, 1e-300), u)
+        u = np.sqrt(u * target / np.exp(np.mean(np.log(target))))
+    return u
+
+
+def spaced_four(
+    own: tuple[float, float], pts: np.ndarray, gap: float, rng: random.Random, balance: bool = False
+) -> list[int] | None:
+    """One of all sets of four rows of ``pts`` spaced ``gap`` from each other and ``own``:
+    uniformly, or with :func:`balance_weights` (``balance``)."""
     subs = np.asarray(list(itertools.combinations(range(len(pts)), N_CANDIDATES - 1)), dtype=int)
     if len(subs) == 0:
         return None
@@ -101,12 +131,19 @@ def spaced_four(own: tuple[float, float], pts: np.ndarray, gap: float, rng: rand
     ok = np.all(np.linalg.norm(pts[subs] - np.asarray(own)[None, None, :], axis=-1) >= gap, axis=1)
     for a, b in itertools.combinations(range(N_CANDIDATES - 1), 2):
         ok &= far[subs[:, a], subs[:, b]]
-    valid = np.flatnonzero(ok)
-    return None if len(valid) == 0 else [int(j) for j in subs[int(valid[rng.randrange(len(valid))])]]
+    weight = np.prod(balance_weights(pts, gap)[subs], axis=1) if balance else np.ones(len(subs))
+    w = np.where(ok, weight, 0.0)
+    total = float(w.sum())
+    if total <= 0:
+        return None
+    s = int(min(np.searchsorted(np.cumsum(w), rng.random() * total, side="right"), len(w) - 1))
+    while w[s] <= 0:  # the float edge of the last bin
+        s -= 1
+    return [int(j) for j in subs[s]]
 
 
 def design(
-    moves: Sequence[Move], gap: float, neighbours: int, camera: PinholeCamera
+    moves: Sequence[Move], gap: float, neighbours: int, camera: PinholeCamera, balance: bool = False
 ) -> tuple[dict[str, Candidates], dict[str, str]]:
     """The design of the module docstring: (candidates by sample, left-out reason by sample)."""
     ms = sorted(moves, key=lambda m: m.item_id)
@@ -126,7 +163,7 @@ def design(
         for start in range(0, len(order), neighbours):
             near = order[start : start + neighbours] if start + neighbours <= len(order) else order[-neighbours:]
             pts = np.asarray([frames[i].to_robot(res[j]) for j in near], dtype=float).reshape(-1, 2)
-            chosen = spaced_four(m.future, pts, gap, rng)
+            chosen = spaced_four(m.future, pts, gap, rng, balance)
             if chosen is not None:
                 pick = [near[c] for c in chosen]
                 break
@@ -176,6 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--gap", type=float, nargs="+", default=[0.0, 0.1, 0.175, 0.35])
     ap.add_argument("--neighbours", type=int, default=8)
+    ap.add_argument("--balance", action="store_true", help="draw the sets with balance_weights, not uniformly")
     args = ap.parse_args(argv)
     wf = floor_script()
     bench = get_benchmark("socialnav-waypoint")[0]
@@ -201,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for gap in args.gap:
         pooled: list[Item] = []
         for name, items, ms, cam in loaded:
-            cands, left = design(ms, gap, args.neighbours, cam)
+            cands, left = design(ms, gap, args.neighbours, cam, args.balance)
             print(
                 f"gap {gap}: {name}: {len(cands)} / {len(items)} asked"
                 + (f"; left out: {sorted(set(left.values()))}" if left else "")
@@ -223,7 +261,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"gap {gap}: closest pair of candidates, median {closest[len(closest) // 2]:.3f} m; share under 0.1 m {np.mean(np.asarray(closest) < 0.1):.2f}"
         )
-        wf.print_battery(f"residual design, gap {gap} m, {args.neighbours} neighbours (pooled)", pooled, 0.03)
+        wf.print_battery(
+            f"residual design, gap {gap} m, {args.neighbours} neighbours{', balanced' if args.balance else ''} (pooled)",
+            pooled,
+            0.03,
+        )
     return 0
 
 

@@ -65,3 +65,27 @@ def test_the_candidate_nearest_a_prediction_is_right_when_the_move_is_within_hal
                 checked += 1
                 assert min(c.items, key=lambda k: math.dist((k.x, k.y), p)).label == c.answer
     assert checked > 0
+
+
+def test_balancing_makes_a_crowded_point_no_likelier_to_be_the_truth():
+    # 2 of 12 pool points crowd within one gap: drawn uniformly, a set holding one of them
+    # would more likely have it as its truth; the weights make every member equally likely
+    import numpy as np
+
+    mod, gap = script(), 0.2
+    rng = np.random.default_rng(0)
+    pts = np.concatenate([[[2.0, 0.0], [2.02, 0.01]], rng.uniform([0.0, -2.0], [4.0, 2.0], (10, 2))])
+    subs = np.asarray(list(itertools.combinations(range(len(pts)), 4)))
+    far = np.linalg.norm(pts[:, None] - pts[None], axis=-1) >= gap
+    member = np.ones((len(pts), len(subs)), dtype=bool)
+    for c in range(4):
+        member &= far[:, subs[:, c]]
+    for a, b in itertools.combinations(range(4), 2):
+        member &= far[subs[:, a], subs[:, b]][None, :]
+
+    def spread(u):
+        uz = u * (member.astype(float) @ np.prod(u[subs], axis=1))
+        return float(uz.max() / uz.min())
+
+    assert spread(np.ones(len(pts))) > 1.05
+    assert spread(mod.balance_weights(pts, gap, iterations=200)) == pytest.approx(1.0, abs=0.02)
