@@ -50,3 +50,19 @@ def test_calibration_without_intrinsics_is_refused(tmp_path):
     assert str(e.value) == (
         f"{p} [camera_matrix]: calibration without intrinsics (fix: add camera_matrix: {{fx, fy, cx, cy}} (pixels))"
     )
+
+
+def test_a_mistyped_calibration_key_is_refused_with_the_nearest_key(tmp_path):
+    p = tmp_path / "cal.yaml"  # pitch_degs would silently leave the camera level
+    p.write_text("camera_matrix: {fx: 300, fy: 300, cx: 320, cy: 180}\nwidth: 640\nheight: 360\n"
+                 "camera_height: 0.6\npitch_degs: 10\n")  # fmt: skip
+    with pytest.raises(DataError, match=r"\[pitch_degs\]: unknown key .*did you mean pitch_deg\?"):
+        read_calibration(p)
+
+
+def test_a_mistyped_transform_key_is_refused(tmp_path):
+    p = tmp_path / "cal.yaml"
+    p.write_text("camera_matrix: {fx: 300, fy: 300, cx: 320, cy: 180}\nwidth: 640\nheight: 360\n"
+                 "camera_to_base: {translation: [0.2, 0, 0.7], rotaton: [0, 0, 0, 1]}\n")  # fmt: skip
+    with pytest.raises(DataError, match=r"\[camera_to_base.rotaton\]: unknown key .*did you mean rotation\?"):
+        read_calibration(p)

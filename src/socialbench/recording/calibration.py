@@ -25,6 +25,21 @@ from socialbench.recording.camera import LEVEL_OPTICAL, CameraModel, quaternion_
 
 __all__ = ["read_calibration"]
 
+#: The keys a calibration YAML may have (any other is a typo that would silently fall back to
+#: a default, e.g. ``pitch_degs``): top level, and inside ``camera_to_base``.
+_KEYS = ("camera_matrix", "width", "height", "camera_to_base", "camera_height", "camera_x_offset", "pitch_deg")
+_TRANSFORM_KEYS = ("translation", "rotation")
+
+
+def _refuse_unknown(cfg: dict[str, Any], valid: tuple[str, ...], src: str, where: str = "") -> None:
+    import difflib
+
+    for key in cfg:
+        if key not in valid:
+            near = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.6)
+            hint = f"did you mean {near[0]}? " if near else ""
+            raise DataError.single(src, f"{where}{key}", "unknown key", f"{hint}a calibration has {', '.join(valid)}")
+
 
 def _num(cfg: dict[str, Any], key: str, src: str, default: float | None = None) -> float:
     v = cfg.get(key, default)
@@ -46,6 +61,7 @@ def read_calibration(path: Path) -> CameraModel:
         raise DataError.single(src, "", f"not valid YAML ({str(exc).splitlines()[0]})", "fix the YAML") from None
     if not isinstance(cfg, dict):
         raise DataError.single(src, "", "expected a mapping", "see docs/recording.md for the calibration format")
+    _refuse_unknown(cfg, _KEYS, src)
     if cfg.get("camera_matrix") is None:
         raise DataError.single(
             src, "camera_matrix", "calibration without intrinsics", "add camera_matrix: {fx, fy, cx, cy} (pixels)"
@@ -58,6 +74,7 @@ def read_calibration(path: Path) -> CameraModel:
             raise DataError.single(
                 src, "camera_to_base", "needs translation [x, y, z]", "give translation (and rotation)"
             )
+        _refuse_unknown(ext, _TRANSFORM_KEYS, src, "camera_to_base.")
         try:
             t = np.asarray(ext["translation"], dtype=float).reshape(3)
             rot = (
