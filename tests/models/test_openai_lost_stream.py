@@ -87,3 +87,28 @@ def test_a_pool_adds_up_its_endpoints_fallbacks():
         pool = create_openai_model(f"m@{a.base_url},{b.base_url}", ModelOptions(timeout_s=30.0))
         _ask(pool, 4)  # one after the other: each endpoint is used (fewest in flight, ties in turn)
     assert pool.extra_requests()["stream_fallbacks"] == 2
+
+
+def test_an_empty_answer_without_usage_asked_is_no_lost_stream():
+    """Once stream_options is refused, replies carry no usage by design: an empty answer
+    then is the model's (empty_response), not a lost stream that turns streaming off."""
+    from socialbench.models.base import ModelError
+    from socialbench.testing.openai_server import Rejection, ServedModel, empty
+
+    served = ServedModel(
+        "no-stream-options",
+        lambda body: (
+            Rejection(400, {"error": {"message": "Unrecognized request argument supplied: stream_options"}})
+            if "stream_options" in body
+            else None
+        ),
+        reports_usage=False,
+    )
+    with ScriptedOpenAIServer(served=served) as srv:
+        srv.push(empty())
+        model = _model(srv.base_url)
+        with pytest.raises(ModelError) as info:
+            generate_in_turn(model, Request(prompt=PROMPT))
+        sent = srv.requests
+    assert info.value.kind == "empty_response" and "stream" not in model.adaptations()
+    assert all(b.get("stream") for b in sent)

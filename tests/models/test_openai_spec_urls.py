@@ -27,3 +27,8 @@ def test_a_word_after_at_is_said_not_to_be_a_url(monkeypatch):
     text = str(info.value)
     assert "'notaurl' after '@' is not a URL" in text
     assert "openai:gpt-4o@http://notaurl:8000/v1" in text and "@notaurl@" not in text
+
+
+def test_a_url_that_cannot_be_parsed_is_refused_in_one_line():
+    with pytest.raises(UsageError, match="is not a URL"):
+        parse_spec("m@http://[::1:8000/v1")

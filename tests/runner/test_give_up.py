@@ -22,15 +22,28 @@ def test_a_failure_of_an_attempt_sent_after_the_last_round_opens_the_breaker():
     rule = GiveUp(rounds=2)
     rule.failed(1, 1, "server_error", "HTTP 500")
     assert rule.failed(2, 2, "server_error", "HTTP 500") is True
-    assert rule.opened == {"kind": "server_error", "rounds": 2, "failed_attempts": 2, "last_error": "HTTP 500"}
+    assert rule.opened == {
+        "kind": "server_error",
+        "kinds": {"server_error": 2},
+        "rounds": 2,
+        "failed_attempts": 2,
+        "last_error": "HTTP 500",
+    }
 
 
-def test_an_answer_or_another_kind_starts_the_count_again():
+def test_an_answer_starts_the_count_again():
     rule = GiveUp(rounds=2)
     rule.failed(1, 1, "server_error", "HTTP 500")
     rule.answered()
-    assert rule.failed(2, 2, "server_error", "HTTP 500") is False
-    assert rule.failed(3, 3, "timeout", "slow") is False and rule.streak == 1
+    assert rule.failed(2, 2, "server_error", "HTTP 500") is False and rule.streak == 1
+
+
+def test_failures_of_mixed_kinds_count_toward_giving_up():
+    rule = GiveUp(rounds=3)  # a dead backend alternating 500s and timeouts
+    assert rule.failed(1, 1, "server_error", "HTTP 500") is False
+    assert rule.failed(2, 2, "timeout", "slow") is False
+    assert rule.failed(3, 3, "server_error", "HTTP 500") is True
+    assert rule.opened["kinds"] == {"server_error": 2, "timeout": 1}
 
 
 def test_zero_rounds_never_gives_up():

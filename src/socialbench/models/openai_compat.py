@@ -79,7 +79,14 @@ def parse_spec(rest: str) -> tuple[str, str | None]:
             "(e.g. openai:gpt-4o, openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1)"
         )
     for url in (base_url or "").split(","):
-        if url.strip() and not urlsplit(url.strip()).hostname:
+        try:
+            host = urlsplit(url.strip()).hostname if url.strip() else "-"
+        except ValueError as exc:  # e.g. an unclosed IPv6 bracket
+            raise UsageError(
+                f"model spec 'openai:{redact(rest)}': {redact_url(url.strip())!r} is not a URL ({exc}); "
+                f"write it as http://HOST:PORT/v1"
+            ) from None
+        if not host:
             raise UsageError(
                 f"model spec 'openai:{redact(rest)}': {redact_url(url.strip())!r} names no host; "
                 f"write the server's URL in full, e.g. openai:{model.strip()}@http://localhost:8000/v1"
@@ -720,7 +727,9 @@ class OpenAICompatModel(LoopBoundClient):
             raise classify_status(code, message, parse_retry_after(reply.headers)) from None
         if reply.events is not None:  # streamed: put the chunks back together
             completion = assemble_stream(reply.events)
-            if stream_lost_reply(completion):
+            # "no usage" tells a lost stream from an empty answer only when usage was asked for
+            asked_usage = bool(sent and isinstance(sent.get("stream_options"), Mapping))
+            if asked_usage and stream_lost_reply(completion):
                 raise _StreamEmpty(len(reply.events), completion["choices"][0].get("finish_reason"))
             return parse_completion(json.dumps(completion))
         return parse_completion(reply.body)

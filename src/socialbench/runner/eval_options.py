@@ -92,7 +92,7 @@ RUN_FLAGS: tuple[EvalFlag, ...] = (
         "give_up_after",
         int,
         6,
-        help="stop sending after N rounds of attempts in a row failed with the same error and none "
+        help="stop sending after N rounds of attempts in a row failed (retryable errors of any kind) and none "
         "was answered (the rest is recorded as gave_up; run again to resume); 0 = never",
         min=0,
     ),

@@ -3,8 +3,8 @@
 Failed attempts are counted in *rounds*: a failure opens a new round only when its attempt
 was sent after the previous round's failure came back, so the requests that were in flight
 together (and fail together) count once, however high ``--concurrency`` is. When
-``rounds`` rounds in a row failed with the same retryable kind and no attempt was answered
-in between, the breaker opens: the engine sends nothing more in this session and records
+``rounds`` rounds in a row failed with retryable errors (of any kinds: a dead backend mixes
+500s, timeouts and connection errors) and no attempt was answered in between, the breaker opens: the engine sends nothing more in this session and records
 every question still to ask as ``gave_up``, which a resumed run asks again. As with
 :mod:`socialbench.runner.aimd`, counting by send order, not by clock, keeps this
 independent of machine speed.
@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 
 @dataclass
 class GiveUp:
-    """The run-level give-up rule: ``rounds`` rounds of failures of one kind (0: never)."""
+    """The run-level give-up rule: ``rounds`` rounds of failures with no answer (0: never)."""
 
     rounds: int
-    #: The kind of the failures in a row, and how many rounds and failed attempts they span.
+    #: The kind of the latest failure in a row, and how many rounds and failed attempts they span.
     kind: str | None = None
+    kinds: dict[str, int] = field(default_factory=dict)
     streak: int = 0
     failures: int = 0
     #: Set once the breaker opened: what it saw (run.json's ``engine.gave_up``).
@@ -38,19 +39,24 @@ class GiveUp:
         ``kind``, with ``sent`` attempts sent so far; True when the breaker opens now."""
         if self.rounds <= 0 or self.is_open:
             return False
-        if kind != self.kind:
-            self.kind, self.streak, self.failures, self._mark = kind, 1, 1, sent
-        else:
-            self.failures += 1
-            if attempt_number > self._mark:
-                self.streak += 1
-                self._mark = sent
+        self.kind = kind
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        self.failures += 1
+        if self.streak == 0 or attempt_number > self._mark:
+            self.streak += 1
+            self._mark = sent
         if self.streak < self.rounds:
             return False
-        self.opened = {"kind": kind, "rounds": self.streak, "failed_attempts": self.failures, "last_error": message}
+        self.opened = {
+            "kind": kind,
+            "kinds": dict(self.kinds),
+            "rounds": self.streak,
+            "failed_attempts": self.failures,
+            "last_error": message,
+        }
         return True
 
     def answered(self) -> None:
         """An attempt was answered (or refused for a reason of its own): the server lives."""
         if not self.is_open:
-            self.kind, self.streak, self.failures = None, 0, 0
+            self.kind, self.streak, self.failures, self.kinds = None, 0, 0, {}
