@@ -26,6 +26,7 @@ def write_small(
     tf: bool = True,
     odom: bool = True,
     compressed: bool = False,
+    restart_at: int | None = None,
 ) -> Path:
     """``n`` frames at ``rate`` Hz (logged at those times; ``stamps`` replaces the header stamps) (frame k is grey level 8k), odometry at twice the rate
     moving 1 m/s forward while turning 0.2 rad/s, the camera info and static TF."""
@@ -36,6 +37,9 @@ def write_small(
         if info:
             w.camera_info("/cam/info", 100.0, CAMERA, intrinsics=intrinsics)
         for k, t in enumerate(times):
+            if k == restart_at:  # the camera and odometry nodes restart: new connections
+                w.restart_publisher("/cam/image")
+                w.restart_publisher("/odom")
             if odom:
                 for dt in (0.0, 0.5 / rate):
                     w.odometry(

@@ -31,6 +31,16 @@ def test_every_format_reads_to_the_same_clips(tmp_path):
         assert (rec.camera.fx, rec.camera.width, rec.camera.translation[2]) == (80.0, 64, 0.5), fmt
 
 
+def test_a_topic_over_several_connections_reads_every_message(tmp_path):
+    """A ROS 1 node that restarts mid-recording publishes the same topic over a new connection
+    (another caller id): every frame and pose is read, as from one (the first was half)."""
+    fmt = "ros1"
+    whole = _clip(write_small(tmp_path / ("a" + NAMES[fmt]), fmt))
+    split = _clip(write_small(tmp_path / ("b" + NAMES[fmt]), fmt, restart_at=12))
+    assert len(split[0].frame_times) == len(whole[0].frame_times) == 25
+    assert split[2] == whole[2] and np.allclose(split[1].pose, whole[1].pose)
+
+
 def test_odometry_is_interpolated_to_each_frame_time(tmp_path):
     rec, rs, _ = _clip(write_small(tmp_path / "r.mcap", "mcap"))
     t = rs.times - 100.0

@@ -60,6 +60,28 @@ class Recording:
     load_frames: FrameLoader
     topics: dict[str, str]  # role -> topic/file the data came from
 
+    def __post_init__(self) -> None:
+        """Every time and pose finite: a NaN would surface much later, in a temporary file."""
+        where = self.topics.get("odometry", "odometry")
+        for name, values in (("time", self.odom_times), ("x, y", self.odom_xy), ("yaw", self.odom_yaw)):
+            arr = np.asarray(values, dtype=float)
+            bad = np.flatnonzero(~np.isfinite(arr.reshape(len(arr), -1)).all(axis=1)) if arr.size else np.zeros(0, int)
+            if len(bad):
+                raise DataError.single(
+                    self.source,
+                    f"{where} {name}",
+                    f"odometry message {int(bad[0]) + 1} has a non-finite {name}",
+                    "fix or drop that odometry message",
+                )
+        bad_frames = np.flatnonzero(~np.isfinite(np.asarray(self.frame_times, dtype=float)))
+        if len(bad_frames):
+            raise DataError.single(
+                self.source,
+                self.topics.get("image", "frames"),
+                f"frame {int(bad_frames[0]) + 1} has a non-finite time",
+                "fix or drop that frame",
+            )
+
     @property
     def n_frames(self) -> int:
         return int(len(self.frame_times))

@@ -78,8 +78,14 @@ def read_folder_recording(path: Path, camera: CameraModel | None = None) -> Reco
         from PIL import Image
 
         for i in sorted(set(int(i) for i in indices)):
-            with Image.open(files[i]) as img:
-                yield i, img.convert("RGB")
+            try:
+                with Image.open(files[i]) as img:
+                    rgb = img.convert("RGB")
+            except (OSError, ValueError, SyntaxError) as exc:  # PIL's UnidentifiedImageError is an OSError
+                raise DataError.single(
+                    files[i], "", f"cannot be decoded as an image ({exc})", "replace the frame, or drop its row"
+                ) from None
+            yield i, rgb
 
     return Recording(
         str(path),

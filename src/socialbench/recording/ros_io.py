@@ -190,7 +190,10 @@ def read_ros_recording(
             else _pick(conns, (INFO_TYPE,), info_topic, src, "camera info", "--info-topic")
         )
         tf_c = [c for c in conns if c.msgtype == TF_TYPE and c.topic in ("/tf_static", "tf_static")]
-        wanted = [img_c, odo_c] + ([info_c] if info_c is not None else []) + tf_c
+        # every connection of the chosen topics (a topic with two publishers, or one that
+        # restarted, has several): the reader yields their messages in time order
+        chosen = {img_c.topic, odo_c.topic} | ({info_c.topic} if info_c is not None else set())
+        wanted = [c for c in conns if c.topic in chosen] + tf_c
         ftimes: list[float] = []
         otimes: list[float] = []
         oxy: list[tuple[float, float]] = []
@@ -199,16 +202,16 @@ def read_ros_recording(
         odom_child = ""
         tfs: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}
         for conn, _, raw in reader.messages(connections=wanted):
-            if conn is img_c:
+            if conn.topic == img_c.topic:
                 ftimes.append(_stamp(reader.deserialize(raw, conn.msgtype).header))
-            elif conn is odo_c:
+            elif conn.topic == odo_c.topic:
                 m = reader.deserialize(raw, conn.msgtype)
                 p, q = m.pose.pose.position, m.pose.pose.orientation
                 otimes.append(_stamp(m.header))
                 oxy.append((float(p.x), float(p.y)))
                 oyaw.append(yaw_of(float(q.x), float(q.y), float(q.z), float(q.w)))
                 odom_child = str(m.child_frame_id) or odom_child
-            elif conn is info_c:
+            elif info_c is not None and conn.topic == info_c.topic:
                 if info is None:
                     info = reader.deserialize(raw, conn.msgtype)
             else:
@@ -270,11 +273,20 @@ def read_ros_recording(
             return
         r2: Any
         with AnyReader([path], default_typestore=get_typestore(Stores.ROS2_HUMBLE)) as r2:
-            conn = next(c for c in r2.connections if c.topic == img_c.topic)
+            same_topic = [c for c in r2.connections if c.topic == img_c.topic]
             k, pos = 0, 0
-            for _, _, raw in r2.messages(connections=[conn]):
+            for conn, _, raw in r2.messages(connections=same_topic):
                 if k == want[pos]:
-                    yield k, _decode(r2.deserialize(raw, conn.msgtype), conn.msgtype)
+                    try:
+                        img = _decode(r2.deserialize(raw, conn.msgtype), conn.msgtype)
+                    except (OSError, ValueError, SyntaxError) as exc:  # a corrupt JPEG, a wrong step
+                        raise DataError.single(
+                            src,
+                            f"{img_c.topic} message {k + 1}",
+                            f"the image cannot be decoded ({exc})",
+                            "re-record the camera topic, or drop that message",
+                        ) from None
+                    yield k, img
                     pos += 1
                     if pos == len(want):
                         return
@@ -342,6 +354,16 @@ class RosRecordingWriter:
         if topic not in self._conns:
             self._conns[topic] = self._writer.add_connection(topic, msgtype, typestore=self.ts)
         return self._conns[topic]
+
+    def restart_publisher(self, topic: str) -> None:
+        """ROS 1: messages of ``topic`` written from now on go through a new connection (another
+        caller id), as from a node that restarted or a second publisher of the topic."""
+        if self.fmt != "ros1":
+            raise UsageError("a second connection of one topic is written to ROS 1 bags only")
+        if topic in self._conns:
+            old = self._conns.pop(topic)
+            callerid = f"/restarted_{len(self._conns)}"
+            self._conns[topic] = self._writer.add_connection(topic, old.msgtype, typestore=self.ts, callerid=callerid)
 
     def _header(self, t: float, frame: str) -> Any:
         T = self.ts.types

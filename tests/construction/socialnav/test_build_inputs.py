@@ -110,3 +110,31 @@ def test_3d_tracks_in_the_robot_frame_give_the_same_tracks(small_recording, tmp_
                 [(o["center_x"], o["center_y"]) for o in r[tid]],
                 atol=2e-3,
             )
+
+
+def test_a_non_finite_odometry_value_names_the_input_and_the_message(small_recording, tmp_path):
+    import pytest
+
+    from socialbench.errors import DataError
+
+    folder = _as_folder(read_ros_recording(small_recording / "recording.mcap"), tmp_path / "folder")
+    lines = (folder / "odometry.csv").read_text().splitlines()
+    t, _, y, a = lines[3].split(",")
+    lines[3] = ",".join([t, "nan", y, a])
+    (folder / "odometry.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError) as info:
+        read_folder_recording(folder)
+    text = str(info.value)
+    assert "odometry message 3 has a non-finite x, y" in text and str(folder) in text and "/tmp/." not in text
+
+
+def test_a_frame_that_is_no_image_names_its_file(small_recording, tmp_path):
+    import pytest
+
+    from socialbench.errors import DataError
+
+    folder = _as_folder(read_ros_recording(small_recording / "recording.mcap"), tmp_path / "folder")
+    (folder / "00002.png").write_bytes(b"not an image")
+    rec = read_folder_recording(folder)
+    with pytest.raises(DataError, match=r"00002\.png: cannot be decoded as an image"):
+        list(rec.load_frames([2]))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -67,6 +69,23 @@ def test_chosen_windows_do_not_overlap(small_recording, tmp_path):
     report = _build(small_recording, tmp_path / "data")
     starts = sorted(s["first_frame"] for s in report["scenario_list"])
     assert all(b - a >= 18 for a, b in zip(starts, starts[1:]))
+
+
+def test_the_goal_image_named_is_the_frame_the_goal_was_taken_from(small_recording, tmp_path):
+    report = _build(small_recording, tmp_path / "data", options={"goal_frames": 1000})  # past the end
+    goal = json.loads((tmp_path / "data" / "goal_info.json").read_text())
+    for s in report["scenario_list"]:
+        head = s["sample_id"].rsplit("_", 1)[0]
+        assert s["goal_frame"] < s["first_frame"] + 1000
+        assert goal[f"{head}/{s['first_frame']}.jpg"][0] == f"{head}/{s['goal_frame']}.jpg"
+
+
+def test_a_new_out_folder_is_built_beside_its_parent_not_in_tmpdir(small_recording, tmp_path, monkeypatch):
+    seen = []
+    real = tempfile.mkdtemp
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: seen.append(k.get("dir")) or real(*a, **k))
+    _build(small_recording, tmp_path / "new" / "parents" / "data")
+    assert Path(seen[-1]) == tmp_path / "new" / "parents"
 
 
 def test_the_goal_is_the_robot_position_ten_seconds_on(small_recording, tmp_path):

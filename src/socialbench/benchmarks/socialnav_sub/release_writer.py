@@ -47,12 +47,14 @@ EXACT_ANSWERS_NOTE = "Answers in `human_labels/` are **not human**"
 
 @dataclass(frozen=True)
 class ReleaseSample:
-    """What the index files say about one sample: id, labelled people, first frame, goal (mm)."""
+    """What the index files say about one sample: id, labelled people, first frame, goal (mm)
+    and the frame the goal was taken from (None: F0 + 40, the release's)."""
 
     sample_id: str
     n_people: int
     first_frame: int
     goal_mm: tuple[int, int]
+    goal_frame: int | None = None
 
 
 def jpeg_bytes(img: Image.Image) -> bytes:
@@ -96,7 +98,7 @@ def write_release_sample(
 
 def write_release_index(root: Path, samples: Sequence[ReleaseSample], metadata: Mapping[str, Any]) -> None:
     """``sample_info.json`` (three copies, as the release), ``goal_info.json`` (goal image
-    F0 + 40, goal in millimetres) and ``sample_metadata.json`` (facet attributes)."""
+    F0 + 40 or the sample's own goal frame, goal in millimetres) and ``sample_metadata.json`` (facet attributes)."""
     info = {"samples": [{"folderpath": s.sample_id, "n_people": s.n_people} for s in samples]}
     for rel in ("prompts/sample_info.json", "sample_info.json", "human_labels/sample_info.json"):
         write_json(root / rel, info)
@@ -104,7 +106,8 @@ def write_release_index(root: Path, samples: Sequence[ReleaseSample], metadata: 
     for s in samples:
         head = s.sample_id.rsplit("_", 1)[0]
         f0 = s.first_frame
-        goal_info[f"{head}/{f0}.jpg"] = [f"{head}/{f0 + 40}.jpg", f"[{s.goal_mm[0]}, {s.goal_mm[1]}]"]
+        goal_frame = f0 + 40 if s.goal_frame is None else s.goal_frame
+        goal_info[f"{head}/{f0}.jpg"] = [f"{head}/{goal_frame}.jpg", f"[{s.goal_mm[0]}, {s.goal_mm[1]}]"]
     write_json(root / "goal_info.json", goal_info)
     write_file(root / "sample_metadata.json", (json.dumps(dict(metadata), indent=2, sort_keys=True) + "\n").encode())
 

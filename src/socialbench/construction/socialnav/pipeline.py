@@ -156,7 +156,9 @@ def build_socialnav(
             "check that the boxes belong to this recording, or lower --min-people",
         )
     exact = options.answers == "exact" or (options.answers == "auto" and truth is not None)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent if out.parent.exists() else None))
+    # beside --out (the final rename stays on one file system, never across devices)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         report = _write(tmp, rec, rs, obs, chosen, n_cands, lift, truth, exact, options, name)
         report["recording"], report["people_from"] = rec.source, people_src
@@ -270,7 +272,7 @@ def _write(
             _frames(rec, rs, s),
             answers,
         )
-        samples.append(ReleaseSample(sid, len(labels), s, goal_mm))
+        samples.append(ReleaseSample(sid, len(labels), s, goal_mm, goal_frame=g))
         metadata[sid] = {**w.features, "selection_score": w.score, "start_time_s": entry["start_time"]}
         scen.append(entry)
     write_release_index(root, samples, metadata)
