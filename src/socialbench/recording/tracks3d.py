@@ -44,7 +44,28 @@ def _point(src: str, row: dict[str, object], line: int | None, n_frames: int) ->
         raise DataError.single(
             src, "frame", f"frame {row.get('frame')!r} not in 1..{n_frames}", "frame = 1-based image index", line
         )
+    if vals["id"] != int(vals["id"]):
+        raise DataError.single(
+            src, "id", f"track id {row.get('id')!r} is not a whole number", "give each person a whole-number id", line
+        )
     return Point3D(int(vals["frame"]) - 1, str(int(vals["id"])), vals["x"], vals["y"])
+
+
+def _unique(points: list[Point3D], src: str, lines: list[int | None]) -> list[Point3D]:
+    """``points`` when no (frame, id) repeats; else one line naming the second occurrence."""
+    seen: set[tuple[int, str]] = set()
+    for p, line in zip(points, lines):
+        key = (p.frame, p.track_id)
+        if key in seen:
+            raise DataError.single(
+                src,
+                "frame, id",
+                f"person {p.track_id} appears twice in frame {p.frame + 1}",
+                "keep one position per person and frame",
+                line,
+            )
+        seen.add(key)
+    return points
 
 
 def read_tracks3d(path: Path, n_frames: int) -> list[Point3D]:
@@ -62,7 +83,7 @@ def read_tracks3d(path: Path, n_frames: int) -> list[Point3D]:
             if not isinstance(row, dict):
                 raise DataError.single(src, f"[{i}]", "not an object", "write {frame, id, x, y}")
             out.append(_point(src, row, None, n_frames))
-        return out
+        return _unique(out, src, [None] * len(out))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -70,7 +91,6 @@ def read_tracks3d(path: Path, n_frames: int) -> list[Point3D]:
     reader = csv.DictReader(io.StringIO(text))
     if reader.fieldnames is None or not {"frame", "id", "x", "y"} <= {f.strip() for f in reader.fieldnames}:
         raise DataError.single(src, "header", f"header {reader.fieldnames!r}", "start with frame,id,x,y", 1)
-    return [
-        _point(src, {k.strip(): v for k, v in row.items() if k is not None}, n, n_frames)
-        for n, row in enumerate(reader, 2)
-    ]
+    rows = list(enumerate(reader, 2))
+    points = [_point(src, {k.strip(): v for k, v in row.items() if k is not None}, n, n_frames) for n, row in rows]
+    return _unique(points, src, [n for n, _ in rows])
