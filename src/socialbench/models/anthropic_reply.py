@@ -40,24 +40,27 @@ def parse_message(body_text: str) -> Generation:
     # extended thinking: kept in the record, never parsed (redacted thinking has no text)
     thoughts = [str(block.get("thinking", "")) for block in blocks if block.get("type") == "thinking"]
     reasoning = "\n\n".join(t for t in thoughts if t.strip()) or None
-    if stop_reason == "refusal":
-        raise FatalModelError("refusal", f"stop_reason=refusal {text}".strip()[:_MAX_MESSAGE_CHARS])
-    if not text.strip():
-        if reasoning is not None and stop_reason == "max_tokens":
-            raise FatalModelError(
-                "empty_response",
-                "the reply ended inside its thinking (stop_reason=max_tokens): give --max-tokens more room",
-            )
-        raise FatalModelError("empty_response", f"no text content (stop_reason={stop_reason})")
     usage = data.get("usage")
     usage = usage if isinstance(usage, Mapping) else {}
     prompt_tokens = sum(
         usage_count(usage.get(name))
         for name in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
     )
-    return Generation(
-        text=text,
-        usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=usage_count(usage.get("output_tokens"))),
-        reasoning=reasoning,
-        finish_reason=stop_reason if isinstance(stop_reason, str) else None,
-    )
+    spent = Usage(prompt_tokens=prompt_tokens, completion_tokens=usage_count(usage.get("output_tokens")))
+    ended = stop_reason if isinstance(stop_reason, str) else None
+    if stop_reason == "refusal":
+        raise FatalModelError(
+            "refusal", f"stop_reason=refusal {text}".strip()[:_MAX_MESSAGE_CHARS], usage=spent, finish_reason=ended
+        )
+    if not text.strip():  # billed all the same: the usage and why it ended stay on the record
+        if reasoning is not None and stop_reason == "max_tokens":
+            raise FatalModelError(
+                "empty_response",
+                "the reply ended inside its thinking (stop_reason=max_tokens): give --max-tokens more room",
+                usage=spent,
+                finish_reason=ended,
+            )
+        raise FatalModelError(
+            "empty_response", f"no text content (stop_reason={stop_reason})", usage=spent, finish_reason=ended
+        )
+    return Generation(text=text, usage=spent, reasoning=reasoning, finish_reason=ended)

@@ -144,11 +144,16 @@ def reply_generation(
     section left no answer (:func:`no_answer_message`). One definition for ``hf:`` and
     ``vllm:``."""
     reply = split_reasoning(text)
-    if reply.open_ended or not reply.answer.strip():
-        return FatalModelError("empty_response", no_answer_message(reply.open_ended, len(token_ids), finish_reason))
     usage = Usage(
         prompt_tokens=prompt_tokens,
         completion_tokens=len(token_ids),
         reasoning_tokens=reasoning_token_count(token_ids, think_end) if reply.reasoning is not None else 0,
     )
+    if reply.open_ended or not reply.answer.strip():  # the tokens were spent: kept on the record
+        return FatalModelError(
+            "empty_response",
+            no_answer_message(reply.open_ended, len(token_ids), finish_reason),
+            usage=usage,
+            finish_reason=finish_reason,
+        )
     return Generation(text=reply.answer, usage=usage, reasoning=reply.reasoning)
