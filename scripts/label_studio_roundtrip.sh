@@ -29,12 +29,12 @@ fi
 
 DATA=$(mktemp -d "${TMPDIR:-/tmp}/socialbench-ls.XXXXXX")
 TOKEN=$("$PYTHON" -c 'import secrets; print(secrets.token_hex(20))')
-PASSWORD=$("$PYTHON" -c 'import secrets; print(secrets.token_urlsafe(16))')
+PASSWORD=$("$PYTHON" -c 'import secrets; print(secrets.token_hex(16))')  # hex: never starts with "-", which the CLI would read as an option
 LOG="$DATA/label-studio.log"
 
 # its own session, so the whole process group (server and any children) can be stopped
 setsid "$LS_VENV/bin/label-studio" start --no-browser --internal-host 127.0.0.1 --port "$LS_PORT" \
-  --data-dir "$DATA/data" --username admin@example.org --password "$PASSWORD" \
+  --data-dir "$DATA/data" --username admin@example.org --password="$PASSWORD" \
   --user-token "$TOKEN" --enable-legacy-api-token >"$LOG" 2>&1 &
 LS_PID=$!
 
