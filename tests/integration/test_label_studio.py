@@ -10,7 +10,6 @@ own virtual environment, starts it on 127.0.0.1, runs this module and stops it.
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from pathlib import Path
 
@@ -19,35 +18,19 @@ import typer
 from PIL import Image
 from typer.testing import CliRunner
 
+from label_studio_client import NEEDS_SERVER, LabelStudioClient
 from socialbench.construction.commands import register
 from socialbench.construction.jsonl import read_jsonl, write_jsonl
 from socialbench.construction.overlays import render_spec
 
-URL = os.environ.get("SOCIALBENCH_LABEL_STUDIO_URL", "").rstrip("/")
-TOKEN = os.environ.get("SOCIALBENCH_LABEL_STUDIO_TOKEN", "")
-
-pytestmark = [
-    pytest.mark.label_studio,
-    pytest.mark.skipif(
-        not (URL and TOKEN),
-        reason="set SOCIALBENCH_LABEL_STUDIO_URL and SOCIALBENCH_LABEL_STUDIO_TOKEN "
-        "(scripts/label_studio_roundtrip.sh does)",
-    ),
-]
+pytestmark = NEEDS_SERVER
 
 
-class LS:
+class LS(LabelStudioClient):
     """A few Label Studio API calls (legacy token auth)."""
 
     def __init__(self) -> None:
-        import httpx
-
-        self.http = httpx.Client(base_url=URL, headers={"Authorization": f"Token {TOKEN}"}, timeout=60)
-
-    def call(self, method: str, path: str, **kw):
-        r = self.http.request(method, path, **kw)
-        assert r.status_code < 300, f"{method} {path}: {r.status_code} {r.text[:500]}"
-        return r.json() if r.content else None
+        super().__init__(timeout_s=60)
 
     def project(self, title: str, config: str) -> int:
         return self.call("POST", "/api/projects/", json={"title": title, "label_config": config})["id"]

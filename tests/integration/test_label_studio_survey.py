@@ -10,12 +10,12 @@ set; ``scripts/label_studio_roundtrip.sh`` starts a server and runs this module.
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from pathlib import Path
 
 import pytest
 
+from label_studio_client import NEEDS_SERVER, LabelStudioClient
 from socialbench.cli import main
 from socialbench.testing.label_studio_survey import (
     distribution_of,
@@ -25,32 +25,16 @@ from socialbench.testing.label_studio_survey import (
     simulated_dataset,
 )
 
-URL = os.environ.get("SOCIALBENCH_LABEL_STUDIO_URL", "").rstrip("/")
-TOKEN = os.environ.get("SOCIALBENCH_LABEL_STUDIO_TOKEN", "")
 K = 5
 
-pytestmark = [
-    pytest.mark.label_studio,
-    pytest.mark.skipif(
-        not (URL and TOKEN),
-        reason="set SOCIALBENCH_LABEL_STUDIO_URL and SOCIALBENCH_LABEL_STUDIO_TOKEN "
-        "(scripts/label_studio_roundtrip.sh does)",
-    ),
-]
+pytestmark = NEEDS_SERVER
 
 
-class LS:
+class LS(LabelStudioClient):
     """The Label Studio API calls of the round trip (legacy token auth)."""
 
     def __init__(self) -> None:
-        import httpx
-
-        self.http = httpx.Client(base_url=URL, headers={"Authorization": f"Token {TOKEN}"}, timeout=120)
-
-    def call(self, method: str, path: str, **kw):
-        r = self.http.request(method, path, **kw)
-        assert r.status_code < 300, f"{method} {path}: {r.status_code} {r.text[:800]}"
-        return r.json() if r.content else None
+        super().__init__(timeout_s=120)
 
     def user(self, tag: str) -> int:
         email = f"{tag}-{uuid.uuid4().hex[:8]}@example.org"

@@ -74,28 +74,17 @@ def _factory(
     return make
 
 
-register(
-    "baseline:waypoint-nearest",
-    summary="waypoint task: the candidate nearest the robot (people-blind floor)",
-    example="baseline:waypoint-nearest",
-)(_factory("baseline:waypoint-nearest", nearest))
-register(
-    "baseline:waypoint-straightest",
-    summary="waypoint task: the candidate with the smallest bearing (people-blind floor)",
-    example="baseline:waypoint-straightest",
-)(_factory("baseline:waypoint-straightest", straightest))
-register(
-    "baseline:waypoint-toward-goal",
-    summary="waypoint task: the candidate closest in bearing to the goal (uses the goal only)",
-    example="baseline:waypoint-toward-goal",
-)(_factory("baseline:waypoint-toward-goal", toward_goal))
-register(
-    "baseline:waypoint-constant-velocity",
-    summary="waypoint task: the candidate nearest where the robot's recent velocity leads (people-blind floor)",
-    example="baseline:waypoint-constant-velocity",
-)(_factory("baseline:waypoint-constant-velocity", constant_velocity))
-register(
-    "baseline:waypoint-closest-to-goal",
-    summary="waypoint task: the candidate nearest the goal point (uses the goal only)",
-    example="baseline:waypoint-closest-to-goal",
-)(_factory("baseline:waypoint-closest-to-goal", closest_to_goal))
+#: The rule baselines: spec, rule, what it picks (their `socialbench models` lines).
+_RULE_BASELINES = (
+    ("baseline:waypoint-nearest", nearest, "the candidate nearest the robot (people-blind floor)"),
+    ("baseline:waypoint-straightest", straightest, "the candidate with the smallest bearing (people-blind floor)"),
+    ("baseline:waypoint-toward-goal", toward_goal, "the candidate closest in bearing to the goal (uses the goal only)"),
+    (
+        "baseline:waypoint-constant-velocity",
+        constant_velocity,
+        "the candidate nearest where the robot's recent velocity leads (people-blind floor)",
+    ),
+    ("baseline:waypoint-closest-to-goal", closest_to_goal, "the candidate nearest the goal point (uses the goal only)"),
+)
+for _spec, _rule, _what in _RULE_BASELINES:
+    register(_spec, summary=f"waypoint task: {_what}", example=_spec)(_factory(_spec, _rule))
