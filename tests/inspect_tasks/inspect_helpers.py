@@ -58,3 +58,28 @@ def run_inspect(task: Task, model: Model, log_dir: Path) -> EvalLog:
     (log,) = eval(task, model=model, log_dir=str(log_dir), display="none")
     assert log.status == "success", log.error
     return read_eval_log(log.location)
+
+
+class InFlight:
+    """Counts the calls of an Inspect model that are inside its provider at once (each call
+    yields to the event loop until ``cap`` calls are in, or a bounded number of turns
+    passed, so that calls sent together are seen together)."""
+
+    def __init__(self, model: Model, cap: int) -> None:
+        self.cap, self.now, self.peak = cap, 0, 0
+        self._generate = model.api.generate
+        model.api.generate = self._counted  # type: ignore[method-assign]
+
+    async def _counted(self, *args: Any, **kwargs: Any) -> Any:
+        import asyncio
+
+        self.now += 1
+        self.peak = max(self.peak, self.now)
+        try:
+            for _ in range(1000):  # turns of the event loop, not time
+                if self.now >= self.cap:
+                    break
+                await asyncio.sleep(0)
+            return await self._generate(*args, **kwargs)
+        finally:
+            self.now -= 1

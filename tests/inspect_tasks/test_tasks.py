@@ -236,3 +236,52 @@ def test_render_cache_false_leaves_the_render_cache_alone(tmp_path):
         socialnav_sub(images="img", limit=1, max_side=334, render_cache=False), mock_model(varied_answer), tmp_path
     )
     assert _cached_renders() == before
+
+
+# issue 41: the Inspect front end at socialbench's speed -----------------------------------
+
+
+def _in_flight_eval(tmp_path, method: str, max_connections: int):
+    from inspect_ai import eval
+
+    from inspect_helpers import InFlight
+
+    model = mock_model(varied_answer)
+    counter = InFlight(model, cap=max_connections)
+    (log,) = eval(
+        socialnav_sub(method=method, limit=1),
+        model=model,
+        max_connections=max_connections,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return counter, log
+
+
+def test_independent_questions_of_a_sample_are_in_flight_together_within_the_connection_limit(tmp_path):
+    counter, log = _in_flight_eval(tmp_path, "independent", max_connections=4)
+    (sample,) = log.samples
+    assert len(sample.scores["item_records"].metadata[RECORDS_KEY]) > 4
+    assert counter.peak == 4  # several at once, never more than Inspect's --max-connections
+
+
+def test_cot_asks_one_question_at_a_time_after_the_answers_it_depends_on(tmp_path):
+    counter, log = _in_flight_eval(tmp_path, "cot", max_connections=4)
+    assert counter.peak == 1
+    bench, data = get_benchmark("socialnav-sim")
+    item = bench.load(data, require_images=False, limit=1).items[0]
+    asked = [r["question_key"] for r in log.samples[0].scores["item_records"].metadata[RECORDS_KEY]]
+    for n, key in enumerate(asked):
+        assert set(item.question(key).depends_on) <= set(asked[:n]), key
+
+
+def test_a_records_latency_is_inspects_time_of_the_call_not_its_wait_for_a_connection(tmp_path):
+    from inspect_ai.log import read_eval_log
+
+    _, log = _in_flight_eval(tmp_path, "cot", max_connections=1)  # one call at a time: events in order
+    (sample,) = read_eval_log(log.location).samples
+    records = sample.scores["item_records"].metadata[RECORDS_KEY]
+    calls = [e.output.time for e in sample.events if e.event == "model"]
+    assert len(calls) == len(records) > 1
+    assert [r["latency_s"] for r in records] == [round(t, 6) for t in calls]

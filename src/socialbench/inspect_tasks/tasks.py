@@ -24,7 +24,7 @@ from typing import Any
 from inspect_ai import Epochs, Task, task
 from inspect_ai._util.error import PrerequisiteError  # what Inspect's CLI prints as one line, no traceback
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.model import GenerateConfig, ModelOutput, get_model
 from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, Target, metric, score_reducer, scorer
 from inspect_ai.solver import Generate as InspectGenerate
 from inspect_ai.solver import Solver, TaskState, solver
@@ -151,7 +151,7 @@ def answer_item(key: str, images_first: bool = False) -> Solver:
             return Outcome(
                 output.completion,
                 None,
-                latency_s=time.perf_counter() - t0,
+                latency_s=call_latency(output, time.perf_counter() - t0),
                 usage=Usage(usage.input_tokens, usage.output_tokens) if usage is not None else Usage(),
                 finish_reason=output.stop_reason,  # Inspect's "max_tokens" reads as truncated
             )
@@ -163,6 +163,15 @@ def answer_item(key: str, images_first: bool = False) -> Solver:
         return state
 
     return solve
+
+
+def call_latency(output: ModelOutput, waited: float) -> float:
+    """A reply's latency as ``socialbench eval`` records it: the time of the request that
+    answered, not the time the question waited for one of Inspect's connections (under
+    ``method=independent`` a sample's questions queue for ``--max-connections`` slots; the
+    wait was several times the call). Inspect's ``output.time`` is that time; ``waited``
+    (the time around ``generate``) where a provider does not say."""
+    return output.time if output.time is not None else waited
 
 
 def every_failed_message(records: list[SampleRecord], model: str) -> str:
