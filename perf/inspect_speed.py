@@ -1,6 +1,13 @@
 """``inspect eval socialbench/socialnav_sub`` beside ``socialbench eval -b socialnav-sim``, on the
 same local scripted server, in one run: wall time, peak memory (RSS of each command's process)
-and the Inspect log's size. Goal (issue 41): Inspect within 2x of ``socialbench eval``.
+and what each writes (the run folder, the Inspect log). Goal (issue 41): Inspect within 2x of
+``socialbench eval``.
+
+Two more Inspect runs say where Inspect's time goes (``--no-floor`` skips them): ``floor`` sends
+the same requests through Inspect's model with a solver that does nothing else
+(``perf/inspect_floor.py``: no records, messages or papers' metrics), and ``startup`` is that task
+with one request (Inspect's start-up, imports and log). ``task - floor`` is what socialbench's
+task adds; ``(floor - startup) / questions`` is Inspect's own work per request.
 
 The server is ``python -m socialbench.testing.openai_server`` on 127.0.0.1 with a fixed reply
 delay (default 200 ms) and no concurrency cap; both front ends may hold ``--connections``
@@ -8,9 +15,12 @@ requests at once (``socialbench eval --concurrency``, ``inspect eval --max-conne
 Inspect talks to it with ``-M responses_api=false`` (chat completions, docs/inspect.md).
 The response cache is off for ``socialbench eval`` (``--no-cache``) so both send every request.
 
-    .venv/bin/python perf/inspect_speed.py --limit 4        # ~190 questions, ~1 min on 2 cores
+    .venv/bin/python perf/inspect_speed.py --limit 4        # 180 questions, ~1 min on 2 cores
     .venv/bin/python perf/inspect_speed.py                  # all 1,104 bundled questions
     .venv/bin/python perf/inspect_speed.py --json out.json
+
+Measured (full bundled set, 1,104 questions, 20 samples, 200 ms, 64 connections; shared 2-core
+machine, 1-min load average 2-5; inspect-ai 0.3.285): see docs/inspect.md, "Speed".
 
 The server is stopped at the end; the run folders and logs go to a temporary folder.
 """
@@ -45,10 +55,13 @@ def start_server(delay_ms: float) -> tuple[subprocess.Popen[str], str]:
     return proc, line.split(" ", 1)[1]
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
 def timed(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
-    """Run ``cmd``; its wall time, peak RSS (MB, from ``wait4``) and exit status."""
+    """Run ``cmd`` (in the repository root); its wall time, peak RSS (MB, from ``wait4``)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -59,6 +72,17 @@ def timed(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
     return {"wall_s": round(wall, 2), "peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
 
 
+def folder_mb(path: Path) -> float:
+    """The size of the files under ``path`` (MB)."""
+    return round(sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6, 2)
+
+
+def inspect_cmd(task: str, extra: list[str], log_dir: str) -> list[str]:
+    """``inspect eval TASK`` against the scripted server, logging to ``log_dir``."""
+    model = ["--model", "openai/scripted-model", "-M", "responses_api=false"]
+    return [sys.executable, "-m", "inspect_ai", "eval", task, *model, "--log-dir", log_dir, "--display", "none", *extra]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--limit", type=int, default=None, help="items (scenes) to ask; default all")
@@ -66,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--connections", type=int, default=64)
     p.add_argument("--method", default="independent")
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument("--no-floor", action="store_true", help="skip the floor and start-up runs")
     p.add_argument(
         "--inspect-arg",
         action="append",
@@ -87,16 +112,25 @@ def main(argv: list[str] | None = None) -> int:
             )
             questions = sum(1 for _ in open(f"{tmp}/run/samples.jsonl"))
             t_limit = [] if args.limit is None else ["-T", f"limit={args.limit}"]
+            conn = ["--max-connections", str(args.connections)]
             insp = timed(
-                [sys.executable, "-m", "inspect_ai", "eval", "socialbench/socialnav_sub"]
-                + ["--model", "openai/scripted-model", "-M", "responses_api=false", "-T", f"method={args.method}"]
-                + ["--max-connections", str(args.connections), "--log-dir", f"{tmp}/logs", "--display", "none"]
-                + t_limit
-                + args.inspect_arg,
+                inspect_cmd("socialbench/socialnav_sub", conn, f"{tmp}/logs")
+                + ["-T", f"method={args.method}", *t_limit, *args.inspect_arg],
                 env,
             )
             (log,) = Path(tmp, "logs").glob("*.eval")
             insp["log_mb"] = round(log.stat().st_size / 1e6, 2)
+            own["out_mb"] = folder_mb(Path(tmp, "run"))
+            floor = startup = None
+            if not args.no_floor and args.method == "independent":
+                floor = timed(
+                    inspect_cmd("perf/inspect_floor.py", conn, f"{tmp}/floor") + [*t_limit, *args.inspect_arg], env
+                )
+                startup = timed(
+                    inspect_cmd("perf/inspect_floor.py", conn, f"{tmp}/startup")
+                    + ["-T", "limit=1", "-T", "questions=1", *args.inspect_arg],
+                    env,
+                )
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -113,6 +147,12 @@ def main(argv: list[str] | None = None) -> int:
         "memory_ratio": round(insp["peak_rss_mb"] / own["peak_rss_mb"], 2),
         "target_ratio": TARGET_RATIO,
     }
+    if floor is not None and startup is not None:
+        out["inspect_floor"] = floor
+        out["inspect_startup"] = startup
+        out["floor_ratio"] = round(floor["wall_s"] / own["wall_s"], 2)
+        out["task_over_floor_s"] = round(insp["wall_s"] - floor["wall_s"], 2)
+        out["inspect_ms_per_request"] = round((floor["wall_s"] - startup["wall_s"]) / questions * 1000, 1)
     print(json.dumps(out, indent=2))
     if args.json:
         args.json.write_text(json.dumps(out, indent=2) + "\n")
