@@ -10,9 +10,11 @@ test fails if anything like it comes back.
 from __future__ import annotations
 
 import importlib.util
+import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from socialbench.cli import main
@@ -57,3 +59,31 @@ def test_every_people_blind_rule_is_reported_with_its_standard_error(items):
     names = {name for name, kind, *_ in rows if kind == "people-blind"}
     assert {"constant velocity", "constant turn", "previous heading", "leftmost in the front view"} <= names
     assert all(se > 0 for _, _, _, se, _ in rows)
+
+
+def test_the_classifiers_folds_keep_together_the_items_that_share_a_move(items):
+    # an item's alternatives are the other members' moves: split across folds, a move is a
+    # wrong answer in training and the right one in the test fold, and the classifier learns
+    # to avoid right answers (hiding a shortcut)
+    components = floor_script().move_components(items)
+    by_item = dict(zip((it.item_id for it in items), components))
+    for it in items:
+        sources = {c["source"] for c in it.metadata["waypoints"]["candidates"]}
+        assert {by_item[s] for s in sources if s in by_item} == {by_item[it.item_id]}
+    assert len(set(components)) == len(items) // 5  # one component per group of five
+
+
+def test_the_nearest_prediction_rule_wins_whenever_the_move_is_within_half_the_spacing_of_it(items):
+    script = floor_script()
+    # any people-blind prediction will do: here where the recent velocity takes the robot
+    predicted = np.asarray([[2 * v for v in it.metadata["waypoints"]["robot"]["velocity"]] for it in items])
+    hits = script.nearest_prediction_hits(items, predicted)
+    checked = 0
+    for it, p, hit in zip(items, predicted, hits):
+        pts = [(c["x"], c["y"]) for c in it.metadata["waypoints"]["candidates"]]
+        spacing = min(math.dist(a, b) for k, a in enumerate(pts) for b in pts[k + 1 :])
+        if math.dist(script.true_move(it), p) < spacing / 2:
+            assert hit == 1.0
+            checked += 1
+    assert checked > 0
+    assert script.spacing_bound(items, predicted, 0.0) == 0.0
