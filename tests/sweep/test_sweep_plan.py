@@ -142,3 +142,24 @@ def test_model_resources_are_read(tmp_path):
 def test_relative_data_is_read_from_the_plan_folder(tmp_path):
     plan = load_plan(write(tmp_path, "models: [baseline:random]\nbenchmarks: [{name: socialnav-sub, data: d}]\n"))
     assert plan.benchmarks[0].data == tmp_path / "d"
+
+
+def test_an_axis_written_twice_is_refused_naming_both_lines(tmp_path):
+    path = write(
+        tmp_path,
+        "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxes:\n  method: [cot]\n  method: [independent]\n",
+    )
+    with pytest.raises(UsageError, match=r"plan\.yaml:5: method is written twice \(lines 4 and 5\)"):
+        load_plan(path)
+
+
+def test_two_spellings_of_one_option_are_refused(tmp_path):
+    path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [roboteq-bj]\naxes:\n  rag-k: [1]\n  rag_k: [2]\n")
+    with pytest.raises(UsageError, match=r"plan\.yaml:5: axes\.rag_k: the same option as `rag-k`"):
+        load_plan(path)
+
+
+def test_an_option_spelled_as_a_flag_beside_its_name_is_refused(tmp_path):
+    path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\noptions: {limit: 1, --limit: 2}\n")
+    with pytest.raises(UsageError, match=r"options\.--limit: the same option as `limit`"):
+        load_plan(path)

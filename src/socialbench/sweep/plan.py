@@ -63,6 +63,20 @@ def _unknown_key(path: Path, where: str, key: object, valid: set[str]) -> UsageE
     return refuse(path, where, "unknown key", f"{hint}valid keys: {', '.join(sorted(valid))}", key_line(path, key))
 
 
+def _once(path: Path, where: str, key: object, name: str, spelled: dict[str, object]) -> None:
+    """Refuse ``key`` when an earlier key of the same mapping names the same eval option
+    (``rag-k`` and ``rag_k``): only one of them would count."""
+    if name in spelled:
+        raise refuse(
+            path,
+            f"{where}.{key_shown(key)}",
+            f"the same option as `{key_shown(spelled[name])}` (eval's --{name.replace('_', '-')})",
+            "keep one of the two keys",
+            key_line(path, key),
+        )
+    spelled[name] = key
+
+
 def _model(entry: object, path: Path, i: int) -> ModelEntry:
     where = f"models[{i}]"
     if isinstance(entry, str) and entry:
@@ -142,8 +156,10 @@ def load_plan(path: Path) -> Plan:
         raise refuse(
             path, "axes", "must be a mapping of option -> list of values", "e.g. `axes: {method: [independent, cot]}`"
         )
+    spelled: dict[str, object] = {}
     for key, values in raw_axes.items():
         name = option_key(key, path, "axes")
+        _once(path, "axes", key, name, spelled)
         if not isinstance(values, list) or not values:
             raise refuse(path, f"axes.{key}", "must be a non-empty list", f"e.g. `{key}: [{shown(values)}]`")
         axes[name] = [checked(name, coerce(v, types[name], path, f"axes.{key}"), path, f"axes.{key}") for v in values]
@@ -151,8 +167,10 @@ def load_plan(path: Path) -> Plan:
     raw_options = raw.get("options") or {}
     if not isinstance(raw_options, dict):
         raise refuse(path, "options", "must be a mapping of option -> value", "e.g. `options: {limit: 10}`")
+    spelled = {}
     for key, value in raw_options.items():
         name = option_key(key, path, "options")
+        _once(path, "options", key, name, spelled)
         if name in axes:
             raise refuse(path, f"options.{key}", "also an axis", "keep it in one of `axes:` and `options:`")
         options[name] = checked(name, coerce(value, types[name], path, f"options.{key}"), path, f"options.{key}")

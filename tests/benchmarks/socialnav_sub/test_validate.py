@@ -324,6 +324,25 @@ def test_config_in_another_encoding_is_an_error(root):
     assert "UTF-8" in _find(validate_socialnav(root), path, "").message
 
 
+def test_a_mistyped_config_key_is_an_error_naming_the_nearest_key(root):
+    path = root / "dataset_cfg.yaml"
+    path.write_text(path.read_text() + "camera_heigth: 1.2\n")
+    problem = _find(validate_socialnav(root), path, "camera_heigth")
+    assert problem.message == "unknown key" and "did you mean `camera_height`?" in problem.fix
+
+
+def test_an_unknown_camera_matrix_key_is_an_error(root):
+    path = root / "dataset_cfg.yaml"
+    path.write_text("camera_matrix: {fx: 600, fy: 600, cx: 640, cy: 360, skew: 0.1}\n")
+    assert _find(validate_socialnav(root), path, "camera_matrix.skew").message == "unknown key"
+
+
+def test_a_config_key_written_twice_is_an_error_naming_both_lines(root):
+    path = root / "dataset_cfg.yaml"
+    path.write_text("camera_height: 0.6\ncamera_height: 1.2\n")
+    assert "written twice (lines 1 and 2)" in _find(validate_socialnav(root), path, "").message
+
+
 # ----------------------------------------------------------------- releases as they are shipped
 
 
