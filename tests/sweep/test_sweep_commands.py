@@ -62,7 +62,7 @@ def test_report_over_the_sweep_folder_renders_every_cell(swept, tmp_path):
 
 def test_failing_cell_does_not_stop_the_others(tmp_path, capsys):
     code = run_cli(
-        "sweep", str(grid_plan(tmp_path, models="[nosuch:model, baseline:random]")), "--out", str(tmp_path / "o")
+        "sweep", str(grid_plan(tmp_path, models="[replay:/nosuch/samples.jsonl, baseline:random]")), "--out", str(tmp_path / "o")
     )
     out = capsys.readouterr().out
     assert code == 2
@@ -70,7 +70,7 @@ def test_failing_cell_does_not_stop_the_others(tmp_path, capsys):
 
 
 def test_failed_cell_reports_its_reason(tmp_path, capsys):
-    run_cli("sweep", str(grid_plan(tmp_path, models="[nosuch:model]")), "--out", str(tmp_path / "o"))
+    run_cli("sweep", str(grid_plan(tmp_path, models="[replay:/nosuch/samples.jsonl]")), "--out", str(tmp_path / "o"))
     assert "nosuch" in capsys.readouterr().out.split("failed: ")[1].splitlines()[0]
 
 

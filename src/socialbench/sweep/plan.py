@@ -77,10 +77,43 @@ def _once(path: Path, where: str, key: object, name: str, spelled: dict[str, obj
     spelled[name] = key
 
 
+def _checked_model(model: ModelEntry, path: Path, where: str) -> ModelEntry:
+    """``model`` if ``socialbench eval`` would build it (a known backend, options it reads, a
+    spec it takes: :func:`~socialbench.models.registry.check_model_spec`), else the refusal
+    naming its entry and line: the plan is checked whole before any cell runs."""
+    from socialbench.benchmarks.base import load_benchmark_code
+    from socialbench.models.registry import check_model_spec
+
+    load_benchmark_code()  # the benchmarks' code registers their own baselines
+    pairs = tuple(tuple(kv.split("=", 1)) for kv in model.model_opt)
+    try:
+        check_model_spec(model.spec, [(k, v) for k, v in pairs])
+    except UsageError as exc:
+        text = str(exc).replace("--model-opt ", "model_opt ", 1) if model.model_opt else str(exc)
+        line = key_line(path, "model_opt") if model.model_opt and "model_opt " in text else None
+        line = line or _spec_line(path, model.spec)
+        raise refuse(path, where, text, "fix that model's entry under `models:`", line) from None
+    return model
+
+
+def _spec_line(path: Path, spec: str) -> int | None:
+    """The line of the plan on which ``spec`` is written, or None."""
+    from socialbench.sweep.plan_yaml import read_regular_bytes_text
+
+    try:
+        text = read_regular_bytes_text(path)
+    except Exception:  # unreadable now: the refusal names the entry without a line
+        return None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if spec in raw:
+            return number
+    return None
+
+
 def _model(entry: object, path: Path, i: int) -> ModelEntry:
     where = f"models[{i}]"
     if isinstance(entry, str) and entry:
-        return ModelEntry(entry)
+        return _checked_model(ModelEntry(entry), path, where)
     if not isinstance(entry, dict) or not isinstance(entry.get("spec"), str):
         raise refuse(path, where, "a model is a spec string or a mapping with `spec:`", "e.g. `- baseline:random`")
     unknown = sorted(set(entry) - _MODEL_KEYS)
@@ -99,13 +132,14 @@ def _model(entry: object, path: Path, i: int) -> ModelEntry:
     opts = entry.get("model_opt") or {}
     if not isinstance(opts, dict):
         raise refuse(path, f"{where}.model_opt", "must be a mapping", "e.g. `model_opt: {dtype: bfloat16}`")
-    return ModelEntry(
+    model = ModelEntry(
         spec=entry["spec"],
         num_gpus=float(entry.get("num_gpus", 0)),
         num_cpus=float(entry.get("num_cpus", 1)),
         concurrency=conc,
         model_opt=tuple(f"{k}={v}" for k, v in opts.items()),
     )
+    return _checked_model(model, path, where)
 
 
 def _benchmark(entry: object, path: Path, i: int) -> BenchmarkEntry:
