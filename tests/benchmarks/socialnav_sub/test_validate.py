@@ -416,3 +416,21 @@ def test_a_roboteq_folder_is_named_as_one_with_the_benchmarks_to_use(tmp_path):
     robot_eq = [p for p in _errors(problems) if "looks like a RobotEQ dataset" in p.message]
     assert len(robot_eq) == 1 and "-b roboteq-bj" in robot_eq[0].fix
     assert not any("sample_info.json with" in p.fix for p in problems)
+
+
+def test_a_goal_entry_of_no_sample_is_warned_naming_the_nearest_sample_key(root):
+    path = root / "goal_info.json"
+    goals = json.loads(path.read_text())
+    key = next(iter(goals))
+    goals[key[:-1] + "q"] = goals.pop(key)
+    path.write_text(json.dumps(goals))
+    problem = _find(validate_socialnav(root), path, key[:-1] + "q")
+    assert problem.message == "warning: names no sample of the sample list" and f"did you mean {key!r}?" in problem.fix
+
+
+def test_many_goal_entries_of_no_sample_are_one_warning(root):
+    path = root / "goal_info.json"
+    goals = json.loads(path.read_text())
+    goals.update({f"x_Spot_{i}/1.jpg": ["x.jpg", "[0, 0]"] for i in range(10)})
+    path.write_text(json.dumps(goals))
+    assert "10 entries name no sample" in _find(validate_socialnav(root), path, "").message
