@@ -102,3 +102,11 @@ def test_size_limit(tmp_path):
     with pytest.raises(DataError) as err:
         read_regular_bytes(path, limit=10)
     assert "bytes" in err.value.problems[0].message
+
+
+def test_a_json_key_written_twice_is_refused_naming_the_key(tmp_path) -> None:
+    from socialbench.errors import DataError
+    from socialbench.files.safe_read import parse_json_bytes
+
+    with pytest.raises(DataError, match=r"key 'c' is written twice"):
+        parse_json_bytes(b'{"a": 1, "b": {"c": 1, "c": 2}}', "f.json")

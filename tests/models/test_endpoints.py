@@ -418,3 +418,13 @@ def test_pool_logs_snapshot_and_repr_mask_url_credentials(caplog: pytest.LogCapt
     model = MultiEndpointModel("m", urls)
     shown = caplog.text + repr(pool.snapshot()) + repr(model) + model.identity()
     assert "endpoint http://u:***@node1:8000/v1 failed" in caplog.text and secret not in shown
+
+
+def test_an_endpoints_file_url_whose_port_is_no_port_is_refused_naming_the_line(tmp_path):
+    from socialbench.errors import UsageError
+    from socialbench.models.endpoints import read_endpoints_file
+
+    path = tmp_path / "endpoints.txt"
+    path.write_text("http://a:8000/v1\nhttp://b:99999/v1\n")
+    with pytest.raises(UsageError, match=r"endpoints\.txt:2: 'http://b:99999/v1' has port 99999"):
+        read_endpoints_file(path)

@@ -50,3 +50,24 @@ def test_every_declared_option_has_a_known_kind_and_a_help_line() -> None:
     assert declared and all(
         o.kind in {"text", "flag", "count", "number", "path"} and o.help.strip() for _, o in declared
     )
+
+
+def test_check_model_spec_refuses_an_option_without_building_the_model() -> None:
+    from socialbench.models.registry import check_model_spec
+
+    with pytest.raises(UsageError, match="did you mean 'api_key_env'"):
+        check_model_spec("openai:gpt-4o@http://localhost:8000/v1", [("api_key_evn", "X")])
+
+
+def test_check_model_spec_refuses_what_the_spec_itself_gets_wrong() -> None:
+    from socialbench.models.registry import check_model_spec
+
+    with pytest.raises(UsageError, match="names no host"):
+        check_model_spec("openai:gpt-4o@http://")
+
+
+def test_an_unknown_model_names_the_nearest_spec() -> None:
+    from socialbench.models.registry import check_model_spec
+
+    with pytest.raises(UsageError, match="did you mean 'openai:gpt-4o'"):
+        check_model_spec("opena:gpt-4o")

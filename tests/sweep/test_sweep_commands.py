@@ -62,7 +62,10 @@ def test_report_over_the_sweep_folder_renders_every_cell(swept, tmp_path):
 
 def test_failing_cell_does_not_stop_the_others(tmp_path, capsys):
     code = run_cli(
-        "sweep", str(grid_plan(tmp_path, models="[nosuch:model, baseline:random]")), "--out", str(tmp_path / "o")
+        "sweep",
+        str(grid_plan(tmp_path, models="[replay:/nosuch/samples.jsonl, baseline:random]")),
+        "--out",
+        str(tmp_path / "o"),
     )
     out = capsys.readouterr().out
     assert code == 2
@@ -70,7 +73,7 @@ def test_failing_cell_does_not_stop_the_others(tmp_path, capsys):
 
 
 def test_failed_cell_reports_its_reason(tmp_path, capsys):
-    run_cli("sweep", str(grid_plan(tmp_path, models="[nosuch:model]")), "--out", str(tmp_path / "o"))
+    run_cli("sweep", str(grid_plan(tmp_path, models="[replay:/nosuch/samples.jsonl]")), "--out", str(tmp_path / "o"))
     assert "nosuch" in capsys.readouterr().out.split("failed: ")[1].splitlines()[0]
 
 
@@ -113,3 +116,14 @@ def test_epochs_option_runs_each_cell_as_eval_epochs_does(tmp_path):
     combined = json.loads((cell / "run.json").read_text())
     assert code == 0 and combined["epochs"] == 2 and combined["status"] == "complete"
     assert (cell / "epoch-2" / "samples.jsonl").is_file()
+
+
+@pytest.mark.parametrize("below", ["", "sub/dir"])
+def test_an_out_that_is_a_file_is_refused_before_any_cell_runs(tmp_path, capsys, below):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    out = afile / below if below else afile
+    code = run_cli("sweep", str(grid_plan(tmp_path)), "--out", str(out))
+    captured = capsys.readouterr()
+    assert code == 1 and "choose another --out folder" in captured.err
+    assert "complete: " not in captured.out and "failed: " not in captured.out

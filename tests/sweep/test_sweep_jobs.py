@@ -53,7 +53,7 @@ def test_one_and_two_jobs_give_the_same_answers(both):
 
 
 def test_failing_cell_does_not_stop_the_others_with_two_jobs(tmp_path, capsys):
-    plan_path = grid_plan(tmp_path, models="[nosuch:model, baseline:random]")
+    plan_path = grid_plan(tmp_path, models="[replay:/nosuch/samples.jsonl, baseline:random]")
     code = run_cli("sweep", str(plan_path), "--jobs", "2", "--out", str(tmp_path / "o"))
     out = capsys.readouterr().out
     assert code == 2

@@ -131,14 +131,54 @@ def test_model_resources_are_read(tmp_path):
     plan = load_plan(
         write(
             tmp_path,
-            "models: [{spec: mock:echo, num_gpus: 1, concurrency: 8, model_opt: {a: b}}]\n"
+            "models: [{spec: baseline:rule-based, num_gpus: 1, concurrency: 8, model_opt: {noise_m: 0.1}}]\n"
             "benchmarks: [socialnav-sim]\n",
         )
     )
     (cell,) = expand(plan, tmp_path)
-    assert (cell.model.num_gpus, cell.values["concurrency"], cell.values["model_opt"]) == (1.0, 8, ["a=b"])
+    assert (cell.model.num_gpus, cell.values["concurrency"], cell.values["model_opt"]) == (1.0, 8, ["noise_m=0.1"])
 
 
 def test_relative_data_is_read_from_the_plan_folder(tmp_path):
     plan = load_plan(write(tmp_path, "models: [baseline:random]\nbenchmarks: [{name: socialnav-sub, data: d}]\n"))
     assert plan.benchmarks[0].data == tmp_path / "d"
+
+
+def test_an_axis_written_twice_is_refused_naming_both_lines(tmp_path):
+    path = write(
+        tmp_path,
+        "models: [baseline:random]\nbenchmarks: [socialnav-sim]\naxes:\n  method: [cot]\n  method: [independent]\n",
+    )
+    with pytest.raises(UsageError, match=r"plan\.yaml:5: method is written twice \(lines 4 and 5\)"):
+        load_plan(path)
+
+
+def test_two_spellings_of_one_option_are_refused(tmp_path):
+    path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [roboteq-bj]\naxes:\n  rag-k: [1]\n  rag_k: [2]\n")
+    with pytest.raises(UsageError, match=r"plan\.yaml:5: axes\.rag_k: the same option as `rag-k`"):
+        load_plan(path)
+
+
+def test_an_option_spelled_as_a_flag_beside_its_name_is_refused(tmp_path):
+    path = write(tmp_path, "models: [baseline:random]\nbenchmarks: [socialnav-sim]\noptions: {limit: 1, --limit: 2}\n")
+    with pytest.raises(UsageError, match=r"options\.--limit: the same option as `limit`"):
+        load_plan(path)
+
+
+def test_an_unknown_model_is_refused_before_any_cell_runs(tmp_path):
+    path = write(tmp_path, "models: [baselin:random]\nbenchmarks: [socialnav-sim]\n")
+    with pytest.raises(UsageError, match=r"plan\.yaml:1: models\[0\]: unknown model 'baselin:random'; did you mean"):
+        load_plan(path)
+
+
+def test_a_model_opt_key_the_backend_does_not_read_is_refused_naming_the_nearest(tmp_path):
+    text = "models:\n  - spec: baseline:rule-based\n    model_opt: {nois_m: 1}\nbenchmarks: [socialnav-sim]\n"
+    path = write(tmp_path, text)
+    with pytest.raises(UsageError, match=r"plan\.yaml:3: models\[0\]: model_opt 'nois_m' .*did you mean 'noise_m'"):
+        load_plan(path)
+
+
+def test_a_model_url_without_a_host_is_refused_in_the_plan(tmp_path):
+    path = write(tmp_path, 'models: ["openai:gpt-4o@http://"]\nbenchmarks: [socialnav-sim]\n')
+    with pytest.raises(UsageError, match=r"models\[0\]: .*names no host"):
+        load_plan(path)

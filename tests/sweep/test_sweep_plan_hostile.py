@@ -127,7 +127,7 @@ def test_eval_refuses_a_timeout_that_is_not_positive(tmp_path: Path, capsys: pyt
     [
         ("openai:m@http://u:secret1@127.0.0.1:9/v1", "openai:m@http://u:secret2@127.0.0.1:9/v1"),
         ("openai:m@http://127.0.0.1:9/v1?key=a", "openai:m@http://127.0.0.1:9/v1?key=b"),
-        ("mock:a b", "mock:a_b"),
+        ("openai:a b@http://127.0.0.1:9/v1", "openai:a_b@http://127.0.0.1:9/v1"),
     ],
 )
 def test_models_that_would_share_a_folder_get_folders_of_their_own(tmp_path: Path, specs: tuple[str, str]) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from socialbench.errors import DataError, Problem
+from socialbench.files.yaml_read import load_yaml
 
 __all__ = [
     "Subcategory",
@@ -92,7 +93,7 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
     """Read and check a taxonomy YAML file; raise :class:`DataError` with every problem."""
     p = Path(path) if path is not None else shipped_taxonomy_path()
     try:
-        doc = yaml.safe_load(p.read_text(encoding="utf-8"))
+        doc = load_yaml(p.read_text(encoding="utf-8"))
     except OSError as exc:
         raise DataError.single(p, "", f"cannot read taxonomy: {exc.strerror}", "pass an existing YAML file") from exc
     except yaml.YAMLError as exc:

@@ -89,6 +89,23 @@ def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object that writes one key twice (``json`` would keep the last without a word)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json``'s ``object_pairs_hook``: the object, or :class:`_DuplicateKey` naming the
+    first key written twice."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(f"key {key[:40]!r} is written twice in one object (only the last would count)")
+            seen.add(key)
+    return obj
+
+
 def _has_surrogate(s: str) -> bool:
     try:
         s.encode("utf-8")
@@ -176,7 +193,7 @@ def parse_json_bytes(data: bytes, file: str, *, line: int | None = None, max_dep
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise DataError.single(
             file,
@@ -189,6 +206,8 @@ def parse_json_bytes(data: bytes, file: str, *, line: int | None = None, max_dep
         raise DataError.single(
             file, "", f"nested more than {max_depth} levels deep", "write the structure the release uses", line=line
         ) from None
+    except _DuplicateKey as exc:
+        raise DataError.single(file, "", f"invalid JSON: {exc}", "keep one of the two entries", line=line) from None
     except ValueError as exc:  # NaN/Infinity, a number with too many digits
         raise DataError.single(
             file, "", f"invalid JSON: {exc}", "write finite numbers in plain JSON", line=line

@@ -19,7 +19,7 @@ from pathlib import Path
 from socialbench.errors import UsageError
 from socialbench.models.base import RetryableModelError
 from socialbench.models.endpoint_pool import DEFAULT_COOLDOWN_S, DEFAULT_MAX_COOLDOWN_S, EndpointPool
-from socialbench.models.openai_compat import EndpointUnreachable, OpenAICompatModel
+from socialbench.models.openai_compat import EndpointUnreachable, OpenAICompatModel, url_problem
 from socialbench.models.openai_images_check import ImagesCheck, merge_checks
 from socialbench.models.redact import redact, redact_url
 from socialbench.models.registry import ModelOptions
@@ -63,6 +63,9 @@ def read_endpoints_file(path: str | Path) -> list[str]:
                     f"{p}:{lineno}: {redact_url(url)!r} is not a base URL; write one URL per line, "
                     "e.g. http://node1:8000/v1"
                 )
+            problem = url_problem(url)
+            if problem is not None:
+                raise UsageError(f"{p}:{lineno}: {redact_url(url)!r} {problem}")
             if url not in urls:
                 urls.append(url)
     if not urls:

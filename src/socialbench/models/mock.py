@@ -91,9 +91,20 @@ _RESPONDERS: dict[str, Callable[[Request], str]] = {
 }
 
 
-@register("mock", summary="in-process mock model for dry runs (first-option | echo)", example="mock:first-option")
-def make_mock(rest: str, options: ModelOptions) -> MockModel:
+def _mock_name(rest: str) -> str:
+    """The mock's name (``first-option`` when none is given), or the refusal of an unknown one."""
     name = rest or "first-option"
     if name not in _RESPONDERS:
         raise UsageError(f"mock:{name} is unknown; use mock:first-option or mock:echo")
+    return name
+
+
+@register(
+    "mock",
+    summary="in-process mock model for dry runs (first-option | echo)",
+    example="mock:first-option",
+    check_rest=_mock_name,
+)
+def make_mock(rest: str, options: ModelOptions) -> MockModel:
+    name = _mock_name(rest)
     return MockModel(f"mock:{name}", _RESPONDERS[name])

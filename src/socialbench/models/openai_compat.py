@@ -69,7 +69,7 @@ def parse_spec(rest: str) -> tuple[str, str | None]:
     matches = list(_BASE_URL_AT.finditer(rest))
     if matches:
         at = matches[-1].start()
-        model, base_url = rest[:at], rest[at + 1 :].rstrip("/")
+        model, base_url = rest[:at], rest[at + 1 :].strip().rstrip("/")
     else:
         model, base_url = rest, None
     if not model.strip():
@@ -78,20 +78,64 @@ def parse_spec(rest: str) -> tuple[str, str | None]:
             "use openai:MODEL or openai:MODEL@http://HOST:PORT/v1 "
             "(e.g. openai:gpt-4o, openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1)"
         )
+    if base_url is None:
+        _refuse_unusable_at(model.strip(), rest)
     for url in (base_url or "").split(","):
-        try:
-            host = urlsplit(url.strip()).hostname if url.strip() else "-"
-        except ValueError as exc:  # e.g. an unclosed IPv6 bracket
-            raise UsageError(
-                f"model spec 'openai:{redact(rest)}': {redact_url(url.strip())!r} is not a URL ({exc}); "
-                f"write it as http://HOST:PORT/v1"
-            ) from None
-        if not host:
-            raise UsageError(
-                f"model spec 'openai:{redact(rest)}': {redact_url(url.strip())!r} names no host; "
-                f"write the server's URL in full, e.g. openai:{model.strip()}@http://localhost:8000/v1"
-            )
+        problem = url_problem(url.strip()) if url.strip() else None
+        if problem is not None:
+            raise UsageError(f"model spec 'openai:{redact(rest)}': {redact_url(url.strip())!r} {problem}")
     return model.strip(), base_url
+
+
+def url_problem(url: str) -> str | None:
+    """What is wrong with the base URL ``url`` as a place to send requests, with the fix, or
+    None: no host (``http://``), a port that is no number from 1 to 65535 (``:99999``,
+    ``:abc``, ``:0``), a space inside it, an unparseable one (an unclosed IPv6 bracket).
+    Found before the first request: these fail every connection, never reaching a server.
+
+    >>> url_problem("http://localhost:99999/v1")
+    "has port 99999, which is no port (1-65535); write the server's port, e.g. http://localhost:8000/v1"
+    """
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        port_text = parts.netloc.rpartition("@")[2].rpartition("]")[2].partition(":")[2]
+    except ValueError as exc:  # e.g. an unclosed IPv6 bracket
+        return f"is not a URL ({exc}); write it as http://HOST:PORT/v1"
+    shown_host = (f"[{host}]" if ":" in host else host) if host else "localhost"
+    if any(c.isspace() for c in url.strip()):
+        return f"holds a space; write the URL without it: {redact_url(''.join(url.split()))}"
+    if not host:
+        return "names no host; write the server's URL in full, e.g. http://localhost:8000/v1"
+    if port_text:
+        port = int(port_text) if port_text.isdigit() else None
+        if port is None or not 1 <= port <= 65535:
+            return (
+                f"has port {port_text}, which is no port (1-65535); write the server's port, "
+                f"e.g. {parts.scheme}://{shown_host}:8000{parts.path or '/v1'}"
+            )
+    return None
+
+
+def _refuse_unusable_at(model: str, rest: str) -> None:
+    """Refuse a spec whose part after ``@`` is meant as a URL but cannot be one: another scheme
+    (``ftp://``) or a space before ``http://``. Such a spec has no base URL, so the whole of it
+    would otherwise go to the default server (OpenAI's, with an API key) as the model's name."""
+    name, at, word = model.rpartition("@")
+    if not at or not name:
+        return
+    stripped = word.strip()
+    if stripped != word and stripped.startswith(("http://", "https://")):
+        raise UsageError(
+            f"model spec 'openai:{redact(rest)}': a space stands between '@' and the URL; "
+            f"write it without, e.g. openai:{name.strip()}@{redact_url(stripped)}"
+        )
+    scheme, sep, after = stripped.partition("://")
+    if sep and scheme and scheme.lower() not in ("http", "https"):
+        raise UsageError(
+            f"model spec 'openai:{redact(rest)}': {scheme}:// is not a scheme socialbench speaks; "
+            f"a base URL starts with http:// or https://, e.g. openai:{name.strip()}@http://{redact_url(after)}"
+        )
 
 
 def _not_a_url_hint(model: str) -> str:
@@ -100,9 +144,12 @@ def _not_a_url_hint(model: str) -> str:
     name, at, word = model.rpartition("@")
     if not at or not name or not word:
         return ""
+    example = f"http://{word}" if (":" in word or "/" in word) else f"http://{word}:8000"
+    if "/" not in word:
+        example += "/v1"
     return (
         f"{word!r} after '@' is not a URL, so it was read as part of the model name"
-        f" (a base URL starts with http:// or https://, e.g. openai:{name}@http://{word}:8000/v1); "
+        f" (a base URL starts with http:// or https://, e.g. openai:{name}@{example}); "
     )
 
 
@@ -337,6 +384,10 @@ class OpenAICompatModel(LoopBoundClient):
         self.timeout_s = float(options.timeout_s)
         install_log_redaction()  # the HTTP libraries log request URLs, query included
         target_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        if base_url is None and target_url is not None:
+            problem = url_problem(target_url.strip())
+            if problem is not None:
+                raise UsageError(f"OPENAI_BASE_URL {redact_url(target_url)!r} {problem}")
         try:
             #: Where requests go, with the URL's user info and query taken out (sent as
             #: HTTP Basic auth and as query parameters of every request).

@@ -31,6 +31,7 @@ OPENAI_OPTIONS = (
     "several URLs spread the load (options: api_key_env, endpoints_file, per_endpoint_concurrency, cooldown_s)",
     example="openai:Qwen/Qwen2.5-VL-7B-Instruct@http://localhost:8000/v1",
     options=OPENAI_OPTIONS,
+    check_rest=parse_spec,
 )
 def create_openai_model(rest: str, options: ModelOptions) -> OpenAICompatModel | MultiEndpointModel:
     """OpenAI-compatible chat-completions endpoint: ``openai:MODEL[@URL1[,URL2,...]]``.

@@ -117,6 +117,9 @@ class BackendInfo:
     example: str
     #: The ``--model-opt`` keys the backend reads; any other key is refused.
     options: tuple[ModelOption, ...] = ()
+    #: Checks the spec's rest (after ``prefix:``) without building anything, raising
+    #: :class:`UsageError` as the factory would (a URL with no host, an unknown mock); None: none.
+    check_rest: Callable[[str], object] | None = None
 
     def check_options(self, options: ModelOptions) -> None:
         """:class:`UsageError` for the first ``--model-opt`` key this backend does not
@@ -132,14 +135,24 @@ _LOADED = False
 
 
 def register(
-    prefix: str, summary: str = "", example: str = "", options: Sequence[ModelOption] = ()
+    prefix: str,
+    summary: str = "",
+    example: str = "",
+    options: Sequence[ModelOption] = (),
+    check_rest: Callable[[str], object] | None = None,
 ) -> Callable[[Factory], Factory]:
     """Register ``factory(rest_of_spec, options) -> Model`` for specs ``prefix:...``;
-    ``options`` declares the ``--model-opt`` keys it reads (none: it takes none)."""
+    ``options`` declares the ``--model-opt`` keys it reads (none: it takes none);
+    ``check_rest`` checks the rest of a spec without building the model (:func:`check_model_spec`)."""
 
     def deco(factory: Factory) -> Factory:
         _BACKENDS[prefix] = BackendInfo(
-            prefix, factory, summary or (factory.__doc__ or "").strip().split("\n")[0], example, tuple(options)
+            prefix,
+            factory,
+            summary or (factory.__doc__ or "").strip().split("\n")[0],
+            example,
+            tuple(options),
+            check_rest,
         )
         return factory
 
@@ -163,20 +176,47 @@ def backends() -> list[BackendInfo]:
     return sorted(_BACKENDS.values(), key=lambda b: b.prefix)
 
 
-def create_model(spec: str, options: ModelOptions | None = None) -> Model:
-    """Build a model from a spec such as ``openai:gpt-4o`` or ``baseline:random``; a
-    ``--model-opt`` key the backend does not declare is refused (:meth:`BackendInfo.check_options`)."""
+def _backend_of(spec: str) -> tuple[BackendInfo, str]:
+    """The backend of ``spec`` and the rest of the spec, or the unknown-model refusal."""
     _load_all()
-    options = options or ModelOptions()
     if spec in _BACKENDS:  # fixed names such as "baseline:random", "human:oracle"
-        _BACKENDS[spec].check_options(options)
-        return _BACKENDS[spec].factory("", options)
+        return _BACKENDS[spec], ""
     prefix, sep, rest = spec.partition(":")
     if sep and prefix in _BACKENDS:
-        _BACKENDS[prefix].check_options(options)
-        return _BACKENDS[prefix].factory(rest, options)
+        return _BACKENDS[prefix], rest
+    fixed = [b.prefix for b in backends() if ":" in b.prefix]
+    open_prefixes = [b.prefix for b in backends() if ":" not in b.prefix]
+    close = difflib.get_close_matches(spec, fixed, n=1, cutoff=0.6)
+    near = difflib.get_close_matches(prefix, open_prefixes, n=1, cutoff=0.6) if sep and rest else []
+    if close:
+        hint = f" did you mean {close[0]!r}?"
+    elif near:
+        hint = f" did you mean {redact(near[0] + ':' + rest)!r}?"
+    elif not sep:
+        hint = f" a model spec is BACKEND:NAME, e.g. {redact('openai:' + spec)!r};"
+    else:
+        hint = ""
     raise UsageError(
-        f"unknown model {redact(spec)!r}; known: "
+        f"unknown model {redact(spec)!r};{hint} known: "
         + ", ".join(b.prefix if ":" in b.prefix else b.prefix + ":..." for b in backends())
         + " (run `socialbench models` for details)"
     )
+
+
+def check_model_spec(spec: str, extra: Sequence[tuple[str, str]] = ()) -> None:
+    """What :func:`create_model` would refuse in ``spec`` and its ``--model-opt`` pairs, found
+    without building the model (no weights loaded, no key read, nothing sent): an unknown
+    backend, an option the backend does not read, a rest its ``check_rest`` refuses."""
+    info, rest = _backend_of(spec)
+    info.check_options(ModelOptions(extra=tuple(extra)))
+    if info.check_rest is not None:
+        info.check_rest(rest)
+
+
+def create_model(spec: str, options: ModelOptions | None = None) -> Model:
+    """Build a model from a spec such as ``openai:gpt-4o`` or ``baseline:random``; a
+    ``--model-opt`` key the backend does not declare is refused (:meth:`BackendInfo.check_options`)."""
+    options = options or ModelOptions()
+    info, rest = _backend_of(spec)
+    info.check_options(options)
+    return info.factory(rest, options)

@@ -42,6 +42,19 @@ native_resolution_y: 720
 """The release's ``dataset_cfg.yaml`` (SCAND Spot intrinsics, :class:`PinholeCamera`'s
 defaults), as the synthetic fixture and the simulator write it."""
 
+#: The keys a ``dataset_cfg.yaml`` may hold: the release's (``dataset_name``, ``camera_matrix``,
+#: ``native_resolution_x/y``; reference §1) and the camera mounting socialbench reads when present.
+DATASET_CFG_KEYS = (
+    "dataset_name",
+    "camera_matrix",
+    "native_resolution_x",
+    "native_resolution_y",
+    "camera_height",
+    "camera_x_offset",
+)
+#: The keys of ``camera_matrix`` written as a mapping (or ``{data: [9 numbers]}``, OpenCV's).
+CAMERA_MATRIX_KEYS = ("fx", "fy", "cx", "cy")
+
 
 @dataclass(frozen=True)
 class PinholeCamera:
@@ -121,11 +134,11 @@ class PinholeCamera:
         and ``camera_x_offset`` are used when present."""
         source = "<dataset_cfg>"
         if isinstance(cfg, (str, Path)):
-            import yaml
+            from socialbench.files.yaml_read import load_yaml
 
             source = str(cfg)
             try:
-                cfg = yaml.safe_load(Path(cfg).read_text(encoding="utf-8")) or {}
+                cfg = load_yaml(Path(cfg).read_text(encoding="utf-8")) or {}
             except FileNotFoundError:
                 raise DataError.single(source, "", "file not found") from None
         if not isinstance(cfg, Mapping):

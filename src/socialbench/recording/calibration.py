@@ -52,11 +52,13 @@ def read_calibration(path: Path) -> CameraModel:
     """Read a calibration YAML (module docstring)."""
     import yaml
 
+    from socialbench.files.yaml_read import load_yaml
+
     src = str(path)
     if file_kind(path) == "missing":
         raise DataError.single(src, "", "calibration file not found", "give the camera calibration YAML")
     try:
-        cfg = yaml.safe_load(read_regular_bytes(path).decode("utf-8"))
+        cfg = load_yaml(read_regular_bytes(path).decode("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise DataError.single(src, "", f"not valid YAML ({str(exc).splitlines()[0]})", "fix the YAML") from None
     if not isinstance(cfg, dict):

@@ -97,6 +97,18 @@ def local_jobs(jobs: int | None, progress: bool) -> int:
     return jobs
 
 
+def refuse_out_that_is_no_folder(out: Path) -> None:
+    """:class:`UsageError` when ``--out`` or a folder above it is a file (or anything but a
+    folder): every cell would fail writing its run directory, and the closing
+    ``socialbench report OUT`` would fail too."""
+    for p in (out, *out.parents):
+        if p.exists() or p.is_symlink():
+            if not p.is_dir():
+                what = "is not a folder" if p == out else f"lies below {p}, which is not a folder"
+                raise UsageError(f"--out {out} {what}; choose another --out folder (e.g. a new one)")
+            return
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``sweep`` command to ``app``."""
 
@@ -129,6 +141,7 @@ def register(app: typer.Typer) -> None:
         if jobs is not None and executor != "local":
             raise UsageError("--jobs is for --executor local (Ray schedules cells by their resources)")
         cells = expand(load_plan(plan_path), out)
+        refuse_out_that_is_no_folder(out)
         jobs = local_jobs(jobs, progress)
         if dry_run:
             console.print(dry_run_table(cells))

@@ -63,10 +63,57 @@ def _unknown_key(path: Path, where: str, key: object, valid: set[str]) -> UsageE
     return refuse(path, where, "unknown key", f"{hint}valid keys: {', '.join(sorted(valid))}", key_line(path, key))
 
 
+def _once(path: Path, where: str, key: object, name: str, spelled: dict[str, object]) -> None:
+    """Refuse ``key`` when an earlier key of the same mapping names the same eval option
+    (``rag-k`` and ``rag_k``): only one of them would count."""
+    if name in spelled:
+        raise refuse(
+            path,
+            f"{where}.{key_shown(key)}",
+            f"the same option as `{key_shown(spelled[name])}` (eval's --{name.replace('_', '-')})",
+            "keep one of the two keys",
+            key_line(path, key),
+        )
+    spelled[name] = key
+
+
+def _checked_model(model: ModelEntry, path: Path, where: str) -> ModelEntry:
+    """``model`` if ``socialbench eval`` would build it (a known backend, options it reads, a
+    spec it takes: :func:`~socialbench.models.registry.check_model_spec`), else the refusal
+    naming its entry and line: the plan is checked whole before any cell runs."""
+    from socialbench.benchmarks.base import load_benchmark_code
+    from socialbench.models.registry import check_model_spec
+
+    load_benchmark_code()  # the benchmarks' code registers their own baselines
+    pairs = tuple(tuple(kv.split("=", 1)) for kv in model.model_opt)
+    try:
+        check_model_spec(model.spec, [(k, v) for k, v in pairs])
+    except UsageError as exc:
+        text = str(exc).replace("--model-opt ", "model_opt ", 1) if model.model_opt else str(exc)
+        line = key_line(path, "model_opt") if model.model_opt and "model_opt " in text else None
+        line = line or _spec_line(path, model.spec)
+        raise refuse(path, where, text, "fix that model's entry under `models:`", line) from None
+    return model
+
+
+def _spec_line(path: Path, spec: str) -> int | None:
+    """The line of the plan on which ``spec`` is written, or None."""
+    from socialbench.sweep.plan_yaml import read_regular_bytes_text
+
+    try:
+        text = read_regular_bytes_text(path)
+    except Exception:  # unreadable now: the refusal names the entry without a line
+        return None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if spec in raw:
+            return number
+    return None
+
+
 def _model(entry: object, path: Path, i: int) -> ModelEntry:
     where = f"models[{i}]"
     if isinstance(entry, str) and entry:
-        return ModelEntry(entry)
+        return _checked_model(ModelEntry(entry), path, where)
     if not isinstance(entry, dict) or not isinstance(entry.get("spec"), str):
         raise refuse(path, where, "a model is a spec string or a mapping with `spec:`", "e.g. `- baseline:random`")
     unknown = sorted(set(entry) - _MODEL_KEYS)
@@ -85,13 +132,14 @@ def _model(entry: object, path: Path, i: int) -> ModelEntry:
     opts = entry.get("model_opt") or {}
     if not isinstance(opts, dict):
         raise refuse(path, f"{where}.model_opt", "must be a mapping", "e.g. `model_opt: {dtype: bfloat16}`")
-    return ModelEntry(
+    model = ModelEntry(
         spec=entry["spec"],
         num_gpus=float(entry.get("num_gpus", 0)),
         num_cpus=float(entry.get("num_cpus", 1)),
         concurrency=conc,
         model_opt=tuple(f"{k}={v}" for k, v in opts.items()),
     )
+    return _checked_model(model, path, where)
 
 
 def _benchmark(entry: object, path: Path, i: int) -> BenchmarkEntry:
@@ -142,8 +190,10 @@ def load_plan(path: Path) -> Plan:
         raise refuse(
             path, "axes", "must be a mapping of option -> list of values", "e.g. `axes: {method: [independent, cot]}`"
         )
+    spelled: dict[str, object] = {}
     for key, values in raw_axes.items():
         name = option_key(key, path, "axes")
+        _once(path, "axes", key, name, spelled)
         if not isinstance(values, list) or not values:
             raise refuse(path, f"axes.{key}", "must be a non-empty list", f"e.g. `{key}: [{shown(values)}]`")
         axes[name] = [checked(name, coerce(v, types[name], path, f"axes.{key}"), path, f"axes.{key}") for v in values]
@@ -151,8 +201,10 @@ def load_plan(path: Path) -> Plan:
     raw_options = raw.get("options") or {}
     if not isinstance(raw_options, dict):
         raise refuse(path, "options", "must be a mapping of option -> value", "e.g. `options: {limit: 10}`")
+    spelled = {}
     for key, value in raw_options.items():
         name = option_key(key, path, "options")
+        _once(path, "options", key, name, spelled)
         if name in axes:
             raise refuse(path, f"options.{key}", "also an axis", "keep it in one of `axes:` and `options:`")
         options[name] = checked(name, coerce(value, types[name], path, f"options.{key}"), path, f"options.{key}")

@@ -13,6 +13,7 @@ import yaml
 from yaml.nodes import Node
 
 from socialbench.errors import DataError, UsageError
+from socialbench.files.yaml_read import DuplicateKeyError, UniqueKeyLoader
 
 #: Largest plan file read (bytes): a plan is a few hundred bytes.
 MAX_PLAN_BYTES = 1024 * 1024
@@ -62,8 +63,8 @@ def shown(value: object) -> str:
     return _SHORT.repr(value)
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """A safe YAML loader that refuses nesting deeper than :data:`MAX_YAML_DEPTH` and more
+class _BoundedLoader(UniqueKeyLoader):
+    """A safe YAML loader (a repeated key refused: :class:`UniqueKeyLoader`) that refuses nesting deeper than :data:`MAX_YAML_DEPTH` and more
     than :data:`MAX_YAML_ALIASES` aliases, before building anything from them."""
 
     def __init__(self, stream: str) -> None:
@@ -100,6 +101,11 @@ def read_plan_yaml(path: Path) -> object:
         raise UsageError(f"{path}: not UTF-8 text (byte {exc.start}); save the plan as UTF-8") from None
     try:
         return yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader with bounds
+    except DuplicateKeyError as exc:
+        raise UsageError(
+            f"{path}:{exc.second_line}: {key_shown(exc.key)} is written twice (lines {exc.first_line} and "
+            f"{exc.second_line}): YAML would keep only the last; keep one of them"
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f"line {mark.line + 1}: " if mark is not None else ""

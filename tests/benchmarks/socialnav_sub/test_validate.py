@@ -324,6 +324,25 @@ def test_config_in_another_encoding_is_an_error(root):
     assert "UTF-8" in _find(validate_socialnav(root), path, "").message
 
 
+def test_a_mistyped_config_key_is_an_error_naming_the_nearest_key(root):
+    path = root / "dataset_cfg.yaml"
+    path.write_text(path.read_text() + "camera_heigth: 1.2\n")
+    problem = _find(validate_socialnav(root), path, "camera_heigth")
+    assert problem.message == "unknown key" and "did you mean `camera_height`?" in problem.fix
+
+
+def test_an_unknown_camera_matrix_key_is_an_error(root):
+    path = root / "dataset_cfg.yaml"
+    path.write_text("camera_matrix: {fx: 600, fy: 600, cx: 640, cy: 360, skew: 0.1}\n")
+    assert _find(validate_socialnav(root), path, "camera_matrix.skew").message == "unknown key"
+
+
+def test_a_config_key_written_twice_is_an_error_naming_both_lines(root):
+    path = root / "dataset_cfg.yaml"
+    path.write_text("camera_height: 0.6\ncamera_height: 1.2\n")
+    assert "written twice (lines 1 and 2)" in _find(validate_socialnav(root), path, "").message
+
+
 # ----------------------------------------------------------------- releases as they are shipped
 
 
@@ -397,3 +416,21 @@ def test_a_roboteq_folder_is_named_as_one_with_the_benchmarks_to_use(tmp_path):
     robot_eq = [p for p in _errors(problems) if "looks like a RobotEQ dataset" in p.message]
     assert len(robot_eq) == 1 and "-b roboteq-bj" in robot_eq[0].fix
     assert not any("sample_info.json with" in p.fix for p in problems)
+
+
+def test_a_goal_entry_of_no_sample_is_warned_naming_the_nearest_sample_key(root):
+    path = root / "goal_info.json"
+    goals = json.loads(path.read_text())
+    key = next(iter(goals))
+    goals[key[:-1] + "q"] = goals.pop(key)
+    path.write_text(json.dumps(goals))
+    problem = _find(validate_socialnav(root), path, key[:-1] + "q")
+    assert problem.message == "warning: names no sample of the sample list" and f"did you mean {key!r}?" in problem.fix
+
+
+def test_many_goal_entries_of_no_sample_are_one_warning(root):
+    path = root / "goal_info.json"
+    goals = json.loads(path.read_text())
+    goals.update({f"x_Spot_{i}/1.jpg": ["x.jpg", "[0, 0]"] for i in range(10)})
+    path.write_text(json.dumps(goals))
+    assert "10 entries name no sample" in _find(validate_socialnav(root), path, "").message

@@ -15,6 +15,8 @@ from socialbench.benchmarks.socialnav_sub.parsers import parse_goal, unsafe_rela
 from socialbench.benchmarks.socialnav_sub.validation_report import ValidationReport
 from socialbench.errors import DataError
 from socialbench.files.safe_read import MAX_JSON_BYTES, file_kind, read_regular_bytes
+from socialbench.files.yaml_read import load_yaml
+from socialbench.navigation.projection import CAMERA_MATRIX_KEYS, DATASET_CFG_KEYS
 
 __all__ = ["read_goal_info", "read_camera_cfg", "read_sample_metadata", "read_dataset_bank"]
 
@@ -77,7 +79,7 @@ def read_camera_cfg(root: Path, report: ValidationReport, inside: Containment) -
         return {}
     try:
         raw = read_regular_bytes(path, MAX_JSON_BYTES)
-        data = yaml.safe_load(raw.decode("utf-8"))
+        data = load_yaml(raw.decode("utf-8"))
     except DataError as exc:
         report.errors.extend(exc.problems)
         return {}
@@ -101,7 +103,27 @@ def read_camera_cfg(root: Path, report: ValidationReport, inside: Containment) -
     if not isinstance(data, dict):
         report.error(path, "", "must be a mapping", "write key: value pairs")
         return {}
+    _unknown_keys(path, data, DATASET_CFG_KEYS, "", report)
+    matrix = data.get("camera_matrix")
+    if isinstance(matrix, dict) and "data" not in matrix:
+        _unknown_keys(path, matrix, CAMERA_MATRIX_KEYS, "camera_matrix.", report)
     return data
+
+
+def _unknown_keys(
+    path: Path, data: dict[object, object], valid: tuple[str, ...], where: str, report: ValidationReport
+) -> None:
+    """An error for each key of ``data`` outside ``valid``, with the nearest valid key: a
+    mistyped ``camera_heigth`` would otherwise leave the default height in place unsaid."""
+    import difflib
+
+    for key in data:
+        if key in valid:
+            continue
+        near = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.6)
+        hint = f"did you mean `{near[0]}`? " if near else ""
+        owner = where.rstrip(".") or "a dataset_cfg.yaml"
+        report.error(path, f"{where}{key}", "unknown key", f"{hint}{owner} has {', '.join(valid)}")
 
 
 def read_sample_metadata(

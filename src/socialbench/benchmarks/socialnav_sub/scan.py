@@ -4,6 +4,7 @@ problems instead of stopping at the first: :func:`scan_socialnav`, which the loa
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,9 +99,12 @@ def scan_socialnav(
     bank = read_dataset_bank(root, report, inside)
     entries = sample_list(root, report, inside)
     extra = read_sample_metadata(root, {e[0] for e in entries}, report, inside)
+    listed_goal_keys = {goal_key(e[0]) for e in entries}
     if limit is not None:
         entries = entries[: max(limit, 0)]
     goal_info = read_goal_info(root, inside, report, warn_missing=bool(entries))
+    if entries:
+        _warn_goals_of_no_sample(root / "goal_info.json", goal_info, listed_goal_keys, report)
     camera = read_camera_cfg(root, report, inside)
 
     no_images = (
@@ -182,3 +186,30 @@ def scan_socialnav(
         elif rule is not None:
             report.warn(root, "", rule, "add the tracks and odometry of those samples to evaluate baseline:rule-based")
     return DatasetScan(root, bank, camera, goal_info, samples, report)
+
+
+#: Stray goal entries named one per line; more are counted in one line.
+_STRAY_GOALS_NAMED = 3
+
+
+def _warn_goals_of_no_sample(
+    path: Path, goal_info: Mapping[str, object], listed: set[str], report: ValidationReport
+) -> None:
+    """A warning for each goal entry whose key is no listed sample's (``<a>_Spot_<b>/<F0>.jpg``):
+    a mistyped key leaves its sample without a goal, and the entry is never read."""
+    import difflib
+
+    ordered = sorted(listed)
+    stray = [key for key in goal_info if key not in listed]
+    if len(stray) > _STRAY_GOALS_NAMED:  # a file of another sample list: one line, not hundreds
+        report.warn(
+            path,
+            "",
+            f"{len(stray)} entries name no sample of the sample list (first: {', '.join(stray[:3])})",
+            "use the goal_info.json of this release, or remove those entries",
+        )
+        return
+    for key in stray:
+        near = difflib.get_close_matches(key, ordered, n=1, cutoff=0.8)
+        hint = f"did you mean {near[0]!r}? " if near else ""
+        report.warn(path, key, "names no sample of the sample list", f"{hint}fix the key or remove the entry")
