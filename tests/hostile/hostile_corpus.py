@@ -480,8 +480,9 @@ def _(ctx: Ctx) -> list[str]:
     return _sweep(_plan(ctx, "options: {timeout: .nan, limit: 1}\n"), ctx, "--dry-run")
 
 
-@case("sweep plan", "a model name with terminal escapes and rich markup (dry run)")
+@case("sweep plan", "a model name with terminal escapes and rich markup (dry run)", refuse="is unknown")
 def _(ctx: Ctx) -> list[str]:
+    # no mock model has this name: the plan check refuses it, printing the name inert
     name = json.dumps("mock:first-option" + "\x1b]0;pwned\x07[/]")
     text = f"models: [{name}]\n{_benchmarks(ctx)}options: {{limit: 1}}\n"
     return _sweep(_plan(ctx, text), ctx, "--dry-run")
