@@ -42,6 +42,7 @@ on the pooled items (``--margin``). Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import subprocess
 import sys
@@ -106,18 +107,25 @@ def move_components(items: Sequence[Item]) -> list[str]:
 def past_path(item: Item) -> np.ndarray:
     """The robot's last nine odometry positions over the clip (metres, robot frame at the
     clip's last frame), flattened: what the clip and its BEVs show of the robot's own path."""
+    return np.asarray(_past_path(str(item.metadata["odometry_path"]), int(item.metadata["first_frame"])))
+
+
+@functools.cache
+def _past_path(odometry_path: str, first_frame: int) -> tuple[float, ...]:
+    """:func:`past_path` of the clip starting at ``first_frame``: each ``traj_data.pkl`` is
+    read once, however many classifiers and regressors need the path."""
     from socialbench.benchmarks.socialnav_sub.layout import N_FRAMES
     from socialbench.navigation.frames import load_odometry
 
-    odom = load_odometry(item.metadata["odometry_path"])
-    last = int(item.metadata["first_frame"]) + N_FRAMES - 1
+    odom = load_odometry(odometry_path)
+    last = first_frame + N_FRAMES - 1
     yaw = float(odom.yaw[last])
     c, s = math.cos(yaw), math.sin(yaw)
     out = []
     for k in range(last - 8, last + 1):
         dx, dy = odom.position[max(k, 0)] - odom.position[last]
-        out += [c * dx + s * dy, -s * dx + c * dy]
-    return np.asarray(out, dtype=float)
+        out += [float(c * dx + s * dy), float(-s * dx + c * dy)]
+    return tuple(out)
 
 
 def motion_features(item: Item, with_goal: bool) -> np.ndarray:
@@ -256,9 +264,10 @@ def classifier_hits(items: Sequence[Item], kind: str, with_goal: bool, folds: in
     return hits
 
 
-def battery(items: Sequence[Item], classifiers: bool = True) -> list[Row]:
+def battery(items: Sequence[Item], classifiers: bool = True, predicted: np.ndarray | None = None) -> list[Row]:
     """Every rule and classifier on ``items``: (name, kind, accuracy, SE, n); kind is
-    ``people-blind`` (must stay at chance) or ``goal`` (reference)."""
+    ``people-blind`` (must stay at chance) or ``goal`` (reference). ``predicted``: the
+    people-blind :func:`predicted_moves` of ``items`` when the caller has them already."""
     out: list[Row] = []
 
     def add(name: str, kind: str, hits: Sequence[float]) -> None:
@@ -278,10 +287,10 @@ def battery(items: Sequence[Item], classifiers: bool = True) -> list[Row]:
             add(f"{kind} (people-blind features, CV by scene)", "people-blind", classifier_hits(items, kind, False))
             add(f"{kind} (+ goal features, CV by scene)", "goal", classifier_hits(items, kind, True))
         for with_goal in (False, True):
-            predicted = predicted_moves(items, with_goal)
-            if predicted is not None:
+            moves = predicted if predicted is not None and not with_goal else predicted_moves(items, with_goal)
+            if moves is not None:
                 name = "nearest the predicted move" + (" (+ goal)" if with_goal else " (people-blind regressor)")
-                add(name, "goal" if with_goal else "people-blind", nearest_prediction_hits(items, predicted))
+                add(name, "goal" if with_goal else "people-blind", nearest_prediction_hits(items, moves))
     return out
 
 
@@ -289,13 +298,15 @@ def chance_of(items: Sequence[Item]) -> float:
     return sum(1.0 / len(it.questions[0].options) for it in items) / len(items)
 
 
-def print_battery(title: str, items: Sequence[Item], margin: float, classifiers: bool = True) -> bool:
+def print_battery(
+    title: str, items: Sequence[Item], margin: float, classifiers: bool = True, predicted: np.ndarray | None = None
+) -> bool:
     """Print the battery on ``items``; True when every people-blind row is within chance + ``margin``."""
     chance = chance_of(items)
     print(f"\n-- {title}: {len(items)} items, chance {100 * chance:.1f}%")
     print(f"{'rule':62s} {'accuracy':>9s} {'SE':>6s}  within chance+{100 * margin:g}")
     ok = True
-    for name, kind, mean, se, n in battery(items, classifiers):
+    for name, kind, mean, se, n in battery(items, classifiers, predicted):
         within = mean <= chance + margin + 1e-12
         if kind == "people-blind":
             ok = ok and within
@@ -350,8 +361,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print_battery(name, items, args.margin, classifiers=False)
             pooled += items
         # inside the temporary folder: the classifiers read each clip's odometry
-        ok = print_battery(f"pooled ({len(loaded)} data sets)", pooled, args.margin) if pooled else False
         predicted = predicted_moves(pooled, False) if pooled else None
+        ok = (
+            print_battery(f"pooled ({len(loaded)} data sets)", pooled, args.margin, predicted=predicted)
+            if pooled
+            else False
+        )
         if predicted is not None:
             print("\nbound for any design with candidates that far apart (share of moves within spacing / 2 of the")
             print("people-blind predicted move; 'nearest the predicted move' scores at least this):")
