@@ -32,13 +32,11 @@ _TRANSFORM_KEYS = ("translation", "rotation")
 
 
 def _refuse_unknown(cfg: dict[str, Any], valid: tuple[str, ...], src: str, where: str = "") -> None:
-    import difflib
+    from socialbench.files.config_keys import unknown_key_problems
 
-    for key in cfg:
-        if key not in valid:
-            near = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.6)
-            hint = f"did you mean {near[0]}? " if near else ""
-            raise DataError.single(src, f"{where}{key}", "unknown key", f"{hint}a calibration has {', '.join(valid)}")
+    problems = unknown_key_problems(cfg, valid, src, "a calibration", where=where)
+    if problems:
+        raise DataError(problems[0])
 
 
 def _num(cfg: dict[str, Any], key: str, src: str, default: float | None = None) -> float:

@@ -85,9 +85,9 @@ def _checked_model(model: ModelEntry, path: Path, where: str) -> ModelEntry:
     from socialbench.models.registry import check_model_spec
 
     load_benchmark_code()  # the benchmarks' code registers their own baselines
-    pairs = tuple(tuple(kv.split("=", 1)) for kv in model.model_opt)
+    pairs = [(key, value) for key, _, value in (kv.partition("=") for kv in model.model_opt)]
     try:
-        check_model_spec(model.spec, [(k, v) for k, v in pairs])
+        check_model_spec(model.spec, pairs)
     except UsageError as exc:
         text = str(exc).replace("--model-opt ", "model_opt ", 1) if model.model_opt else str(exc)
         line = key_line(path, "model_opt") if model.model_opt and "model_opt " in text else None

@@ -14,6 +14,7 @@ from socialbench.benchmarks.socialnav_sub.layout import RESERVED_METADATA_KEYS
 from socialbench.benchmarks.socialnav_sub.parsers import parse_goal, unsafe_relative_path
 from socialbench.benchmarks.socialnav_sub.validation_report import ValidationReport
 from socialbench.errors import DataError
+from socialbench.files.config_keys import unknown_key_problems
 from socialbench.files.safe_read import MAX_JSON_BYTES, file_kind, read_regular_bytes
 from socialbench.files.yaml_read import load_yaml
 from socialbench.navigation.projection import CAMERA_MATRIX_KEYS, DATASET_CFG_KEYS
@@ -103,27 +104,15 @@ def read_camera_cfg(root: Path, report: ValidationReport, inside: Containment) -
     if not isinstance(data, dict):
         report.error(path, "", "must be a mapping", "write key: value pairs")
         return {}
-    _unknown_keys(path, data, DATASET_CFG_KEYS, "", report)
+    report.errors.extend(unknown_key_problems(data, DATASET_CFG_KEYS, str(path), "a dataset_cfg.yaml", quote="`"))
     matrix = data.get("camera_matrix")
     if isinstance(matrix, dict) and "data" not in matrix:
-        _unknown_keys(path, matrix, CAMERA_MATRIX_KEYS, "camera_matrix.", report)
+        report.errors.extend(
+            unknown_key_problems(
+                matrix, CAMERA_MATRIX_KEYS, str(path), "camera_matrix", where="camera_matrix.", quote="`"
+            )
+        )
     return data
-
-
-def _unknown_keys(
-    path: Path, data: dict[object, object], valid: tuple[str, ...], where: str, report: ValidationReport
-) -> None:
-    """An error for each key of ``data`` outside ``valid``, with the nearest valid key: a
-    mistyped ``camera_heigth`` would otherwise leave the default height in place unsaid."""
-    import difflib
-
-    for key in data:
-        if key in valid:
-            continue
-        near = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.6)
-        hint = f"did you mean `{near[0]}`? " if near else ""
-        owner = where.rstrip(".") or "a dataset_cfg.yaml"
-        report.error(path, f"{where}{key}", "unknown key", f"{hint}{owner} has {', '.join(valid)}")
 
 
 def read_sample_metadata(
